@@ -1,0 +1,63 @@
+import type { ErrorData } from '../bus/errors.ts';
+
+/**
+ * What a route requires. Every route declares one (fastify route `config.authority`); the app
+ * refuses to start when a route declares none, so "no route is unguarded except those marked
+ * public" (spec, core rule 8) holds by construction.
+ *
+ * - `public`: no credential.
+ * - `scope`: a bearer capability token carrying `scope`; with `admin: true` the
+ *   `X-Suite-Admin-Key` header is accepted instead (the spec's "(or admin key)" routes).
+ * - `admin`: the admin key only (identities, model pins).
+ * - `tenant`: the `X-Suite-Tenant-Key` header only (`GET /usage`).
+ */
+export type Authority =
+  | { kind: 'public' }
+  | { kind: 'scope'; scope: string; admin?: boolean }
+  | { kind: 'admin' }
+  | { kind: 'tenant' };
+
+/** Who made a request, once the capability check passed. */
+export interface Principal {
+  kind: 'token' | 'admin' | 'tenant' | 'anonymous';
+  /** Token subject; `admin` for the admin key; absent for anonymous and tenant-key callers. */
+  sub?: string;
+  scope: readonly string[];
+  jti?: string;
+  /** Token expiry, Unix seconds. */
+  exp?: number;
+  /** Tenant the token was issued under (claim `ten`), when any. */
+  tenantId?: string;
+  /** True when the token was obtained with proof of an enrolled identity's key (claim `prf`). */
+  proven?: boolean;
+}
+
+export type Verified = { ok: true; principal: Principal } | { ok: false; error: ErrorData };
+
+/**
+ * The capability check's collaborators, injected into the edge. The edge owns no domain state but
+ * the revocation view, which `trusted()` reports on: when it cannot be trusted, protected routes fail
+ * closed with 503 `REVOCATION_UNAVAILABLE` (spec, Authentication rule 10).
+ */
+export interface CapabilityVerifier {
+  /** Verify a bearer token: signature, `typ`, `alg`, expiry, `nbf`, audience, revocation. */
+  verifyBearer(token: string): Promise<Verified>;
+  /** Constant-time comparison of a presented admin key with the configured one(s). */
+  isAdminKey(presented: string): boolean;
+  /** Whether the revocation view is current within its staleness bound. */
+  revocationTrusted(): boolean;
+}
+
+/** One allow/deny decision of the capability check, appended to the audit chain. */
+export interface AuditDecision {
+  subject: string;
+  action: string;
+  resource: string;
+  result: 'allow' | 'deny';
+  reason: string;
+  tenantId?: string;
+}
+
+export interface AuditSink {
+  record(decision: AuditDecision): void;
+}
