@@ -1,0 +1,56 @@
+import type { Bus, Subscription } from '../../bus/index.ts';
+import { subjects } from '../../bus/subjects.ts';
+import type { Storage } from '../../storage/types.ts';
+import { auditPageAfter, listAuditEntries, readChainHead } from '../../storage/index.ts';
+import { AuditChainVerifier, type AuditRecord } from '../chain/index.ts';
+
+const PAGE = 2000;
+
+/** Reads of the audit chain: listing (any replica) and streaming verification in constant memory. */
+export class AuditReaderActor {
+  readonly #bus: Bus;
+  readonly #storage: Storage;
+  #subs: Subscription[] = [];
+
+  constructor(o: { bus: Bus; storage: Storage }) {
+    this.#bus = o.bus;
+    this.#storage = o.storage;
+  }
+
+  start(): void {
+    this.#subs.push(
+      this.#bus.serve(subjects.auditList, async ({ data }) => {
+        const { entries, total } = await listAuditEntries(this.#storage.pool, data);
+        return { ok: true, value: { entries: entries.map(toEntry), total } };
+      }, { queue: 'audit' }),
+      this.#bus.serve(subjects.auditVerify, async () => ({ ok: true, value: await verifyAuditChain(this.#storage) }), { queue: 'audit' }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const subs = this.#subs;
+    this.#subs = [];
+    await Promise.all(subs.map((s) => s.unsubscribe()));
+  }
+}
+
+/** Verify the whole audit chain, one page at a time, against the recorded head. */
+export async function verifyAuditChain(storage: Storage) {
+  // Read the head first: records appended while we verify lie beyond it and are not judged.
+  const head = await readChainHead(storage.pool, 'audit');
+  const verifier = new AuditChainVerifier();
+  const limit = head?.seq ?? 0;
+  let after = 0;
+  while (after < limit) {
+    const page = await auditPageAfter(storage.pool, after, Math.min(PAGE, limit - after));
+    if (page.length === 0) break;
+    for (const r of page) if (!verifier.push(r)) return verifier.finish();
+    after = (page[page.length - 1] as AuditRecord).seq;
+  }
+  return verifier.finish(head ? { seq: head.seq, hash: head.hash } : undefined);
+}
+
+function toEntry(r: AuditRecord) {
+  const { tenantId, ...rest } = r;
+  return tenantId === null ? rest : { ...rest, tenantId };
+}

@@ -1,0 +1,127 @@
+import { SignJWT, jwtVerify, errors, type JWTPayload } from 'jose';
+import { randomUUID } from 'node:crypto';
+import type { ErrorData } from '../../bus/errors.ts';
+import type { HmacKeyRing } from './keys.ts';
+
+/** The token type we mint and the only one we accept (RFC 9068 access-token `typ`). */
+export const TOKEN_TYPE = 'at+jwt';
+const ALGORITHMS = ['HS256'];
+
+/** What a capability token says, once verified. */
+export interface CapabilityClaims {
+  sub: string;
+  scope: string[];
+  jti: string;
+  iat: number;
+  exp: number;
+  aud?: string;
+  /** Tenant the token was issued under. */
+  ten?: string;
+  /** True when issued with proof of an enrolled identity's private key. */
+  prf?: boolean;
+}
+
+export interface MintInput {
+  sub: string;
+  scope: string[];
+  lifetimeSeconds: number;
+  aud?: string;
+  ten?: string;
+  prf?: boolean;
+  /** Unix seconds; injected so that issuance is testable. */
+  now: number;
+}
+
+export interface Minted {
+  token: string;
+  kid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export async function mintToken(ring: HmacKeyRing, input: MintInput): Promise<Minted> {
+  const jti = randomUUID();
+  const iat = input.now;
+  const exp = iat + input.lifetimeSeconds;
+  const claims: JWTPayload & Record<string, unknown> = { scope: input.scope };
+  if (input.ten !== undefined) claims.ten = input.ten;
+  if (input.prf) claims.prf = true;
+  const builder = new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: TOKEN_TYPE, kid: ring.signing.kid })
+    .setSubject(input.sub)
+    .setJti(jti)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp);
+  if (input.aud !== undefined) builder.setAudience(input.aud);
+  const token = await builder.sign(ring.signing.key);
+  return { token, kid: ring.signing.kid, jti, iat, exp };
+}
+
+export type VerifyResult = { ok: true; claims: CapabilityClaims } | { ok: false; error: ErrorData };
+
+export interface VerifyOptions {
+  /** When set, the token's `aud` must equal it (spec, Authentication rule 5). */
+  audience?: string;
+  /** Unix seconds. */
+  now: number;
+}
+
+/**
+ * Verify signature, header and time claims. The `alg` is pinned to HS256 and `typ` to `at+jwt`;
+ * an unknown `kid` (or one shaped like a path) simply names no key. `crit` headers are refused by
+ * jose since we understand none. No clock tolerance: `exp` is exclusive, `nbf` inclusive.
+ */
+export async function verifyToken(ring: HmacKeyRing, token: string, options: VerifyOptions): Promise<VerifyResult> {
+  let payload: JWTPayload;
+  try {
+    const result = await jwtVerify(
+      token,
+      (header) => {
+        const key = typeof header.kid === 'string' ? ring.byKid(header.kid) : undefined;
+        if (!key) throw new errors.JWSSignatureVerificationFailed('unknown key id');
+        return key.key;
+      },
+      {
+        algorithms: ALGORITHMS,
+        typ: TOKEN_TYPE,
+        currentDate: new Date(options.now * 1000),
+        clockTolerance: 0,
+        requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+        ...(options.audience !== undefined ? { audience: options.audience } : {}),
+      },
+    );
+    payload = result.payload;
+  } catch (err) {
+    return { ok: false, error: classify(err) };
+  }
+  const claims = toClaims(payload);
+  if (!claims) return { ok: false, error: { code: 'TOKEN_INVALID', message: 'token claims are malformed' } };
+  return { ok: true, claims };
+}
+
+function classify(err: unknown): ErrorData {
+  // Match on jose's stable error codes, never on message text.
+  const code = (err as { code?: unknown })?.code;
+  if (code === 'ERR_JWT_EXPIRED') return { code: 'TOKEN_EXPIRED', message: 'token has expired' };
+  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && (err as { claim?: unknown }).claim === 'aud') {
+    return { code: 'TOKEN_AUDIENCE_MISMATCH', message: 'token audience does not match this service' };
+  }
+  if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && (err as { claim?: unknown }).claim === 'nbf') {
+    return { code: 'TOKEN_INVALID', message: 'token is not yet valid' };
+  }
+  return { code: 'TOKEN_INVALID', message: 'token signature or format is invalid' };
+}
+
+function toClaims(p: JWTPayload): CapabilityClaims | undefined {
+  const scope = (p as { scope?: unknown }).scope;
+  if (typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
+  if (typeof p.iat !== 'number' || typeof p.exp !== 'number') return undefined;
+  if (!Array.isArray(scope) || !scope.every((s) => typeof s === 'string')) return undefined;
+  const claims: CapabilityClaims = { sub: p.sub, scope: scope as string[], jti: p.jti, iat: p.iat, exp: p.exp };
+  if (typeof p.aud === 'string') claims.aud = p.aud;
+  const ten = (p as { ten?: unknown }).ten;
+  if (typeof ten === 'string') claims.ten = ten;
+  if ((p as { prf?: unknown }).prf === true) claims.prf = true;
+  return claims;
+}

@@ -1,0 +1,24 @@
+import canonicalize from 'canonicalize';
+import { createHash } from 'node:crypto';
+
+/**
+ * RFC 8785 JSON Canonicalization Scheme: the exact bytes we hash. The `canonicalize` package is the
+ * reference implementation by the RFC's author; we do not write our own number serialisation.
+ */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value cannot be canonicalised (undefined at top level)');
+  return text;
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** SHA-256 of the canonical JSON of a value: how inputs, outputs and records are hashed. */
+export function hashCanonical(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+/** The `prevHash` of the first record of every chain. */
+export const GENESIS_HASH = '0'.repeat(64);

@@ -1,0 +1,147 @@
+import { decodeJwt } from 'jose';
+import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { subjects } from '../../bus/subjects.ts';
+import { SuiteError } from '../../bus/errors.ts';
+import type { Storage } from '../../storage/types.ts';
+import { insertIssuedToken } from '../../storage/index.ts';
+import {
+  isValidScope,
+  mintToken,
+  parseDurationSeconds,
+  scopeGrants,
+  verifyToken,
+  type HmacKeyRing,
+  type TokenChecker,
+} from '../capability/index.ts';
+import type { AuditBatcher } from '../audit/index.ts';
+
+import { errorData } from '../errors.ts';
+
+export interface TokenActorOptions {
+  bus: Bus;
+  storage: Storage;
+  ring: HmacKeyRing;
+  checker: TokenChecker;
+  audit: AuditBatcher;
+  audience?: string;
+  clock?: () => number;
+}
+
+const DEFAULT_LIFETIME = '24h';
+
+/** Issue, validate and revoke capability tokens (token service, spec "Token service"). */
+export class TokenActor {
+  readonly #o: TokenActorOptions;
+  readonly #clock: () => number;
+  #subs: Subscription[] = [];
+
+  constructor(o: TokenActorOptions) {
+    this.#o = o;
+    this.#clock = o.clock ?? Date.now;
+  }
+
+  start(): void {
+    const { bus } = this.#o;
+    const guard = <T>(fn: () => Promise<T>) =>
+      fn().then((value) => ({ ok: true as const, value }), (err: unknown) => ({ ok: false as const, error: errorData(err) }));
+    this.#subs.push(
+      bus.serve(subjects.tokenIssue, ({ data }) => guard(() => this.#issue(data)), { queue: 'tokens' }),
+      bus.serve(subjects.tokenValidate, ({ data }) => guard(() => this.#validate(data)), { queue: 'tokens' }),
+      bus.serve(subjects.tokenRevoke, ({ data }) => guard(() => this.#revoke(data)), { queue: 'tokens' }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const subs = this.#subs;
+    this.#subs = [];
+    await Promise.all(subs.map((s) => s.unsubscribe()));
+  }
+
+  async #issue(req: RequestOf<typeof subjects.tokenIssue>) {
+    const { ring, storage, audit } = this.#o;
+    const bad = req.scope.find((s) => !isValidScope(s));
+    if (bad !== undefined) throw new SuiteError('INVALID_REQUEST', `scope entry "${bad}" is not of the form resource:action`);
+    const lifetime = parseDurationSeconds(req.expiresIn ?? DEFAULT_LIFETIME);
+    if (lifetime === undefined) {
+      throw new SuiteError('INVALID_REQUEST', 'expiresIn must be a duration such as 30s, 15m, 8h or 7d, at most 365d');
+    }
+    const resource = `token:${req.sub}`;
+    if (req.caller.kind === 'token') {
+      // Attenuation: a token can hand on only authority it holds itself.
+      const beyond = req.scope.find((s) => !scopeGrants(req.caller.scope, s));
+      if (beyond !== undefined) {
+        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `scope ${beyond} exceeds the caller's own`, tenantId: req.caller.tenantId ?? null });
+        throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue scope "${beyond}": the calling token does not hold it`);
+      }
+    }
+    const aud = req.aud ?? this.#o.audience;
+    const now = Math.floor(this.#clock() / 1000);
+    const tenantId = req.caller.tenantId;
+    const minted = await mintToken(ring, {
+      sub: req.sub, scope: req.scope, lifetimeSeconds: lifetime, now,
+      ...(aud !== undefined ? { aud } : {}),
+      ...(tenantId !== undefined ? { ten: tenantId } : {}),
+    });
+    await insertIssuedToken(storage.pool, {
+      jti: minted.jti, sub: req.sub, scope: req.scope, tenantId: tenantId ?? null, kid: minted.kid,
+      iat: minted.iat, exp: minted.exp, proven: false,
+    });
+    await audit.recordAndWait({
+      subject: req.caller.sub, action: 'auth:token:create', resource, result: 'allow',
+      reason: `issued ${minted.jti} with scope ${req.scope.join(' ')}, expires ${new Date(minted.exp * 1000).toISOString()}`,
+      tenantId: tenantId ?? null,
+    });
+    return minted;
+  }
+
+  async #validate(req: RequestOf<typeof subjects.tokenValidate>) {
+    const { checker, audit } = this.#o;
+    if (!checker.revocationTrusted()) throw new SuiteError('REVOCATION_UNAVAILABLE', 'revocation state is not current; refusing to validate');
+    const result = await checker.check(req.token);
+    const tenantId = req.caller.tenantId ?? null;
+    if (!result.ok) {
+      audit.record({ subject: 'unknown', action: 'auth:token:validate', resource: 'token', result: 'deny', reason: result.error.code, tenantId });
+      return { valid: false as const, error: result.error.code };
+    }
+    const { claims } = result;
+    const resource = `token:${claims.jti}`;
+    if (req.requiredScope !== undefined) {
+      const satisfied = scopeGrants(claims.scope, req.requiredScope);
+      audit.record({ subject: claims.sub, action: 'auth:token:validate', resource, result: satisfied ? 'allow' : 'deny', reason: satisfied ? `scope ${req.requiredScope} satisfied` : 'CAPABILITY_INSUFFICIENT', tenantId });
+      if (!satisfied) {
+        return { valid: false as const, error: 'CAPABILITY_INSUFFICIENT', requiredScope: req.requiredScope, scopeSatisfied: false };
+      }
+      return { valid: true as const, sub: claims.sub, scope: claims.scope, exp: claims.exp, requiredScope: req.requiredScope, scopeSatisfied: true };
+    }
+    audit.record({ subject: claims.sub, action: 'auth:token:validate', resource, result: 'allow', reason: 'valid', tenantId });
+    return { valid: true as const, sub: claims.sub, scope: claims.scope, exp: claims.exp };
+  }
+
+  async #revoke(req: RequestOf<typeof subjects.tokenRevoke>) {
+    const { bus, ring, audit } = this.#o;
+    let jti = req.jti;
+    let exp: number | undefined;
+    if (req.token !== undefined) {
+      const now = Math.floor(this.#clock() / 1000);
+      const verified = await verifyToken(ring, req.token, { now });
+      if (verified.ok) {
+        jti = verified.claims.jti;
+        exp = verified.claims.exp;
+      } else if (verified.error.code === 'TOKEN_EXPIRED') {
+        // The signature held (jose checks it before the claims): the token is ours, and already dead.
+        return { revoked: false, jti: String(decodeJwt(req.token).jti ?? '') };
+      } else {
+        throw new SuiteError('INVALID_REQUEST', 'token is not a valid token of this service');
+      }
+      if (req.jti !== undefined && req.jti !== jti) throw new SuiteError('INVALID_REQUEST', 'jti does not match the token');
+    }
+    if (jti === undefined) throw new SuiteError('INVALID_REQUEST', 'body must carry token or jti');
+    const result = await bus.request(subjects.revocationRevoke, { jti, by: req.caller.sub, ...(exp !== undefined ? { exp } : {}) });
+    if (!result.ok) throw new SuiteError(result.error.code, result.error.message);
+    await audit.recordAndWait({
+      subject: req.caller.sub, action: 'auth:token:revoke', resource: `token:${jti}`, result: 'allow',
+      reason: result.value.revoked ? 'revoked' : 'nothing to revoke (unknown or expired)', tenantId: req.caller.tenantId ?? null,
+    });
+    return { revoked: result.value.revoked, jti };
+  }
+}

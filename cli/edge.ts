@@ -1,0 +1,97 @@
+import type { Logger } from 'pino';
+import type { SuiteConfig, ServiceName } from '../config/index.ts';
+import type { Bus } from '../bus/index.ts';
+import type { Storage } from '../storage/index.ts';
+import type { TokenChecker } from '../actors/capability/index.ts';
+import type { AuditBatcher } from '../actors/audit/index.ts';
+import type { RevocationView } from '../actors/revocation/index.ts';
+import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
+import { tokenRoutes } from '../edge-http/routes/index.ts';
+import type { MetricsRegistry } from '../observability/index.ts';
+import { adminKeyMatcher } from './admin-key.ts';
+
+export interface EdgeDeps {
+  service: ServiceName;
+  config: SuiteConfig;
+  bus: Bus;
+  storage: Storage | undefined;
+  audit: AuditBatcher;
+  checker: TokenChecker;
+  revocations: RevocationView;
+  logger: Logger;
+  /** One registry per process: every edge's series carry a `service` label. */
+  metrics: MetricsRegistry;
+}
+
+export interface RunningEdge {
+  readonly service: ServiceName;
+  readonly app: EdgeApp;
+  /** The bound port (differs from the configured one when that was 0). */
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Route sets per service; services whose issues are not built yet serve only the ops routes. */
+function routesFor(service: ServiceName, bus: Bus): EdgeRoutes {
+  switch (service) {
+    case 'token':
+      return tokenRoutes(bus);
+    default:
+      return () => {};
+  }
+}
+
+/** The capability check's collaborators, over the process's token checker and revocation view. */
+export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined): CapabilityVerifier {
+  const isAdminKey = adminKeyMatcher(adminKey);
+  return {
+    async verifyBearer(token) {
+      const r = await checker.check(token);
+      if (!r.ok) return r;
+      const c = r.claims;
+      return {
+        ok: true,
+        principal: {
+          kind: 'token', sub: c.sub, scope: c.scope, jti: c.jti, exp: c.exp,
+          ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
+          ...(c.prf ? { proven: true } : {}),
+        },
+      };
+    },
+    isAdminKey,
+    revocationTrusted: () => checker.revocationTrusted(),
+  };
+}
+
+export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
+  const logger = d.logger.child({ edge: d.service });
+  const app = await createEdgeApp({
+    service: d.service,
+    logger,
+    verifier: edgeVerifier(d.checker, d.config.adminKey),
+    audit: { record: (decision) => d.audit.record(decision) },
+    readiness: async () => {
+      const checks: Record<string, boolean> = {
+        bus: d.bus.isConnected(),
+        revocations: d.revocations.trusted(),
+        audit: d.audit.healthy(),
+      };
+      if (d.storage) checks.storage = await d.storage.ping(1000);
+      return checks;
+    },
+    rateLimit: d.config.rateLimit,
+    metrics: d.metrics,
+    accessLog: d.config.accessLog,
+    routes: routesFor(d.service, d.bus),
+    bodyLimit: d.config.bodyLimitBytes,
+  });
+  await app.listen({ host: d.config.host, port: d.config.ports[d.service] });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : d.config.ports[d.service];
+  return {
+    service: d.service,
+    app,
+    port,
+    stop: () => app.close(),
+  };
+}

@@ -1,0 +1,144 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { SuiteConfig } from '../config/index.ts';
+import { createBus, connectNatsTransport, createMemoryNetwork, type Bus } from '../bus/index.ts';
+import { openStorage, type Storage } from '../storage/index.ts';
+import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
+import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
+import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
+import { TokenActor } from '../actors/tokens/index.ts';
+import { createLogger, createMetricsRegistry } from '../observability/index.ts';
+import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
+import { startEdge, type RunningEdge } from './edge.ts';
+
+export interface RunningSuite {
+  readonly bus: Bus;
+  readonly storage: Storage | undefined;
+  readonly edges: readonly RunningEdge[];
+  readonly revocations: RevocationView | undefined;
+  /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
+  stop(): Promise<void>;
+}
+
+interface Stoppable {
+  name: string;
+  stop(): Promise<void> | void;
+}
+
+/**
+ * Shutdown phases, in order: edges stop taking requests and finish those in flight; the token actor
+ * stops; the audit sink flushes what they recorded (the chain writer is still up); the remaining
+ * actors stop; then the revocation view, storage and the bus.
+ */
+interface Phases {
+  edges: Stoppable[];
+  producers: Stoppable[];
+  sink: Stoppable[];
+  actors: Stoppable[];
+  infra: Stoppable[];
+}
+
+/**
+ * Start the given roles in this process. Embedded when no NATS URL is configured (memory bus), with
+ * PGlite unless a Postgres URL is; the same code runs above the transport and the driver.
+ */
+export async function startSuite(config: SuiteConfig, roles: readonly Role[], baseLogger?: Logger): Promise<RunningSuite> {
+  const logger = baseLogger ?? createLogger({ level: config.logLevel as 'info', service: 'suite' });
+  const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
+  const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  try {
+    const transport = config.natsUrl
+      ? await connectNatsTransport({ servers: config.natsUrl, name: holder })
+      : createMemoryNetwork().connect();
+    const bus = createBus(transport, {
+      onError: (err, info) => logger.warn({ err, subject: info.subject, stage: info.stage }, 'bus message failed'),
+    });
+    phases.infra.push({ name: 'bus', stop: () => bus.drain() });
+
+    const actorRoles = roles.filter((r) => !isEdgeRole(r));
+    let storage: Storage | undefined;
+    if (actorRoles.length > 0) {
+      storage = await openStorage({
+        ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+        ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
+        logger: logger.child({ component: 'storage' }),
+      });
+      const s = storage;
+      phases.infra.push({ name: 'storage', stop: () => s.close() });
+    }
+    if (config.hmacSecrets.length === 0) {
+      throw new Error('no token signing secret: set SUITE_HMAC_SECRET (32+ characters) or start with a data folder');
+    }
+    const ring = await createHmacKeyRing(config.hmacSecrets);
+    const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
+    phases.sink.push({ name: 'audit-sink', stop: async () => { await audit.flush(); audit.close(); } });
+
+    const need = (role: Role) => roles.includes(role);
+    if (need('actor:chain-writer') && storage) {
+      const writer = new AuditWriterActor({ bus, storage, holder, logger: logger.child({ component: 'chain-writer' }) });
+      await writer.start();
+      phases.actors.push({ name: 'chain-writer', stop: () => writer.stop() });
+    }
+    if (need('actor:audit') && storage) {
+      const reader = new AuditReaderActor({ bus, storage });
+      reader.start();
+      phases.actors.push({ name: 'audit-reader', stop: () => reader.stop() });
+    }
+    if (need('actor:revocation') && storage) {
+      const actor = new RevocationActor({
+        bus, storage, heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
+        logger: logger.child({ component: 'revocation' }),
+      });
+      actor.start();
+      phases.actors.push({ name: 'revocation', stop: () => actor.stop() });
+    }
+
+    let view: RevocationView | undefined;
+    if (need('actor:tokens') || roles.some(isEdgeRole)) {
+      view = new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) });
+      await view.start();
+      const v = view;
+      phases.infra.push({ name: 'revocation-view', stop: () => v.stop() });
+    }
+    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
+
+    if (need('actor:tokens') && storage && checker) {
+      const tokens = new TokenActor({ bus, storage, ring, checker, audit, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
+      tokens.start();
+      phases.producers.push({ name: 'tokens', stop: () => tokens.stop() });
+    }
+
+    const edges: RunningEdge[] = [];
+    const metrics = createMetricsRegistry();
+    for (const role of roles.filter(isEdgeRole)) {
+      const edge = await startEdge({
+        service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
+        revocations: view as RevocationView, logger, metrics,
+      });
+      edges.push(edge);
+      phases.edges.push({ name: role, stop: () => edge.stop() });
+    }
+
+    let stopping: Promise<void> | undefined;
+    return {
+      bus, storage, edges, revocations: view,
+      stop: () => (stopping ??= unwind(phases, logger)),
+    };
+  } catch (err) {
+    await unwind(phases, logger);
+    throw err;
+  }
+}
+
+async function unwind(p: Phases, logger: Logger): Promise<void> {
+  // Within a phase, the last started stops first (infra: view, then storage, then the bus).
+  const order = [p.edges, p.producers, p.sink, p.actors, p.infra].flatMap((phase) => [...phase].reverse());
+  for (const item of order) {
+    try {
+      await item.stop();
+    } catch (err) {
+      logger.error({ err, component: item.name }, 'stop failed');
+    }
+  }
+}

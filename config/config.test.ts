@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtemp, stat, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError, ensureStoredSecrets } from './index.ts';
+
+const SECRET = 'x'.repeat(32);
+
+describe('configuration', () => {
+  it('defaults to loopback, the spec ports and an in-memory database', () => {
+    const c = loadConfig({});
+    expect(c.host).toBe('127.0.0.1');
+    expect(c.ports).toEqual({ token: 8081, scheduler: 8082, bench: 8083, connector: 8084, trust: 8085, dashboard: 3001 });
+    expect(c.dbPath).toBeUndefined();
+    expect(c.databaseUrl).toBeUndefined();
+    expect(Object.isFrozen(c) && Object.isFrozen(c.ports)).toBe(true);
+  });
+
+  it('refuses to start in production without a signing secret of 32 characters', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production', SUITE_HMAC_SECRET: 'short' })).toThrow(/SUITE_HMAC_SECRET/);
+    expect(loadConfig({ NODE_ENV: 'production', SUITE_HMAC_SECRET: SECRET }).hmacSecrets).toEqual([SECRET]);
+  });
+
+  it('names the offending variable', () => {
+    expect(() => loadConfig({ SUITE_TOKEN_PORT: 'eighty' })).toThrow(/SUITE_TOKEN_PORT/);
+    expect(() => loadConfig({ SUITE_SCHEDULER_PORT: '70000' })).toThrow(/SUITE_SCHEDULER_PORT/);
+    expect(() => loadConfig({ SUITE_DATABASE_URL: 'mysql://x' })).toThrow(/SUITE_DATABASE_URL/);
+    expect(() => loadConfig({ SUITE_ACCESS_LOG: 'maybe' })).toThrow(/SUITE_ACCESS_LOG/);
+    expect(() => loadConfig({ SUITE_HMAC_PREVIOUS_SECRETS: 'short' })).toThrow(/SUITE_HMAC_PREVIOUS_SECRETS/);
+  });
+
+  it('lets environment variables win over stored first-run secrets', () => {
+    const stored = { hmacSecret: 'y'.repeat(40), adminKey: 'stored-admin', tracePrivateKeyPem: '-----BEGIN PRIVATE KEY-----\n' };
+    const fromStore = loadConfig({}, stored);
+    expect(fromStore.hmacSecrets).toEqual([stored.hmacSecret]);
+    expect(fromStore.adminKey).toBe('stored-admin');
+    const fromEnv = loadConfig({ SUITE_HMAC_SECRET: SECRET, SUITE_ADMIN_KEY: 'env-admin' }, stored);
+    expect(fromEnv.hmacSecrets).toEqual([SECRET]);
+    expect(fromEnv.adminKey).toBe('env-admin');
+  });
+
+  it('puts the newest secret first and keeps previous ones for validation', () => {
+    const older = 'o'.repeat(33);
+    expect(loadConfig({ SUITE_HMAC_SECRET: SECRET, SUITE_HMAC_PREVIOUS_SECRETS: `${older}, ${SECRET}` }).hmacSecrets).toEqual([SECRET, older]);
+  });
+
+  it('places the embedded database in the data folder unless SUITE_DB_PATH says otherwise', () => {
+    expect(loadConfig({ SUITE_DATA_DIR: '/d' }).dbPath).toBe('/d/pglite');
+    expect(loadConfig({ SUITE_DATA_DIR: '/d', SUITE_DB_PATH: '/elsewhere' }).dbPath).toBe('/elsewhere');
+    expect(loadConfig({ SUITE_DATA_DIR: '/d', SUITE_DATABASE_URL: 'postgres://h/db' }).dbPath).toBeUndefined();
+  });
+
+  it('generates first-run secrets once, owner-only, and reuses them afterwards', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'suite-cfg-')), 'data');
+    const first = await ensureStoredSecrets(dir);
+    const second = await ensureStoredSecrets(dir);
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(second.secrets).toEqual(first.secrets);
+    expect(first.secrets.hmacSecret.length).toBeGreaterThanOrEqual(32);
+    expect((await stat(join(dir, 'secrets.json'))).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect(await readFile(join(dir, 'secrets.json'), 'utf8')).toContain('PRIVATE KEY');
+  });
+});

@@ -1,0 +1,163 @@
+import { MIN_SECRET_LENGTH } from '../actors/capability/index.ts';
+
+/**
+ * The suite's configuration: read from the environment in this one module, validated, defaulted
+ * and frozen. An error names the offending variable. Nothing else reads `process.env`.
+ */
+
+export const SERVICES = ['token', 'scheduler', 'bench', 'connector', 'trust', 'dashboard'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
+  token: 8081,
+  scheduler: 8082,
+  bench: 8083,
+  connector: 8084,
+  trust: 8085,
+  dashboard: 3001,
+};
+
+export const PORT_VARIABLES: Readonly<Record<ServiceName, string>> = {
+  token: 'SUITE_TOKEN_PORT',
+  scheduler: 'SUITE_SCHEDULER_PORT',
+  bench: 'SUITE_BENCH_PORT',
+  connector: 'SUITE_CONNECTOR_PORT',
+  trust: 'SUITE_TRUST_PORT',
+  dashboard: 'SUITE_DASHBOARD_PORT',
+};
+
+export interface SuiteConfig {
+  readonly production: boolean;
+  /** `SUITE_DATA_DIR`: where first-run secrets live; also the default home of the embedded database. */
+  readonly dataDir: string | undefined;
+  readonly databaseUrl: string | undefined;
+  /** PGlite data directory; undefined = in memory (nothing survives a restart). */
+  readonly dbPath: string | undefined;
+  readonly natsUrl: string | undefined;
+  readonly host: string;
+  readonly ports: Readonly<Record<ServiceName, number>>;
+  /** Newest first: the first signs, all validate. */
+  readonly hmacSecrets: readonly string[];
+  readonly adminKey: string | undefined;
+  readonly tracePrivateKeyPem: string | undefined;
+  readonly audience: string | undefined;
+  readonly logLevel: string;
+  readonly accessLog: boolean;
+  readonly rateLimit: { readonly max: number; readonly windowMs: number };
+  readonly bodyLimitBytes: number;
+  readonly revocationStalenessMs: number;
+  readonly shutdownGraceMs: number;
+  readonly schedulerScriptRoot: string | undefined;
+  readonly signupEnabled: boolean;
+  readonly billingWebhookSecret: string | undefined;
+}
+
+/** Secrets made on first run and kept in the data folder; environment variables always win. */
+export interface StoredSecrets {
+  hmacSecret: string;
+  adminKey: string;
+  tracePrivateKeyPem: string;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (!/^[0-9]+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = str(name);
+    if (raw === undefined) return fallback;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}"`);
+  };
+
+  const production = str('NODE_ENV') === 'production';
+  const envSecret = str('SUITE_HMAC_SECRET');
+  if (envSecret !== undefined && envSecret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError('SUITE_HMAC_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+  if (production && envSecret === undefined) {
+    throw new ConfigError('SUITE_HMAC_SECRET', `is required in production (NODE_ENV=production), ${MIN_SECRET_LENGTH}+ characters`);
+  }
+  const previous = (str('SUITE_HMAC_PREVIOUS_SECRETS') ?? '').split(/[\s,]+/).filter((s) => s !== '');
+  for (const p of previous) {
+    if (p.length < MIN_SECRET_LENGTH) throw new ConfigError('SUITE_HMAC_PREVIOUS_SECRETS', `each secret must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+  const signing = envSecret ?? stored?.hmacSecret;
+  const hmacSecrets = signing === undefined ? [] : [signing, ...previous.filter((p) => p !== signing)];
+
+  const ports = {} as Record<ServiceName, number>;
+  for (const service of SERVICES) ports[service] = int(PORT_VARIABLES[service], DEFAULT_PORTS[service], 0, 65535);
+
+  const dataDir = str('SUITE_DATA_DIR');
+  const databaseUrl = str('SUITE_DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('SUITE_DATABASE_URL', 'must be a postgres:// URL');
+  }
+  const natsUrl = str('SUITE_NATS_URL');
+  if (natsUrl !== undefined && !/^(nats|tls|ws|wss):\/\//.test(natsUrl) && !/^[\w.-]+:\d+$/.test(natsUrl)) {
+    throw new ConfigError('SUITE_NATS_URL', 'must be a nats:// URL or host:port');
+  }
+  const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const traceKey = str('SUITE_TRACE_PRIVATE_KEY')?.replace(/\\n/g, '\n');
+  if (traceKey !== undefined && !traceKey.includes('PRIVATE KEY')) {
+    throw new ConfigError('SUITE_TRACE_PRIVATE_KEY', 'must be a PEM-encoded Ed25519 private key');
+  }
+
+  return deepFreeze({
+    production,
+    dataDir,
+    databaseUrl,
+    dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? `${dataDir}/pglite` : undefined),
+    natsUrl,
+    host: str('SUITE_HOST') ?? '127.0.0.1',
+    ports,
+    hmacSecrets,
+    adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,
+    tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
+    audience: str('SUITE_AUDIENCE'),
+    logLevel,
+    accessLog: bool('SUITE_ACCESS_LOG', false),
+    rateLimit: {
+      max: int('SUITE_RATE_LIMIT_MAX', 6000, 1, 100_000_000),
+      windowMs: int('SUITE_RATE_LIMIT_WINDOW_MS', 1000, 100, 3_600_000),
+    },
+    bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
+    shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
+    schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
+    signupEnabled: bool('SUITE_SIGNUP_ENABLED', false),
+    billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

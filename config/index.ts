@@ -1,0 +1,3 @@
+/** Configuration: the environment, read once, validated, defaulted, frozen. */
+export { loadConfig, ConfigError, SERVICES, DEFAULT_PORTS, PORT_VARIABLES, type SuiteConfig, type ServiceName, type StoredSecrets } from './config.ts';
+export { ensureStoredSecrets } from './first-run.ts';

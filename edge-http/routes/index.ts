@@ -1,0 +1,2 @@
+/** Route sets of each service, registered on the shared edge app. */
+export { tokenRoutes } from './token.ts';
