@@ -27,7 +27,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export const ErrorCodeSchema = Type.Union(ERROR_CODES.map((c) => Type.Literal(c)));
+export const ErrorCodeSchema = Type.Enum(ERROR_CODES);
 
 export const ErrorDataSchema = Type.Object({
   code: ErrorCodeSchema,

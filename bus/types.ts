@@ -92,6 +92,11 @@ export interface Bus {
     handler: EventHandler<EventOf<S>>,
     options?: SubscribeOptions & { pattern?: string },
   ): Subscription;
+  /**
+   * Resolves once everything sent so far, subscriptions included, reached the server: after
+   * `serve()` then `flush()`, requests from other processes find this responder.
+   */
+  flush(): Promise<void>;
   /** True while the transport is connected and usable. */
   isConnected(): boolean;
   /** Listen to connection state changes (for fail-closed caches such as the revocation view). */
@@ -113,6 +118,8 @@ export interface Transport {
   request(subject: string, payload: Uint8Array, headers: Headers, timeoutMs: number): Promise<RawMessage>;
   publish(subject: string, payload: Uint8Array, headers: Headers): void;
   subscribe(pattern: string, queue: string | undefined, handler: RawHandler): TransportSubscription;
+  /** Round trip to the server (NATS `flush`); rejects with BUS_CLOSED when closed. */
+  flush(): Promise<void>;
   isConnected(): boolean;
   onStatus(listener: (status: BusStatus) => void): () => void;
   drain(): Promise<void>;

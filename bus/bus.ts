@@ -1,0 +1,223 @@
+import { SuiteError } from './errors.ts';
+import { describeProblems } from './define.ts';
+import { checkReplyBytes, encodeJson, failure } from './envelope.ts';
+import { InFlight, settlesWithin } from './inflight.ts';
+import { answerRequest, noPropagation, receiveEvent, type ErrorStage, type ReceiveContext, type TracePropagation } from './receive.ts';
+import { isValidPattern, isValidSubject } from './subject-pattern.ts';
+import {
+  TransportError,
+  type Bus,
+  type EventHandler,
+  type Headers,
+  type RawHandler,
+  type ReplyOf,
+  type Result,
+  type Subscription,
+  type Transport,
+} from './types.ts';
+
+export interface BusOptions {
+  /** Default time a request waits for its reply, in ms (default 5000). */
+  requestTimeoutMs?: number;
+  /** How long `drain()` waits for in-flight work before closing anyway, in ms (default 10000). */
+  drainTimeoutMs?: number;
+  /** Trace context propagation (W3C `traceparent`); the default propagates nothing. */
+  propagation?: TracePropagation;
+  /**
+   * Where failures that cannot travel to a caller go: handler exceptions (their text is never
+   * sent), payloads refused by a schema, events dropped, drain overruns. Default: ignored.
+   */
+  onError?: (error: unknown, info: { subject: string; stage: ErrorStage }) => void;
+}
+
+type BusConfig = Readonly<Required<BusOptions>>;
+
+function compileOptions(options: BusOptions): BusConfig {
+  const requestTimeoutMs = options.requestTimeoutMs ?? 5000;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+  for (const [name, value] of [['requestTimeoutMs', requestTimeoutMs], ['drainTimeoutMs', drainTimeoutMs]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new TypeError(`bus option ${name} must be a positive integer`);
+  }
+  return Object.freeze({
+    requestTimeoutMs,
+    drainTimeoutMs,
+    propagation: options.propagation ?? noPropagation,
+    onError: options.onError ?? (() => {}),
+  });
+}
+
+/**
+ * The typed bus over a transport (NATS or memory). Validates every payload on send and on receive,
+ * carries errors as data, propagates trace context, and drains before it closes.
+ */
+export function createBus(transport: Transport, options: BusOptions = {}): Bus {
+  const config = compileOptions(options);
+  let state: 'running' | 'draining' | 'closed' = 'running';
+  let drained: Promise<void> | undefined;
+  const subscriptions = new Set<Subscription>();
+  const outgoing = new InFlight();
+
+  const ctx: ReceiveContext = {
+    propagation: config.propagation,
+    report(error, subject, stage) {
+      try {
+        config.onError(error, { subject, stage });
+      } catch {
+        // A failing logger must not take the bus down with it.
+      }
+    },
+  };
+
+  function outgoingHeaders(given: Headers | undefined): Headers {
+    const headers: Headers = { ...given };
+    // A caller forwarding a context it received (an edge relaying `traceparent`) keeps it.
+    if (!Object.hasOwn(headers, 'traceparent')) config.propagation.inject(headers);
+    return headers;
+  }
+
+  function assertAccepting(subject: string): void {
+    if (state !== 'running') throw new SuiteError('SERVICE_UNAVAILABLE', `${subject}: the bus is draining`);
+  }
+
+  function listen(pattern: string, queue: string | undefined, handler: RawHandler, work: InFlight): Subscription {
+    assertAccepting(pattern);
+    let raw;
+    try {
+      raw = transport.subscribe(pattern, queue, handler);
+    } catch (cause) {
+      throw new SuiteError('SERVICE_UNAVAILABLE', `${pattern}: cannot subscribe`, { cause });
+    }
+    let gone: Promise<void> | undefined;
+    const subscription: Subscription = {
+      unsubscribe() {
+        gone ??= (async () => {
+          subscriptions.delete(subscription);
+          try {
+            await raw.unsubscribe();
+          } catch (error) {
+            ctx.report(error, pattern, 'transport');
+          }
+          // Messages already received are still being handled: they finish first.
+          await work.idle();
+        })();
+        return gone;
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  function transportFailure(error: unknown, subject: string): Result<never> {
+    if (error instanceof TransportError) {
+      return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: error.message }, transport: error.code };
+    }
+    ctx.report(error, subject, 'transport');
+    return failure('SERVICE_UNAVAILABLE', `${subject}: the bus could not deliver the request`);
+  }
+
+  const bus: Bus = {
+    async request(subject, data, requestOptions = {}) {
+      const name = subject.subject;
+      const problem = describeProblems(subject.request, data);
+      if (problem !== undefined) return failure('INVALID_REQUEST', `${name}: ${problem}`);
+      let payload: Uint8Array;
+      try {
+        payload = encodeJson(data);
+      } catch {
+        return failure('INVALID_REQUEST', `${name}: the request cannot be encoded as JSON`);
+      }
+      const timeoutMs = requestOptions.timeoutMs ?? config.requestTimeoutMs;
+      let raw;
+      try {
+        raw = await outgoing.track(transport.request(name, payload, outgoingHeaders(requestOptions.headers), timeoutMs));
+      } catch (error) {
+        return transportFailure(error, name);
+      }
+      const checked = checkReplyBytes(name, subject.reply, raw.payload);
+      if (checked.problem !== undefined) {
+        ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
+      }
+      // checkReplyBytes validated the value against subject.reply.
+      return checked.result as Result<ReplyOf<typeof subject>>;
+    },
+
+    serve(subject, handler, serveOptions = {}) {
+      const work = new InFlight();
+      return listen(subject.subject, serveOptions.queue, (msg, respond) => {
+        if (respond === undefined) {
+          const error = new SuiteError('INVALID_REQUEST', `${msg.subject}: a publish arrived on a request subject`);
+          ctx.report(error, subject.subject, 'invalid-request');
+          return;
+        }
+        const answered = answerRequest(ctx, subject, handler, msg).then((reply) => respond(reply));
+        void work.track(answered.catch((error: unknown) => ctx.report(error, subject.subject, 'transport')));
+      }, work);
+    },
+
+    publish(subject, data, publishOptions = {}) {
+      const { suffix } = publishOptions;
+      const target = suffix === undefined ? subject.subject : `${subject.subject}.${suffix}`;
+      if (!isValidSubject(target)) throw new SuiteError('INVALID_REQUEST', `"${suffix}" is not a valid subject suffix`);
+      const problem = describeProblems(subject.event, data);
+      if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', `${subject.subject}: ${problem}`);
+      let payload: Uint8Array;
+      try {
+        payload = encodeJson(data);
+      } catch (cause) {
+        throw new SuiteError('INVALID_REQUEST', `${subject.subject}: the event cannot be encoded as JSON`, { cause });
+      }
+      try {
+        transport.publish(target, payload, outgoingHeaders(publishOptions.headers));
+      } catch (cause) {
+        throw new SuiteError('SERVICE_UNAVAILABLE', `${target}: the event could not be published`, { cause });
+      }
+    },
+
+    subscribe(subject, handler, subscribeOptions = {}) {
+      const work = new InFlight();
+      const pattern = subscribeOptions.pattern ?? subject.subject;
+      if (!isValidPattern(pattern)) throw new TypeError(`"${pattern}" is not a valid subscription pattern`);
+      // receiveEvent validated data against subject.event before the handler sees it.
+      const untyped = handler as EventHandler<unknown>;
+      return listen(pattern, subscribeOptions.queue, (msg) => {
+        void work.track(receiveEvent(ctx, subject, untyped, msg));
+      }, work);
+    },
+
+    async flush() {
+      try {
+        await transport.flush();
+      } catch (cause) {
+        throw new SuiteError('SERVICE_UNAVAILABLE', 'the bus could not flush to its server', { cause });
+      }
+    },
+
+    isConnected: () => state !== 'closed' && transport.isConnected(),
+    onStatus: (listener) => transport.onStatus(listener),
+
+    drain() {
+      drained ??= (async () => {
+        state = 'draining';
+        // Incoming work stops first; outgoing requests stay possible so in-flight handlers can
+        // finish their own calls; then the transport flushes and closes.
+        const finished = Promise.all([...subscriptions].map((s) => s.unsubscribe())).then(() => outgoing.idle());
+        if (!(await settlesWithin(finished, config.drainTimeoutMs))) {
+          const error = new SuiteError('SERVICE_UNAVAILABLE', `drain gave up on in-flight work after ${config.drainTimeoutMs} ms`);
+          ctx.report(error, '*', 'drain');
+        }
+        try {
+          await transport.drain();
+        } catch (error) {
+          ctx.report(error, '*', 'drain');
+        }
+        state = 'closed';
+      })();
+      return drained;
+    },
+
+    closed: () => transport.closed(),
+  };
+  return bus;
+}
+
+export type { TracePropagation, ErrorStage };

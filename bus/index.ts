@@ -1,0 +1,32 @@
+/**
+ * The bus: typed subjects, one `Bus` interface, and its two transports (NATS for a distributed
+ * deployment, memory for the embedded default). Subjects themselves are declared in `subjects.ts`.
+ */
+export { createBus } from './bus.ts';
+export type { BusOptions, ErrorStage, TracePropagation } from './bus.ts';
+export { requestSubject, eventSubject } from './define.ts';
+export { createMemoryNetwork, createMemoryTransport } from './memory-transport.ts';
+export type { MemoryNetwork, MemoryTransportOptions } from './memory-transport.ts';
+export { connectNatsTransport } from './nats-transport.ts';
+export type { NatsTransportOptions } from './nats-transport.ts';
+export { TransportError } from './types.ts';
+export type {
+  Bus,
+  BusStatus,
+  EventHandler,
+  EventOf,
+  EventSubject,
+  Headers,
+  Incoming,
+  ReplyOf,
+  RequestHandler,
+  RequestOf,
+  RequestOptions,
+  RequestSubject,
+  Result,
+  Subscription,
+  Transport,
+  TransportErrorCode,
+} from './types.ts';
+export { ERROR_CODES, ErrorDataSchema, SuiteError, isErrorCode } from './errors.ts';
+export type { ErrorCode, ErrorData } from './errors.ts';

@@ -1,0 +1,104 @@
+import { SuiteError } from './errors.ts';
+import { describeProblems } from './define.ts';
+import { checkReply, decodeJson, encodeReply, failure, internalFailure } from './envelope.ts';
+import type {
+  EventHandler,
+  EventSubject,
+  Headers,
+  Incoming,
+  RawMessage,
+  RequestHandler,
+  RequestOf,
+  RequestSubject,
+} from './types.ts';
+
+/**
+ * The receiving side of the bus: everything that arrives is untrusted until it passed its schema,
+ * whatever the sender claims to have checked (DESIGN.md, "The bus").
+ */
+
+/** Where the receiving side reports what it refused or what failed, for the logs. */
+export type ErrorStage = 'handler' | 'invalid-request' | 'invalid-reply' | 'invalid-event' | 'transport' | 'drain';
+export type Report = (error: unknown, subject: string, stage: ErrorStage) => void;
+
+/** W3C Trace Context propagation, injected so the bus does not depend on OpenTelemetry. */
+export interface TracePropagation {
+  /** Adds the current context (`traceparent`, `tracestate`) to outgoing headers. */
+  inject(headers: Headers): void;
+  /** Runs `fn` inside the context carried by incoming headers. */
+  extract<T>(headers: Headers, fn: () => T): T;
+}
+
+export const noPropagation: TracePropagation = Object.freeze({
+  inject(): void {},
+  extract<T>(_headers: Headers, fn: () => T): T {
+    return fn();
+  },
+});
+
+export interface ReceiveContext {
+  readonly propagation: TracePropagation;
+  readonly report: Report;
+}
+
+/**
+ * Answers one request: decode, validate, run the handler inside the caller's trace context, check
+ * the reply. Never rejects; every failure becomes an error envelope.
+ */
+export async function answerRequest<S extends RequestSubject>(
+  ctx: ReceiveContext,
+  subject: S,
+  handler: RequestHandler<S>,
+  msg: RawMessage,
+): Promise<Uint8Array> {
+  const name = subject.subject;
+  const decoded = decodeJson(msg.payload);
+  const problem = decoded.ok ? describeProblems(subject.request, decoded.value) : decoded.problem;
+  if (!decoded.ok || problem !== undefined) {
+    // The sender validates too, so this is a buggy or hostile peer: worth a log line.
+    ctx.report(new SuiteError('INVALID_REQUEST', `${name}: ${problem}`), name, 'invalid-request');
+    return encodeReply(failure('INVALID_REQUEST', `${name}: ${problem}`));
+  }
+  let reply: unknown;
+  try {
+    // Checked against subject.request just above.
+    const data = decoded.value as RequestOf<S>;
+    const incoming: Incoming<RequestOf<S>> = { subject: msg.subject, data, headers: msg.headers };
+    reply = await ctx.propagation.extract(msg.headers, () => handler(incoming));
+  } catch (error) {
+    // The thrown text may hold internals (SQL, paths, secrets): it goes to the log, not the caller.
+    ctx.report(error, name, 'handler');
+    return encodeReply(internalFailure(name));
+  }
+  const checked = checkReply(name, subject.reply, reply);
+  if (checked.problem !== undefined) {
+    ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
+  }
+  try {
+    return encodeReply(checked.result);
+  } catch (error) {
+    ctx.report(error, name, 'invalid-reply');
+    return encodeReply(internalFailure(name));
+  }
+}
+
+/** Delivers one event to its handler if it passes its schema; drops and reports it otherwise. */
+export async function receiveEvent<S extends EventSubject>(
+  ctx: ReceiveContext,
+  subject: S,
+  handler: EventHandler<unknown>,
+  msg: RawMessage,
+): Promise<void> {
+  const decoded = decodeJson(msg.payload);
+  const problem = decoded.ok ? describeProblems(subject.event, decoded.value) : decoded.problem;
+  if (!decoded.ok || problem !== undefined) {
+    ctx.report(new SuiteError('INVALID_REQUEST', `${msg.subject}: ${problem}`), msg.subject, 'invalid-event');
+    return;
+  }
+  try {
+    const incoming = { subject: msg.subject, data: decoded.value, headers: msg.headers };
+    await ctx.propagation.extract(msg.headers, () => handler(incoming));
+  } catch (error) {
+    ctx.report(error, msg.subject, 'handler');
+  }
+}
