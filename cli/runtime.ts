@@ -94,6 +94,10 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       phases.actors.push({ name: 'revocation', stop: () => actor.stop() });
     }
 
+    // NATS registers subscriptions asynchronously: flush so this process's actors are reachable
+    // before anything (its own edges included) sends them requests.
+    await bus.flush();
+
     let view: RevocationView | undefined;
     if (need('actor:tokens') || roles.some(isEdgeRole)) {
       view = new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) });
@@ -107,6 +111,7 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       const tokens = new TokenActor({ bus, storage, ring, checker, audit, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
       tokens.start();
       phases.producers.push({ name: 'tokens', stop: () => tokens.stop() });
+      await bus.flush();
     }
 
     const edges: RunningEdge[] = [];

@@ -52,7 +52,6 @@ async function main(argv: string[]): Promise<number> {
 
   const roles = parseRoles(command === 'start' ? [] : rest);
   if (config.adminKey === undefined) logger.warn('no admin key configured (SUITE_ADMIN_KEY): the first token cannot be minted');
-  if (!config.tracePrivateKeyPem) logger.warn('no trace signing key (SUITE_TRACE_PRIVATE_KEY): an ephemeral key is used and earlier traces stop verifying after a restart');
   const suite = await startSuite(config, roles, logger);
 
   if (created && config.adminKey === stored?.adminKey) {

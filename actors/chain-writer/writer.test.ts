@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { openStorage } from '../../storage/index.ts';
+import { auditChainSpec, verifyAuditChain } from '../audit/index.ts';
+import type { AuditInput } from '../../bus/subjects.ts';
+import { ChainWriter } from './writer.ts';
+
+const entry = (i: number): AuditInput => ({
+  timestamp: new Date(1_800_000_000_000 + i).toISOString(),
+  subject: `agent-${i % 7}`, action: 'test:append', resource: `r-${i}`, result: i % 5 ? 'allow' : 'deny', reason: 'test', tenantId: null,
+});
+
+async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(storageKinds())('chain writer on $kind', (kind) => {
+  let opened: TestStorage[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.map((o) => o.dispose()));
+    opened = [];
+  });
+  const open = async () => {
+    const o = await kind.open();
+    opened.push(o);
+    return o.storage;
+  };
+
+  it('answers each caller after the commit with gapless, linked records', async () => {
+    const storage = await open();
+    const writer = new ChainWriter({ storage, spec: auditChainSpec, holder: 'w1' });
+    await writer.start();
+    expect(writer.isLeader).toBe(true);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => writer.append([entry(2 * i), entry(2 * i + 1)])));
+    const seqs = results.flat().map((r) => r.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    for (const pair of results) expect(pair[1]!.prevHash).toBe(pair[0]!.hash);
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 100 });
+    await writer.stop();
+  });
+
+  it('groups appends that arrive together into few transactions', async () => {
+    const storage = await open();
+    let commits = 0;
+    const writer = new ChainWriter({ storage, spec: auditChainSpec, holder: 'w1', onCommitted: () => commits++ });
+    await writer.start();
+    await Promise.all(Array.from({ length: 300 }, (_, i) => writer.append([entry(i)])));
+    expect(commits).toBeLessThan(30);
+    await writer.stop();
+  });
+
+  it('commits what is queued before it stops, and refuses appends afterwards', async () => {
+    const storage = await open();
+    const writer = new ChainWriter({ storage, spec: auditChainSpec, holder: 'w1' });
+    await writer.start();
+    const pending = Array.from({ length: 20 }, (_, i) => writer.append([entry(i)]));
+    await writer.stop();
+    expect((await Promise.all(pending)).length).toBe(20);
+    await expect(writer.append([entry(99)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 20 });
+  });
+
+  it('lets a standby take over when the leader stops, continuing the same chain', async () => {
+    const storage = await open();
+    const a = new ChainWriter({ storage, spec: auditChainSpec, holder: 'a', leaseMs: 300 });
+    const b = new ChainWriter({ storage, spec: auditChainSpec, holder: 'b', leaseMs: 300 });
+    await a.start();
+    await b.start();
+    expect(a.isLeader).toBe(true);
+    expect(b.isLeader).toBe(false);
+    await a.append([entry(1), entry(2)]);
+    await a.stop();
+    await eventually(() => b.isLeader);
+    const [next] = await b.append([entry(3)]);
+    expect(next!.seq).toBe(3);
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 3 });
+    await b.stop();
+  });
+});
+
+describe('two chain writers racing on one Postgres', () => {
+  it('never fork the chain: a writer whose lease was taken is fenced and stands down', async () => {
+    const [, postgres] = storageKinds();
+    const place = await postgres!.place();
+    const s1 = await openStorage(place.options);
+    const s2 = await openStorage(place.options);
+    try {
+      const a = new ChainWriter({ storage: s1, spec: auditChainSpec, holder: 'a', leaseMs: 60_000 });
+      await a.start();
+      await a.append([entry(1)]);
+      // Simulate a paused leader: its lease is expired behind its back and b takes over.
+      await s2.pool.query((await import('slonik')).sql.unsafe`update chain_leases set expires_at = now() - interval '1 second'`);
+      const b = new ChainWriter({ storage: s2, spec: auditChainSpec, holder: 'b', leaseMs: 60_000 });
+      await b.start();
+      expect(b.isLeader).toBe(true);
+      await b.append([entry(2)]);
+      // a still believes it leads; its next write must be refused by the fencing check.
+      await expect(a.append([entry(3)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(a.isLeader).toBe(false);
+      await b.append([entry(4)]);
+      expect(await verifyAuditChain(s2)).toMatchObject({ valid: true, checked: 3 });
+      await a.stop();
+      await b.stop();
+    } finally {
+      await s1.close();
+      await s2.close();
+      await place.remove();
+    }
+  });
+});
