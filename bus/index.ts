@@ -8,6 +8,7 @@ export { requestSubject, eventSubject } from './define.ts';
 export { createMemoryNetwork, createMemoryTransport } from './memory-transport.ts';
 export type { MemoryNetwork, MemoryTransportOptions } from './memory-transport.ts';
 export { connectNatsTransport } from './nats-transport.ts';
+export { namespacedTransport } from './namespace.ts';
 export type { NatsTransportOptions } from './nats-transport.ts';
 export { TransportError } from './types.ts';
 export type {

@@ -72,6 +72,11 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     name: 'nats',
 
     async request(subject, payload, hdrs, timeoutMs) {
+      // While reconnecting, nats.js would buffer the request and let it wait out its whole timeout
+      // even if the broker came back sooner; callers (audit sink, revocation view) retry themselves.
+      if (status === 'disconnected' || status === 'reconnecting') {
+        throw new TransportError('BUS_DISCONNECTED', `${subject}: not connected to NATS`);
+      }
       try {
         const msg = await nc.request(subject, payload, { timeout: Math.max(1, timeoutMs), headers: toMsgHdrs(hdrs) });
         return toRawMessage(msg);

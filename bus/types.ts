@@ -140,7 +140,8 @@ export interface TransportSubscription {
 }
 
 /** Local codes for transport failures (not in the HTTP catalogue; the edge maps them to 503). */
-export type TransportErrorCode = 'BUS_TIMEOUT' | 'BUS_NO_RESPONDERS' | 'BUS_CLOSED';
+/** `BUS_DISCONNECTED`: the connection to the broker is down (reconnecting); nothing was sent. */
+export type TransportErrorCode = 'BUS_TIMEOUT' | 'BUS_NO_RESPONDERS' | 'BUS_CLOSED' | 'BUS_DISCONNECTED';
 
 export class TransportError extends Error {
   readonly code: TransportErrorCode;

@@ -42,10 +42,13 @@ function routesFor(service: ServiceName, bus: Bus): EdgeRoutes {
 }
 
 /** The capability check's collaborators, over the process's token checker and revocation view. */
-export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined): CapabilityVerifier {
+export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined, audit?: AuditBatcher): CapabilityVerifier {
   const isAdminKey = adminKeyMatcher(adminKey);
   return {
     async verifyBearer(token) {
+      // Every decision is audited: while the audit backlog is full (chain writer unreachable for
+      // long), refuse rather than act unrecorded.
+      if (audit && !audit.healthy()) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } };
       const r = await checker.check(token);
       if (!r.ok) return r;
       const c = r.claims;
@@ -68,7 +71,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const app = await createEdgeApp({
     service: d.service,
     logger,
-    verifier: edgeVerifier(d.checker, d.config.adminKey),
+    verifier: edgeVerifier(d.checker, d.config.adminKey, d.audit),
     audit: { record: (decision) => d.audit.record(decision) },
     readiness: async () => {
       const checks: Record<string, boolean> = {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SuiteConfig } from '../config/index.ts';
-import { createBus, connectNatsTransport, createMemoryNetwork, type Bus } from '../bus/index.ts';
+import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, type Bus } from '../bus/index.ts';
 import { openStorage, type Storage } from '../storage/index.ts';
 import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
@@ -48,9 +48,10 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
   const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   try {
-    const transport = config.natsUrl
-      ? await connectNatsTransport({ servers: config.natsUrl, name: holder })
+    const wire = config.natsServers
+      ? await connectNatsTransport({ servers: [...config.natsServers], name: holder })
       : createMemoryNetwork().connect();
+    const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
       onError: (err, info) => logger.warn({ err, subject: info.subject, stage: info.stage }, 'bus message failed'),
     });

@@ -64,3 +64,13 @@ describe('configuration', () => {
     expect(await readFile(join(dir, 'secrets.json'), 'utf8')).toContain('PRIVATE KEY');
   });
 });
+
+describe('bus configuration', () => {
+  it('accepts a comma-separated NATS cluster and a namespace', () => {
+    const c = loadConfig({ SUITE_NATS_URL: 'nats://a:4222, nats://b:4222', SUITE_BUS_NAMESPACE: 'prod.eu' });
+    expect(c.natsServers).toEqual(['nats://a:4222', 'nats://b:4222']);
+    expect(c.busNamespace).toBe('prod.eu');
+    expect(() => loadConfig({ SUITE_NATS_URL: 'nats://a:4222,http://b' })).toThrow(/SUITE_NATS_URL/);
+    expect(() => loadConfig({ SUITE_BUS_NAMESPACE: 'a b' })).toThrow(/SUITE_BUS_NAMESPACE/);
+  });
+});

@@ -33,7 +33,10 @@ export interface SuiteConfig {
   readonly databaseUrl: string | undefined;
   /** PGlite data directory; undefined = in memory (nothing survives a restart). */
   readonly dbPath: string | undefined;
-  readonly natsUrl: string | undefined;
+  /** `SUITE_NATS_URL`, comma-separated for a cluster; undefined = the in-process memory bus. */
+  readonly natsServers: readonly string[] | undefined;
+  /** `SUITE_BUS_NAMESPACE`: prefix of every subject on the wire, so deployments can share a broker. */
+  readonly busNamespace: string | undefined;
   readonly host: string;
   readonly ports: Readonly<Record<ServiceName, number>>;
   /** Newest first: the first signs, all validate. */
@@ -116,9 +119,15 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('SUITE_DATABASE_URL', 'must be a postgres:// URL');
   }
-  const natsUrl = str('SUITE_NATS_URL');
-  if (natsUrl !== undefined && !/^(nats|tls|ws|wss):\/\//.test(natsUrl) && !/^[\w.-]+:\d+$/.test(natsUrl)) {
-    throw new ConfigError('SUITE_NATS_URL', 'must be a nats:// URL or host:port');
+  const natsServers = str('SUITE_NATS_URL')?.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const url of natsServers ?? []) {
+    if (!/^(nats|tls|ws|wss):\/\/[^\s]+$/.test(url) && !/^[\w.-]+:\d+$/.test(url)) {
+      throw new ConfigError('SUITE_NATS_URL', `"${url}" is not a nats:// URL or host:port (separate several with commas)`);
+    }
+  }
+  const busNamespace = str('SUITE_BUS_NAMESPACE');
+  if (busNamespace !== undefined && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(busNamespace)) {
+    throw new ConfigError('SUITE_BUS_NAMESPACE', 'must be dot-separated tokens of letters, digits, _ and -');
   }
   const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
@@ -132,7 +141,8 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     dataDir,
     databaseUrl,
     dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? `${dataDir}/pglite` : undefined),
-    natsUrl,
+    natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
+    busNamespace,
     host: str('SUITE_HOST') ?? '127.0.0.1',
     ports,
     hmacSecrets,

@@ -86,6 +86,9 @@ export class RevocationView implements RevocationLookup {
 
   #resync(): void {
     if (this.#syncing || this.#stopped) return;
+    // A retry scheduled by an earlier failed snapshot is superseded by this attempt.
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     this.#behind = true;
     this.#seenDuringSync = new Set();
     this.#syncing = this.#loadSnapshot().finally(() => {

@@ -1,0 +1,130 @@
+/**
+ * One `node cli/suite.ts run ROLE...` process of a local cluster: its ports, its readiness (edges
+ * answer /ready 200, actor roles answer on the bus), its output across restarts.
+ */
+import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
+import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
+import { subjects } from '../bus/subjects.ts';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Child, freePort, waitFor, type Exit } from './child.ts';
+import { hasResponder } from './nats-probe.ts';
+
+/** A reply on this subject shows the role is up (the chain writer answers only once it leads). */
+const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
+  'actor:chain-writer': subjects.auditAppend.subject,
+  'actor:audit': subjects.auditList.subject,
+  'actor:revocation': subjects.revocationSnapshot.subject,
+  'actor:tokens': subjects.tokenValidate.subject,
+};
+
+export interface ProcessPlan {
+  readonly name: string;
+  readonly roles: readonly Role[];
+}
+
+export interface Shared {
+  readonly env: Readonly<Record<string, string>>;
+  readonly probe: NatsConnection;
+  readonly readyTimeoutMs: number;
+  /** The repository root: children run `cli/suite.ts` from there. */
+  readonly cwd: string;
+}
+
+/** One process of the cluster; it keeps its ports across restarts, so its URLs stay the same. */
+export class ClusterProcess {
+  readonly name: string;
+  readonly roles: readonly Role[];
+  readonly #shared: Shared;
+  #ports: Partial<Record<ServiceName, number>> = {};
+  #child: Child | undefined;
+  #earlier: string[] = [];
+
+  constructor(plan: ProcessPlan, shared: Shared) {
+    this.name = plan.name;
+    this.roles = plan.roles;
+    this.#shared = shared;
+  }
+
+  get services(): ServiceName[] {
+    return this.roles.filter(isEdgeRole).map((r) => EDGE_ROLES[r]);
+  }
+
+  get running(): boolean {
+    return this.#child?.running ?? false;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  url(service: ServiceName, path = ''): string {
+    const port = this.#ports[service];
+    if (port === undefined) throw new Error(`process ${this.name} serves no ${service} edge`);
+    return `http://127.0.0.1:${port}${path}`;
+  }
+
+  /** Spawn and wait until ready. A port taken meanwhile by someone else is re-chosen (first start only). */
+  async start(): Promise<void> {
+    if (this.running) throw new Error(`process ${this.name} is already running`);
+    const fixed = Object.keys(this.#ports).length > 0;
+    for (let attempt = 1; ; attempt++) {
+      if (!fixed) for (const s of this.services) this.#ports[s] = await freePort();
+      this.#spawn();
+      try {
+        await this.waitReady();
+        return;
+      } catch (err) {
+        const clash = !this.running && /EADDRINUSE/.test(this.#child?.output() ?? '');
+        if (!clash || fixed || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /** Until every edge of the process answers /ready 200 and each of its actor roles answers the bus. */
+  async waitReady(timeoutMs = this.#shared.readyTimeoutMs): Promise<void> {
+    const child = this.#child;
+    if (child === undefined) throw new Error(`process ${this.name} was never started`);
+    const isActor = (r: Role): r is ActorRole => !isEdgeRole(r);
+    const pending = new Set<string>([...this.services, ...this.roles.filter(isActor)]);
+    const isReady = async (item: string): Promise<boolean> => {
+      const subject = (ACTOR_SUBJECTS as Readonly<Record<string, string>>)[item];
+      if (subject !== undefined) return hasResponder(this.#shared.probe, subject);
+      const ready = await fetch(this.url(item as ServiceName, '/ready'), { signal: AbortSignal.timeout(1000) });
+      return ready.status === 200;
+    };
+    await waitFor(async () => {
+      for (const item of [...pending]) if (await isReady(item)) pending.delete(item);
+      return pending.size === 0;
+    }, {
+      timeoutMs,
+      abort: () => (child.running ? undefined : `process ${this.name} exited before it was ready:\n${child.output()}`),
+      describe: () => `process ${this.name} not ready after ${timeoutMs} ms (waiting for ${[...pending].join(', ')}):\n${child.output()}`,
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs = 10_000): Promise<Exit> {
+    return this.#child?.stop(graceMs) ?? Promise.resolve({ code: null, signal: null });
+  }
+
+  /** Signal the process group without waiting (e.g. SIGKILL for a crash). */
+  signal(sig: NodeJS.Signals): void {
+    this.#child?.signal(sig);
+  }
+
+  exited(): Promise<Exit> {
+    return this.#child?.exited() ?? Promise.resolve({ code: null, signal: null });
+  }
+
+  /** Output of this process, earlier incarnations included. */
+  output(): string {
+    return [...this.#earlier, this.#child?.output() ?? ''].filter((s) => s !== '').join('\n');
+  }
+
+  #spawn(): void {
+    if (this.#child !== undefined) this.#earlier.push(this.#child.output());
+    const env: Record<string, string> = { ...this.#shared.env };
+    for (const [service, port] of Object.entries(this.#ports)) env[PORT_VARIABLES[service as ServiceName]] = String(port);
+    this.#child = new Child({ name: this.name, args: ['cli/suite.ts', 'run', ...this.roles], env, cwd: this.#shared.cwd });
+  }
+}
