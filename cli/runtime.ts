@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SuiteConfig } from '../config/index.ts';
-import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, type Bus } from '../bus/index.ts';
+import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, SuiteError, type Bus } from '../bus/index.ts';
 import { openStorage, type Storage } from '../storage/index.ts';
 import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
@@ -53,7 +53,12 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       : createMemoryNetwork().connect();
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
-      onError: (err, info) => logger.warn({ err, subject: info.subject, stage: info.stage }, 'bus message failed'),
+      // A refused payload is a peer's mistake, described by its message; a handler's throw is ours
+      // and keeps its stack.
+      onError: (err, info) => logger.warn(
+        err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
+        'bus message failed',
+      ),
     });
     phases.infra.push({ name: 'bus', stop: () => bus.drain() });
 

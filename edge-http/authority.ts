@@ -8,12 +8,15 @@ import type { ErrorData } from '../bus/errors.ts';
  * - `public`: no credential.
  * - `scope`: a bearer capability token carrying `scope`; with `admin: true` the
  *   `X-Suite-Admin-Key` header is accepted instead (the spec's "(or admin key)" routes).
+ * - `token`: any valid capability token, whatever its scopes (capability discovery,
+ *   `GET /capabilities`); with `admin: true` the admin key too.
  * - `admin`: the admin key only (identities, model pins).
  * - `tenant`: the `X-Suite-Tenant-Key` header only (`GET /usage`).
  */
 export type Authority =
   | { kind: 'public' }
   | { kind: 'scope'; scope: string; admin?: boolean }
+  | { kind: 'token'; admin?: boolean }
   | { kind: 'admin' }
   | { kind: 'tenant' };
 

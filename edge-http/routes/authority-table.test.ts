@@ -91,3 +91,20 @@ describe('every route of every listener under every credential', () => {
     expect(rows.length).toBeGreaterThanOrEqual(6 * 6 * 3);
   }, 60_000);
 });
+
+describe('GET /capabilities', () => {
+  it('lists exactly the routes a token may call on that listener, and everything for the admin key', async () => {
+    const narrow = await t.mint(['audit:read']);
+    const res = await fetch(t.url('token', '/capabilities'), { headers: { authorization: `Bearer ${narrow.token}` } });
+    const body = (await res.json()) as { sub: string; scope: string[]; exp: number; routes: Array<{ method: string; url: string }> };
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ sub: 'test-agent', scope: ['audit:read'], exp: narrow.exp });
+    const names = body.routes.map((r) => `${r.method} ${r.url}`);
+    expect(names).toEqual(expect.arrayContaining(['GET /audit', 'GET /audit/verify', 'GET /plans', 'GET /health', 'GET /capabilities']));
+    expect(names).not.toContain('POST /auth/token');
+    expect(names).not.toContain('POST /auth/token/revoke');
+    const admin = await fetch(t.url('token', '/capabilities'), { headers: { 'x-suite-admin-key': t.adminKey } });
+    const adminNames = ((await admin.json()) as { routes: Array<{ method: string; url: string }> }).routes.map((r) => `${r.method} ${r.url}`);
+    expect(adminNames).toEqual(expect.arrayContaining(['POST /auth/token', 'POST /auth/token/revoke', 'GET /audit']));
+  });
+});

@@ -1,0 +1,132 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { MetricsRegistry } from '../observability/index.ts';
+import type { AuditSink, CapabilityVerifier } from './authority.ts';
+import { accessLogger } from './plugins/access-log.ts';
+import { createRouteTable } from './plugins/authority.ts';
+import type { TenantResolver } from './plugins/capability.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
+import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
+import { installOpsRoutes } from './plugins/ops.ts';
+import { installCapabilitiesRoute } from './plugins/capabilities.ts';
+import { createLimiter } from './plugins/rate-limit.ts';
+import { genRequestId, installRequestIdEcho } from './plugins/request-id.ts';
+import { installRoutePipeline } from './plugins/route-pipeline.ts';
+import { installPrincipal } from './principal.ts';
+import { SERVICES, type EdgeApp, type EdgeRoutes, type ServiceName } from './types.ts';
+import { validatorCompiler } from './validation.ts';
+
+export interface EdgeOptions {
+  service: ServiceName;
+  logger: Logger;
+  verifier: CapabilityVerifier;
+  audit: AuditSink;
+  /** Resolves tenant keys for `tenant` routes; absent until tenancy exists (then they answer 401). */
+  tenants?: TenantResolver;
+  /** Each named dependency usable or not; `/ready` is 503 when any is false. */
+  readiness: () => Promise<Record<string, boolean>>;
+  rateLimit: { max: number; windowMs: number };
+  metrics: MetricsRegistry;
+  /** One info line per request (method, route, status, ms, reqId). */
+  accessLog: boolean;
+  /** Registers the service's routes; each must declare `config.authority`. */
+  routes: EdgeRoutes;
+  /** Largest accepted request body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+function positiveInteger(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(`createEdgeApp: ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Options checked and defaulted once; an error names the offending option. */
+function compile(options: EdgeOptions) {
+  if (!(SERVICES as readonly string[]).includes(options.service)) {
+    throw new TypeError(`createEdgeApp: service must be one of ${SERVICES.join(', ')}`);
+  }
+  return Object.freeze({
+    ...options,
+    bodyLimit: positiveInteger(options.bodyLimit ?? DEFAULT_BODY_LIMIT, 'bodyLimit'),
+    rateLimit: Object.freeze({
+      max: positiveInteger(options.rateLimit.max, 'rateLimit.max'),
+      windowMs: positiveInteger(options.rateLimit.windowMs, 'rateLimit.windowMs'),
+    }),
+  });
+}
+
+type Compiled = ReturnType<typeof compile>;
+
+/**
+ * The HTTP edge of one service (DESIGN, "The edges"): shared error shape, validation, capability
+ * check, rate limit, request ids, logs, metrics and the operations routes, then the service's
+ * routes in their own plugin. Resolves once the routes are registered; a route without an
+ * authority rejects here. Listen with `app.listen()`, stop with `app.close()` (it drains).
+ */
+export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
+  const o = compile(options);
+  const unmatched: OnUnmatched[] = [];
+  const onUnmatched: OnUnmatched = (request, reply) => {
+    for (const observe of unmatched) observe(request, reply);
+  };
+  const app = Fastify({
+    loggerInstance: o.logger,
+    // Fastify's own request lines would log on every request; ours is the opt-in access log.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestIdHeader: false,
+    genReqId: genRequestId,
+    bodyLimit: o.bodyLimit,
+    // Requests arriving while closing are served (and drained) rather than answered with
+    // Fastify's own 503 body, which is not in the error shape.
+    return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler(onUnmatched),
+    clientErrorHandler,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as EdgeApp;
+  try {
+    await install(app, o, unmatched, onUnmatched);
+  } catch (err) {
+    // A refused route (or a failed plugin) leaves a half-built app: release what it holds.
+    await app.close().catch(() => {});
+    throw err;
+  }
+  return app;
+}
+
+/** The shared plugins, in the order they must see routes and requests, then the routes. */
+async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUnmatched: OnUnmatched): Promise<void> {
+  const root = app as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
+  // body) adds its parser in its own plugin.
+  app.removeContentTypeParser('text/plain');
+  installPrincipal(root);
+  installRequestIdEcho(root);
+  installErrors(root, onUnmatched);
+
+  const none = (): void => {};
+  const observeUnmatched = routeObserver(o.metrics, o.service, UNMATCHED_ROUTE);
+  unmatched.push((request, reply) => observeUnmatched(request, reply, none));
+  if (o.accessLog) {
+    const logUnmatched = accessLogger(UNMATCHED_ROUTE);
+    unmatched.push((request, reply) => logUnmatched(request, reply, none));
+  }
+
+  installRoutePipeline(root, {
+    service: o.service,
+    table: createRouteTable(root),
+    limiter: await createLimiter(root, o.rateLimit),
+    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants },
+    metrics: o.metrics,
+    accessLog: o.accessLog,
+  });
+  installOpsRoutes(app, { service: o.service, readiness: o.readiness, metrics: o.metrics });
+  installCapabilitiesRoute(app, root, o.service);
+  await app.register(async (scope) => {
+    await o.routes(scope as unknown as EdgeApp);
+  });
+}

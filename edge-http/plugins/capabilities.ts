@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { scopeGrants } from '../../actors/capability/index.ts';
+import type { Authority, Principal } from '../authority.ts';
+import type { EdgeApp } from '../types.ts';
+import { listRoutes } from './authority.ts';
+
+const CapabilitiesSchema = Type.Object({
+  service: Type.String(),
+  sub: Type.String(),
+  scope: Type.Array(Type.String()),
+  exp: Type.Optional(Type.Integer()),
+  routes: Type.Array(Type.Object({ method: Type.String(), url: Type.String() })),
+});
+
+/** Whether a principal that passed the capability check for `token` routes may call a route. */
+export function mayCall(principal: Principal, authority: Authority): boolean {
+  const admin = principal.kind === 'admin';
+  switch (authority.kind) {
+    case 'public':
+      return true;
+    case 'token':
+      return !admin || authority.admin === true;
+    case 'scope':
+      return admin ? authority.admin === true : scopeGrants(principal.scope, authority.scope);
+    case 'admin':
+      return admin;
+    case 'tenant':
+      return false; // needs a tenant key, which is not a capability
+  }
+}
+
+/**
+ * `GET /capabilities` on every listener: who the caller is and which routes of this service its
+ * credential can call. Discovery filtered by capability, as the spec asks of the MCP server: an
+ * agent learns what it may do without probing, and never sees a route it cannot call.
+ */
+export function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, service: string): void {
+  app.get('/capabilities', {
+    config: { authority: { kind: 'token', admin: true } },
+    schema: { response: { 200: CapabilitiesSchema } },
+  }, async (request) => {
+    const p = request.principal;
+    const routes = listRoutes(root)
+      .filter((r) => r.method !== 'HEAD' && mayCall(p, r.authority))
+      .map((r) => ({ method: r.method, url: r.url }));
+    return { service, sub: p.sub ?? 'anonymous', scope: [...p.scope], ...(p.exp !== undefined ? { exp: p.exp } : {}), routes };
+  });
+}

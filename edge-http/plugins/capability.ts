@@ -1,0 +1,180 @@
+import type { FastifyRequest } from 'fastify';
+import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/errors.ts';
+import { scopeGrants } from '../../actors/capability/index.ts';
+import type { AuditSink, Authority, CapabilityVerifier, Principal, Verified } from '../authority.ts';
+import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from '../credentials.ts';
+import { ADMIN, setPrincipal } from '../principal.ts';
+
+/**
+ * Resolves `X-Suite-Tenant-Key` for `tenant` routes. Injected by the token service once tenancy
+ * exists; without it, tenant routes answer 401 `TENANT_KEY_INVALID`.
+ */
+export interface TenantResolver {
+  resolve(key: string): Promise<{ ok: true; tenantId: string } | { ok: false; error: ErrorData }>;
+}
+
+export interface CapabilityDeps {
+  verifier: CapabilityVerifier;
+  audit: AuditSink;
+  tenants?: TenantResolver;
+}
+
+/** A route's guard: throws a `SuiteError` to deny, returns to let the request through. */
+export type Guard = (request: FastifyRequest) => Promise<void>;
+
+/** What a decision is about: `${service} ${METHOD} ${route pattern}`, per method of the route. */
+export type Resources = Readonly<Record<string, string>>;
+
+/**
+ * One decision path per authority kind, built once per route at registration so the request path
+ * only reads headers and calls the verifier. Every allow and every deny is audited (subject, the
+ * required scope or `admin`/`tenant`, the resource, and the code or `granted`).
+ */
+export function guardFor(authority: Authority, resources: Resources, deps: CapabilityDeps): Guard | null {
+  switch (authority.kind) {
+    case 'public':
+      return null;
+    case 'scope':
+      return scopeGuard(authority.scope, authority.admin === true, resources, deps);
+    case 'token':
+      return scopeGuard(null, authority.admin === true, resources, deps);
+    case 'admin':
+      return adminGuard(resources, deps);
+    case 'tenant':
+      return tenantGuard(resources, deps);
+  }
+}
+
+interface Decision {
+  readonly action: string;
+  readonly resources: Resources;
+  readonly audit: AuditSink;
+}
+
+function resourceOf(decision: Decision, request: FastifyRequest): string {
+  // Every method of the route has an entry; the fallback only keeps a raw URL out of the audit.
+  return decision.resources[request.method] ?? 'unknown route';
+}
+
+function allow(d: Decision, request: FastifyRequest, principal: Principal, subject: string): void {
+  d.audit.record({
+    subject,
+    action: d.action,
+    resource: resourceOf(d, request),
+    result: 'allow',
+    reason: 'granted',
+    tenantId: principal.tenantId,
+  });
+  setPrincipal(request, principal);
+}
+
+function deny(
+  d: Decision,
+  request: FastifyRequest,
+  subject: string,
+  code: ErrorCode,
+  message: string,
+  tenantId?: string,
+): never {
+  d.audit.record({ subject, action: d.action, resource: resourceOf(d, request), result: 'deny', reason: code, tenantId });
+  throw new SuiteError(code, message);
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The admin key compared in constant time by the verifier; a wrong key is never a fallback to anything else. */
+function admitAdminKey(d: Decision, request: FastifyRequest, key: string, verifier: CapabilityVerifier): void {
+  if (!verifier.isAdminKey(key)) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'admin key not recognised');
+  allow(d, request, ADMIN, 'admin');
+}
+
+/**
+ * Bearer token route (spec, Authentication rules 2-4 and 10). When the route also accepts the admin
+ * key and that header is present, the admin key decides alone: a wrong key is 401 even beside a
+ * valid token, so a caller never gets a different authority than the one it presented.
+ */
+function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Resources, deps: CapabilityDeps): Guard {
+  // `null`: any valid token will do (authority kind `token`); audited under the action `token`.
+  const d: Decision = { action: scope ?? 'token', resources, audit: deps.audit };
+  const { verifier } = deps;
+  return async function checkScope(request) {
+    if (acceptsAdmin) {
+      const key = headerValue(request, ADMIN_KEY_HEADER);
+      if (key !== undefined) return admitAdminKey(d, request, key, verifier);
+    }
+    const authorization = request.headers.authorization;
+    if (authorization === undefined) deny(d, request, 'anonymous', 'TOKEN_MISSING', 'no Authorization header');
+    const token = bearerToken(authorization);
+    if (token === null) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'Authorization must be "Bearer <token>"');
+    // Fail closed (rule 10): a token cannot be trusted while revocations may be missing.
+    if (!verifier.revocationTrusted()) {
+      deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; try again shortly');
+    }
+    const verified = await verifyOrDeny(d, request, verifier, token);
+    const principal = verified.principal;
+    const subject = principal.sub ?? 'anonymous';
+    if (scope !== null && !scopeGrants(principal.scope, scope)) {
+      deny(d, request, subject, 'CAPABILITY_INSUFFICIENT', `token does not grant ${scope}`, principal.tenantId);
+    }
+    allow(d, request, principal, subject);
+  };
+}
+
+async function verifyOrDeny(
+  d: Decision,
+  request: FastifyRequest,
+  verifier: CapabilityVerifier,
+  token: string,
+): Promise<Extract<Verified, { ok: true }>> {
+  let verified: Verified;
+  try {
+    verified = await verifier.verifyBearer(token);
+  } catch (err) {
+    // The verifier failing is a denial too (fail closed), audited before the 500 reports it.
+    d.audit.record({
+      subject: 'anonymous',
+      action: d.action,
+      resource: resourceOf(d, request),
+      result: 'deny',
+      reason: 'INTERNAL_ERROR',
+      tenantId: undefined,
+    });
+    throw err;
+  }
+  if (!verified.ok) deny(d, request, 'anonymous', verified.error.code, verified.error.message);
+  return verified;
+}
+
+/** Admin-key-only route (identities, model pins): a bearer token, whatever its scopes, is not enough. */
+function adminGuard(resources: Resources, deps: CapabilityDeps): Guard {
+  const d: Decision = { action: 'admin', resources, audit: deps.audit };
+  return async function checkAdmin(request) {
+    const key = headerValue(request, ADMIN_KEY_HEADER);
+    if (key !== undefined) return admitAdminKey(d, request, key, deps.verifier);
+    if (request.headers.authorization !== undefined) {
+      deny(d, request, 'anonymous', 'CAPABILITY_INSUFFICIENT', 'this route requires the admin key');
+    }
+    deny(d, request, 'anonymous', 'TOKEN_MISSING', `this route requires the ${ADMIN_KEY_HEADER} header`);
+  };
+}
+
+/** Tenant-key route (`GET /usage`; spec: 401 without tenant key, rule 6 for unknown and suspended). */
+function tenantGuard(resources: Resources, deps: CapabilityDeps): Guard {
+  const d: Decision = { action: 'tenant', resources, audit: deps.audit };
+  return async function checkTenant(request) {
+    const key = headerValue(request, TENANT_KEY_HEADER);
+    if (key === undefined || key === '') {
+      deny(d, request, 'anonymous', 'TENANT_KEY_INVALID', `this route requires the ${TENANT_KEY_HEADER} header`);
+    }
+    if (deps.tenants === undefined) {
+      deny(d, request, 'anonymous', 'TENANT_KEY_INVALID', 'tenant keys are not accepted by this deployment');
+    }
+    const resolved = await deps.tenants.resolve(key);
+    if (!resolved.ok) deny(d, request, 'anonymous', resolved.error.code, resolved.error.message);
+    const principal: Principal = { kind: 'tenant', scope: [], tenantId: resolved.tenantId };
+    allow(d, request, principal, 'tenant');
+  };
+}

@@ -1,0 +1,148 @@
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/errors.ts';
+import type { Result } from '../../bus/types.ts';
+import { statusOf } from '../status.ts';
+
+/** Every error body (spec, Errors): `{error: {code, message}}`. */
+export interface ErrorBody {
+  error: ErrorData;
+}
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+/** Minimal reply surface, so typed replies of any route (schema generics) can be passed in. */
+interface Replier {
+  code(statusCode: number): Replier;
+  send(payload?: unknown): unknown;
+}
+
+/** Answer catalogue error data with the status of its code. */
+export function sendError<R extends Replier>(reply: R, error: ErrorData): R {
+  reply.code(statusOf(error.code)).send(errorBody(error.code, error.message));
+  return reply;
+}
+
+/**
+ * Answer a bus `Result`: the value with `okStatus`, or the error data with its code's status.
+ * Return it from an async handler (`return sendResult(reply, await bus.request(...))`).
+ */
+export function sendResult<T, R extends Replier>(reply: R, result: Result<T>, okStatus = 200): R {
+  if (result.ok) {
+    reply.code(okStatus).send(result.value);
+    return reply;
+  }
+  return sendError(reply, result.error);
+}
+
+/** Called after an answer no route matched (404, unparseable URL): metrics and access log. */
+export type OnUnmatched = (request: FastifyRequest, reply: FastifyReply) => void;
+
+const GENERIC_INTERNAL = 'internal error';
+
+interface MaybeFastifyError {
+  code?: unknown;
+  statusCode?: unknown;
+  validation?: unknown;
+  message?: unknown;
+}
+
+/**
+ * Which client mistakes become `INVALID_REQUEST`, and with what words. Fastify's own messages
+ * are kept (schema violations name the field: "body/scope must be array"); the JSON parser's
+ * would quote the body back, and the media-type one does not say what is expected.
+ */
+function requestErrorMessage(error: MaybeFastifyError): string | null {
+  if (error.validation !== undefined) return String(error.message);
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 0;
+  if (status < 400 || status >= 500) return null;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'body is not valid JSON';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported content-type; send application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'body is too large';
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('FST_')) return String(error.message);
+  // A client error raised while reading the request (aborted upload and the like).
+  return 'request could not be read';
+}
+
+function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  if (error instanceof SuiteError) {
+    if (error.code === 'INTERNAL_ERROR') {
+      request.log.error({ err: error }, 'internal error');
+      sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });
+      return;
+    }
+    // An expected refusal (fail closed, dependency down): its code and text say all; no stack.
+    if (statusOf(error.code) >= 500) request.log.warn({ code: error.code, reason: error.message }, error.code);
+    sendError(reply, error.toData());
+    return;
+  }
+  const candidate: MaybeFastifyError = typeof error === 'object' && error !== null ? error : {};
+  const message = requestErrorMessage(candidate);
+  if (message !== null) {
+    sendError(reply, { code: 'INVALID_REQUEST', message });
+    return;
+  }
+  // Unknown failures never leak their text to the caller; the log keeps it.
+  request.log.error({ err: error }, 'unhandled error');
+  sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });
+}
+
+function notFoundMessage(request: FastifyRequest): string {
+  const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
+  return `no route ${request.method} ${url}`;
+}
+
+export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched): void {
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request) });
+    onUnmatched(request, reply);
+  });
+}
+
+/**
+ * Errors Fastify raises before routing (a URL it cannot decode), for the `frameworkErrors` option:
+ * same shape, and the request id echoed as on every other answer.
+ */
+export function frameworkErrorHandler(onUnmatched: OnUnmatched) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id);
+    if (error.code === 'FST_ERR_BAD_URL') {
+      sendError(reply, { code: 'INVALID_REQUEST', message: 'URL could not be decoded' });
+    } else {
+      request.log.error({ err: error }, 'framework error');
+      sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });
+    }
+    onUnmatched(request, reply);
+  };
+}
+
+/** Words for what Node's HTTP parser rejects; all are `INVALID_REQUEST`, the one status table holds. */
+function clientErrorMessage(code: string | undefined): string {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request timed out';
+  if (code === 'HPE_HEADER_OVERFLOW') return 'request headers too large';
+  return 'malformed HTTP request';
+}
+
+/**
+ * Requests Node's HTTP parser rejects never reach Fastify; answer them in the error shape too,
+ * unless the socket can no longer be written.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody('INVALID_REQUEST', clientErrorMessage(error.code)));
+  socket.end(
+    'HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

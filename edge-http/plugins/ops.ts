@@ -1,0 +1,71 @@
+import { Type, type Static } from 'typebox';
+import { ErrorDataSchema } from '../../bus/errors.ts';
+import type { MetricsRegistry } from '../../observability/index.ts';
+import type { Authority } from '../authority.ts';
+import { statusOf } from '../status.ts';
+import type { EdgeApp } from '../types.ts';
+
+export const HealthSchema = Type.Object({
+  status: Type.String(),
+  service: Type.String(),
+  uptime: Type.Integer({ description: 'seconds since the process started' }),
+});
+export type Health = Static<typeof HealthSchema>;
+
+const ChecksSchema = Type.Record(Type.String(), Type.Boolean());
+
+export const ReadySchema = Type.Object({ ready: Type.Literal(true), checks: ChecksSchema });
+/** Not ready: the error shape every error answer has, plus the checks that say which dependency. */
+export const NotReadySchema = Type.Object({ error: ErrorDataSchema, checks: ChecksSchema });
+
+export interface OpsOptions {
+  service: string;
+  /** Each named dependency usable or not; any false (or a throw) makes `/ready` answer 503. */
+  readiness: () => Promise<Record<string, boolean>>;
+  metrics: MetricsRegistry;
+}
+
+/** The status of `SERVICE_UNAVAILABLE` in the one table (typed as the literal the 503 schema expects). */
+const NOT_READY = statusOf('SERVICE_UNAVAILABLE') as 503;
+
+const PUBLIC: Authority = Object.freeze({ kind: 'public' });
+/** Probes and scrapes are public (spec, Operations routes) and never spend a rate-limit budget. */
+const OPS_CONFIG = Object.freeze({ authority: PUBLIC, rateLimit: false as const });
+
+/** The operations routes every service answers (spec, "Operations routes (all services)"). */
+export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
+  const { service, readiness, metrics } = options;
+
+  app.get('/health', { config: OPS_CONFIG, schema: { response: { 200: HealthSchema } } }, async () => ({
+    status: 'ok',
+    service,
+    uptime: Math.floor(process.uptime()),
+  }));
+
+  app.get(
+    '/ready',
+    { config: OPS_CONFIG, schema: { response: { 200: ReadySchema, 503: NotReadySchema } } },
+    async (request, reply) => {
+      let checks: Record<string, boolean>;
+      let failing: string[];
+      try {
+        checks = await readiness();
+        failing = Object.keys(checks).filter((name) => checks[name] !== true);
+      } catch (err) {
+        request.log.warn({ err }, 'readiness check failed');
+        checks = {};
+        failing = ['readiness check'];
+      }
+      if (failing.length === 0) return { ready: true as const, checks };
+      return reply.code(NOT_READY).send({
+        error: { code: 'SERVICE_UNAVAILABLE' as const, message: `not ready: ${failing.join(', ')}` },
+        checks,
+      });
+    },
+  );
+
+  app.get('/metrics', { config: OPS_CONFIG }, async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,33 @@
+import type { ErrorCode } from '../bus/errors.ts';
+
+/**
+ * The one place an error code becomes an HTTP status (DESIGN, "The bus": "the edge maps a code to
+ * its HTTP status in one place"). Typed as a full record, so a code added to the catalogue does
+ * not compile until it has a status here.
+ *
+ * Where the spec shows no status: `TOKEN_AUDIENCE_MISMATCH` is a credential failure like the other
+ * `TOKEN_*` codes (401); `INTERNAL_ERROR` is 500; `SERVICE_UNAVAILABLE` is 503 like `/ready`.
+ */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  INVALID_REQUEST: 400,
+  TOKEN_MISSING: 401,
+  TOKEN_INVALID: 401,
+  TOKEN_EXPIRED: 401,
+  TOKEN_REVOKED: 401,
+  TOKEN_AUDIENCE_MISMATCH: 401,
+  TENANT_KEY_INVALID: 401,
+  PROOF_REQUIRED: 401,
+  QUOTA_EXCEEDED: 402,
+  CAPABILITY_INSUFFICIENT: 403,
+  TENANT_SUSPENDED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  REVOCATION_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+});
+
+export function statusOf(code: ErrorCode): number {
+  return HTTP_STATUS[code];
+}
