@@ -61,3 +61,12 @@ export async function auditPageAfter(db: CommonQueryMethods, afterSeq: number, l
     select ${COLUMNS} from audit_entries where seq > ${afterSeq} order by seq asc limit ${limit}`);
   return [...rows];
 }
+
+const IdRow = rowSchema(Type.Object({ id: Type.String(), seq: Type.Number(), hash: Type.String() }));
+
+/** Entries already in the chain among these ids (a retried append must not write them again). */
+export async function findAuditIds(db: CommonQueryMethods, ids: readonly string[]): Promise<Map<string, { id: string; seq: number; hash: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.any(sql.type(IdRow)`select id, seq, hash from audit_entries where id = any(${sql.array([...ids], 'text')})`);
+  return new Map(rows.map((r) => [r.id, r]));
+}

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { auditHash, type AuditRecord } from '../chain/index.ts';
 import { insertAuditEntries } from '../../storage/index.ts';
@@ -10,7 +9,7 @@ export const auditChainSpec: ChainSpec<AuditInput, AuditRecord> = {
   seal(input, seq, prevHash) {
     const fields = {
       seq,
-      id: `aud_${randomBytes(8).toString('hex')}`,
+      id: input.id,
       timestamp: input.timestamp,
       subject: input.subject,
       action: input.action,

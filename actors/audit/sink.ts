@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/subjects.ts';
 
@@ -29,6 +30,8 @@ export class AuditBatcher {
   #retryDelay = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
+  readonly #idPrefix = randomBytes(9).toString('base64url');
+  #idCounter = 0;
 
   constructor(o: AuditBatcherOptions) {
     this.#bus = o.bus;
@@ -39,13 +42,13 @@ export class AuditBatcher {
   }
 
   /** Queue an entry; does not wait for the commit. */
-  record(entry: Omit<AuditInput, 'timestamp' | 'tenantId'> & { tenantId?: string | null }): void {
+  record(entry: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): void {
     this.#buffer.push({ entry: this.#complete(entry) });
     this.#schedule();
   }
 
   /** Queue an entry and resolve once it is committed to the chain (for writes such as issue and revoke). */
-  recordAndWait(entry: Omit<AuditInput, 'timestamp' | 'tenantId'> & { tenantId?: string | null }): Promise<void> {
+  recordAndWait(entry: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#buffer.push({ entry: this.#complete(entry), done: (err) => (err ? reject(err) : resolve()) });
       this.#schedule();
@@ -80,8 +83,10 @@ export class AuditBatcher {
     this.#buffer = [];
   }
 
-  #complete(e: Omit<AuditInput, 'timestamp' | 'tenantId'> & { tenantId?: string | null }): AuditInput {
-    return { ...e, tenantId: e.tenantId ?? null, timestamp: new Date(this.#clock()).toISOString() };
+  #complete(e: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): AuditInput {
+    // A random prefix per sink and a counter: unique across processes, and cheaper than random bytes per entry.
+    const id = `aud_${this.#idPrefix}${(this.#idCounter++).toString(36)}`;
+    return { ...e, id, tenantId: e.tenantId ?? null, timestamp: new Date(this.#clock()).toISOString() };
   }
 
   #schedule(): void {

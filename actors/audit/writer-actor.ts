@@ -6,6 +6,10 @@ import type { AuditRecord } from '../chain/index.ts';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { auditChainSpec } from './chain-spec.ts';
 import { errorData } from '../errors.ts';
+import { findAuditIds } from '../../storage/index.ts';
+
+type Appended = { id: string; seq: number; hash: string };
+const pick = (r: AuditRecord): Appended => ({ id: r.id, seq: r.seq, hash: r.hash });
 
 export interface AuditWriterActorOptions {
   bus: Bus;
@@ -22,10 +26,13 @@ export interface AuditWriterActorOptions {
 export class AuditWriterActor {
   readonly #bus: Bus;
   readonly #writer: ChainWriter<AuditInput, AuditRecord>;
+  readonly #storage: Storage;
+  readonly #inFlight = new Map<string, Promise<Appended>>();
   #serving: Subscription | undefined;
 
   constructor(o: AuditWriterActorOptions) {
     this.#bus = o.bus;
+    this.#storage = o.storage;
     this.#writer = new ChainWriter({
       storage: o.storage,
       spec: auditChainSpec,
@@ -53,12 +60,46 @@ export class AuditWriterActor {
     if (this.#serving) return;
     this.#serving = this.#bus.serve(subjects.auditAppend, async ({ data }) => {
       try {
-        const records = await this.#writer.append(data.entries);
-        return { ok: true, value: { records: records.map((r) => ({ id: r.id, seq: r.seq, hash: r.hash })) } };
+        return { ok: true, value: { records: await this.#appendOnce(data.entries) } };
       } catch (err) {
         return { ok: false, error: errorData(err) };
       }
     }, { queue: 'chain-writer.audit' });
+  }
+
+  /**
+   * Append entries not already written. A recorder retries an append whose answer it never got
+   * (a timeout, a failover); entries with an id already committed, or being committed, are answered
+   * with their existing record instead of entering the chain twice.
+   */
+  async #appendOnce(entries: readonly AuditInput[]): Promise<Appended[]> {
+    const committed = await findAuditIds(this.#storage.pool, entries.map((e) => e.id));
+    const answers = new Map<string, Promise<Appended>>();
+    const fresh: AuditInput[] = [];
+    const freshIds = new Set<string>();
+    for (const e of entries) {
+      if (answers.has(e.id) || freshIds.has(e.id)) continue;
+      const known = committed.get(e.id);
+      const pending = known ? Promise.resolve(known) : this.#inFlight.get(e.id);
+      if (pending) answers.set(e.id, pending);
+      else {
+        freshIds.add(e.id);
+        fresh.push(e);
+      }
+    }
+    if (fresh.length > 0) {
+      const appending = this.#writer.append(fresh);
+      fresh.forEach((e, i) => {
+        const answer = appending.then((records) => pick(records[i] as AuditRecord));
+        this.#inFlight.set(e.id, answer);
+        answers.set(e.id, answer);
+      });
+      appending.then(
+        () => fresh.forEach((e) => this.#inFlight.delete(e.id)),
+        () => fresh.forEach((e) => this.#inFlight.delete(e.id)),
+      );
+    }
+    return Promise.all(entries.map((e) => answers.get(e.id) as Promise<Appended>));
   }
 
   async #unserve(): Promise<void> {

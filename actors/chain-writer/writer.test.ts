@@ -6,6 +6,7 @@ import type { AuditInput } from '../../bus/subjects.ts';
 import { ChainWriter } from './writer.ts';
 
 const entry = (i: number): AuditInput => ({
+  id: `aud_test${String(i).padStart(8, '0')}`,
   timestamp: new Date(1_800_000_000_000 + i).toISOString(),
   subject: `agent-${i % 7}`, action: 'test:append', resource: `r-${i}`, result: i % 5 ? 'allow' : 'deny', reason: 'test', tenantId: null,
 });

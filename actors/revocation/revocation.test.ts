@@ -104,4 +104,15 @@ describe('revocation actor and edge view', () => {
     await v.start();
     expect(v.trusted()).toBe(false);
   });
+
+  it('prunes revocations once their tokens have expired, and a new view no longer loads them', async () => {
+    const { insertRevocation, pruneRevocations } = await import('../../storage/index.ts');
+    const now = Math.floor(Date.now() / 1000);
+    await insertRevocation(storage.pool, { jti: 'short-lived', exp: now + 5, by: 'test' });
+    await insertRevocation(storage.pool, { jti: 'long-lived', exp: now + 3600, by: 'test' });
+    expect(await pruneRevocations(storage.pool, now + 10)).toBe(1);
+    const v = await view();
+    expect(v.isRevoked('short-lived')).toBe(false);
+    expect(v.isRevoked('long-lived')).toBe(true);
+  });
 });

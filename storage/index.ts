@@ -1,0 +1,30 @@
+/**
+ * What the storage folder offers. Actors receive a `Storage` (never open a pool themselves) and call
+ * the query functions below with `storage.pool` or a transaction. Query modules build typed queries
+ * with `sql.type(rowSchema(...))` (row-schema.ts).
+ */
+export type { Storage, StorageOptions } from './types.ts';
+export { openStorage, type OpenStorageOptions } from './open.ts';
+export { StorageError, silentLogger, type StorageErrorCode, type StorageLogger } from './errors.ts';
+export { DEFAULT_MIGRATIONS_DIR } from './migrate.ts';
+export { rowSchema } from './row-schema.ts';
+
+// Table modules (one per table group).
+export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type AuditFilter } from './audit.ts';
+export {
+  ensureChainHead,
+  readChainHead,
+  acquireChainLease,
+  renewChainLease,
+  releaseChainLease,
+  advanceChainHead,
+  type ChainHead,
+} from './chains.ts';
+export {
+  insertRevocation,
+  revocationVersion,
+  revocationSnapshot,
+  pruneRevocations,
+  type Revocation,
+} from './revocations.ts';
+export { insertIssuedToken, findIssuedToken, pruneIssuedTokens, type IssuedToken } from './tokens.ts';

@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { StorageLogger } from './errors.ts';
+import { StorageError } from './errors.ts';
+
+/**
+ * Numbered SQL migrations (`NNN_name.sql`), applied in order, each in its own transaction, recorded
+ * in `schema_migrations` with the checksum of the file. They run on a plain `pg` client rather than
+ * the slonik pool because a migration file holds several statements, which only the simple query
+ * protocol accepts (slonik always uses the extended protocol, one statement per query).
+ *
+ * Concurrency: every process takes the same session advisory lock for the whole run, so several
+ * replicas starting at once apply each migration exactly once; the others wait, then find nothing
+ * to do. A statement that cannot run in a transaction (CREATE INDEX CONCURRENTLY) is not supported.
+ */
+export const DEFAULT_MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+
+/** pg_advisory_lock key: fixed, and specific enough not to collide with anyone else's lock. */
+const MIGRATION_LOCK_KEY = 7_215_402_915_273_941;
+const FILE_NAME = /^(\d{3,})_([a-z0-9][a-z0-9_-]*)\.sql$/;
+
+export interface MigrationFile {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrateOptions {
+  /** postgres:// URL; migrate opens and closes its own connection. */
+  url: string;
+  /** Folder of `NNN_name.sql` files; a missing folder counts as empty. */
+  dir: string | URL;
+  logger: StorageLogger;
+  connectionTimeoutMs: number;
+}
+
+/** Apply pending migrations; returns the versions applied by this call. */
+export async function migrate(options: MigrateOptions): Promise<number[]> {
+  const files = await readMigrations(options.dir);
+  const client = new pg.Client({
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectionTimeoutMs,
+  });
+  // Without a listener, a connection dropped while idle would throw out of the event loop.
+  client.on('error', (error) => options.logger.warn({ err: error }, 'migration connection error'));
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StorageError('DATABASE_UNAVAILABLE', `cannot connect to migrate: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await applyPending(client, files, options.logger);
+    } finally {
+      // If this fails the connection is gone, and the lock with it; keep the original error.
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function applyPending(
+  client: pg.Client,
+  files: readonly MigrationFile[],
+  logger: StorageLogger,
+): Promise<number[]> {
+  // Inside the lock: concurrent CREATE TABLE IF NOT EXISTS can still collide on the catalog.
+  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version int PRIMARY KEY,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const applied = await client.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+  );
+  const byVersion = new Map(files.map((file) => [file.version, file]));
+  let highestApplied = 0;
+  for (const row of applied.rows) {
+    const file = byVersion.get(row.version);
+    if (file === undefined) {
+      throw new StorageError(
+        'MIGRATION_UNKNOWN',
+        `The database has migration ${row.version} (${row.name}) that this build does not have; ` +
+          'it was migrated by a newer build. Run that build (or newer).',
+      );
+    }
+    if (file.checksum !== row.checksum) {
+      throw new StorageError(
+        'MIGRATION_CHANGED',
+        `Migration ${formatName(file)} was changed after it was applied (checksum ${row.checksum} ` +
+          `in the database, ${file.checksum} on disk). Never edit an applied migration: restore ` +
+          'the file and add a new migration instead.',
+      );
+    }
+    highestApplied = Math.max(highestApplied, row.version);
+  }
+
+  const appliedVersions = new Set(applied.rows.map((row) => row.version));
+  const pending = files.filter((file) => !appliedVersions.has(file.version));
+  const done: number[] = [];
+  for (const file of pending) {
+    if (file.version < highestApplied) {
+      throw new StorageError(
+        'MIGRATION_OUT_OF_ORDER',
+        `Migration ${formatName(file)} is new but migration ${highestApplied} is already applied; ` +
+          'give it a number above every applied one.',
+      );
+    }
+    await applyOne(client, file);
+    logger.info({ version: file.version, name: file.name }, 'migration applied');
+    done.push(file.version);
+  }
+  return done;
+}
+
+async function applyOne(client: pg.Client, file: MigrationFile): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    // No parameters: pg sends it with the simple query protocol, which runs several statements.
+    await client.query(file.sql);
+    await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+      file.version,
+      file.name,
+      file.checksum,
+    ]);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw new StorageError('MIGRATION_FAILED', `Migration ${formatName(file)} failed: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The migration files of `dir`, sorted by version; files not ending in `.sql` are ignored. */
+export async function readMigrations(dirOrUrl: string | URL): Promise<MigrationFile[]> {
+  const dir = typeof dirOrUrl === 'string' ? dirOrUrl : fileURLToPath(dirOrUrl);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const files: MigrationFile[] = [];
+  for (const entry of entries.filter((name) => name.endsWith('.sql')).sort()) {
+    const match = FILE_NAME.exec(entry);
+    if (match === null) {
+      throw new StorageError(
+        'MIGRATION_INVALID',
+        `Migration file "${entry}" is not named NNN_name.sql (digits, underscore, lowercase name).`,
+      );
+    }
+    const sql = await readFile(join(dir, entry), 'utf8');
+    const version = Number(match[1]);
+    const duplicate = files.find((file) => file.version === version);
+    if (duplicate !== undefined) {
+      throw new StorageError('MIGRATION_INVALID', `Migrations ${formatName(duplicate)} and ${entry} share number ${version}.`);
+    }
+    // Line endings normalised: a checkout with CRLF (git autocrlf) is the same migration.
+    const checksum = createHash('sha256').update(sql.replaceAll('\r\n', '\n')).digest('hex');
+    files.push({ version, name: match[2] ?? '', sql, checksum });
+  }
+  return files.sort((a, b) => a.version - b.version);
+}
+
+function formatName(file: MigrationFile): string {
+  return `${String(file.version).padStart(3, '0')}_${file.name}.sql`;
+}

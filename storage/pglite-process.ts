@@ -1,0 +1,71 @@
+import { lockDataDir } from './data-dir.ts';
+import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
+
+/**
+ * Child-process entry (started by pglite.ts with fork): PGlite and its socket server, away from the
+ * main process. PGlite runs every query synchronously on its thread, so in the main process it
+ * would freeze the HTTP event loop; in a worker thread it shares V8's process-wide WebAssembly
+ * engine with the main thread, and we saw a worker teardown kill the whole process with SIGSEGV.
+ * A process keeps both the CPU time and any crash on its side of the loopback socket.
+ *
+ * argv[2]: JSON `{ dbPath?: string }`. Messages: parent -> child `{ type: 'stop' }`;
+ * child -> parent `ready`, `failed`, `stopped`. If the parent dies, the IPC channel closes and the
+ * child closes PGlite and exits, so no orphan keeps the data folder open.
+ */
+export type ChildToParent =
+  | { type: 'ready'; host: string; port: number }
+  | { type: 'failed'; message: string; code?: string }
+  | { type: 'stopped'; error?: string };
+
+export type ParentToChild = { type: 'stop' };
+
+const send = (message: ChildToParent): void => {
+  if (process.connected) process.send?.(message);
+};
+
+async function main(): Promise<void> {
+  if (process.send === undefined) throw new Error('pglite-process.ts must be started with fork()');
+  const options = JSON.parse(process.argv[2] ?? '{}') as { dbPath?: string };
+  let unlock: () => Promise<void> = async () => {};
+  let server: PgliteServer;
+  try {
+    // The lock records this process's pid: the one that really has the files open.
+    if (options.dbPath !== undefined) unlock = await lockDataDir(options.dbPath);
+    server = await startPgliteServer(options);
+  } catch (error) {
+    await unlock();
+    const code = (error as { code?: unknown }).code;
+    send({ type: 'failed', message: String((error as Error).message ?? error), ...(typeof code === 'string' ? { code } : {}) });
+    process.disconnect();
+    return;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      let failure: string | undefined;
+      try {
+        await server.stop();
+      } catch (error) {
+        failure = String(error);
+      }
+      // Unlock before answering: the parent may reopen the folder as soon as it hears back.
+      await unlock();
+      send(failure === undefined ? { type: 'stopped' } : { type: 'stopped', error: failure });
+      // With the channel closed and the server stopped nothing is left, and the process exits.
+      if (process.connected) process.disconnect();
+    })();
+    return stopping;
+  };
+  process.on('message', (message: ParentToChild) => {
+    if (message.type === 'stop') void stop();
+  });
+  process.on('disconnect', () => void stop());
+  // Ctrl+C reaches the whole process group, and a supervisor's SIGTERM may reach every process: the
+  // parent must first drain its pool (its transactions are still running here), then tell us to stop.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => {});
+  send({ type: 'ready', host: server.host, port: server.port });
+}
+
+await main();
