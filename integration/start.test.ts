@@ -1,0 +1,60 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Child, freePort, waitFor } from '../compose/child.ts';
+import { PORT_VARIABLES, SERVICES } from '../config/index.ts';
+
+/**
+ * The README's first command, as a newcomer runs it: `npm start` brings up all six listeners, each
+ * answering /health within 10 s, and the first run prints the admin key once. Ports are moved off the
+ * defaults (environment variables win) so the test can run beside a suite already on them.
+ */
+const repo = new URL('..', import.meta.url).pathname;
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function npmStart(dataDir: string, ports: Record<string, string>): Promise<{ child: Child; elapsedMs: number }> {
+  const started = Date.now();
+  const child = new Child({
+    name: 'npm start',
+    command: 'npm',
+    args: ['start', '--silent'],
+    cwd: repo,
+    env: { ...process.env, SUITE_DATA_DIR: dataDir, SUITE_LOG_LEVEL: 'warn', ...ports } as Record<string, string>,
+  });
+  await waitFor(
+    async () => {
+      const answers = await Promise.all(SERVICES.map((s) => fetch(`http://127.0.0.1:${ports[PORT_VARIABLES[s]]}/health`).then((r) => r.status, () => 0)));
+      return answers.every((s) => s === 200);
+    },
+    { timeoutMs: 10_000, intervalMs: 50, describe: () => `listeners not healthy within 10 s:\n${child.output()}`, abort: () => (child.running ? undefined : `npm start exited:\n${child.output()}`) },
+  );
+  return { child, elapsedMs: Date.now() - started };
+}
+
+describe('npm start', () => {
+  it('brings up the six listeners within 10 s and prints the admin key on the first run only', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-start-')), 'data');
+    dirs.push(dataDir);
+    const ports: Record<string, string> = {};
+    for (const s of SERVICES) ports[PORT_VARIABLES[s]] = String(await freePort());
+
+    const first = await npmStart(dataDir, ports);
+    console.log(`npm start: six listeners healthy after ${first.elapsedMs} ms (first run)`);
+    for (const s of SERVICES) {
+      const health = (await (await fetch(`http://127.0.0.1:${ports[PORT_VARIABLES[s]]}/health`)).json()) as { service: string };
+      expect(health.service).toBe(s);
+    }
+    expect(first.child.output()).toMatch(/Admin key \(shown once\): sk_admin_/);
+    // npm itself ends by the signal; the suite's clean exit code is asserted in shutdown.test.ts.
+    expect((await first.child.stop()).signal).not.toBe('SIGKILL');
+
+    const second = await npmStart(dataDir, ports);
+    console.log(`npm start: six listeners healthy after ${second.elapsedMs} ms (second run)`);
+    expect(second.child.output()).not.toMatch(/Admin key/);
+    expect((await second.child.stop()).signal).not.toBe('SIGKILL');
+  }, 60_000);
+});
