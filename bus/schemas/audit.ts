@@ -3,6 +3,8 @@ import { Type, type Static } from 'typebox';
 const Iso = Type.String({ format: 'date-time' });
 
 export const AuditInputSchema = Type.Object({
+  /** Assigned by the recorder, so that a retried append is recognised and not written twice. */
+  id: Type.String({ pattern: '^aud_[A-Za-z0-9_-]{8,64}$' }),
   timestamp: Iso,
   subject: Type.String({ minLength: 1, maxLength: 512 }),
   action: Type.String({ minLength: 1, maxLength: 256 }),
