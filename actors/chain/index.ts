@@ -2,3 +2,9 @@
 export { canonicalJson, sha256Hex, hashCanonical, GENESIS_HASH } from './canonical.ts';
 export { auditHash, AUDIT_FORMAT_VERSION, type AuditFields, type AuditRecord } from './audit-record.ts';
 export { AuditChainVerifier, type AuditVerification } from './audit-verify.ts';
+export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner } from './ed25519.ts';
+export {
+  executionHash, executionSignedObject, EXECUTION_FORMAT_VERSION,
+  type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
+} from './execution-record.ts';
+export { ExecutionChainVerifier, checkExecution, type ChainVerification, type KeyLookup } from './execution-verify.ts';
