@@ -12,6 +12,19 @@ export { rowSchema } from './row-schema.ts';
 // Table modules (one per table group).
 export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type AuditFilter } from './audit.ts';
 export {
+  insertExecutions,
+  getExecution,
+  findExecutionByIdempotencyKey,
+  executionsPageAfter,
+  executionHashAt,
+  registerTraceKey,
+  findTraceKeys,
+  currentTraceKey,
+  type NewExecution,
+  type TraceKey,
+  type PublishedKey,
+} from './executions.ts';
+export {
   ensureChainHead,
   readChainHead,
   acquireChainLease,

@@ -7,4 +7,5 @@ export {
   executionHash, executionSignedObject, EXECUTION_FORMAT_VERSION,
   type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
 } from './execution-record.ts';
+export { executionExportLine } from './execution-export.ts';
 export { ExecutionChainVerifier, checkExecution, type ChainVerification, type KeyLookup } from './execution-verify.ts';

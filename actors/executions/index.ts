@@ -1,0 +1,60 @@
+/** Execution traces: the chain's writer and readers on the bus, verification, and the cost rules. */
+import type { Bus } from '../../bus/index.ts';
+import type { Storage } from '../../storage/types.ts';
+import type { TraceSigner } from '../chain/index.ts';
+import { ExecutionReaderActor } from './reader-actor.ts';
+import { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
+
+export { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
+export { ExecutionReaderActor } from './reader-actor.ts';
+export { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult, type RecordResult } from './verify.ts';
+export { VerificationKeys } from './keys.ts';
+export { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
+export { costProblem, type CostInput } from './cost-rules.ts';
+
+export interface ExecutionActorsOptions {
+  bus: Bus;
+  storage: Storage;
+  /** `createTraceSigner(config.tracePrivateKeyPem)`: undefined there means an ephemeral key. */
+  signer: TraceSigner;
+  holder: string;
+  logger?: ExecutionWriterActorOptions['logger'];
+  /** `writer`: with the `actor:chain-writer` role; `reader`: wherever executions are read. */
+  roles: { writer: boolean; reader: boolean };
+  leaseMs?: number;
+}
+
+export interface RunningExecutionActors {
+  readonly writer: ExecutionWriterActor | undefined;
+  readonly reader: ExecutionReaderActor | undefined;
+  /** Readers first (no new work), then the writer commits what it holds and gives up its lease. */
+  stop(): Promise<void>;
+}
+
+/** Start the execution actors this process runs; `bus.flush()` afterwards makes them reachable over NATS. */
+export async function startExecutionActors(o: ExecutionActorsOptions): Promise<RunningExecutionActors> {
+  const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
+  const writer = o.roles.writer
+    ? new ExecutionWriterActor({
+      bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+    })
+    : undefined;
+  reader?.start();
+  try {
+    await writer?.start();
+  } catch (err) {
+    await reader?.stop();
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    writer,
+    reader,
+    stop: () => (stopping ??= (async () => {
+      await reader?.stop();
+      await writer?.stop();
+    })()),
+  };
+}

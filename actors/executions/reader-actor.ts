@@ -1,0 +1,87 @@
+import { SuiteError } from '../../bus/errors.ts';
+import type { Bus, Result, Subscription } from '../../bus/index.ts';
+import { subjects } from '../../bus/subjects.ts';
+import type { Storage } from '../../storage/types.ts';
+import { currentTraceKey, findTraceKeys, getExecution, type PublishedKey } from '../../storage/index.ts';
+import type { ExecutionRecord } from '../chain/index.ts';
+import { errorData } from '../errors.ts';
+import { VerificationKeys } from './keys.ts';
+import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
+
+/**
+ * Reads of the execution chain, on any number of replicas (queue group `executions`): one record,
+ * verification of one record or of the whole chain, and the published public keys. Verification
+ * needs no credential (core rule 3); the edge decides who may ask.
+ */
+export class ExecutionReaderActor {
+  readonly #bus: Bus;
+  readonly #storage: Storage;
+  #subs: Subscription[] = [];
+  /**
+   * Whole-chain verifications under way, by key choice. Requests arriving meanwhile share the run
+   * (its answer is as of the head it started from), so a public route cannot stack up scans.
+   */
+  readonly #chainRuns = new Map<string, Promise<ChainResult>>();
+
+  constructor(o: { bus: Bus; storage: Storage }) {
+    this.#bus = o.bus;
+    this.#storage = o.storage;
+  }
+
+  start(): void {
+    const queue = { queue: 'executions' };
+    this.#subs.push(
+      this.#bus.serve(subjects.executionsGet, ({ data }) => answer(async () => {
+        const record = await getExecution(this.#storage.pool, data.id);
+        if (!record) throw new SuiteError('NOT_FOUND', 'no execution with this id');
+        return { record };
+      }), queue),
+      this.#bus.serve(subjects.executionsVerify, ({ data }) => answer(async () => {
+        if (data.record !== undefined && data.id !== undefined) throw new SuiteError('INVALID_REQUEST', 'give either record or id, not both');
+        const db = this.#storage.pool;
+        const keys = () => (data.publicKey !== undefined ? VerificationKeys.pinned(db, data.publicKey) : VerificationKeys.published(db));
+        if (data.record !== undefined) return verifyRecord(db, data.record as ExecutionRecord, keys());
+        if (data.id !== undefined) return verifyStoredRecord(db, data.id, keys());
+        return this.#verifyChain(data.publicKey, keys());
+      }), queue),
+      this.#bus.serve(subjects.executionsKeys, ({ data }) => answer(async () => {
+        const db = this.#storage.pool;
+        const key = data.keyId !== undefined ? (await findTraceKeys(db, [data.keyId]))[0] : await currentTraceKey(db);
+        if (!key && data.keyId !== undefined) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
+        if (!key) throw new SuiteError('SERVICE_UNAVAILABLE', 'no execution writer has published its key yet');
+        return publicKeyAnswer(key);
+      }), queue),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const subs = this.#subs;
+    this.#subs = [];
+    await Promise.all(subs.map((s) => s.unsubscribe()));
+  }
+
+  #verifyChain(pem: string | undefined, keys: VerificationKeys): Promise<ChainResult> {
+    const k = pem ?? '';
+    let run = this.#chainRuns.get(k);
+    if (!run) {
+      run = verifyExecutionChain(this.#storage.pool, keys);
+      this.#chainRuns.set(k, run);
+      const done = () => this.#chainRuns.delete(k);
+      run.then(done, done);
+    }
+    return run;
+  }
+}
+
+async function answer<T>(work: () => Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (err) {
+    return { ok: false, error: errorData(err) };
+  }
+}
+
+/** Spec, "Trace public key response". */
+function publicKeyAnswer(k: PublishedKey) {
+  return { keyId: k.keyId, algorithm: 'Ed25519' as const, publicKey: k.publicKeyPem, ephemeral: k.ephemeral };
+}

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
+import type { Storage } from '../../storage/types.ts';
+import { createEdgeApp, RecordingAudit, type EdgeApp } from '../../edge-http/index.ts';
+import { executionRoutes } from '../../edge-http/routes/index.ts';
+import { edgeVerifier } from '../../cli/edge.ts';
+import { createLogger, createMetricsRegistry } from '../../observability/index.ts';
+import { createHmacKeyRing, mintToken, TokenChecker, type HmacKeyRing } from '../capability/index.ts';
+import { RevocationActor, RevocationView } from '../revocation/index.ts';
+import { createTraceSigner, type ExecutionRecord } from '../chain/index.ts';
+import { startExecutionActors, type RunningExecutionActors } from './index.ts';
+
+/**
+ * Test-only: the real token-service edge with the execution routes, over the real capability check
+ * (HMAC tokens, TokenChecker, revocation view fed by the revocation actor), the memory bus and the
+ * real execution actors on the storage given. Nothing is mocked; only cli/ wiring is left out.
+ */
+export interface ExecutionHarness {
+  readonly bus: Bus;
+  readonly storage: Storage;
+  readonly app: EdgeApp;
+  readonly actors: RunningExecutionActors;
+  /** Everything the edge and the actors logged, as written. */
+  logText(): string;
+  /** A real capability token (HS256, the harness's secret). */
+  token(scope: string[], claims?: { sub?: string; prf?: boolean; ten?: string }): Promise<string>;
+  /** POST /executions with a bearer token carrying `execution:record` unless one is given. */
+  record(body: unknown, o?: { token?: string; idempotencyKey?: string }): Promise<{ status: number; body: ExecutionRecord & { error?: { code: string; message: string } } }>;
+  /** Stop the execution actors and start them again as a new process would: new holder, this key. */
+  restartWriter(tracePrivateKeyPem: string | undefined): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ExecutionHarnessOptions {
+  storage: Storage;
+  /** Undefined: an ephemeral key, as with SUITE_TRACE_PRIVATE_KEY unset. */
+  tracePrivateKeyPem?: string | undefined;
+  leaseMs?: number;
+}
+
+export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise<ExecutionHarness> {
+  const written: string[] = [];
+  const logger = createLogger({ level: 'info', service: 'token', destination: { write: (line: string) => written.push(line) } });
+  const bus = createBus(createMemoryNetwork().connect());
+  const ring = await createHmacKeyRing([randomBytes(32).toString('hex')]);
+  const revocation = new RevocationActor({ bus, storage: o.storage, heartbeatMs: 200, logger });
+  revocation.start();
+  const view = new RevocationView({ bus, stalenessMs: 5_000, logger });
+  await view.start();
+  const checker = new TokenChecker({ ring, revocations: view });
+  const start = (pem: string | undefined) => startExecutionActors({
+    bus, storage: o.storage, signer: createTraceSigner(pem), holder: `test-${randomBytes(4).toString('hex')}`,
+    logger: logger.child({ component: 'executions' }), roles: { writer: true, reader: true },
+    ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+  });
+  let actors = await start(o.tracePrivateKeyPem);
+  const app = await createEdgeApp({
+    service: 'token', logger, verifier: edgeVerifier(checker, `admin-${randomBytes(8).toString('hex')}`),
+    audit: new RecordingAudit(), readiness: async () => ({ bus: bus.isConnected() }),
+    rateLimit: { max: 1_000_000, windowMs: 60_000 }, metrics: createMetricsRegistry(), accessLog: true,
+    routes: executionRoutes(bus),
+  });
+  await app.ready();
+  const defaultToken = await mintFor(ring, ['execution:record', 'execution:read'], {});
+  return {
+    bus, storage: o.storage, app,
+    get actors() {
+      return actors;
+    },
+    logText: () => written.join(''),
+    token: (scope, claims = {}) => mintFor(ring, scope, claims),
+    async record(body, r = {}) {
+      const res = await app.inject({
+        method: 'POST', url: '/executions', payload: body as object,
+        headers: { authorization: `Bearer ${r.token ?? defaultToken}`, ...(r.idempotencyKey !== undefined ? { 'idempotency-key': r.idempotencyKey } : {}) },
+      });
+      return { status: res.statusCode, body: res.json() };
+    },
+    async restartWriter(pem) {
+      await actors.stop();
+      actors = await start(pem);
+    },
+    async stop() {
+      await app.close();
+      await actors.stop();
+      await view.stop();
+      await revocation.stop();
+      await bus.drain();
+    },
+  };
+}
+
+async function mintFor(ring: HmacKeyRing, scope: string[], c: { sub?: string; prf?: boolean; ten?: string }): Promise<string> {
+  const minted = await mintToken(ring, {
+    sub: c.sub ?? 'agent-under-test', scope, lifetimeSeconds: 3600, now: Math.floor(Date.now() / 1000),
+    ...(c.prf ? { prf: true } : {}), ...(c.ten !== undefined ? { ten: c.ten } : {}),
+  });
+  return minted.token;
+}
+
+/** A valid POST /executions body; override any field. */
+export function executionBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    subject: 'agent-crm', scope: ['crm:write'], module: 'crm', action: 'update-contact',
+    input: { contact: 42, fields: { email: 'x@example.com' } }, output: { ok: true }, outcome: 'success',
+    ...overrides,
+  };
+}
+
