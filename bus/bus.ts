@@ -2,7 +2,9 @@ import { SuiteError } from './errors.ts';
 import { describeProblems } from './define.ts';
 import { checkReplyBytes, encodeJson, failure } from './envelope.ts';
 import { InFlight, settlesWithin } from './inflight.ts';
-import { answerRequest, noPropagation, receiveEvent, type ErrorStage, type ReceiveContext, type TracePropagation } from './receive.ts';
+import {
+  answerRequest, noPropagation, receiveEvent, type ErrorStage, type MessageKind, type ReceiveContext, type SendDone, type TracePropagation,
+} from './receive.ts';
 import { isValidPattern, isValidSubject } from './subject-pattern.ts';
 import {
   TransportError,
@@ -31,6 +33,9 @@ export interface BusOptions {
 }
 
 type BusConfig = Readonly<Required<BusOptions>>;
+
+/** How a publish that went out ends its producer span. */
+const PUBLISHED: Result<unknown> = Object.freeze({ ok: true, value: undefined });
 
 function compileOptions(options: BusOptions): BusConfig {
   const requestTimeoutMs = options.requestTimeoutMs ?? 5000;
@@ -68,11 +73,14 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
     },
   };
 
-  function outgoingHeaders(given: Headers | undefined): Headers {
-    const headers: Headers = { ...given };
-    // A caller forwarding a context it received (an edge relaying `traceparent`) keeps it.
-    if (!Object.hasOwn(headers, 'traceparent')) config.propagation.inject(headers);
-    return headers;
+  /**
+   * Adds the current trace context to a copy of the caller's headers; returns what ends the
+   * message's span when the propagation opened one. A caller forwarding a context it received (an
+   * edge relaying `traceparent`) keeps it, and no span is opened on its behalf.
+   */
+  function traceOutgoing(headers: Headers, subject: string, kind: MessageKind): SendDone | undefined {
+    if (Object.hasOwn(headers, 'traceparent')) return undefined;
+    return config.propagation.inject(headers, subject, kind) ?? undefined;
   }
 
   function assertAccepting(subject: string): void {
@@ -127,16 +135,21 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
         return failure('INVALID_REQUEST', `${name}: the request cannot be encoded as JSON`);
       }
       const timeoutMs = requestOptions.timeoutMs ?? config.requestTimeoutMs;
+      const headers: Headers = { ...requestOptions.headers };
+      const done = traceOutgoing(headers, name, 'request');
       let raw;
       try {
-        raw = await outgoing.track(transport.request(name, payload, outgoingHeaders(requestOptions.headers), timeoutMs));
+        raw = await outgoing.track(transport.request(name, payload, headers, timeoutMs));
       } catch (error) {
-        return transportFailure(error, name);
+        const failed = transportFailure(error, name);
+        done?.(failed);
+        return failed;
       }
       const checked = checkReplyBytes(name, subject.reply, raw.payload);
       if (checked.problem !== undefined) {
         ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
       }
+      done?.(checked.result);
       // checkReplyBytes validated the value against subject.reply.
       return checked.result as Result<ReplyOf<typeof subject>>;
     },
@@ -166,11 +179,16 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
       } catch (cause) {
         throw new SuiteError('INVALID_REQUEST', `${subject.subject}: the event cannot be encoded as JSON`, { cause });
       }
+      const headers: Headers = { ...publishOptions.headers };
+      const done = traceOutgoing(headers, subject.subject, 'event');
       try {
-        transport.publish(target, payload, outgoingHeaders(publishOptions.headers));
+        transport.publish(target, payload, headers);
       } catch (cause) {
-        throw new SuiteError('SERVICE_UNAVAILABLE', `${target}: the event could not be published`, { cause });
+        const error = new SuiteError('SERVICE_UNAVAILABLE', `${target}: the event could not be published`, { cause });
+        done?.({ ok: false, error: error.toData() });
+        throw error;
       }
+      done?.(PUBLISHED);
     },
 
     subscribe(subject, handler, subscribeOptions = {}) {
@@ -220,4 +238,4 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   return bus;
 }
 
-export type { TracePropagation, ErrorStage };
+export type { TracePropagation, ErrorStage, MessageKind, SendDone };

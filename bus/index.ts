@@ -3,7 +3,8 @@
  * deployment, memory for the embedded default). Subjects themselves are declared in `subjects.ts`.
  */
 export { createBus } from './bus.ts';
-export type { BusOptions, ErrorStage, TracePropagation } from './bus.ts';
+export type { BusOptions, ErrorStage, MessageKind, SendDone, TracePropagation } from './bus.ts';
+export { noPropagation } from './receive.ts';
 export { requestSubject, eventSubject } from './define.ts';
 export { createMemoryNetwork, createMemoryTransport } from './memory-transport.ts';
 export type { MemoryNetwork, MemoryTransportOptions } from './memory-transport.ts';

@@ -10,6 +10,7 @@ import type {
   RequestHandler,
   RequestOf,
   RequestSubject,
+  Result,
 } from './types.ts';
 
 /**
@@ -21,12 +22,32 @@ import type {
 export type ErrorStage = 'handler' | 'invalid-request' | 'invalid-reply' | 'invalid-event' | 'transport' | 'drain';
 export type Report = (error: unknown, subject: string, stage: ErrorStage) => void;
 
-/** W3C Trace Context propagation, injected so the bus does not depend on OpenTelemetry. */
+/**
+ * What a message is, for tracing: `request` is a request/reply exchange (client and server spans),
+ * `event` a publish (producer and consumer spans). The subject is the declared one, never a
+ * wildcard match or a namespaced wire name, so span names stay few and stable.
+ */
+export type MessageKind = 'request' | 'event';
+
+/** Ends the span of an outgoing message with how it went (the reply of a request, or the publish). */
+export type SendDone = (result: Result<unknown>) => void;
+
+/**
+ * W3C Trace Context propagation, injected so the bus does not depend on OpenTelemetry
+ * (observability/bus-tracing.ts implements it with spans; the default does nothing).
+ */
 export interface TracePropagation {
-  /** Adds the current context (`traceparent`, `tracestate`) to outgoing headers. */
-  inject(headers: Headers): void;
-  /** Runs `fn` inside the context carried by incoming headers. */
-  extract<T>(headers: Headers, fn: () => T): T;
+  /**
+   * Adds the current context (`traceparent`, `tracestate`) to the headers of an outgoing message.
+   * A tracing implementation opens the message's client or producer span here, injects that span's
+   * context, and returns what ends the span once the reply arrived or the publish went out.
+   */
+  inject(headers: Headers, subject: string, kind: MessageKind): SendDone | void;
+  /**
+   * Runs `fn` (the handler) inside the context carried by incoming headers; a tracing
+   * implementation runs it inside a server or consumer span, child of that context.
+   */
+  extract<T>(headers: Headers, fn: () => T, subject: string, kind: MessageKind): T;
 }
 
 export const noPropagation: TracePropagation = Object.freeze({
@@ -64,7 +85,7 @@ export async function answerRequest<S extends RequestSubject>(
     // Checked against subject.request just above.
     const data = decoded.value as RequestOf<S>;
     const incoming: Incoming<RequestOf<S>> = { subject: msg.subject, data, headers: msg.headers };
-    reply = await ctx.propagation.extract(msg.headers, () => handler(incoming));
+    reply = await ctx.propagation.extract(msg.headers, () => handler(incoming), name, 'request');
   } catch (error) {
     // The thrown text may hold internals (SQL, paths, secrets): it goes to the log, not the caller.
     ctx.report(error, name, 'handler');
@@ -97,7 +118,7 @@ export async function receiveEvent<S extends EventSubject>(
   }
   try {
     const incoming = { subject: msg.subject, data: decoded.value, headers: msg.headers };
-    await ctx.propagation.extract(msg.headers, () => handler(incoming));
+    await ctx.propagation.extract(msg.headers, () => handler(incoming), subject.subject, 'event');
   } catch (error) {
     ctx.report(error, msg.subject, 'handler');
   }

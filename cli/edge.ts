@@ -7,7 +7,7 @@ import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
 import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
 import { tokenRoutes } from '../edge-http/routes/index.ts';
-import type { MetricsRegistry } from '../observability/index.ts';
+import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
 
 export interface EdgeDeps {
@@ -21,6 +21,8 @@ export interface EdgeDeps {
   logger: Logger;
   /** One registry per process: every edge's series carry a `service` label. */
   metrics: MetricsRegistry;
+  /** The process's HTTP tracing; undefined when tracing is disabled (OTEL_SDK_DISABLED). */
+  tracing: EdgeTracing | undefined;
 }
 
 export interface RunningEdge {
@@ -87,6 +89,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     accessLog: d.config.accessLog,
     routes: routesFor(d.service, d.bus),
     bodyLimit: d.config.bodyLimitBytes,
+    ...(d.tracing !== undefined ? { tracing: d.tracing } : {}),
   });
   await app.listen({ host: d.config.host, port: d.config.ports[d.service] });
   const address = app.server.address();

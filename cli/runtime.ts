@@ -8,7 +8,8 @@ import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
 import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
 import { TokenActor } from '../actors/tokens/index.ts';
-import { createLogger, createMetricsRegistry } from '../observability/index.ts';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { createLogger, createMetricsRegistry, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
 import { startEdge, type RunningEdge } from './edge.ts';
 
@@ -19,6 +20,11 @@ export interface RunningSuite {
   readonly revocations: RevocationView | undefined;
   /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
   stop(): Promise<void>;
+}
+
+export interface SuiteOptions {
+  /** Tests: record spans into these processors (observability/tracing.ts, `spanProcessors`). */
+  spanProcessors?: readonly SpanProcessor[];
 }
 
 interface Stoppable {
@@ -43,16 +49,23 @@ interface Phases {
  * Start the given roles in this process. Embedded when no NATS URL is configured (memory bus), with
  * PGlite unless a Postgres URL is; the same code runs above the transport and the driver.
  */
-export async function startSuite(config: SuiteConfig, roles: readonly Role[], baseLogger?: Logger): Promise<RunningSuite> {
+export async function startSuite(
+  config: SuiteConfig, roles: readonly Role[], baseLogger?: Logger, options: SuiteOptions = {},
+): Promise<RunningSuite> {
   const logger = baseLogger ?? createLogger({ level: config.logLevel as 'info', service: 'suite' });
   const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   try {
+    // One tracer provider per process (shared if this process starts several suites). First in
+    // infra, so it stops last: after the bus drained and storage closed, it flushes their spans.
+    const tracing = startTracing({ settings: config.tracing, ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}) });
+    phases.infra.push({ name: 'tracing', stop: () => tracing.shutdown() });
     const wire = config.natsServers
       ? await connectNatsTransport({ servers: [...config.natsServers], name: holder })
       : createMemoryNetwork().connect();
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
+      propagation: tracing.propagation,
       // A refused payload is a peer's mistake, described by its message; a handler's throw is ours
       // and keeps its stack.
       onError: (err, info) => logger.warn(
@@ -69,6 +82,7 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
         ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
         ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
         logger: logger.child({ component: 'storage' }),
+        tracing: tracing.recording,
       });
       const s = storage;
       phases.infra.push({ name: 'storage', stop: () => s.close() });
@@ -125,7 +139,7 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
-        revocations: view as RevocationView, logger, metrics,
+        revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
       });
       edges.push(edge);
       phases.edges.push({ name: role, stop: () => edge.stop() });

@@ -71,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
     const shutdown = (signal: string) => {
       if (signalled) return;
       signalled = true;
-      logger.info({ signal }, 'shutting down: draining edges, then actors, then bus and storage');
+      logger.info({ signal }, 'shutting down: draining edges, then actors, then bus and storage; then the last spans are sent');
       const force = setTimeout(() => {
         logger.error('shutdown grace time exceeded; exiting');
         // Something still holds the event loop (a request waiting on a lost broker): leave anyway.

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { loadConfig, SERVICES, PORT_VARIABLES, type ServiceName, type SuiteConfig } from '../config/index.ts';
 import { createHmacKeyRing, mintToken } from '../actors/capability/index.ts';
 import { startSuite, type RunningSuite } from './runtime.ts';
@@ -21,7 +22,12 @@ export interface TestSuite {
   stop(): Promise<void>;
 }
 
-export async function startTestSuite(env: Record<string, string> = {}, roles: string[] = []): Promise<TestSuite> {
+export interface TestSuiteOptions {
+  /** Record spans into these (a `SimpleSpanProcessor` over an `InMemorySpanExporter`). */
+  spanProcessors?: readonly SpanProcessor[];
+}
+
+export async function startTestSuite(env: Record<string, string> = {}, roles: string[] = [], options: TestSuiteOptions = {}): Promise<TestSuite> {
   const adminKey = `test-admin-${randomBytes(8).toString('hex')}`;
   const ports = Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0']));
   const config = loadConfig({
@@ -32,7 +38,7 @@ export async function startTestSuite(env: Record<string, string> = {}, roles: st
     ...env,
   });
   const logger = pino({ level: config.logLevel });
-  const suite = await startSuite(config, parseRoles(roles), logger);
+  const suite = await startSuite(config, parseRoles(roles), logger, options);
   const portOf = (service: ServiceName) => {
     const edge = suite.edges.find((e) => e.service === service);
     if (!edge) throw new Error(`no ${service} edge in this test suite`);

@@ -74,3 +74,41 @@ describe('bus configuration', () => {
     expect(() => loadConfig({ SUITE_BUS_NAMESPACE: 'a b' })).toThrow(/SUITE_BUS_NAMESPACE/);
   });
 });
+
+describe('tracing configuration', () => {
+  it('exports nothing by default, and samples parent-based when it does', () => {
+    const t = loadConfig({}).tracing;
+    expect(t).toMatchObject({ disabled: false, serviceName: 'agent-authority-suite', otlpTracesEndpoint: undefined, sampler: 'parentbased_always_on', samplerRatio: 1 });
+  });
+
+  it('appends the traces path to the base endpoint and takes the traces endpoint as given', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.otlpTracesEndpoint).toBe('http://collector:4318/v1/traces');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c/otlp' }).tracing.otlpTracesEndpoint).toBe('https://c/otlp/v1/traces');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b/custom' }).tracing.otlpTracesEndpoint).toBe('http://b/custom');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing.otlpTracesEndpoint).toBeUndefined();
+  });
+
+  it('reads collector headers, percent-decoded, the traces ones first', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20k1, x-tenant = t' }).tracing.otlpHeaders).toEqual({ authorization: 'Bearer k1', 'x-tenant': 't' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'a=1', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'b=2' }).tracing.otlpHeaders).toEqual({ b: '2' });
+  });
+
+  it('names the offending variable, and never echoes a header value', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://c' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+    expect(() => loadConfig({ OTEL_SDK_DISABLED: 'yes' })).toThrow(/OTEL_SDK_DISABLED/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'secret-without-key' })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=%E0%A4%A' })).toThrow(expect.objectContaining({
+      variable: 'OTEL_EXPORTER_OTLP_HEADERS', message: expect.not.stringContaining('%E0'),
+    }));
+  });
+
+  it('reads a sampling ratio and the switch that turns the SDK off', () => {
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.25 });
+    expect(loadConfig({ OTEL_SDK_DISABLED: 'TRUE' }).tracing.disabled).toBe(true);
+  });
+});

@@ -1,4 +1,5 @@
 import { MIN_SECRET_LENGTH } from '../actors/capability/index.ts';
+import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -53,6 +54,8 @@ export interface SuiteConfig {
   readonly schedulerScriptRoot: string | undefined;
   readonly signupEnabled: boolean;
   readonly billingWebhookSecret: string | undefined;
+  /** OpenTelemetry tracing, from the standard `OTEL_*` variables (config/tracing.ts). */
+  readonly tracing: TracingSettings;
 }
 
 /** Secrets made on first run and kept in the data folder; environment variables always win. */
@@ -161,6 +164,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     signupEnabled: bool('SUITE_SIGNUP_ENABLED', false),
     billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
+    tracing: loadTracingSettings(str, (variable, message) => new ConfigError(variable, message)),
   });
 }
 

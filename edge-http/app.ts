@@ -34,6 +34,12 @@ export interface EdgeOptions {
   routes: EdgeRoutes;
   /** Largest accepted request body in bytes; default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Request tracing (observability/http-tracing.ts: an OpenTelemetry server span per request, the
+   * handler inside its context), installed on the root instance before any other hook or route.
+   * Absent: nothing is installed and requests pay nothing for it.
+   */
+  tracing?: (app: FastifyInstance) => Promise<void>;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -100,6 +106,8 @@ export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
 /** The shared plugins, in the order they must see routes and requests, then the routes. */
 async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUnmatched: OnUnmatched): Promise<void> {
   const root = app as unknown as FastifyInstance;
+  // First: its hooks must see every route as it is registered, and every request before ours do.
+  if (o.tracing !== undefined) await o.tracing(root);
   app.setValidatorCompiler(validatorCompiler);
   // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
   // body) adds its parser in its own plugin.
@@ -126,7 +134,10 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   });
   installOpsRoutes(app, { service: o.service, readiness: o.readiness, metrics: o.metrics });
   installCapabilitiesRoute(app, root, o.service);
-  await app.register(async (scope) => {
+  const serviceRoutes = async (scope: FastifyInstance): Promise<void> => {
     await o.routes(scope as unknown as EdgeApp);
-  });
+  };
+  // Names the plugin in Fastify's tree and in the handler spans of tracing ("handler - token routes").
+  Object.assign(serviceRoutes, { [Symbol.for('fastify.display-name')]: `${o.service} routes` });
+  await app.register(serviceRoutes);
 }

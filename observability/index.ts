@@ -5,3 +5,5 @@ export {
   type HttpRequestLabels,
   type HttpDurationLabels,
 } from './metrics.ts';
+export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';
+export type { EdgeTracing } from './http-tracing.ts';

@@ -14,6 +14,8 @@ export interface OpenStorageOptions extends StorageOptions {
   statementTimeoutMs?: number;
   /** Time allowed to establish a connection. Default 5 s. */
   connectionTimeoutMs?: number;
+  /** OpenTelemetry spans for queries, when the process records traces (postgres.ts). Default off. */
+  tracing?: boolean;
 }
 
 const DEFAULT_POOL_SIZE = 10;
@@ -42,6 +44,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
         statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
         connectionTimeoutMs,
         idleTimeoutMs: 30_000,
+        tracing: options.tracing ?? false,
       },
       logger,
     );
@@ -63,6 +66,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       // Keep the one session open; reconnecting costs a round of startup messages for nothing.
       idleTimeoutMs: 'DISABLE_TIMEOUT',
       maximumConnectionAgeMs: 'DISABLE_TIMEOUT',
+      tracing: options.tracing ?? false,
     };
     const pool = await createSuitePool(backend.url, settings, logger);
     logger.info({ kind: 'pglite', dbPath: dbPath ?? '(in memory)' }, 'storage open');

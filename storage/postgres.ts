@@ -16,6 +16,8 @@ export interface PoolSettings {
   idleTimeoutMs: number | 'DISABLE_TIMEOUT';
   /** Recycle connections this old (slonik's default: 30 min); PGlite keeps its one session. */
   maximumConnectionAgeMs?: number | 'DISABLE_TIMEOUT';
+  /** OpenTelemetry spans per query and connection acquire (slonik's `tracing`); default off. */
+  tracing?: boolean;
 }
 
 /** A slonik pool with the suite's type parsers (type-parsers.ts); fails if the database is unreachable. */
@@ -40,6 +42,11 @@ export async function createSuitePool(
     // queries keep no session state (no session-level SET, temp tables or session advisory locks;
     // migrate.ts uses its own client), so there is nothing to discard. Use SET LOCAL in transactions.
     resetConnection: async () => {},
+    // OpenTelemetry spans per query (`slonik.executeQuery`: the SQL text with placeholders, never
+    // the bound values) and per connection acquire, through the process's tracer provider; they
+    // are children of the actor's span, so a trace reaches the database (DESIGN, "The bus"). Only
+    // when the process records: otherwise four non-recording spans per query would buy nothing.
+    tracing: settings.tracing ?? false,
   };
   let pool: DatabasePool;
   try {

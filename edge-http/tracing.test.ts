@@ -1,0 +1,102 @@
+import { SpanKind, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/index.ts';
+import { startTracing, type Tracing } from '../observability/index.ts';
+import { testApp, type TestApp } from './test-app.ts';
+import type { EdgeRoutes } from './types.ts';
+
+const exporter = new InMemorySpanExporter();
+
+/** Tracing for one describe block (one start per process at a time), recording into `exporter` or not. */
+function tracingFor(record: boolean): () => Tracing {
+  let tracing: Tracing | undefined;
+  beforeAll(() => {
+    tracing = startTracing({ settings: loadConfig({}).tracing, ...(record ? { spanProcessors: [new SimpleSpanProcessor(exporter)] } : {}) });
+  });
+  afterAll(() => tracing?.shutdown());
+  return () => {
+    if (!tracing) throw new Error('tracing did not start');
+    return tracing;
+  };
+}
+
+let t: TestApp;
+afterEach(async () => {
+  await t.app.close();
+  exporter.reset();
+});
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const INCOMING = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
+/** A public route whose handler reports the span it runs in, after reading a body. */
+const routes: EdgeRoutes = (app) => {
+  app.post('/things/:id', { config: { authority: { kind: 'public' } } }, async () => ({
+    activeSpan: trace.getActiveSpan()?.spanContext().spanId ?? null,
+    traceId: trace.getActiveSpan()?.spanContext().traceId ?? null,
+  }));
+  app.get('/secret', { config: { authority: { kind: 'scope', scope: 'secret:read' } } }, async () => ({ ok: true }));
+};
+
+describe('request tracing on an edge that records', () => {
+  const tracing = tracingFor(true);
+
+  it('installs nothing unless asked: no span, no traceparent on the answer', async () => {
+    t = await testApp(routes);
+    const res = await t.app.inject({ method: 'POST', url: '/things/1', headers: { traceparent: INCOMING }, payload: {} });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.traceparent).toBeUndefined();
+    expect(res.json()).toEqual({ activeSpan: null, traceId: null });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('runs the handler inside a server span named after the route, child of the caller\'s span', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    const res = await t.app.inject({ method: 'POST', url: '/things/7?x=1', headers: { traceparent: INCOMING }, payload: { a: 1 } });
+    expect(res.statusCode).toBe(200);
+    const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER);
+    expect(server?.name).toBe('POST /things/:id');
+    expect(server?.attributes['http.route']).toBe('/things/:id');
+    expect(server?.spanContext().traceId).toBe(TRACE_ID);
+    expect(server?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(res.headers.traceparent).toBe(`00-${TRACE_ID}-${server?.spanContext().spanId}-01`);
+    // The handler runs in a span of its own under the server span (the instrumentation's), so
+    // the bus requests it makes land in the caller's trace.
+    const handler = exporter.getFinishedSpans().find((s) => s.spanContext().spanId === res.json().activeSpan);
+    expect(handler?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId);
+  });
+
+  it('names the trace on refusals too', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    const res = await t.app.inject({ method: 'GET', url: '/secret', headers: { traceparent: INCOMING } });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    expect(exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)?.attributes['http.response.status_code']).toBe(401);
+  });
+});
+
+describe('request tracing on an edge that records nothing', () => {
+  const tracing = tracingFor(false);
+
+  it('keeps the caller\'s trace id, runs the handler in it, and records nothing', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    const res = await t.app.inject({ method: 'POST', url: '/things/7', headers: { traceparent: INCOMING }, payload: { a: 1 } });
+    expect(res.statusCode).toBe(200);
+    const { activeSpan, traceId } = res.json();
+    expect(traceId).toBe(TRACE_ID);
+    // The answer names the span the handler ran in; the flags say nothing was sampled here.
+    expect(res.headers.traceparent).toBe(`00-${TRACE_ID}-${activeSpan}-00`);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('starts a trace for a request that brings none, refusals included', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    const ok = await t.app.inject({ method: 'POST', url: '/things/7', payload: {} });
+    expect(ok.headers.traceparent).toBe(`00-${ok.json().traceId}-${ok.json().activeSpan}-00`);
+    const refused = await t.app.inject({ method: 'GET', url: '/secret' });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect((await t.app.inject({ url: '/health' })).headers.traceparent).toBeUndefined();
+  });
+});

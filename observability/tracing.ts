@@ -1,0 +1,196 @@
+import { hostname } from 'node:os';
+import { trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler,
+  type ReadableSpan, type Sampler, type SamplingResult, type Span, type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { noPropagation, type TracePropagation } from '../bus/index.ts';
+import type { TracingSettings } from '../config/index.ts';
+import { busPropagation } from './bus-tracing.ts';
+import { httpTracing, type EdgeTracing, type HttpTracing } from './http-tracing.ts';
+
+export interface TracingOptions {
+  /** The `OTEL_*` settings, validated by config (`config.tracing`). */
+  settings: TracingSettings;
+  /**
+   * Where spans go instead of the OTLP exporter, and tracing records even without an endpoint:
+   * for tests (a `SimpleSpanProcessor` over an `InMemorySpanExporter`). The caller owns them:
+   * `shutdown()` flushes them but does not shut them down.
+   */
+  spanProcessors?: readonly SpanProcessor[];
+}
+
+export interface Tracing {
+  /** Whether spans are recorded (an exporter or test processors); else ids flow, nothing is kept. */
+  readonly recording: boolean;
+  /** For `createBus`: client/server and producer/consumer spans linked by `traceparent`. */
+  readonly propagation: TracePropagation;
+  /** For `createEdgeApp`'s `tracing` option; undefined when tracing is disabled. */
+  readonly http: EdgeTracing | undefined;
+  /** Flushes what is not exported yet, then stops recording (once the last user stopped). Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+const UNTRACED_QUERY: SamplingResult = Object.freeze({ decision: SamplingDecision.NOT_RECORD });
+
+/**
+ * Forwards to the sampler of the current start; records nothing in between. Without an exporter
+ * the current sampler is AlwaysOff: the SDK then still gives a root span fresh trace and span ids
+ * (a non-recording span; sdk-trace Tracer.startSpan), so `traceparent` flows and a client can
+ * find its trace id in every log line and response, at the cost of two random ids per span.
+ */
+class SwitchSampler implements Sampler {
+  current: Sampler = new AlwaysOffSampler();
+  shouldSample(ctx: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+    // Database work outside any trace (the revocation heartbeat's query every second, lease
+    // renewals) would start a trace of its own each time: only queries within a trace are kept.
+    if (name.startsWith('slonik.') && trace.getSpanContext(ctx) === undefined) return UNTRACED_QUERY;
+    return this.current.shouldSample(ctx, traceId, name, kind, attributes, links);
+  }
+  toString(): string {
+    return `Switch{${this.current.toString()}}`;
+  }
+}
+
+/** Forwards spans to the processors of the current start; the provider itself is never shut down. */
+class SwitchProcessor implements SpanProcessor {
+  current: readonly SpanProcessor[] = [];
+  onStart(span: Span, parent: Context): void {
+    for (const p of this.current) p.onStart(span, parent);
+  }
+  onEnd(span: ReadableSpan): void {
+    for (const p of this.current) p.onEnd(span);
+  }
+  async forceFlush(): Promise<void> {
+    await Promise.all(this.current.map((p) => p.forceFlush()));
+  }
+  async shutdown(): Promise<void> {}
+}
+
+/**
+ * The provider registered with the OpenTelemetry API, once per process and for good: libraries
+ * take their tracer from the API when they load and keep it (slonik's module-level tracers cache
+ * the first provider's tracer), so a provider registered later would never see their spans. What
+ * a start and a shutdown change is where spans go and whether they are recorded.
+ */
+interface Registration {
+  readonly serviceName: string;
+  /** True while the current start records (it has processors). */
+  recording: boolean;
+  readonly sampler: SwitchSampler;
+  readonly processor: SwitchProcessor;
+  readonly propagation: TracePropagation;
+  readonly http: HttpTracing;
+}
+
+/** The current start: shared by every `startTracing` of the process until the last shutdown. */
+interface Active {
+  readonly key: string;
+  readonly given: readonly SpanProcessor[] | undefined;
+  readonly owned: readonly SpanProcessor[];
+  users: number;
+}
+
+let registration: Registration | undefined;
+let active: Active | undefined;
+
+function register(serviceName: string): Registration {
+  const sampler = new SwitchSampler();
+  const processor = new SwitchProcessor();
+  const provider = new NodeTracerProvider({
+    resource: defaultResource().merge(resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: serviceName,
+      // Semantic conventions `service.instance.id` (not yet in the stable export).
+      'service.instance.id': `${hostname()}:${process.pid}`,
+    })),
+    sampler,
+    spanProcessors: [processor],
+  });
+  // The AsyncLocalStorage context manager (the default), and W3C Trace Context only: no
+  // `baggage`, which the suite neither sends nor reads.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  const reg: Registration = {
+    serviceName, sampler, processor, recording: false,
+    propagation: busPropagation(provider.getTracer('suite.bus'), () => reg.recording),
+    http: httpTracing(provider),
+  };
+  return reg;
+}
+
+function samplerFor(s: TracingSettings): Sampler {
+  switch (s.sampler) {
+    case 'always_on': return new AlwaysOnSampler();
+    case 'always_off': return new AlwaysOffSampler();
+    case 'traceidratio': return new TraceIdRatioBasedSampler(s.samplerRatio);
+    case 'parentbased_always_on': return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplerRatio) });
+  }
+}
+
+function exporting(s: TracingSettings): SpanProcessor[] {
+  if (s.otlpTracesEndpoint === undefined) return [];
+  return [new BatchSpanProcessor(new OTLPTraceExporter({ url: s.otlpTracesEndpoint, headers: { ...s.otlpHeaders } }))];
+}
+
+const DISABLED: Tracing = Object.freeze({ recording: false, propagation: noPropagation, http: undefined, shutdown: async () => {} });
+
+/**
+ * Tracing for this process: registers the tracer provider (W3C Trace Context, AsyncLocalStorage
+ * context), and records and exports spans over OTLP/HTTP when an endpoint is configured (or a test
+ * gave processors). Idempotent: a second start while one is running shares it, provided it asks
+ * for the same thing; a start after the last shutdown begins afresh on the same provider.
+ */
+export function startTracing(options: TracingOptions): Tracing {
+  const { settings, spanProcessors: given } = options;
+  if (settings.disabled) return DISABLED;
+  const reg = (registration ??= register(settings.serviceName));
+  if (reg.serviceName !== settings.serviceName) {
+    throw new Error(`tracing: this process is registered as "${reg.serviceName}"; one service name per process`);
+  }
+  const key = JSON.stringify(settings);
+  if (active !== undefined) {
+    if (active.key !== key || active.given !== given) {
+      throw new Error('tracing: already started in this process with other settings or span processors');
+    }
+    active.users++;
+    return handle(reg, active);
+  }
+  const owned = given === undefined ? exporting(settings) : [];
+  const processors = given ?? owned;
+  reg.recording = processors.length > 0;
+  reg.sampler.current = reg.recording ? samplerFor(settings) : new AlwaysOffSampler();
+  reg.processor.current = processors;
+  reg.http.record(reg.recording);
+  active = { key, given, owned, users: 1 };
+  return handle(reg, active);
+}
+
+function handle(reg: Registration, mine: Active): Tracing {
+  let stopped: Promise<void> | undefined;
+  return {
+    recording: reg.recording,
+    propagation: reg.propagation,
+    http: reg.http.install,
+    shutdown: () => (stopped ??= stop(reg, mine)),
+  };
+}
+
+async function stop(reg: Registration, mine: Active): Promise<void> {
+  mine.users--;
+  if (mine.users > 0 || active !== mine) return;
+  // Detach first, so a start that follows at once records into its own processors; then flush.
+  active = undefined;
+  const processors = reg.processor.current;
+  reg.processor.current = [];
+  reg.recording = false;
+  reg.sampler.current = new AlwaysOffSampler();
+  reg.http.record(false);
+  await Promise.all(processors.map((p) => p.forceFlush()));
+  await Promise.all(mine.owned.map((p) => p.shutdown()));
+}
