@@ -6,7 +6,7 @@ import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
 import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
-import { tokenRoutes } from '../edge-http/routes/index.ts';
+import { executionRoutes, tokenRoutes } from '../edge-http/routes/index.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
 
@@ -36,8 +36,14 @@ export interface RunningEdge {
 /** Route sets per service; services whose issues are not built yet serve only the ops routes. */
 function routesFor(service: ServiceName, bus: Bus): EdgeRoutes {
   switch (service) {
-    case 'token':
-      return tokenRoutes(bus);
+    case 'token': {
+      const token = tokenRoutes(bus);
+      const executions = executionRoutes(bus);
+      return async (app) => {
+        await token(app);
+        await executions(app);
+      };
+    }
     default:
       return () => {};
   }

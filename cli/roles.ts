@@ -13,7 +13,7 @@ export const EDGE_ROLES = {
   'edge:dashboard': 'dashboard',
 } as const satisfies Record<string, ServiceName>;
 
-export const ACTOR_ROLES = ['actor:chain-writer', 'actor:audit', 'actor:revocation', 'actor:tokens'] as const;
+export const ACTOR_ROLES = ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens'] as const;
 
 export type EdgeRole = keyof typeof EDGE_ROLES;
 export type ActorRole = (typeof ACTOR_ROLES)[number];

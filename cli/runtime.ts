@@ -8,6 +8,8 @@ import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
 import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
 import { TokenActor } from '../actors/tokens/index.ts';
+import { startExecutionActors } from '../actors/executions/index.ts';
+import { createTraceSigner } from '../actors/chain/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger, createMetricsRegistry, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
@@ -99,6 +101,17 @@ export async function startSuite(
       const writer = new AuditWriterActor({ bus, storage, holder, logger: logger.child({ component: 'chain-writer' }) });
       await writer.start();
       phases.actors.push({ name: 'chain-writer', stop: () => writer.stop() });
+    }
+    if ((need('actor:chain-writer') || need('actor:executions')) && storage) {
+      // The execution chain: its writer runs with the chain-writer role (one leads, the others stand
+      // by), its reads and verification with actor:executions. One signer per process.
+      const executions = await startExecutionActors({
+        bus, storage, holder,
+        signer: createTraceSigner(config.tracePrivateKeyPem),
+        logger: logger.child({ component: 'executions' }),
+        roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
+      });
+      phases.actors.push({ name: 'executions', stop: () => executions.stop() });
     }
     if (need('actor:audit') && storage) {
       const reader = new AuditReaderActor({ bus, storage });

@@ -13,6 +13,7 @@ import { hasResponder } from './nats-probe.ts';
 const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
   'actor:chain-writer': subjects.auditAppend.subject,
   'actor:audit': subjects.auditList.subject,
+  'actor:executions': subjects.executionsGet.subject,
   'actor:revocation': subjects.revocationSnapshot.subject,
   'actor:tokens': subjects.tokenValidate.subject,
 };

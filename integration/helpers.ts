@@ -3,7 +3,7 @@ import type { ActorRole } from '../cli/roles.ts';
 
 /** Shared by the multi-process tests: plain HTTP calls, polling with a deadline, failure output. */
 
-export const ACTORS: readonly ActorRole[] = ['actor:chain-writer', 'actor:audit', 'actor:revocation', 'actor:tokens'];
+export const ACTORS: readonly ActorRole[] = ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens'];
 
 export interface Answer {
   readonly status: number;
