@@ -105,7 +105,8 @@ export class AuditBatcher {
     try {
       while (this.#buffer.length > 0) {
         const batch = this.#buffer.slice(0, this.#maxBatch);
-        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry) }, { timeoutMs: 10_000 });
+        const retry = this.#retryDelay > 0;
+        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 10_000 });
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
           this.#logger?.warn({ code: result.error.code, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');

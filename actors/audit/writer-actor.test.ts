@@ -27,7 +27,7 @@ describe('audit writer actor', () => {
 
   it('writes a retried entry once and answers the retry with the original record', async () => {
     const first = await bus.request(subjects.auditAppend, { entries: [entry('aud_retry0001'), entry('aud_retry0002')] });
-    const retry = await bus.request(subjects.auditAppend, { entries: [entry('aud_retry0002'), entry('aud_retry0003')] });
+    const retry = await bus.request(subjects.auditAppend, { entries: [entry('aud_retry0002'), entry('aud_retry0003')], retry: true });
     expect(first.ok && retry.ok).toBe(true);
     if (!first.ok || !retry.ok) return;
     expect(retry.value.records[0]).toEqual(first.value.records[1]);

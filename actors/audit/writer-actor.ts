@@ -60,7 +60,7 @@ export class AuditWriterActor {
     if (this.#serving) return;
     this.#serving = this.#bus.serve(subjects.auditAppend, async ({ data }) => {
       try {
-        return { ok: true, value: { records: await this.#appendOnce(data.entries) } };
+        return { ok: true, value: { records: await this.#appendOnce(data.entries, data.retry === true) } };
       } catch (err) {
         return { ok: false, error: errorData(err) };
       }
@@ -72,8 +72,9 @@ export class AuditWriterActor {
    * (a timeout, a failover); entries with an id already committed, or being committed, are answered
    * with their existing record instead of entering the chain twice.
    */
-  async #appendOnce(entries: readonly AuditInput[]): Promise<Appended[]> {
-    const committed = await findAuditIds(this.#storage.pool, entries.map((e) => e.id));
+  async #appendOnce(entries: readonly AuditInput[], retry: boolean): Promise<Appended[]> {
+    // Fresh ids cannot be in the chain yet: ask the database only for a retried batch.
+    const committed = retry ? await findAuditIds(this.#storage.pool, entries.map((e) => e.id)) : new Map<string, Appended>();
     const answers = new Map<string, Promise<Appended>>();
     const fresh: AuditInput[] = [];
     const freshIds = new Set<string>();

@@ -15,7 +15,11 @@ export const AuditInputSchema = Type.Object({
 });
 export type AuditInput = Static<typeof AuditInputSchema>;
 
-export const AuditAppendRequest = Type.Object({ entries: Type.Array(AuditInputSchema, { minItems: 1, maxItems: 10_000 }) });
+export const AuditAppendRequest = Type.Object({
+  entries: Type.Array(AuditInputSchema, { minItems: 1, maxItems: 10_000 }),
+  /** True when some entries were sent before without an answer: only then can they be in the chain already. */
+  retry: Type.Optional(Type.Boolean()),
+});
 export const AuditAppendReply = Type.Object({
   records: Type.Array(Type.Object({ id: Type.String(), seq: Type.Integer(), hash: Type.String() })),
 });
