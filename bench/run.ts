@@ -1,0 +1,62 @@
+/**
+ * Every benchmark, one after the other, printed as one Markdown block (what docs/PERFORMANCE.md
+ * keeps). Bounded in time: a watchdog ends every child process and exits if the run overstays.
+ *
+ *   npm run bench [-- --seconds 10 --warmup 3 --connections 50 --protected-path /capabilities
+ *                     --no-pin --cpu-prof DIR --attempts 3 --foreign-limit 15 --tokens 500 --revoke-warmup 20
+ *                     --nats-url URL --timeout 900]
+ *
+ * Targets only 127.0.0.1: the servers it starts, the local Postgres (for a throw-away database) and
+ * a private nats-server on a free loopback port.
+ */
+import { parseArgs } from 'node:util';
+import { killAllChildren } from './child.ts';
+import { HTTP_ARGS, httpMarkdown, httpOptionsFrom, runHttpBench } from './http.ts';
+import { describeMachine, machineMarkdown } from './machine.ts';
+import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocationBench } from './revocation.ts';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { ...HTTP_ARGS, ...REVOCATION_ARGS, timeout: { type: 'string', default: '900' } },
+});
+
+const timeoutSeconds = Number(values.timeout);
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: still running after ${timeoutSeconds} s; ending every child process and giving up\n`);
+  killAllChildren();
+  process.exit(2);
+}, timeoutSeconds * 1000);
+watchdog.unref();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+
+const section = async (title: string, body: () => Promise<{ text: string; ok: boolean }>): Promise<boolean> => {
+  process.stderr.write(`bench: ${title}...\n`);
+  try {
+    const { text, ok } = await body();
+    process.stdout.write(`### ${title}\n\n${text}\n\n`);
+    return ok;
+  } catch (err) {
+    process.stdout.write(`### ${title}\n\n**Failed:** ${err instanceof Error ? err.message : String(err)}\n\n`);
+    return false;
+  }
+};
+
+const machine = await describeMachine();
+process.stdout.write(`## Benchmark results (\`npm run bench\`)\n\n### Machine\n\n${machineMarkdown(machine)}\n\n`);
+
+const httpOk = await section('HTTP throughput (token edge vs bare Fastify)', async () => {
+  const r = await runHttpBench(httpOptionsFrom(values));
+  return { text: httpMarkdown(r), ok: r.failures.length === 0 };
+});
+const revocationOk = await section('Revocation propagation over NATS', async () => {
+  const r = await runRevocationBench(revocationOptionsFrom(values));
+  return { text: revocationMarkdown(r), ok: r.missing === 0 };
+});
+
+clearTimeout(watchdog);
+process.exitCode = httpOk && revocationOk ? 0 : 1;
