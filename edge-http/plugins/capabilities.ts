@@ -36,13 +36,16 @@ export function mayCall(principal: Principal, authority: Authority): boolean {
  * agent learns what it may do without probing, and never sees a route it cannot call.
  */
 export function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, service: string): void {
+  let all: ReturnType<typeof listRoutes> | undefined;
   app.get('/capabilities', {
     config: { authority: { kind: 'token', admin: true } },
     schema: { response: { 200: CapabilitiesSchema } },
   }, async (request) => {
     const p = request.principal;
-    const routes = listRoutes(root)
-      .filter((r) => r.method !== 'HEAD' && mayCall(p, r.authority))
+    // Routes are fixed once the app is ready: list them once, not on every request.
+    all ??= listRoutes(root).filter((r) => r.method !== 'HEAD');
+    const routes = all
+      .filter((r) => mayCall(p, r.authority))
       .map((r) => ({ method: r.method, url: r.url }));
     return { service, sub: p.sub ?? 'anonymous', scope: [...p.scope], ...(p.exp !== undefined ? { exp: p.exp } : {}), routes };
   });
