@@ -1,18 +1,23 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type SerializableValue } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 import type { AuditRecord } from '../actors/chain/index.ts';
 
 /** The audit chain's table (migration 001). */
 
+/**
+ * One statement per group commit. One JSON parameter read by json_to_recordset rather than eleven
+ * text arrays for unnest: pg escapes every array element, and the JSON form measured ~12% faster on
+ * PGlite (250-row batches).
+ */
 export async function insertAuditEntries(tx: CommonQueryMethods, records: readonly AuditRecord[]): Promise<void> {
   if (records.length === 0) return;
   await tx.query(sql.unsafe`
     insert into audit_entries (seq, id, ts, subject, action, resource, result, reason, tenant_id, prev_hash, hash)
-    select * from ${sql.unnest(
-      records.map((r) => [r.seq, r.id, r.timestamp, r.subject, r.action, r.resource, r.result, r.reason, r.tenantId, r.prevHash, r.hash]),
-      ['int8', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'],
-    )}`);
+    select seq, id, timestamp, subject, action, resource, result, reason, "tenantId", "prevHash", hash
+    from json_to_recordset(${sql.json(records as unknown as SerializableValue)}) as r(
+      seq int8, id text, timestamp text, subject text, action text, resource text, result text, reason text,
+      "tenantId" text, "prevHash" text, hash text)`);
 }
 
 export interface AuditFilter {
