@@ -19,8 +19,8 @@ declare module 'fastify' {
   }
 }
 
-export const SERVICES = ['token', 'scheduler', 'bench', 'connector', 'trust', 'dashboard'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+// The listeners are named once, in the configuration that gives them their ports.
+export { SERVICES, type ServiceName } from '../config/index.ts';
 
 /**
  * The app route modules receive. Routes are typed from their TypeBox schemas, so
