@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { PORT_VARIABLES, SERVICES } from '../config/index.ts';
 const repo = new URL('..', import.meta.url).pathname;
 const dirs: string[] = [];
 afterAll(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
 
 async function npmStart(dataDir: string, ports: Record<string, string>): Promise<{ child: Child; elapsedMs: number }> {
@@ -35,6 +35,25 @@ async function npmStart(dataDir: string, ports: Record<string, string>): Promise
   return { child, elapsedMs: Date.now() - started };
 }
 
+/**
+ * npm ends when signalled, but the suite under it (and its PGlite child) may still be draining: wait
+ * until no process mentions the data folder, so the next start and the clean-up find it free.
+ */
+async function suiteGone(dataDir: string): Promise<void> {
+  const holders = async () => {
+    const found: string[] = [];
+    for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^[0-9]+$/.test(pid)) continue;
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.includes(dataDir)) found.push(pid);
+    }
+    return found;
+  };
+  await waitFor(async () => (await holders()).length === 0, {
+    timeoutMs: 15_000, intervalMs: 100, describe: () => `processes still use ${dataDir} 15 s after npm stopped`,
+  });
+}
+
 describe('npm start', () => {
   it('brings up the six listeners within 10 s and prints the admin key on the first run only', async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-start-')), 'data');
@@ -51,10 +70,12 @@ describe('npm start', () => {
     expect(first.child.output()).toMatch(/Admin key \(shown once\): sk_admin_/);
     // npm itself ends by the signal; the suite's clean exit code is asserted in shutdown.test.ts.
     expect((await first.child.stop()).signal).not.toBe('SIGKILL');
+    await suiteGone(dataDir);
 
     const second = await npmStart(dataDir, ports);
     console.log(`npm start: six listeners healthy after ${second.elapsedMs} ms (second run)`);
     expect(second.child.output()).not.toMatch(/Admin key/);
     expect((await second.child.stop()).signal).not.toBe('SIGKILL');
+    await suiteGone(dataDir);
   }, 60_000);
 });
