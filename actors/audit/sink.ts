@@ -106,7 +106,9 @@ export class AuditBatcher {
       while (this.#buffer.length > 0) {
         const batch = this.#buffer.slice(0, this.#maxBatch);
         const retry = this.#retryDelay > 0;
-        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 10_000 });
+        // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
+        // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
+        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 });
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
           this.#logger?.warn({ code: result.error.code, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
