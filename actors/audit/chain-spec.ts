@@ -7,16 +7,18 @@ import type { ChainSpec } from '../chain-writer/index.ts';
 export const auditChainSpec: ChainSpec<AuditInput, AuditRecord> = {
   chain: 'audit',
   seal(input, seq, prevHash) {
+    // Texts come from callers (a token's `sub`, a route): a lone surrogate can be neither hashed
+    // (RFC 8785) nor stored as UTF-8, so it becomes U+FFFD here, before both.
     const fields = {
       seq,
-      id: input.id,
-      timestamp: input.timestamp,
-      subject: input.subject,
-      action: input.action,
-      resource: input.resource,
+      id: input.id.toWellFormed(),
+      timestamp: input.timestamp.toWellFormed(),
+      subject: input.subject.toWellFormed(),
+      action: input.action.toWellFormed(),
+      resource: input.resource.toWellFormed(),
       result: input.result,
-      reason: input.reason,
-      tenantId: input.tenantId,
+      reason: input.reason.toWellFormed(),
+      tenantId: input.tenantId === null ? null : input.tenantId.toWellFormed(),
       prevHash,
     };
     return { ...fields, hash: auditHash(fields) };

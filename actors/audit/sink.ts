@@ -32,6 +32,8 @@ export class AuditBatcher {
   #idle: Array<() => void> = [];
   readonly #idPrefix = randomBytes(9).toString('base64url');
   #idCounter = 0;
+  #isoMs = Number.NaN;
+  #iso = '';
 
   constructor(o: AuditBatcherOptions) {
     this.#bus = o.bus;
@@ -86,7 +88,20 @@ export class AuditBatcher {
   #complete(e: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): AuditInput {
     // A random prefix per sink and a counter: unique across processes, and cheaper than random bytes per entry.
     const id = `aud_${this.#idPrefix}${(this.#idCounter++).toString(36)}`;
-    return { ...e, id, tenantId: e.tenantId ?? null, timestamp: new Date(this.#clock()).toISOString() };
+    return {
+      id, timestamp: this.#isoNow(), subject: e.subject, action: e.action, resource: e.resource,
+      result: e.result, reason: e.reason, tenantId: e.tenantId ?? null,
+    };
+  }
+
+  /** Under load many decisions share a millisecond: format its ISO string once. */
+  #isoNow(): string {
+    const ms = this.#clock();
+    if (ms !== this.#isoMs) {
+      this.#isoMs = ms;
+      this.#iso = new Date(ms).toISOString();
+    }
+    return this.#iso;
   }
 
   #schedule(): void {
