@@ -17,21 +17,45 @@ export interface ChainVerification {
 /** Public keys by key id; records name the key that signed them. */
 export type KeyLookup = (keyId: string) => KeyObject | undefined;
 
-/** Verdict on one record given its expected position; pure. */
+/**
+ * The two expensive checks of a record, computed ahead of the sequential walk when verification runs
+ * on several threads (actors/executions/verify-pool.ts): whether its content hashes to `hash`, and
+ * whether `signature` verifies with the key its `keyId` names (false when there is no such key).
+ */
+export interface PrecomputedChecks {
+  contentOk: boolean;
+  signatureOk: boolean;
+}
+
+/**
+ * Verdict on one record given its expected position; pure. The checks run in a fixed order (position,
+ * content, link, key, signature), so the reason names the first thing wrong; `pre` supplies the
+ * content and signature results when they were computed elsewhere.
+ */
 export function checkExecution(
   r: ExecutionRecord,
   expected: { seq: number; prevHash: string },
   keys: KeyLookup,
+  pre?: PrecomputedChecks,
 ): { ok: true } | { ok: false; reason: string; contentIntact: boolean } {
   if (r.seq !== expected.seq) {
     return { ok: false, contentIntact: true, reason: r.seq > expected.seq ? `record ${expected.seq} is missing (found ${r.seq})` : `sequence ${r.seq} repeats or is out of order` };
   }
-  if (contentHash(r) !== r.hash) return { ok: false, contentIntact: false, reason: 'content does not match its hash' };
+  const contentOk = pre ? pre.contentOk : contentHash(r) === r.hash;
+  if (!contentOk) return { ok: false, contentIntact: false, reason: 'content does not match its hash' };
   if (r.prevHash !== expected.prevHash) return { ok: false, contentIntact: true, reason: 'prevHash does not link to the previous record' };
   const key = keys(r.keyId);
   if (!key) return { ok: false, contentIntact: true, reason: `no public key for keyId ${r.keyId}` };
-  if (!verifyHashSignature(key, r.hash, r.signature)) return { ok: false, contentIntact: true, reason: 'signature does not verify against the public key' };
+  const signatureOk = pre ? pre.signatureOk : verifyHashSignature(key, r.hash, r.signature);
+  if (!signatureOk) return { ok: false, contentIntact: true, reason: 'signature does not verify against the public key' };
   return { ok: true };
+}
+
+/** Content and signature of one record, as `checkExecution` would judge them (for worker threads). */
+export function precompute(r: ExecutionRecord, keys: KeyLookup): PrecomputedChecks {
+  const contentOk = contentHash(r) === r.hash;
+  const key = keys(r.keyId);
+  return { contentOk, signatureOk: key !== undefined && verifyHashSignature(key, r.hash, r.signature) };
 }
 
 /**
@@ -58,9 +82,10 @@ export class ExecutionChainVerifier {
     this.#keys = keys;
   }
 
-  push(r: ExecutionRecord): boolean {
+  /** The next record in sequence order; `pre` when its content and signature were checked elsewhere. */
+  push(r: ExecutionRecord, pre?: PrecomputedChecks): boolean {
     if (this.#broken) return false;
-    const verdict = checkExecution(r, { seq: this.#expectedSeq, prevHash: this.#prevHash }, this.#keys);
+    const verdict = checkExecution(r, { seq: this.#expectedSeq, prevHash: this.#prevHash }, this.#keys, pre);
     if (!verdict.ok) {
       this.#broken = { at: this.#expectedSeq, id: r.id, reason: verdict.reason, contentIntact: verdict.contentIntact };
       return false;

@@ -8,4 +8,4 @@ export {
   type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
 } from './execution-record.ts';
 export { executionExportLine } from './execution-export.ts';
-export { ExecutionChainVerifier, checkExecution, type ChainVerification, type KeyLookup } from './execution-verify.ts';
+export { ExecutionChainVerifier, checkExecution, precompute, type ChainVerification, type KeyLookup, type PrecomputedChecks } from './execution-verify.ts';

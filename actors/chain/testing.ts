@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { GENESIS_HASH, hashCanonical } from './canonical.ts';
+import { executionHash, type ExecutionFields, type ExecutionRecord } from './execution-record.ts';
+import type { TraceSigner } from './ed25519.ts';
 
 /**
  * Test-only: run the shell steps of docs/TRACE-FORMAT.md exactly as written, with the real `sh`,
@@ -44,4 +47,24 @@ export function runDocumentedScript(name: 'verify-record' | 'verify-chain', file
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Test-only: a valid chain of `n` varied execution records signed by `signer`. */
+export function signedChain(signer: TraceSigner, n: number): ExecutionRecord[] {
+  const out: ExecutionRecord[] = [];
+  let prev = GENESIS_HASH;
+  for (let i = 1; i <= n; i++) {
+    const f: ExecutionFields = {
+      seq: i, id: `exec_${i.toString(16).padStart(32, '0')}`, timestamp: new Date(1_800_000_000_000 + i).toISOString(),
+      subject: `agent-${i % 3}`, scope: ['crm:write'], module: 'crm', action: 'update', outcome: i % 4 ? 'success' : 'failure',
+      inputHash: hashCanonical({ i }), outputHash: i % 2 ? hashCanonical({ o: i }) : null,
+      cost: i % 5 ? null : { amount: 120, currency: 'EUR', source: 'provider-invoice' },
+      governance: null, attested: { jti: null, sub: 'agent', scope: ['execution:record'], proven: false, tenantId: null },
+      prevHash: prev, keyId: signer.keyId,
+    };
+    const hash = executionHash(f);
+    out.push({ ...f, hash, signature: signer.sign(hash) });
+    prev = hash;
+  }
+  return out;
 }

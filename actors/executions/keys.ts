@@ -46,6 +46,18 @@ export class VerificationKeys {
     return this.#pinned !== undefined;
   }
 
+  /** The caller's key, when pinned. */
+  get pinnedKey(): KeyObject | undefined {
+    return this.#pinned;
+  }
+
+  /** The usable published keys loaded so far, by keyId (for verification threads). */
+  usableKeys(): ReadonlyMap<string, KeyObject> {
+    const usable = new Map<string, KeyObject>();
+    for (const [id, key] of this.#known) if (key) usable.set(id, key);
+    return usable;
+  }
+
   /** Load, once per verification, the published keys these records name (one query per page). */
   async prefetch(keyIds: Iterable<string>): Promise<void> {
     if (this.#pinned) return;

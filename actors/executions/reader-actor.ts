@@ -7,6 +7,7 @@ import type { ExecutionRecord } from '../chain/index.ts';
 import { errorData } from '../errors.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
+import { VerifyPool } from './verify-pool.ts';
 
 /**
  * Reads of the execution chain, on any number of replicas (queue group `executions`): one record,
@@ -22,6 +23,8 @@ export class ExecutionReaderActor {
    * (its answer is as of the head it started from), so a public route cannot stack up scans.
    */
   readonly #chainRuns = new Map<string, Promise<ChainResult>>();
+  /** Threads for hashes and signatures, one per core, started by the first whole-chain verification. */
+  readonly #pool = new VerifyPool();
 
   constructor(o: { bus: Bus; storage: Storage }) {
     this.#bus = o.bus;
@@ -58,13 +61,14 @@ export class ExecutionReaderActor {
     const subs = this.#subs;
     this.#subs = [];
     await Promise.all(subs.map((s) => s.unsubscribe()));
+    await this.#pool.close();
   }
 
   #verifyChain(pem: string | undefined, keys: VerificationKeys): Promise<ChainResult> {
     const k = pem ?? '';
     let run = this.#chainRuns.get(k);
     if (!run) {
-      run = verifyExecutionChain(this.#storage.pool, keys);
+      run = verifyExecutionChain(this.#storage.pool, keys, this.#pool);
       this.#chainRuns.set(k, run);
       const done = () => this.#chainRuns.delete(k);
       run.then(done, done);

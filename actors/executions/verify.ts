@@ -4,12 +4,13 @@ import { SuiteError } from '../../bus/errors.ts';
 import { executionHashAt, executionsPageAfter, getExecution, readChainHead } from '../../storage/index.ts';
 import { checkExecution, ExecutionChainVerifier, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../chain/index.ts';
 import type { VerificationKeys } from './keys.ts';
+import type { VerifyPool } from './verify-pool.ts';
 
-/** Records read per query; memory stays bounded by one page whatever the chain's length. */
+/** Records read per query; memory stays bounded by two pages (one verified, one read ahead). */
 const PAGE = 2000;
 /**
- * Signatures checked between yields to the event loop (~25 ms at node:crypto's ~10k verifies/s):
- * a long verification never stops this process from answering other requests.
+ * Without a thread pool: signatures checked between yields to the event loop (~25 ms at
+ * node:crypto's ~10k verifies/s), so a long verification never stops this process from answering.
  */
 const SLICE = 250;
 
@@ -19,26 +20,33 @@ export type ChainResult = ChainVerification & { mode: 'chain' };
  * Verify the whole chain in sequence order, page by page, against the head recorded when it starts
  * (records appended meanwhile lie beyond it and are not judged). Stops at the first failure: its
  * sequence number is `brokenAt` (spec, "Chain verification result").
+ *
+ * With a pool, hashes and signatures of a page are checked on every core while the next page is
+ * read; this thread only walks the sequence and the links, which are cheap.
  */
-export async function verifyExecutionChain(db: CommonQueryMethods, keys: VerificationKeys): Promise<ChainResult> {
+export async function verifyExecutionChain(db: CommonQueryMethods, keys: VerificationKeys, pool?: VerifyPool): Promise<ChainResult> {
   const head = await readChainHead(db, 'executions');
   if (!head) return { mode: 'chain', valid: true, checked: 0, headHash: GENESIS_HASH };
   const verifier = new ExecutionChainVerifier(keys.lookup);
+  const read = (after: number) => (after < head.seq ? executionsPageAfter(db, after, Math.min(PAGE, head.seq - after)) : Promise.resolve([]));
   let failed: ExecutionRecord | undefined;
-  let after = 0;
-  scan: while (after < head.seq) {
-    const page = await executionsPageAfter(db, after, Math.min(PAGE, head.seq - after));
+  let ahead = read(0);
+  scan: for (;;) {
+    const page = await ahead;
     if (page.length === 0) break;
+    ahead = read((page[page.length - 1] as ExecutionRecord).seq);
+    // A read ahead that fails after the walk stopped must not go unobserved.
+    ahead.catch(() => undefined);
     await keys.prefetch(page.map((r) => r.keyId));
+    const pre = pool ? await pool.check(page, keys.usableKeys(), keys.pinnedKey) : undefined;
     for (let i = 0; i < page.length; i++) {
-      if (i > 0 && i % SLICE === 0) await yieldToEventLoop();
+      if (!pre && i > 0 && i % SLICE === 0) await yieldToEventLoop();
       const r = page[i] as ExecutionRecord;
-      if (!verifier.push(r)) {
+      if (!verifier.push(r, pre?.[i])) {
         failed = r;
         break scan;
       }
     }
-    after = (page[page.length - 1] as ExecutionRecord).seq;
   }
   const result = verifier.finish({ seq: head.seq, hash: head.hash });
   const why = failed ? keys.takeRetiredReason() : undefined;

@@ -13,8 +13,8 @@ describe.each(storageKinds())('execution writer failover on $kind', ({ open }) =
   let standby: ExecutionWriterActor;
   beforeAll(async () => {
     db = await open();
-    h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: pem(), leaseMs: 600 });
-    standby = new ExecutionWriterActor({ bus: h.bus, storage: db.storage, signer: createTraceSigner(pem()), holder: 'standby', leaseMs: 600 });
+    h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: pem(), leaseMs: 1500 });
+    standby = new ExecutionWriterActor({ bus: h.bus, storage: db.storage, signer: createTraceSigner(pem()), holder: 'standby', leaseMs: 1500 });
     await standby.start();
   }, 60_000);
   afterAll(async () => {
@@ -23,6 +23,7 @@ describe.each(storageKinds())('execution writer failover on $kind', ({ open }) =
     await db?.dispose();
   });
 
+  // 1.5 s leases: long enough that a leader on a busy machine (CI, 2 cores) renews in time.
   it('serves appends only from the leader; a standby takes over, publishes its key first, and the chain continues', async () => {
     expect([h.actors.writer!.isLeader, standby.isLeader]).toEqual([true, false]);
     const before = await Promise.all(Array.from({ length: 20 }, () => h.record(executionBody())));
