@@ -1,7 +1,11 @@
 import { requestSubject, eventSubject } from './define.ts';
 import * as audit from './schemas/audit.ts';
 import * as executions from './schemas/executions.ts';
+import * as executionReads from './schemas/execution-reads.ts';
+import * as identities from './schemas/identities.ts';
+import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
+import * as tenancy from './schemas/tenancy.ts';
 import * as tokens from './schemas/tokens.ts';
 
 /**
@@ -17,6 +21,7 @@ export const subjects = {
   revocationSnapshot: requestSubject('suite.revocation.snapshot', revocation.SnapshotRequest, revocation.SnapshotReply),
   revocationRevoked: eventSubject('suite.revocation.revoked', revocation.RevokedEvent),
   revocationHeartbeat: eventSubject('suite.revocation.heartbeat', revocation.HeartbeatEvent),
+  revocationRevokeMany: requestSubject('suite.revocation.revoke-many', revocation.RevokeManyRequest, revocation.RevokeManyReply),
 
   auditAppend: requestSubject('suite.audit.append', audit.AuditAppendRequest, audit.AuditAppendReply),
   auditList: requestSubject('suite.audit.list', audit.AuditListRequest, audit.AuditListReply),
@@ -29,8 +34,45 @@ export const subjects = {
   executionsVerify: requestSubject('suite.executions.verify', executions.VerifyRequest, executions.VerifyReply),
   executionsKeys: requestSubject('suite.executions.keys', executions.KeysRequest, executions.KeysReply),
   executionsAppended: eventSubject('suite.executions.appended', executions.AppendedEvent),
+  // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
+  executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
+  executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),
+  executionsExplain: requestSubject('suite.executions.explain', executionReads.RecordReadRequest, executionReads.ExplainReply),
+  executionsReplay: requestSubject('suite.executions.replay', executionReads.ReplayRequest, executionReads.ReplayReply),
+  executionsLineage: requestSubject('suite.executions.lineage', executionReads.LineageRequest, executionReads.LineageReply),
+  executionsAttention: requestSubject('suite.executions.attention', executionReads.AttentionRequest, executionReads.AttentionReply),
+  executionsAuthority: requestSubject('suite.executions.authority', executionReads.SubjectPageRequest, executionReads.AuthorityReply),
+  executionsStats: requestSubject('suite.executions.stats', executionReads.TenantRequest, executionReads.StatsReply),
+  executionsUnknowns: requestSubject('suite.executions.unknowns', executionReads.TenantRequest, executionReads.UnknownsReply),
+  executionsCost: requestSubject('suite.executions.cost', executionReads.SubjectPageRequest, executionReads.CostReply),
+
+  // Tenancy (queue `tenancy`). `meter` is the one metering call of every service (docs/PLANS.md).
+  tenancyCreate: requestSubject('suite.tenancy.create', tenancy.CreateRequest, tenancy.CreateReply),
+  tenancyList: requestSubject('suite.tenancy.list', tenancy.ListRequest, tenancy.ListReply),
+  tenancyGet: requestSubject('suite.tenancy.get', tenancy.GetRequest, tenancy.GetReply),
+  tenancySetPlan: requestSubject('suite.tenancy.set-plan', tenancy.SetPlanRequest, tenancy.TenantSchema),
+  tenancyRotateKey: requestSubject('suite.tenancy.rotate-key', tenancy.RotateKeyRequest, tenancy.TenantWithKeySchema),
+  tenancySetStatus: requestSubject('suite.tenancy.set-status', tenancy.SetStatusRequest, tenancy.TenantSchema),
+  tenancyResolve: requestSubject('suite.tenancy.resolve', tenancy.ResolveRequest, tenancy.ResolveReply),
+  tenancyMeter: requestSubject('suite.tenancy.meter', tenancy.MeterRequest, tenancy.MeterReply),
+  tenancyUsage: requestSubject('suite.tenancy.usage', tenancy.UsageRequest, tenancy.UsageReportSchema),
+  tenancyBillingEvent: requestSubject('suite.tenancy.billing-event', tenancy.BillingEventRequest, tenancy.BillingEventReply),
+  tenancySignup: requestSubject('suite.tenancy.signup', tenancy.SignupRequest, tenancy.SignupReply),
+
+  // Identities and model pins belong to the token service (queue groups `identities`, `models`).
+  identitiesEnrol: requestSubject('suite.identities.enrol', identities.EnrolRequest, identities.EnrolReply),
+  identitiesGet: requestSubject('suite.identities.get', identities.GetIdentityRequest, identities.GetIdentityReply),
+  identitiesChallenge: requestSubject('suite.identities.challenge', identities.ChallengeRequest, identities.ChallengeReply),
+  identitiesSuspend: requestSubject('suite.identities.suspend', identities.SuspendRequest, identities.SuspendReply),
+
+  modelsPin: requestSubject('suite.models.pin', models.PinRequest, models.PinReply),
+  modelsSupersede: requestSubject('suite.models.supersede', models.SupersedeRequest, models.PinReply),
+  modelsAttest: requestSubject('suite.models.attest', models.AttestRequest, models.AttestReply),
+  modelsList: requestSubject('suite.models.list', models.ListModelsRequest, models.ListModelsReply),
+  modelsGet: requestSubject('suite.models.get', models.GetModelRequest, models.GetModelReply),
 } as const;
 
 export type { AuditInput, AuditEntry } from './schemas/audit.ts';
 export type { Caller } from './schemas/tokens.ts';
 export type { ExecutionClaim, RecordRequestData, VerifyReplyData } from './schemas/executions.ts';
+export type { Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './schemas/tenancy.ts';

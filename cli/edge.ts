@@ -6,7 +6,12 @@ import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
 import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
-import { executionRoutes, tokenRoutes } from '../edge-http/routes/index.ts';
+import { executionRoutes, identityRoutes, modelRoutes, tokenRoutes } from '../edge-http/routes/index.ts';
+import { billingRoutes, signupRoutes, tenantRoutes } from '../edge-http/routes/index.ts';
+import { aiRoutes, issueRoutes } from '../edge-http/routes/index.ts';
+import { executionReadRoutes } from '../edge-http/routes/index.ts';
+import { webhookSecrets } from '../actors/tenancy/index.ts';
+import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
 
@@ -34,14 +39,31 @@ export interface RunningEdge {
 }
 
 /** Route sets per service; services whose issues are not built yet serve only the ops routes. */
-function routesFor(service: ServiceName, bus: Bus): EdgeRoutes {
+function routesFor(service: ServiceName, bus: Bus, config: SuiteConfig): EdgeRoutes {
   switch (service) {
     case 'token': {
       const token = tokenRoutes(bus);
       const executions = executionRoutes(bus);
+      const executionReads = executionReadRoutes(bus);
+      const identities = identityRoutes(bus);
+      const models = modelRoutes(bus);
+      const tenants = tenantRoutes(bus);
+      const billing = billingRoutes(bus, { secrets: webhookSecrets(config.billingWebhookSecret) });
+      // Signup off: its routes do not exist (404), rather than answering that they are disabled.
+      const signup = config.signupEnabled ? signupRoutes(bus) : undefined;
+      const issue = issueRoutes(bus);
+      const ai = aiRoutes(config.llm);
       return async (app) => {
         await token(app);
         await executions(app);
+        await executionReads(app);
+        await identities(app);
+        await models(app);
+        await tenants(app);
+        await billing(app);
+        if (signup) await signup(app);
+        await issue(app);
+        await ai(app);
       };
     }
     default:
@@ -93,7 +115,10 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.bus),
+    routes: routesFor(d.service, d.bus, d.config),
+    // Tenant keys are accepted beside the credential of every guarded route of every listener.
+    tenants: busTenantResolver(d.bus),
+    meter: busMeter(d.bus),
     bodyLimit: d.config.bodyLimitBytes,
     ...(d.tracing !== undefined ? { tracing: d.tracing } : {}),
   });

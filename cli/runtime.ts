@@ -8,6 +8,9 @@ import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
 import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
 import { TokenActor } from '../actors/tokens/index.ts';
+import { TenancyActor } from '../actors/tenancy/index.ts';
+import { IdentityActor } from '../actors/identities/index.ts';
+import { ModelActor } from '../actors/models/index.ts';
 import { startExecutionActors } from '../actors/executions/index.ts';
 import { createTraceSigner } from '../actors/chain/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -98,7 +101,7 @@ export async function startSuite(
 
     const need = (role: Role) => roles.includes(role);
     if (need('actor:chain-writer') && storage) {
-      const writer = new AuditWriterActor({ bus, storage, holder, logger: logger.child({ component: 'chain-writer' }) });
+      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
       await writer.start();
       phases.actors.push({ name: 'chain-writer', stop: () => writer.stop() });
     }
@@ -106,7 +109,7 @@ export async function startSuite(
       // The execution chain: its writer runs with the chain-writer role (one leads, the others stand
       // by), its reads and verification with actor:executions. One signer per process.
       const executions = await startExecutionActors({
-        bus, storage, holder,
+        bus, storage, holder, leaseMs: config.chainLeaseMs,
         signer: createTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
@@ -144,6 +147,17 @@ export async function startSuite(
       const tokens = new TokenActor({ bus, storage, ring, checker, audit, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
       tokens.start();
       phases.producers.push({ name: 'tokens', stop: () => tokens.stop() });
+      // Tenancy belongs to the token service (spec): same role, queue group `tenancy`.
+      const tenancy = new TenancyActor({ bus, storage, audit, logger: logger.child({ component: 'tenancy' }) });
+      tenancy.start();
+      phases.producers.push({ name: 'tenancy', stop: () => tenancy.stop() });
+      // Identities and model pins are part of the token service: same role, same process.
+      const identities = new IdentityActor({ bus, storage, audit, logger: logger.child({ component: 'identities' }) });
+      identities.start();
+      phases.producers.push({ name: 'identities', stop: () => identities.stop() });
+      const models = new ModelActor({ bus, storage, audit });
+      models.start();
+      phases.producers.push({ name: 'models', stop: () => models.stop() });
       await bus.flush();
     }
 

@@ -50,10 +50,17 @@ export interface SuiteConfig {
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
   readonly revocationStalenessMs: number;
+  /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
+  readonly chainLeaseMs: number;
   readonly shutdownGraceMs: number;
   readonly schedulerScriptRoot: string | undefined;
   readonly signupEnabled: boolean;
   readonly billingWebhookSecret: string | undefined;
+  /**
+   * LLM providers that are configured (`GET /ai/providers`; called by the benchmark service, never by
+   * the policy generator). Whether a key is set, never its value; the Ollama address has no secret.
+   */
+  readonly llm: { readonly openai: boolean; readonly anthropic: boolean; readonly ollamaHost: string | undefined };
   /** OpenTelemetry tracing, from the standard `OTEL_*` variables (config/tracing.ts). */
   readonly tracing: TracingSettings;
 }
@@ -160,12 +167,34 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     },
     bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
+    chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     signupEnabled: bool('SUITE_SIGNUP_ENABLED', false),
     billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
+    llm: { openai: str('OPENAI_API_KEY') !== undefined, anthropic: str('ANTHROPIC_API_KEY') !== undefined, ollamaHost: ollamaHost(str('OLLAMA_HOST')) },
     tracing: loadTracingSettings(str, (variable, message) => new ConfigError(variable, message)),
   });
+}
+
+/**
+ * `OLLAMA_HOST` as Ollama itself reads it: `host`, `host:port` (port 11434 by default) or an
+ * http(s) URL (port 80/443 by default). An address carrying credentials is refused: the configuration
+ * keeps no secret of a provider, only whether it is configured.
+ */
+function ollamaHost(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const hasScheme = raw.includes('://');
+  let url: URL;
+  try {
+    url = new URL(hasScheme ? raw : `http://${raw}`);
+  } catch {
+    throw new ConfigError('OLLAMA_HOST', 'must be host, host:port or an http(s):// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('OLLAMA_HOST', 'must be an http:// or https:// address');
+  if (url.username !== '' || url.password !== '') throw new ConfigError('OLLAMA_HOST', 'must not carry credentials');
+  const port = url.port !== '' ? url.port : hasScheme ? (url.protocol === 'https:' ? '443' : '80') : '11434';
+  return `${url.protocol}//${url.hostname}:${port}`;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -9,6 +9,7 @@ import type { TenantResolver } from './plugins/capability.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
+import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
 import { createLimiter } from './plugins/rate-limit.ts';
 import { genRequestId, installRequestIdEcho } from './plugins/request-id.ts';
@@ -22,8 +23,10 @@ export interface EdgeOptions {
   logger: Logger;
   verifier: CapabilityVerifier;
   audit: AuditSink;
-  /** Resolves tenant keys for `tenant` routes; absent until tenancy exists (then they answer 401). */
+  /** Resolves `X-Suite-Tenant-Key` on every guarded route; absent: every tenant key is refused (401). */
   tenants?: TenantResolver;
+  /** Counts routes' `config.meter` against the plan of a tenant-keyed caller; absent: such calls fail closed (503). */
+  meter?: Meter;
   /** Each named dependency usable or not; `/ready` is 503 when any is false. */
   readiness: () => Promise<Record<string, boolean>>;
   rateLimit: { max: number; windowMs: number };
@@ -132,6 +135,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
     metrics: o.metrics,
     accessLog: o.accessLog,
   });
+  installMetering(root, o.meter);
   installOpsRoutes(app, { service: o.service, readiness: o.readiness, metrics: o.metrics });
   installCapabilitiesRoute(app, root, o.service);
   const serviceRoutes = async (scope: FastifyInstance): Promise<void> => {

@@ -17,12 +17,14 @@ export interface CallOptions {
   token?: string;
   adminKey?: string;
   body?: unknown;
+  /** Further request headers (e.g. `idempotency-key`). */
+  headers?: Readonly<Record<string, string>>;
   /** An answer slower than this is a failure ("hangs"), default 5000 ms. */
   timeoutMs?: number;
 }
 
 export async function call(url: string, o: CallOptions = {}): Promise<Answer> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...o.headers };
   if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
   if (o.adminKey !== undefined) headers['x-suite-admin-key'] = o.adminKey;
   if (o.body !== undefined) headers['content-type'] = 'application/json';

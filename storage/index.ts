@@ -25,6 +25,27 @@ export {
   type PublishedKey,
 } from './executions.ts';
 export {
+  getExecutionOf,
+  listExecutions,
+  listAttention,
+  lineageStep,
+  ATTENTION_KINDS,
+  type AttentionKind,
+  type ExecutionFilter,
+  type LineageNode,
+  type Page,
+} from './execution-reads.ts';
+export {
+  executionTotals,
+  conditionCounts,
+  countsBy,
+  subjectsPage,
+  subjectBreakdown,
+  costTotals,
+  type SubjectDimension,
+} from './execution-aggregates.ts';
+export { conditionSql, type GovernanceWords, type ConditionSql } from './execution-conditions.ts';
+export {
   ensureChainHead,
   readChainHead,
   acquireChainLease,
@@ -35,9 +56,58 @@ export {
 } from './chains.ts';
 export {
   insertRevocation,
+  insertRevocations,
   revocationVersion,
   revocationSnapshot,
   pruneRevocations,
   type Revocation,
 } from './revocations.ts';
 export { insertIssuedToken, findIssuedToken, pruneIssuedTokens, type IssuedToken } from './tokens.ts';
+export {
+  lockSubject,
+  insertIdentity,
+  findIdentity,
+  suspendIdentity,
+  insertNonce,
+  consumeNonce,
+  pruneNonces,
+  liveTokensOf,
+  type Identity,
+  type IdentityKind,
+  type IdentityStatus,
+} from './identities.ts';
+export {
+  insertPin,
+  supersedePin,
+  currentPin,
+  pinHistory,
+  listCurrentPins,
+  insertAttestation,
+  listAttestations,
+  type Fingerprint,
+  type ModelPin,
+  type ModelAttestation,
+  type Drift,
+  type NewPin,
+} from './models.ts';
+export {
+  insertTenant,
+  getTenant,
+  findTenantByKeyHash,
+  findTenantByExternalRef,
+  listTenants,
+  setTenantPlan,
+  setTenantKeyHash,
+  setTenantStatus,
+  meterUsage,
+  releaseUsage,
+  usageOf,
+  claimBillingEvent,
+  setBillingEventOutcome,
+  countSignupAttempt,
+  pruneSignupAttempts,
+  type StoredTenant,
+  type NewTenant,
+  type StatusChange,
+  type SuspendedBy,
+} from './tenants.ts';

@@ -31,6 +31,41 @@ export async function insertRevocation(
   });
 }
 
+const JtiRow = rowSchema(Type.Object({ jti: Type.String() }));
+
+/**
+ * Record many revocations in one transaction (an identity's suspension). The version row is locked
+ * first, so the new versions are consecutive and gapless like single revocations'; jtis already
+ * revoked keep their version. Returns the new ones with their versions, in version order.
+ */
+export async function insertRevocations(
+  pool: DatabasePool,
+  entries: readonly Revocation[],
+  by: string,
+): Promise<{ version: number; created: Array<Revocation & { version: number }> }> {
+  return pool.transaction(async (tx) => {
+    const current = await tx.oneFirst(sql.type(VersionRow)`select version from revocation_state where id = 1 for update`);
+    const jtis = [...new Set(entries.map((e) => e.jti))];
+    const existing = new Set(await tx.anyFirst(sql.type(JtiRow)`select jti from revocations where jti = any(${sql.array(jtis, 'text')})`));
+    const seen = new Set<string>();
+    const created: Array<Revocation & { version: number }> = [];
+    for (const e of entries) {
+      if (existing.has(e.jti) || seen.has(e.jti)) continue;
+      seen.add(e.jti);
+      created.push({ jti: e.jti, exp: e.exp, version: current + created.length + 1 });
+    }
+    if (created.length === 0) return { version: current, created };
+    await tx.query(sql.unsafe`
+      insert into revocations (jti, exp, version, revoked_by)
+      select jti, exp, version, ${by} from unnest(
+        ${sql.array(created.map((c) => c.jti), 'text')}, ${sql.array(created.map((c) => c.exp), 'int8')},
+        ${sql.array(created.map((c) => c.version), 'int8')}) as t(jti, exp, version)`);
+    const version = current + created.length;
+    await tx.query(sql.unsafe`update revocation_state set version = ${version} where id = 1`);
+    return { version, created };
+  });
+}
+
 export async function revocationVersion(db: CommonQueryMethods): Promise<number> {
   return db.oneFirst(sql.type(VersionRow)`select version from revocation_state where id = 1`);
 }

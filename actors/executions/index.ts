@@ -3,10 +3,12 @@ import type { Bus } from '../../bus/index.ts';
 import type { Storage } from '../../storage/types.ts';
 import type { TraceSigner } from '../chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
+import { ExecutionReadModelActor } from './read-models/index.ts';
 import { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
 
 export { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
 export { ExecutionReaderActor } from './reader-actor.ts';
+export { ExecutionReadModelActor } from './read-models/index.ts';
 export { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult, type RecordResult } from './verify.ts';
 export { VerificationKeys } from './keys.ts';
 export { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
@@ -27,6 +29,8 @@ export interface ExecutionActorsOptions {
 export interface RunningExecutionActors {
   readonly writer: ExecutionWriterActor | undefined;
   readonly reader: ExecutionReaderActor | undefined;
+  /** Lists, conditions, lineage and aggregates (docs/EXECUTION-READS.md); started with the reader. */
+  readonly readModels: ExecutionReadModelActor | undefined;
   /** Readers first (no new work), then the writer commits what it holds and gives up its lease. */
   stop(): Promise<void>;
 }
@@ -34,6 +38,7 @@ export interface RunningExecutionActors {
 /** Start the execution actors this process runs; `bus.flush()` afterwards makes them reachable over NATS. */
 export async function startExecutionActors(o: ExecutionActorsOptions): Promise<RunningExecutionActors> {
   const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
+  const readModels = o.roles.reader ? new ExecutionReadModelActor({ bus: o.bus, storage: o.storage }) : undefined;
   const writer = o.roles.writer
     ? new ExecutionWriterActor({
       bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
@@ -42,9 +47,11 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
     })
     : undefined;
   reader?.start();
+  readModels?.start();
   try {
     await writer?.start();
   } catch (err) {
+    await readModels?.stop();
     await reader?.stop();
     throw err;
   }
@@ -52,7 +59,9 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
   return {
     writer,
     reader,
+    readModels,
     stop: () => (stopping ??= (async () => {
+      await readModels?.stop();
       await reader?.stop();
       await writer?.stop();
     })()),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
 import type { Storage } from '../../storage/types.ts';
 import { createEdgeApp, RecordingAudit, type EdgeApp } from '../../edge-http/index.ts';
-import { executionRoutes } from '../../edge-http/routes/index.ts';
+import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
 import { edgeVerifier } from '../../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../../observability/index.ts';
 import { createHmacKeyRing, mintToken, TokenChecker, type HmacKeyRing } from '../capability/index.ts';
@@ -58,7 +58,10 @@ export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise
     service: 'token', logger, verifier: edgeVerifier(checker, `admin-${randomBytes(8).toString('hex')}`),
     audit: new RecordingAudit(), readiness: async () => ({ bus: bus.isConnected() }),
     rateLimit: { max: 1_000_000, windowMs: 60_000 }, metrics: createMetricsRegistry(), accessLog: true,
-    routes: executionRoutes(bus),
+    routes: async (app) => {
+      await executionRoutes(bus)(app);
+      await executionReadRoutes(bus)(app);
+    },
   });
   await app.ready();
   const defaultToken = await mintFor(ring, ['execution:record', 'execution:read'], {});

@@ -14,6 +14,7 @@ import {
   type TokenChecker,
 } from '../capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
+import { proveIssuance } from '../identities/index.ts';
 
 import { errorData } from '../errors.ts';
 
@@ -77,18 +78,35 @@ export class TokenActor {
     const aud = req.aud ?? this.#o.audience;
     const now = Math.floor(this.#clock() / 1000);
     const tenantId = req.caller.tenantId;
-    const minted = await mintToken(ring, {
-      sub: req.sub, scope: req.scope, lifetimeSeconds: lifetime, now,
-      ...(aud !== undefined ? { aud } : {}),
-      ...(tenantId !== undefined ? { ten: tenantId } : {}),
+    // One transaction: the identity's verdict (proof, suspension) and the issued-token row commit
+    // together, so a suspension cannot miss this token (actors/identities/issuance.ts).
+    const issued = await storage.pool.transaction(async (tx) => {
+      const verdict = await proveIssuance(tx, req.sub, req.proof);
+      if (!verdict.ok) return verdict;
+      const { proven } = verdict;
+      const minted = await mintToken(ring, {
+        sub: req.sub, scope: req.scope, lifetimeSeconds: lifetime, now,
+        ...(aud !== undefined ? { aud } : {}),
+        ...(tenantId !== undefined ? { ten: tenantId } : {}),
+        ...(proven ? { prf: true } : {}),
+      });
+      await insertIssuedToken(tx, {
+        jti: minted.jti, sub: req.sub, scope: req.scope, tenantId: tenantId ?? null, kid: minted.kid,
+        iat: minted.iat, exp: minted.exp, proven,
+      });
+      return { ok: true as const, minted, proven };
     });
-    await insertIssuedToken(storage.pool, {
-      jti: minted.jti, sub: req.sub, scope: req.scope, tenantId: tenantId ?? null, kid: minted.kid,
-      iat: minted.iat, exp: minted.exp, proven: false,
-    });
+    if (!issued.ok) {
+      const { code, message } = issued.error;
+      if (code !== 'INVALID_REQUEST') {
+        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `${code}: ${message}`.slice(0, 1024), tenantId: tenantId ?? null });
+      }
+      throw new SuiteError(code, message);
+    }
+    const { minted, proven } = issued;
     await audit.recordAndWait({
       subject: req.caller.sub, action: 'auth:token:create', resource, result: 'allow',
-      reason: `issued ${minted.jti} with scope ${req.scope.join(' ')}, expires ${new Date(minted.exp * 1000).toISOString()}`,
+      reason: `issued ${minted.jti} with scope ${req.scope.join(' ')}, expires ${new Date(minted.exp * 1000).toISOString()}${proven ? ', with proof of the identity\'s key' : ''}`,
       tenantId: tenantId ?? null,
     });
     return minted;

@@ -18,3 +18,14 @@ export const RevokedEvent = Type.Object({ version: Type.Integer(), jti: Type.Str
 
 /** Broadcast on a fixed period: lets every edge bound the staleness of its view. */
 export const HeartbeatEvent = Type.Object({ version: Type.Integer(), at: Type.Integer() });
+
+/**
+ * Revoke many tokens at once (an identity's suspension). Each new revocation is broadcast as its own
+ * RevokedEvent, so edges apply them exactly as single ones. Entries already expired are skipped.
+ */
+export const RevokeManyRequest = Type.Object({
+  entries: Type.Array(RevocationEntry, { minItems: 1, maxItems: 1000 }),
+  by: Type.String(),
+});
+/** `revoked`: how many of the entries are now revoked (new or before); `created`: how many are new. */
+export const RevokeManyReply = Type.Object({ revoked: Type.Integer(), created: Type.Integer(), version: Type.Integer() });

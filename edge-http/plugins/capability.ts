@@ -4,10 +4,13 @@ import { scopeGrants } from '../../actors/capability/index.ts';
 import type { AuditSink, Authority, CapabilityVerifier, Principal, Verified } from '../authority.ts';
 import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from '../credentials.ts';
 import { ADMIN, setPrincipal } from '../principal.ts';
+import { markBilledTenant } from './metering.ts';
 
 /**
- * Resolves `X-Suite-Tenant-Key` for `tenant` routes. Injected by the token service once tenancy
- * exists; without it, tenant routes answer 401 `TENANT_KEY_INVALID`.
+ * Resolves `X-Suite-Tenant-Key` (spec, Authentication rule 6): on `tenant` routes, and beside the
+ * credential of every other guarded route. Every call asks the tenancy actor (no edge cache), so a
+ * rotated key or a suspension holds in every process from the moment it is answered. Without a
+ * resolver, every tenant key is refused with 401 `TENANT_KEY_INVALID`.
  */
 export interface TenantResolver {
   resolve(key: string): Promise<{ ok: true; tenantId: string } | { ok: false; error: ErrorData }>;
@@ -86,9 +89,48 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 }
 
 /** The admin key compared in constant time by the verifier; a wrong key is never a fallback to anything else. */
-function admitAdminKey(d: Decision, request: FastifyRequest, key: string, verifier: CapabilityVerifier): void {
-  if (!verifier.isAdminKey(key)) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'admin key not recognised');
-  allow(d, request, ADMIN, 'admin');
+async function admitAdminKey(d: Decision, request: FastifyRequest, key: string, deps: CapabilityDeps): Promise<void> {
+  if (!deps.verifier.isAdminKey(key)) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'admin key not recognised');
+  const tenantKey = headerValue(request, TENANT_KEY_HEADER);
+  allow(d, request, tenantKey === undefined ? ADMIN : await withTenantKey(d, request, ADMIN, tenantKey, deps.tenants), 'admin');
+}
+
+/**
+ * The tenant a tenant key names, joined to the principal its credential established (spec,
+ * Authentication rule 6): unknown 401 `TENANT_KEY_INVALID`, suspended 403 `TENANT_SUSPENDED`. A
+ * token issued under one tenant (claim `ten`) presented with another tenant's key is refused with
+ * 403 `CAPABILITY_INSUFFICIENT`: the key cannot move a token into a tenant it was not issued for.
+ * The request is then billed to the tenant (plugins/metering.ts).
+ */
+async function withTenantKey(
+  d: Decision,
+  request: FastifyRequest,
+  principal: Principal,
+  key: string,
+  tenants: TenantResolver | undefined,
+): Promise<Principal> {
+  const subject = principal.sub ?? 'anonymous';
+  if (tenants === undefined) deny(d, request, subject, 'TENANT_KEY_INVALID', 'tenant keys are not accepted by this deployment', principal.tenantId);
+  if (key === '') deny(d, request, subject, 'TENANT_KEY_INVALID', `the ${TENANT_KEY_HEADER} header is empty`, principal.tenantId);
+  const resolved = await resolveOrDeny(d, request, subject, key, tenants);
+  if (principal.tenantId !== undefined && principal.tenantId !== resolved) {
+    deny(d, request, subject, 'CAPABILITY_INSUFFICIENT', 'the token was issued for another tenant than the tenant key names', principal.tenantId);
+  }
+  markBilledTenant(request, resolved);
+  return { ...principal, tenantId: resolved };
+}
+
+async function resolveOrDeny(d: Decision, request: FastifyRequest, subject: string, key: string, tenants: TenantResolver): Promise<string> {
+  let resolved: Awaited<ReturnType<TenantResolver['resolve']>>;
+  try {
+    resolved = await tenants.resolve(key);
+  } catch (err) {
+    // Audited before the 500 reports it, like a failing verifier.
+    d.audit.record({ subject, action: d.action, resource: resourceOf(d, request), result: 'deny', reason: 'INTERNAL_ERROR', tenantId: undefined });
+    throw err;
+  }
+  if (!resolved.ok) deny(d, request, subject, resolved.error.code, resolved.error.message);
+  return resolved.tenantId;
 }
 
 /**
@@ -103,7 +145,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
   return async function checkScope(request) {
     if (acceptsAdmin) {
       const key = headerValue(request, ADMIN_KEY_HEADER);
-      if (key !== undefined) return admitAdminKey(d, request, key, verifier);
+      if (key !== undefined) return admitAdminKey(d, request, key, deps);
     }
     const authorization = request.headers.authorization;
     if (authorization === undefined) deny(d, request, 'anonymous', 'TOKEN_MISSING', 'no Authorization header');
@@ -119,7 +161,9 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
     if (scope !== null && !scopeGrants(principal.scope, scope)) {
       deny(d, request, subject, 'CAPABILITY_INSUFFICIENT', `token does not grant ${scope}`, principal.tenantId);
     }
-    allow(d, request, principal, subject);
+    // Without a tenant key (the common, unmetered case) this is the one extra header look-up.
+    const tenantKey = headerValue(request, TENANT_KEY_HEADER);
+    allow(d, request, tenantKey === undefined ? principal : await withTenantKey(d, request, principal, tenantKey, deps.tenants), subject);
   };
 }
 
@@ -153,7 +197,7 @@ function adminGuard(resources: Resources, deps: CapabilityDeps): Guard {
   const d: Decision = { action: 'admin', resources, audit: deps.audit };
   return async function checkAdmin(request) {
     const key = headerValue(request, ADMIN_KEY_HEADER);
-    if (key !== undefined) return admitAdminKey(d, request, key, deps.verifier);
+    if (key !== undefined) return admitAdminKey(d, request, key, deps);
     if (request.headers.authorization !== undefined) {
       deny(d, request, 'anonymous', 'CAPABILITY_INSUFFICIENT', 'this route requires the admin key');
     }
@@ -172,9 +216,8 @@ function tenantGuard(resources: Resources, deps: CapabilityDeps): Guard {
     if (deps.tenants === undefined) {
       deny(d, request, 'anonymous', 'TENANT_KEY_INVALID', 'tenant keys are not accepted by this deployment');
     }
-    const resolved = await deps.tenants.resolve(key);
-    if (!resolved.ok) deny(d, request, 'anonymous', resolved.error.code, resolved.error.message);
-    const principal: Principal = { kind: 'tenant', scope: [], tenantId: resolved.tenantId };
+    const tenantId = await resolveOrDeny(d, request, 'anonymous', key, deps.tenants);
+    const principal: Principal = { kind: 'tenant', scope: [], tenantId };
     allow(d, request, principal, 'tenant');
   };
 }

@@ -42,7 +42,7 @@ const AuditQuery = Type.Object({
 export function tokenRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
     app.post('/auth/token', {
-      config: { authority: { kind: 'scope', scope: 'auth:token:create', admin: true } },
+      config: { authority: { kind: 'scope', scope: 'auth:token:create', admin: true }, meter: 'agents' },
       schema: { body: TokenRequest },
     }, async (request, reply) => {
       const result = await bus.request(subjects.tokenIssue, { ...request.body, caller: callerOf(request) });
@@ -50,7 +50,7 @@ export function tokenRoutes(bus: Bus): EdgeRoutes {
     });
 
     app.post('/auth/token/validate', {
-      config: { authority: { kind: 'scope', scope: 'auth:token:validate', admin: true } },
+      config: { authority: { kind: 'scope', scope: 'auth:token:validate', admin: true }, meter: 'validations' },
       schema: { body: ValidateBody },
     }, async (request, reply) => {
       const result = await bus.request(subjects.tokenValidate, { ...request.body, caller: callerOf(request) });

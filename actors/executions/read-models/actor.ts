@@ -1,0 +1,71 @@
+import { SuiteError } from '../../../bus/errors.ts';
+import type { Bus, Result, Subscription } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/subjects.ts';
+import type { Storage } from '../../../storage/types.ts';
+import { errorData } from '../../errors.ts';
+import type { ChainResult } from '../verify.ts';
+import { authorityOf, costOf, statsOf, unknownsOf } from './aggregate-reads.ts';
+import { conditionsOf, explanationOf, lineageOf, listNeedingAttention, listRecords, replayOf } from './record-reads.ts';
+
+/** A whole-chain verification reads every record: a million take minutes. */
+const CHAIN_VERIFY_TIMEOUT_MS = 600_000;
+
+/**
+ * The read models of the execution chain (docs/EXECUTION-READS.md) on any number of replicas (queue
+ * group `executions`, beside ExecutionReaderActor): lists, one record's conditions, explanation,
+ * replay comparison and lineage, and aggregates over the chain. Read only; every request may carry
+ * a `tenantId`, and then only that tenant's records are read. The edge decides who may ask.
+ */
+export class ExecutionReadModelActor {
+  readonly #bus: Bus;
+  readonly #storage: Storage;
+  #subs: Subscription[] = [];
+
+  constructor(o: { bus: Bus; storage: Storage }) {
+    this.#bus = o.bus;
+    this.#storage = o.storage;
+  }
+
+  start(): void {
+    const queue = { queue: 'executions' };
+    const db = () => this.#storage.pool;
+    this.#subs.push(
+      this.#bus.serve(subjects.executionsList, ({ data }) => answer(() => listRecords(db(), data)), queue),
+      this.#bus.serve(subjects.executionsAttention, ({ data }) => answer(() => listNeedingAttention(db(), data)), queue),
+      this.#bus.serve(subjects.executionsConditions, ({ data }) => answer(() => conditionsOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsExplain, ({ data }) => answer(() => explanationOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsReplay, ({ data }) => answer(() => replayOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsLineage, ({ data }) => answer(() => lineageOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsStats, ({ data }) => answer(() => statsOf(db(), data, () => this.#verifyChain())), queue),
+      this.#bus.serve(subjects.executionsUnknowns, ({ data }) => answer(() => unknownsOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsAuthority, ({ data }) => answer(() => authorityOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsCost, ({ data }) => answer(() => costOf(db(), data)), queue),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const subs = this.#subs;
+    this.#subs = [];
+    await Promise.all(subs.map((s) => s.unsubscribe()));
+  }
+
+  /**
+   * The live chain check of the stats, asked of the execution reader over the bus rather than run
+   * here: the reader shares one run among every request that arrives while it is under way, so
+   * stats and GET /executions-verify-chain never stack up scans of the whole chain.
+   */
+  async #verifyChain(): Promise<ChainResult> {
+    const r = await this.#bus.request(subjects.executionsVerify, {}, { timeoutMs: CHAIN_VERIFY_TIMEOUT_MS });
+    if (!r.ok) throw new SuiteError(r.error.code, r.error.message);
+    if (r.value.mode !== 'chain') throw new SuiteError('INTERNAL_ERROR', 'the chain verification answered for one record');
+    return r.value;
+  }
+}
+
+async function answer<T>(work: () => Promise<T>): Promise<Result<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (err) {
+    return { ok: false, error: errorData(err) };
+  }
+}
