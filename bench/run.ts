@@ -4,7 +4,8 @@
  *
  *   npm run bench [-- --seconds 10 --warmup 3 --connections 50 --protected-path /capabilities
  *                     --no-pin --cpu-prof DIR --attempts 3 --foreign-limit 15 --tokens 500 --revoke-warmup 20
- *                     --nats-url URL --timeout 900]
+ *                     --nats-url URL --exec-seconds 10 --verify-records 100000 --memory-records 1000000
+ *                     --timeout 1800]
  *
  * Targets only 127.0.0.1: the servers it starts, the local Postgres (for a throw-away database) and
  * a private nats-server on a free loopback port.
@@ -14,10 +15,11 @@ import { killAllChildren } from './child.ts';
 import { HTTP_ARGS, httpMarkdown, httpOptionsFrom, runHttpBench } from './http.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
 import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocationBench } from './revocation.ts';
+import { EXECUTIONS_ARGS, executionsMarkdown, runExecutionsBench } from './executions.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { ...HTTP_ARGS, ...REVOCATION_ARGS, timeout: { type: 'string', default: '900' } },
+  options: { ...HTTP_ARGS, ...REVOCATION_ARGS, ...EXECUTIONS_ARGS, timeout: { type: 'string', default: '1800' } },
 });
 
 const timeoutSeconds = Number(values.timeout);
@@ -57,6 +59,13 @@ const revocationOk = await section('Revocation propagation over NATS', async () 
   const r = await runRevocationBench(revocationOptionsFrom(values));
   return { text: revocationMarkdown(r), ok: r.missing === 0 };
 });
+const executionsOk = await section('Execution traces (appends, verification)', async () => {
+  const r = await runExecutionsBench({
+    seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
+    verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
+  });
+  return { text: executionsMarkdown(r), ok: r.appends.non2xx + r.appends.errors === 0 };
+});
 
 clearTimeout(watchdog);
-process.exitCode = httpOk && revocationOk ? 0 : 1;
+process.exitCode = httpOk && revocationOk && executionsOk ? 0 : 1;

@@ -6,8 +6,13 @@ import { checkExecution, ExecutionChainVerifier, GENESIS_HASH, type ChainVerific
 import type { VerificationKeys } from './keys.ts';
 import type { VerifyPool } from './verify-pool.ts';
 
-/** Records read per query; memory stays bounded by two pages (one verified, one read ahead). */
-const PAGE = 2000;
+/**
+ * Records read per query; memory stays bounded by two pages (one verified, one read ahead). Small
+ * pages keep the process's peak memory down (pages outlive a few awaits, so V8 promotes them and
+ * collects them late): 2,000 gave 334–351 MB of peak resident memory over 100,000 records, 500
+ * gave 232–333 MB, at the same speed.
+ */
+const PAGE = 500;
 /**
  * Without a thread pool: signatures checked between yields to the event loop (~25 ms at
  * node:crypto's ~10k verifies/s), so a long verification never stops this process from answering.

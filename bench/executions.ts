@@ -1,0 +1,244 @@
+/**
+ * Execution traces (issue 3): POST /executions over HTTP at concurrency 50 beside one core's raw
+ * Ed25519 signing rate, and whole-chain verification beside the raw verify rate times the cores,
+ * with the server's peak memory and how it answered other requests meanwhile.
+ *
+ *   node bench/executions.ts [--seconds 10] [--warmup 3] [--verify-records 100000] [--memory-records 1000000]
+ *
+ * The suite runs embedded (`suite start`: memory bus, PGlite) on both cores, unpinned: appends
+ * are a pipeline (HTTP edge, writer, PGlite's process), and verification uses every core by design.
+ * Chains to verify are written straight into the storage by bench/chain-fill.ts (valid records,
+ * signed with a published key), then verified through GET /executions-verify-chain.
+ */
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createTraceSigner, verifyHashSignature } from '../actors/chain/index.ts';
+import { callJson, mint } from './api.ts';
+import { fillExecutionChain } from './chain-fill.ts';
+import { cleanEnv, spawnNode, type Child } from './child.ts';
+import { measure, type LoadResult } from './load.ts';
+import { describeMachine, machineMarkdown } from './machine.ts';
+
+export const APPEND_TARGET_OF_SIGN = 0.25;
+export const APPEND_TARGET_P99_MS = 25;
+export const VERIFY_TARGET_OF_CORES = 0.8;
+export const MEMORY_TARGET_MB = 300;
+
+export interface RawRates {
+  cores: number;
+  signPerSec: number;
+  verifyPerSec: number;
+}
+
+/** One core's Ed25519 sign and verify rates over a 32-byte digest, as the chain uses them. */
+export function rawRates(seconds = 2): RawRates {
+  const signer = createTraceSigner(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  const key = createPublicKey(signer.publicKeyPem);
+  const digest = randomBytes(32).toString('hex');
+  const rate = (work: () => void) => {
+    let n = 0;
+    const end = performance.now() + seconds * 1000;
+    const t0 = performance.now();
+    while (performance.now() < end) {
+      for (let i = 0; i < 100; i++) work();
+      n += 100;
+    }
+    return n / ((performance.now() - t0) / 1000);
+  };
+  const signature = signer.sign(digest);
+  return {
+    cores: availableParallelism(),
+    signPerSec: rate(() => signer.sign(digest)),
+    verifyPerSec: rate(() => verifyHashSignature(key, digest, signature)),
+  };
+}
+
+interface Suite {
+  child: Child;
+  base: string;
+  adminKey: string;
+  stop(): Promise<void>;
+}
+
+async function startSuite(dataDir: string): Promise<Suite> {
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
+  });
+  const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
+  const port = (await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1];
+  const { adminKey } = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as { adminKey: string };
+  return { child, base: `http://127.0.0.1:${port}`, adminKey, stop: () => child.stop(30_000) };
+}
+
+/** Resident memory of a process and of its children (PGlite runs in one), in MB. */
+function rssMb(pid: number): { server: number; children: number } {
+  const rss = (p: number) => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  let children = 0;
+  try {
+    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) children += rss(Number(c));
+  } catch {
+    // no children file: count none
+  }
+  return { server: rss(pid), children };
+}
+
+async function benchAppends(o: { seconds: number; warmup: number }): Promise<LoadResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'suite-bench-exec-'));
+  const suite = await startSuite(join(dir, 'data'));
+  try {
+    const { token } = await mint(suite.base, suite.adminKey, 'bench-agent', ['execution:record']);
+    const body = {
+      subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
+      input: { contact: 42, fields: { email: 'someone@example.com', phone: '+33 1 23 45 67 89' } }, output: { ok: true, version: 7 },
+      outcome: 'success', cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
+      governance: { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' },
+    };
+    const first = await callJson(`${suite.base}/executions`, { headers: { authorization: `Bearer ${token}` }, body });
+    if (first.status !== 201) throw new Error(`POST /executions check failed: ${first.status} ${JSON.stringify(first.body)}`);
+    return await measure({
+      name: 'POST /executions (c=50)', url: `${suite.base}/executions`, method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    }, { connections: 50, pipelining: 1, warmupSeconds: o.warmup, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, suite.child.proc.pid ?? 0);
+  } finally {
+    await suite.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface VerifyResult {
+  records: number;
+  fillSeconds: number;
+  seconds: number;
+  perSec: number;
+  valid: boolean;
+  peakServerMb: number;
+  peakChildrenMb: number;
+  /** GET /health and GET /executions/public-key answered during the verification, latency in ms. */
+  health: { n: number; p99: number; max: number };
+  publicKey: { n: number; p99: number; max: number };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.min(s.length - 1, Math.floor(s.length * p))] as number);
+};
+
+async function benchVerify(records: number): Promise<VerifyResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'suite-bench-verify-'));
+  try {
+    const t0 = performance.now();
+    await fillExecutionChain(join(dir, 'data', 'pglite'), records, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    const fillSeconds = (performance.now() - t0) / 1000;
+    const suite = await startSuite(join(dir, 'data'));
+    try {
+      const pid = suite.child.proc.pid ?? 0;
+      const admin = { 'x-suite-admin-key': suite.adminKey };
+      let peak = { server: 0, children: 0 };
+      const health: number[] = [];
+      const publicKey: number[] = [];
+      let running = true;
+      const probe = async (url: string, into: number[]) => {
+        while (running) {
+          const s = performance.now();
+          const r = await fetch(url);
+          await r.arrayBuffer();
+          if (running) into.push(performance.now() - s);
+          await new Promise((res) => setTimeout(res, 20));
+        }
+      };
+      const sampler = setInterval(() => {
+        const m = rssMb(pid);
+        peak = { server: Math.max(peak.server, m.server), children: Math.max(peak.children, m.children) };
+      }, 100);
+      const probes = [probe(`${suite.base}/health`, health), probe(`${suite.base}/executions/public-key`, publicKey)];
+      const s = performance.now();
+      const r = await callJson(`${suite.base}/executions-verify-chain`, { headers: admin });
+      const seconds = (performance.now() - s) / 1000;
+      running = false;
+      clearInterval(sampler);
+      await Promise.all(probes);
+      if (r.status !== 200) throw new Error(`verification answered ${r.status} ${JSON.stringify(r.body)}`);
+      const checked = Number(r.body.checked);
+      return {
+        records: checked, fillSeconds, seconds, perSec: checked / seconds, valid: r.body.valid === true,
+        peakServerMb: peak.server, peakChildrenMb: peak.children,
+        health: { n: health.length, p99: pct(health, 0.99), max: Math.max(0, ...health) },
+        publicKey: { n: publicKey.length, p99: pct(publicKey, 0.99), max: Math.max(0, ...publicKey) },
+      };
+    } finally {
+      await suite.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface ExecutionsBenchResult {
+  raw: RawRates;
+  appends: LoadResult;
+  verify: VerifyResult | undefined;
+  memory: VerifyResult | undefined;
+}
+
+export async function runExecutionsBench(o: { seconds: number; warmup: number; verifyRecords: number; memoryRecords: number }): Promise<ExecutionsBenchResult> {
+  const raw = rawRates();
+  const appends = await benchAppends(o);
+  const verify = o.verifyRecords > 0 ? await benchVerify(o.verifyRecords) : undefined;
+  const memory = o.memoryRecords > 0 ? await benchVerify(o.memoryRecords) : undefined;
+  return { raw, appends, verify, memory };
+}
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const met = (ok: boolean) => (ok ? '**met**' : '**NOT met**');
+
+export function executionsMarkdown(r: ExecutionsBenchResult): string {
+  const a = r.appends;
+  const appendRatio = a.reqPerSec / r.raw.signPerSec;
+  const lines = [
+    `Raw Ed25519 over a 32-byte digest, one core (node:crypto, this process): sign ${fmt(r.raw.signPerSec)}/s, verify ${fmt(r.raw.verifyPerSec)}/s; cores: ${r.raw.cores}.`,
+    '',
+    '| measure | figure | target | met? |',
+    '|---|---:|---|---|',
+    `| POST /executions, c=50: req/s | ${fmt(a.reqPerSec)} (${fmt(appendRatio * 100, 1)}% of one core's signing) | ≥ ${APPEND_TARGET_OF_SIGN * 100}% (${fmt(r.raw.signPerSec * APPEND_TARGET_OF_SIGN)}/s) | ${met(appendRatio >= APPEND_TARGET_OF_SIGN)} |`,
+    `| POST /executions, c=50: p99 latency | ${a.p99Ms} ms (p50 ${a.p50Ms} ms, max ${a.maxMs} ms) | ≤ ${APPEND_TARGET_P99_MS} ms | ${met(a.p99Ms <= APPEND_TARGET_P99_MS)} |`,
+  ];
+  const cap = r.raw.verifyPerSec * r.raw.cores;
+  for (const [label, v] of [['verification', r.verify], ['verification (memory run)', r.memory]] as const) {
+    if (!v) continue;
+    lines.push(`| ${label} of ${fmt(v.records)} records: records/s | ${fmt(v.perSec)} in ${fmt(v.seconds, 1)} s (${fmt((v.perSec / cap) * 100, 1)}% of ${r.raw.cores} × raw verify) | ≥ ${VERIFY_TARGET_OF_CORES * 100}% (${fmt(cap * VERIFY_TARGET_OF_CORES)}/s) | ${met(v.perSec >= cap * VERIFY_TARGET_OF_CORES)} |`);
+    lines.push(`| ${label}: peak memory of the server process | ${fmt(v.peakServerMb)} MB (PGlite's process: ${fmt(v.peakChildrenMb)} MB) | < ${MEMORY_TARGET_MB} MB${label.includes('memory') ? '' : ' (asked for 1M records)'} | ${met(v.peakServerMb < MEMORY_TARGET_MB)} |`);
+    lines.push(`| ${label}: other requests meanwhile | GET /health p99 ${fmt(v.health.p99, 1)} ms, max ${fmt(v.health.max, 1)} ms (${v.health.n} calls); GET /executions/public-key p99 ${fmt(v.publicKey.p99, 1)} ms, max ${fmt(v.publicKey.max, 1)} ms (${v.publicKey.n} calls) | answered throughout | ${met(v.health.n > 0 && v.publicKey.n > 0)} |`);
+    if (!v.valid) lines.push(`| ${label}: result | **chain reported invalid** | valid | **NOT met** |`);
+  }
+  lines.push('', `- POST /executions: ${fmt(a.total)} requests, ${a.non2xx} non-2xx, ${a.errors + a.timeouts} errors/timeouts; server CPU by thread: ${Object.entries(a.serverThreads).map(([k, v]) => `${k} ${v}%`).join(', ')}.`);
+  for (const v of [r.verify, r.memory]) if (v) lines.push(`- ${fmt(v.records)} records written by bench/chain-fill.ts in ${fmt(v.fillSeconds, 1)} s before the suite started on them.`);
+  return lines.join('\n');
+}
+
+export const EXECUTIONS_ARGS = {
+  'exec-seconds': { type: 'string', default: '10' },
+  'verify-records': { type: 'string', default: '100000' },
+  'memory-records': { type: 'string', default: '1000000' },
+} as const;
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { ...EXECUTIONS_ARGS, warmup: { type: 'string', default: '3' } } });
+  process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
+  const r = await runExecutionsBench({
+    seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
+    verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
+  });
+  process.stdout.write(`${executionsMarkdown(r)}\n`);
+}
