@@ -12,8 +12,9 @@ import { ensureChainHead, insertExecutions, openStorage, registerTraceKey } from
 
 const BATCH = 1000;
 
-export async function fillExecutionChain(dbPath: string, n: number, privateKeyPem: string): Promise<void> {
-  const storage = await openStorage({ dbPath });
+/** `place`: a PGlite data directory, or a Postgres URL. */
+export async function fillExecutionChain(place: { dbPath: string } | { databaseUrl: string }, n: number, privateKeyPem: string): Promise<void> {
+  const storage = await openStorage(place);
   try {
     const signer = createTraceSigner(privateKeyPem);
     await registerTraceKey(storage.pool, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: false, holder: 'bench-fill' });

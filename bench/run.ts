@@ -64,7 +64,7 @@ const executionsOk = await section('Execution traces (appends, verification)', a
     seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
     verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
   });
-  return { text: executionsMarkdown(r), ok: r.appends.non2xx + r.appends.errors === 0 };
+  return { text: executionsMarkdown(r), ok: r.appends.every((a) => a.non2xx + a.errors === 0) && r.verifications.every((v) => v.valid) };
 });
 
 clearTimeout(watchdog);

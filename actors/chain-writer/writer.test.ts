@@ -65,6 +65,60 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 20 });
   });
 
+  it('seals the next batch while one commits, and reseals it from the head when that commit fails', async () => {
+    const storage = await open();
+    let inserts = 0;
+    let seals = 0;
+    // Five records per transaction, and slow inserts, so that batches queue and are sealed ahead;
+    // the second insert fails, after the batch behind it was sealed on top of its records.
+    const spec = {
+      ...auditChainSpec,
+      seal(input: AuditInput, seq: number, prev: string) {
+        seals++;
+        return auditChainSpec.seal(input, seq, prev);
+      },
+      async insert(tx: Parameters<typeof auditChainSpec.insert>[0], records: Parameters<typeof auditChainSpec.insert>[1]) {
+        const n = inserts++;
+        await new Promise((r) => setTimeout(r, 30));
+        if (n === 1) throw new Error('simulated failure of the second commit');
+        return auditChainSpec.insert(tx, records);
+      },
+    };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000, maxBatch: 5 });
+    await writer.start();
+    const first = writer.append([entry(0)]);
+    const later = Array.from({ length: 40 }, (_, i) => writer.append([entry(10 + i)]));
+    await first;
+    const settled = await Promise.allSettled(later);
+    const failed = settled.filter((r) => r.status === 'rejected');
+    const done = [await first, ...settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))].flat();
+    expect(failed).toHaveLength(5);
+    // The batch sealed ahead of the failed commit was sealed again: more seals than records.
+    expect(seals).toBe(41 + 5);
+    expect(done.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 36 }, (_, i) => i + 1));
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 36 });
+    await writer.stop();
+  });
+
+  it('refuses a batch it cannot seal without holding up the appends after it', async () => {
+    const storage = await open();
+    const spec = {
+      ...auditChainSpec,
+      seal(input: AuditInput, seq: number, prev: string) {
+        if (input.resource === 'unsealable') throw new Error('cannot seal');
+        return auditChainSpec.seal(input, seq, prev);
+      },
+    };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1' });
+    await writer.start();
+    const bad = writer.append([{ ...entry(0), resource: 'unsealable' }]);
+    await expect(bad).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const good = await Promise.all(Array.from({ length: 5 }, (_, i) => writer.append([entry(1 + i)])));
+    expect(good.flat().map((r) => r.seq).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 5 });
+    await writer.stop();
+  });
+
   it('lets a standby take over when the leader stops, continuing the same chain', async () => {
     const storage = await open();
     const a = new ChainWriter({ storage, spec: auditChainSpec, holder: 'a', leaseMs: 300 });

@@ -44,6 +44,14 @@ interface Pending<Input, Rec> {
   reject: (err: unknown) => void;
 }
 
+/** A batch hashed and signed on top of `from`, not yet committed. */
+interface Sealed<Input, Rec> {
+  batch: Pending<Input, Rec>[];
+  from: { seq: number; hash: string };
+  records: Rec[];
+  last: Rec;
+}
+
 /**
  * The single writer of a chain. Exactly one process leads (a lease with a fencing epoch); the
  * others stand by and take over when the lease expires. Appends that arrive together are sealed and
@@ -163,22 +171,75 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     });
   }
 
+  /**
+   * Commits queued appends batch after batch. While one batch's transaction is with the database,
+   * the appends that queued meanwhile are sealed (hashed, signed) on top of it, so sealing is off
+   * the critical path: the next transaction starts as soon as this one commits. When a commit fails,
+   * the batch sealed on top of it is unsealed (its callers queued again, first in line) and sealed
+   * anew from the head as re-read.
+   */
   async #drainQueue(): Promise<void> {
-    while (this.#queue.length > 0 && (this.#state === 'leader' || this.#state === 'stopping')) {
-      const batch = this.#takeBatch();
-      try {
-        const records = await this.#commit(batch.flatMap((p) => p.inputs));
-        let at = 0;
-        for (const p of batch) {
-          p.resolve(records.slice(at, at + p.inputs.length));
-          at += p.inputs.length;
-        }
-        this.#o.onCommitted?.(records);
-      } catch (err) {
-        for (const p of batch) p.reject(err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', 'append failed', { cause: err }));
-        if (this.#state === 'stopping') return;
+    let ahead: Sealed<Input, Rec> | undefined;
+    while ((ahead !== undefined || this.#queue.length > 0) && (this.#state === 'leader' || this.#state === 'stopping')) {
+      const current = ahead ?? this.#seal(this.#takeBatch(), this.#head);
+      ahead = undefined;
+      if (!current) continue;
+      const committing = this.#commit(current);
+      // Observed below, after the next batch is sealed; until then a failure must not count as unhandled.
+      committing.catch(() => undefined);
+      if (this.#queue.length > 0) {
+        // Let the transaction's first statement reach the database before sealing the next batch.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.#queue.length > 0) ahead = this.#seal(this.#takeBatch(), current.last);
       }
+      try {
+        await committing;
+      } catch (err) {
+        fail(current.batch, err);
+        this.#putBack(ahead);
+        ahead = undefined;
+        if (this.#state === 'stopping') return;
+        continue;
+      }
+      let at = 0;
+      for (const p of current.batch) {
+        p.resolve(current.records.slice(at, at + p.inputs.length));
+        at += p.inputs.length;
+      }
+      this.#o.onCommitted?.(current.records);
     }
+    this.#putBack(ahead);
+  }
+
+  /**
+   * A batch sealed ahead of a commit that failed, or of a leadership that ended: its callers go back
+   * to the head of the queue while this writer may still commit (leader, or draining to stop), and
+   * are refused otherwise (the queue was refused when leadership ended).
+   */
+  #putBack(ahead: Sealed<Input, Rec> | undefined): void {
+    if (!ahead) return;
+    if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.unshift(...ahead.batch);
+    else fail(ahead.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain`));
+  }
+
+  /** Hash (and sign) a batch's inputs on top of `from`; a batch that cannot be sealed is refused. */
+  #seal(batch: Pending<Input, Rec>[], from: { seq: number; hash: string }): Sealed<Input, Rec> | undefined {
+    const records: Rec[] = [];
+    let prev = from.hash;
+    let seq = from.seq;
+    try {
+      for (const p of batch) {
+        for (const input of p.inputs) {
+          const rec = this.#o.spec.seal(input, ++seq, prev);
+          records.push(rec);
+          prev = rec.hash;
+        }
+      }
+    } catch (err) {
+      fail(batch, err);
+      return undefined;
+    }
+    return { batch, from: { seq: from.seq, hash: from.hash }, records, last: records[records.length - 1] as Rec };
   }
 
   #takeBatch(): Pending<Input, Rec>[] {
@@ -194,17 +255,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     return batch;
   }
 
-  async #commit(inputs: readonly Input[]): Promise<Rec[]> {
+  async #commit(sealed: Sealed<Input, Rec>): Promise<void> {
     const { storage, spec, holder } = this.#o;
-    const from = this.#head;
-    const records: Rec[] = [];
-    let prev = from.hash;
-    for (let i = 0; i < inputs.length; i++) {
-      const rec = spec.seal(inputs[i] as Input, from.seq + i + 1, prev);
-      records.push(rec);
-      prev = rec.hash;
-    }
-    const last = records[records.length - 1] as Rec;
+    const { from, records, last } = sealed;
     const epoch = this.#epoch;
     try {
       await storage.pool.transaction(async (tx) => {
@@ -221,7 +274,6 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       throw err instanceof FencedError ? new SuiteError('SERVICE_UNAVAILABLE', 'chain writer was fenced') : err;
     }
     this.#head = { seq: last.seq, hash: last.hash };
-    return records;
   }
 
   async #resync(err: unknown): Promise<void> {
@@ -239,6 +291,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     this.#queue = [];
     for (const p of queued) p.reject(err);
   }
+}
+
+function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unknown): void {
+  const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', 'append failed', { cause: err });
+  for (const p of batch) p.reject(e);
 }
 
 class FencedError extends Error {
