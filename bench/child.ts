@@ -5,7 +5,7 @@
  * watchdog can end them all, by process id, if a run overstays its time bound.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 
@@ -37,9 +37,13 @@ export function pinLoadGenerator(wanted: boolean): Pinning {
   return { enabled: true, note: 'load generator pinned to CPU 0, server under test (all its threads and child processes) to CPU 1 (taskset)' };
 }
 
-/** Undo pinLoadGenerator: every CPU again for this process. */
+/**
+ * Undo pinLoadGenerator: every CPU of the machine again for this process (and so for the children it
+ * starts later). `cpus()`, not `availableParallelism()`: the latter counts only the CPUs this process
+ * may use, which is one while pinned.
+ */
 export function unpinLoadGenerator(p: Pinning): void {
-  if (p.enabled) execFileSync('taskset', ['-a', '-p', '-c', `0-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
+  if (p.enabled) execFileSync('taskset', ['-a', '-p', '-c', `0-${cpus().length - 1}`, String(process.pid)], { stdio: 'ignore' });
 }
 
 /**

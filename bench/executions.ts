@@ -14,7 +14,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTraceSigner, verifyHashSignature } from '../actors/chain/index.ts';
@@ -52,6 +52,9 @@ export function rawRates(seconds = 2): RawRates {
     return n / ((performance.now() - t0) / 1000);
   };
   const signature = signer.sign(digest);
+  if (availableParallelism() < cpus().length) {
+    throw new Error(`this process may use ${availableParallelism()} of ${cpus().length} CPUs (pinned?): the verification figures would not use every core`);
+  }
   return {
     cores: availableParallelism(),
     signPerSec: rate(() => signer.sign(digest)),
