@@ -87,6 +87,23 @@ describe.each(storageKinds())('storage on $kind', (kind) => {
       expect(ids).toEqual([20, 21]);
     });
 
+    it('answers every query queued beside failing queries and failing transactions', async () => {
+      // slonik drops a connection whenever a query or a transaction handler fails and reconnects at
+      // once; on PGlite the reconnecting client must wait for the previous one, not be refused.
+      const { pool } = handle.storage;
+      const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => {
+        if (i % 5 === 0) return pool.query(sql.unsafe`SELECT 1 / 0`);
+        if (i % 5 === 1) return pool.transaction(async (tx) => {
+          await tx.query(sql.unsafe`SELECT 1`);
+          throw new Error('handler refuses');
+        });
+        return pool.oneFirst(sql.unsafe`SELECT ${i}::int AS n`);
+      }));
+      const innocent = results.filter((_, i) => i % 5 > 1);
+      expect(innocent.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(24);
+    });
+
     it('reads int8 as number, numeric as string, timestamptz as ISO string and jsonb parsed', async () => {
       const row = await handle.storage.pool.one(sql.unsafe`
         SELECT 9007199254740991::int8 AS big, 12.50::numeric(12, 2) AS price,
