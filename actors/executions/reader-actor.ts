@@ -1,10 +1,10 @@
 import { SuiteError } from '../../bus/errors.ts';
-import type { Bus, Result, Subscription } from '../../bus/index.ts';
+import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { currentTraceKey, findTraceKeys, getExecution, type PublishedKey } from '../../storage/index.ts';
 import type { ExecutionRecord } from '../chain/index.ts';
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';
@@ -34,12 +34,12 @@ export class ExecutionReaderActor {
   start(): void {
     const queue = { queue: 'executions' };
     this.#subs.push(
-      this.#bus.serve(subjects.executionsGet, ({ data }) => answer(async () => {
+      this.#bus.serve(subjects.executionsGet, ({ data }) => replyOf(async () => {
         const record = await getExecution(this.#storage.pool, data.id);
         if (!record) throw new SuiteError('NOT_FOUND', 'no execution with this id');
         return { record };
       }), queue),
-      this.#bus.serve(subjects.executionsVerify, ({ data }) => answer(async () => {
+      this.#bus.serve(subjects.executionsVerify, ({ data }) => replyOf(async () => {
         if (data.record !== undefined && data.id !== undefined) throw new SuiteError('INVALID_REQUEST', 'give either record or id, not both');
         const db = this.#storage.pool;
         const keys = () => (data.publicKey !== undefined ? VerificationKeys.pinned(db, data.publicKey) : VerificationKeys.published(db));
@@ -47,7 +47,7 @@ export class ExecutionReaderActor {
         if (data.id !== undefined) return verifyStoredRecord(db, data.id, keys());
         return this.#verifyChain(data.publicKey, keys());
       }), queue),
-      this.#bus.serve(subjects.executionsKeys, ({ data }) => answer(async () => {
+      this.#bus.serve(subjects.executionsKeys, ({ data }) => replyOf(async () => {
         const db = this.#storage.pool;
         const key = data.keyId !== undefined ? (await findTraceKeys(db, [data.keyId]))[0] : await currentTraceKey(db);
         if (!key && data.keyId !== undefined) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
@@ -77,13 +77,6 @@ export class ExecutionReaderActor {
   }
 }
 
-async function answer<T>(work: () => Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (err) {
-    return { ok: false, error: errorData(err) };
-  }
-}
 
 /** Spec, "Trace public key response". */
 function publicKeyAnswer(k: PublishedKey) {

@@ -15,7 +15,7 @@ import {
   type Identity,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
 
 export interface IdentityActorOptions {
@@ -47,14 +47,12 @@ export class IdentityActor {
 
   start(): void {
     const { bus } = this.#o;
-    const guard = <T>(fn: () => Promise<T>) =>
-      fn().then((value) => ({ ok: true as const, value }), (err: unknown) => ({ ok: false as const, error: errorData(err) }));
     const queue = { queue: 'identities' };
     this.#subs.push(
-      bus.serve(subjects.identitiesEnrol, ({ data }) => guard(() => this.#enrol(data)), queue),
-      bus.serve(subjects.identitiesGet, ({ data }) => guard(() => this.#get(data.subject)), queue),
-      bus.serve(subjects.identitiesChallenge, ({ data }) => guard(() => this.#challenge(data.subject)), queue),
-      bus.serve(subjects.identitiesSuspend, ({ data }) => guard(() => this.#suspend(data)), queue),
+      bus.serve(subjects.identitiesEnrol, ({ data }) => replyOf(() => this.#enrol(data)), queue),
+      bus.serve(subjects.identitiesGet, ({ data }) => replyOf(() => this.#get(data.subject)), queue),
+      bus.serve(subjects.identitiesChallenge, ({ data }) => replyOf(() => this.#challenge(data.subject)), queue),
+      bus.serve(subjects.identitiesSuspend, ({ data }) => replyOf(() => this.#suspend(data)), queue),
     );
     this.#prune = setInterval(() => void this.#pruneOnce(), this.#o.pruneEveryMs ?? 60_000);
     this.#prune.unref();

@@ -14,7 +14,7 @@ import {
   type ModelPin,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 import { compareFingerprint } from './compare.ts';
 
 export interface ModelActorOptions {
@@ -34,15 +34,13 @@ export class ModelActor {
 
   start(): void {
     const { bus } = this.#o;
-    const guard = <T>(fn: () => Promise<T>) =>
-      fn().then((value) => ({ ok: true as const, value }), (err: unknown) => ({ ok: false as const, error: errorData(err) }));
     const queue = { queue: 'models' };
     this.#subs.push(
-      bus.serve(subjects.modelsPin, ({ data }) => guard(() => this.#pin(data)), queue),
-      bus.serve(subjects.modelsSupersede, ({ data }) => guard(() => this.#supersede(data)), queue),
-      bus.serve(subjects.modelsAttest, ({ data }) => guard(() => this.#attest(data)), queue),
-      bus.serve(subjects.modelsList, () => guard(async () => ({ models: await listCurrentPins(this.#o.storage.pool) })), queue),
-      bus.serve(subjects.modelsGet, ({ data }) => guard(() => this.#get(data.name, data.limit)), queue),
+      bus.serve(subjects.modelsPin, ({ data }) => replyOf(() => this.#pin(data)), queue),
+      bus.serve(subjects.modelsSupersede, ({ data }) => replyOf(() => this.#supersede(data)), queue),
+      bus.serve(subjects.modelsAttest, ({ data }) => replyOf(() => this.#attest(data)), queue),
+      bus.serve(subjects.modelsList, () => replyOf(async () => ({ models: await listCurrentPins(this.#o.storage.pool) })), queue),
+      bus.serve(subjects.modelsGet, ({ data }) => replyOf(() => this.#get(data.name, data.limit)), queue),
     );
   }
 

@@ -7,7 +7,7 @@ import {
   setTenantStatus, usageOf, type StoredTenant,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 import { applyBillingEvent } from './billing.ts';
 import { newTenantId, newTenantKey, tenantKeyHash } from './keys.ts';
 import { periodEnd, periodOf } from './period.ts';
@@ -60,7 +60,7 @@ export class TenancyActor {
     const { bus } = this.#o;
     const queue = { queue: 'tenancy' };
     const db = () => this.#o.storage.pool;
-    const answer = <T>(work: () => Promise<T>) => answered(work, this.#o.logger);
+    const answer = <T>(work: () => Promise<T>) => replyOf(work, (err) => this.#o.logger?.error({ err }, 'tenancy request failed'));
     this.#subs.push(
       bus.serve(subjects.tenancyCreate, ({ data }) => answer(() => this.#create(data)), queue),
       bus.serve(subjects.tenancyList, ({ data }) => answer(() => this.#list(data)), queue),
@@ -167,12 +167,3 @@ export class TenancyActor {
   }
 }
 
-/** A reply as data; a failure that is not a catalogue error is logged here (its text never travels). */
-async function answered<T>(work: () => Promise<T>, logger: TenancyActorOptions['logger']): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (err) {
-    if (!(err instanceof SuiteError)) logger?.error({ err }, 'tenancy request failed');
-    return { ok: false, error: errorData(err) };
-  }
-}

@@ -16,7 +16,7 @@ import {
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 
 export interface TokenActorOptions {
   bus: Bus;
@@ -43,12 +43,10 @@ export class TokenActor {
 
   start(): void {
     const { bus } = this.#o;
-    const guard = <T>(fn: () => Promise<T>) =>
-      fn().then((value) => ({ ok: true as const, value }), (err: unknown) => ({ ok: false as const, error: errorData(err) }));
     this.#subs.push(
-      bus.serve(subjects.tokenIssue, ({ data }) => guard(() => this.#issue(data)), { queue: 'tokens' }),
-      bus.serve(subjects.tokenValidate, ({ data }) => guard(() => this.#validate(data)), { queue: 'tokens' }),
-      bus.serve(subjects.tokenRevoke, ({ data }) => guard(() => this.#revoke(data)), { queue: 'tokens' }),
+      bus.serve(subjects.tokenIssue, ({ data }) => replyOf(() => this.#issue(data)), { queue: 'tokens' }),
+      bus.serve(subjects.tokenValidate, ({ data }) => replyOf(() => this.#validate(data)), { queue: 'tokens' }),
+      bus.serve(subjects.tokenRevoke, ({ data }) => replyOf(() => this.#revoke(data)), { queue: 'tokens' }),
     );
   }
 

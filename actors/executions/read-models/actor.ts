@@ -1,8 +1,8 @@
 import { SuiteError } from '../../../bus/errors.ts';
-import type { Bus, Result, Subscription } from '../../../bus/index.ts';
+import type { Bus, Subscription } from '../../../bus/index.ts';
 import { subjects } from '../../../bus/subjects.ts';
 import type { Storage } from '../../../storage/types.ts';
-import { errorData } from '../../errors.ts';
+import { replyOf } from '../../errors.ts';
 import type { ChainResult } from '../verify.ts';
 import { authorityOf, costOf, statsOf, unknownsOf } from './aggregate-reads.ts';
 import { conditionsOf, explanationOf, lineageOf, listNeedingAttention, listRecords, replayOf } from './record-reads.ts';
@@ -30,16 +30,16 @@ export class ExecutionReadModelActor {
     const queue = { queue: 'executions' };
     const db = () => this.#storage.pool;
     this.#subs.push(
-      this.#bus.serve(subjects.executionsList, ({ data }) => answer(() => listRecords(db(), data)), queue),
-      this.#bus.serve(subjects.executionsAttention, ({ data }) => answer(() => listNeedingAttention(db(), data)), queue),
-      this.#bus.serve(subjects.executionsConditions, ({ data }) => answer(() => conditionsOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsExplain, ({ data }) => answer(() => explanationOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsReplay, ({ data }) => answer(() => replayOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsLineage, ({ data }) => answer(() => lineageOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsStats, ({ data }) => answer(() => statsOf(db(), data, () => this.#verifyChain())), queue),
-      this.#bus.serve(subjects.executionsUnknowns, ({ data }) => answer(() => unknownsOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsAuthority, ({ data }) => answer(() => authorityOf(db(), data)), queue),
-      this.#bus.serve(subjects.executionsCost, ({ data }) => answer(() => costOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsList, ({ data }) => replyOf(() => listRecords(db(), data)), queue),
+      this.#bus.serve(subjects.executionsAttention, ({ data }) => replyOf(() => listNeedingAttention(db(), data)), queue),
+      this.#bus.serve(subjects.executionsConditions, ({ data }) => replyOf(() => conditionsOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsExplain, ({ data }) => replyOf(() => explanationOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsReplay, ({ data }) => replyOf(() => replayOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsLineage, ({ data }) => replyOf(() => lineageOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsStats, ({ data }) => replyOf(() => statsOf(db(), data, () => this.#verifyChain())), queue),
+      this.#bus.serve(subjects.executionsUnknowns, ({ data }) => replyOf(() => unknownsOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsAuthority, ({ data }) => replyOf(() => authorityOf(db(), data)), queue),
+      this.#bus.serve(subjects.executionsCost, ({ data }) => replyOf(() => costOf(db(), data)), queue),
     );
   }
 
@@ -62,10 +62,3 @@ export class ExecutionReadModelActor {
   }
 }
 
-async function answer<T>(work: () => Promise<T>): Promise<Result<T>> {
-  try {
-    return { ok: true, value: await work() };
-  } catch (err) {
-    return { ok: false, error: errorData(err) };
-  }
-}
