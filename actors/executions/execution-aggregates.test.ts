@@ -3,7 +3,7 @@ import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import type { ExecutionRecord } from '../chain/index.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { callHarness, executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 /** Lineage, attention and the aggregates, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) => {
@@ -18,22 +18,8 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     await db?.dispose();
   });
 
-  const get = async (url: string, token: string) => {
-    const res = await h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-    return { status: res.statusCode, body: res.json() };
-  };
-  /** A fresh tenant: its tokens read only its records, so every test counts its own. */
-  const tenant = async () => {
-    const ten = `ten_${randomBytes(4).toString('hex')}`;
-    const reader = await h.token(['execution:read'], { ten });
-    const record = async (body: Record<string, unknown>, claims: { sub?: string; prf?: boolean; scope?: string[] } = {}) => {
-      const token = await h.token(['execution:record', ...(claims.scope ?? [])], { ten, ...(claims.sub ? { sub: claims.sub } : {}), ...(claims.prf ? { prf: true } : {}) });
-      const res = await h.record(executionBody(body), { token });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body as ExecutionRecord;
-    };
-    return { ten, reader, record, get: (url: string) => get(url, reader) };
-  };
+  const get = (url: string, token: string) => callHarness(h, 'GET', url, token);
+  const tenant = () => harnessTenant(h);
   const content = () => ({ marker: randomBytes(8).toString('hex') });
 
   it('follows lineage A output -> B input -> C input: C inherits A\'s failure, A\'s blast radius reaches B and C', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { hashCanonical, type ExecutionRecord } from '../chain/index.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { callHarness, executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 /** The read routes of one record, and the list, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
@@ -17,22 +17,8 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     await db?.dispose();
   });
 
-  const call = async (method: 'GET' | 'POST', url: string, token: string, payload?: object) => {
-    const res = await h.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-    return { status: res.statusCode, body: res.json() };
-  };
-  /** A fresh tenant: its records are the only ones its tokens read, so every test counts its own. */
-  const tenant = async () => {
-    const ten = `ten_${randomBytes(4).toString('hex')}`;
-    const reader = await h.token(['execution:read'], { ten });
-    const record = async (body: Record<string, unknown>, claims: { sub?: string; prf?: boolean; scope?: string[] } = {}) => {
-      const token = await h.token(['execution:record', ...(claims.scope ?? [])], { ten, ...(claims.sub ? { sub: claims.sub } : {}), ...(claims.prf ? { prf: true } : {}) });
-      const res = await h.record(executionBody(body), { token });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body as ExecutionRecord;
-    };
-    return { ten, reader, record, get: (url: string) => call('GET', url, reader) };
-  };
+  const call = (method: 'GET' | 'POST', url: string, token: string, payload?: object) => callHarness(h, method, url, token, payload);
+  const tenant = () => harnessTenant(h);
 
   it('lists records newest first in pages, and a cursor walk neither repeats nor skips while records are appended', async () => {
     const t = await tenant();

@@ -110,3 +110,25 @@ export function executionBody(overrides: Record<string, unknown> = {}): Record<s
   };
 }
 
+/** Test-only: an injected request with a bearer token; the answer's status and parsed body. */
+export async function callHarness(h: ExecutionHarness, method: 'GET' | 'POST', url: string, token: string, payload?: object): Promise<{ status: number; body: any }> {
+  const res = await h.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  return { status: res.statusCode, body: res.json() };
+}
+
+/**
+ * Test-only: a fresh tenant on the harness. Its tokens read only its records, so every test counts
+ * its own whatever the others appended.
+ */
+export async function harnessTenant(h: ExecutionHarness) {
+  const ten = `ten_${randomBytes(4).toString('hex')}`;
+  const reader = await h.token(['execution:read'], { ten });
+  const record = async (body: Record<string, unknown>, claims: { sub?: string; prf?: boolean; scope?: string[] } = {}): Promise<ExecutionRecord> => {
+    const token = await h.token(['execution:record', ...(claims.scope ?? [])], { ten, ...(claims.sub ? { sub: claims.sub } : {}), ...(claims.prf ? { prf: true } : {}) });
+    const res = await h.record(executionBody(body), { token });
+    if (res.status !== 201) throw new Error(`recording failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as ExecutionRecord;
+  };
+  return { ten, reader, record, get: (url: string) => callHarness(h, 'GET', url, reader) };
+}
+
