@@ -1,23 +1,28 @@
 import { sql, type CommonQueryMethods, type SerializableValue } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
+import { headMoveCte, type HeadMove } from './chains.ts';
 import type { AuditRecord } from '../actors/chain/index.ts';
 
 /** The audit chain's table (migration 001). */
 
 /**
- * One statement per group commit. One JSON parameter read by json_to_recordset rather than eleven
+ * One statement per group commit; with `move`, the same statement moves the chain's head (fenced,
+ * storage/chains.ts headMoveCte) and inserts nothing when it cannot. Answers the rows inserted. One JSON parameter read by json_to_recordset rather than eleven
  * text arrays for unnest: pg escapes every array element, and the JSON form measured ~12% faster on
  * PGlite (250-row batches).
  */
-export async function insertAuditEntries(tx: CommonQueryMethods, records: readonly AuditRecord[]): Promise<void> {
-  if (records.length === 0) return;
-  await tx.query(sql.unsafe`
+export async function insertAuditEntries(db: CommonQueryMethods, records: readonly AuditRecord[], move?: HeadMove): Promise<number> {
+  if (records.length === 0) return 0;
+  const result = await db.query(sql.unsafe`
+    ${move ? sql.fragment`with ${headMoveCte(move)}` : sql.fragment``}
     insert into audit_entries (seq, id, ts, subject, action, resource, result, reason, tenant_id, prev_hash, hash)
     select seq, id, timestamp, subject, action, resource, result, reason, "tenantId", "prevHash", hash
     from json_to_recordset(${sql.json(records as unknown as SerializableValue)}) as r(
       seq int8, id text, timestamp text, subject text, action text, resource text, result text, reason text,
-      "tenantId" text, "prevHash" text, hash text)`);
+      "tenantId" text, "prevHash" text, hash text)
+    ${move ? sql.fragment`where exists (select 1 from moved)` : sql.fragment``}`);
+  return result.rowCount;
 }
 
 export interface AuditFilter {

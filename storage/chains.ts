@@ -4,7 +4,6 @@ import { rowSchema } from './row-schema.ts';
 
 const HeadRow = rowSchema(Type.Object({ seq: Type.Number(), hash: Type.String(), epoch: Type.Number() }));
 const EpochRow = rowSchema(Type.Object({ epoch: Type.Number() }));
-const SeqRow = rowSchema(Type.Object({ seq: Type.Number() }));
 
 /** Chain heads and writer leases (migration 001). One function per query; parameters bound. */
 
@@ -57,21 +56,30 @@ export async function releaseChainLease(db: CommonQueryMethods, chain: string, h
     where chain = ${chain} and holder = ${holder} and epoch = ${epoch}`);
 }
 
+/** Where a commit moves a chain's head, and who may move it (the lease holder at this epoch). */
+export interface HeadMove {
+  chain: string;
+  fromSeq: number;
+  fromHash: string;
+  toSeq: number;
+  toHash: string;
+  holder: string;
+  epoch: number;
+}
+
 /**
- * The fencing write, run inside the transaction that inserts the records: the head moves only if it
- * is still where this writer last saw it and the writer still holds the lease at this epoch.
+ * The fencing write as a common table expression `moved` (one row when the head moved), for an
+ * insert of the records that runs `where exists (select 1 from moved)`: head and records then change
+ * in ONE statement, atomically, in one round trip to the database. The head moves only if it is
+ * still where this writer last saw it and the writer still holds the lease at this epoch; a
+ * concurrent writer's statement waits on the head row and then finds it moved.
  */
-export async function advanceChainHead(
-  tx: CommonQueryMethods,
-  chain: string,
-  move: { fromSeq: number; fromHash: string; toSeq: number; toHash: string; holder: string; epoch: number },
-): Promise<boolean> {
-  const row = await tx.maybeOne(sql.type(SeqRow)`
-    update chain_heads set seq = ${move.toSeq}, hash = ${move.toHash}, epoch = ${move.epoch}
-    where chain = ${chain} and seq = ${move.fromSeq} and hash = ${move.fromHash}
+export function headMoveCte(m: HeadMove) {
+  return sql.fragment`moved as (
+    update chain_heads set seq = ${m.toSeq}, hash = ${m.toHash}, epoch = ${m.epoch}
+    where chain = ${m.chain} and seq = ${m.fromSeq} and hash = ${m.fromHash}
       and exists (
         select 1 from chain_leases l
-        where l.chain = ${chain} and l.holder = ${move.holder} and l.epoch = ${move.epoch} and l.expires_at > now())
-    returning seq`);
-  return row !== null;
+        where l.chain = ${m.chain} and l.holder = ${m.holder} and l.epoch = ${m.epoch} and l.expires_at > now())
+    returning seq)`;
 }

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
+import { headMoveCte, type HeadMove } from './chains.ts';
 import type { Attestation, Cost, ExecutionRecord, Governance } from '../actors/chain/index.ts';
 
 /** The execution chain's tables (migration 002): records and the public keys that signed them. */
@@ -9,25 +10,30 @@ import type { Attestation, Cost, ExecutionRecord, Governance } from '../actors/c
 export type NewExecution = ExecutionRecord & { idempotencyKey: string | null };
 
 /**
- * One statement per group commit. jsonb_to_recordset rather than unnest: `scope` is an array per
+ * One statement per group commit; with `move`, the same statement moves the chain's head (fenced,
+ * storage/chains.ts headMoveCte) and inserts nothing when it cannot. Answers the rows inserted.
+ * jsonb_to_recordset rather than unnest: `scope` is an array per
  * row, which unnest cannot carry; cost, governance and attested stay jsonb values end to end.
  */
-export async function insertExecutions(tx: CommonQueryMethods, records: readonly NewExecution[]): Promise<void> {
-  if (records.length === 0) return;
+export async function insertExecutions(db: CommonQueryMethods, records: readonly NewExecution[], move?: HeadMove): Promise<number> {
+  if (records.length === 0) return 0;
   const rows = records.map((r) => ({
     seq: r.seq, id: r.id, ts: r.timestamp, subject: r.subject, scope: r.scope, module: r.module, action: r.action,
     outcome: r.outcome, input_hash: r.inputHash, output_hash: r.outputHash, cost: r.cost, governance: r.governance,
     attested: r.attested, prev_hash: r.prevHash, hash: r.hash, key_id: r.keyId, signature: r.signature,
     idempotency_key: r.idempotencyKey, tenant_id: r.attested.tenantId,
   }));
-  await tx.query(sql.unsafe`
+  const result = await db.query(sql.unsafe`
+    ${move ? sql.fragment`with ${headMoveCte(move)}` : sql.fragment``}
     insert into executions (seq, id, ts, subject, scope, module, action, outcome, input_hash, output_hash, cost,
       governance, attested, prev_hash, hash, key_id, signature, idempotency_key, tenant_id)
     select seq, id, ts, subject, scope, module, action, outcome, input_hash, output_hash, cost,
       governance, attested, prev_hash, hash, key_id, signature, idempotency_key, tenant_id
     from jsonb_to_recordset(${sql.jsonb(rows)}) as r(seq int8, id text, ts text, subject text, scope text[],
       module text, action text, outcome text, input_hash text, output_hash text, cost jsonb, governance jsonb,
-      attested jsonb, prev_hash text, hash text, key_id text, signature text, idempotency_key text, tenant_id text)`);
+      attested jsonb, prev_hash text, hash text, key_id text, signature text, idempotency_key text, tenant_id text)
+    ${move ? sql.fragment`where exists (select 1 from moved)` : sql.fragment``}`);
+  return result.rowCount;
 }
 
 // Aliases give rows the record's own field names. `jsonb 'null'` would read back as null too, but

@@ -51,8 +51,9 @@ export {
   acquireChainLease,
   renewChainLease,
   releaseChainLease,
-  advanceChainHead,
+  headMoveCte,
   type ChainHead,
+  type HeadMove,
 } from './chains.ts';
 export {
   insertRevocation,

@@ -77,11 +77,11 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
         seals++;
         return auditChainSpec.seal(input, seq, prev);
       },
-      async insert(tx: Parameters<typeof auditChainSpec.insert>[0], records: Parameters<typeof auditChainSpec.insert>[1]) {
+      async insert(...args: Parameters<typeof auditChainSpec.insert>) {
         const n = inserts++;
         await new Promise((r) => setTimeout(r, 30));
         if (n === 1) throw new Error('simulated failure of the second commit');
-        return auditChainSpec.insert(tx, records);
+        return auditChainSpec.insert(...args);
       },
     };
     const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000, maxBatch: 5 });

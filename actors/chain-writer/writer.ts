@@ -1,24 +1,25 @@
-import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
+import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
 import type { Storage } from '../../storage/types.ts';
 import { GENESIS_HASH } from '../chain/index.ts';
 import {
   acquireChainLease,
-  advanceChainHead,
   ensureChainHead,
   readChainHead,
   releaseChainLease,
   renewChainLease,
+  type HeadMove,
 } from '../../storage/index.ts';
 
 /**
  * How one chain's records are made and stored. `seal` is pure (hash, and for executions sign);
- * `insert` writes a batch inside the writer's transaction.
+ * `insert` writes a batch and moves the head in one statement, fenced by `move`
+ * (storage/chains.ts headMoveCte), answering the rows inserted: none when the head could not move.
  */
 export interface ChainSpec<Input, Rec extends { seq: number; hash: string }> {
   readonly chain: string;
   seal(input: Input, seq: number, prevHash: string): Rec;
-  insert(tx: DatabaseTransactionConnection, records: readonly Rec[]): Promise<void>;
+  insert(db: CommonQueryMethods, records: readonly Rec[], move: HeadMove): Promise<number>;
 }
 
 export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: string }> {
@@ -55,9 +56,9 @@ interface Sealed<Input, Rec> {
 /**
  * The single writer of a chain. Exactly one process leads (a lease with a fencing epoch); the
  * others stand by and take over when the lease expires. Appends that arrive together are sealed and
- * inserted in one transaction (group commit); each caller is answered only after that commit. The
- * head moves by compare-and-set inside the transaction, so even a writer that lost its lease without
- * noticing cannot fork the chain.
+ * inserted in one statement (group commit); each caller is answered only after it committed. The
+ * head moves by compare-and-set, with the lease checked, in that same statement, so even a writer
+ * that lost its lease without noticing cannot fork the chain.
  */
 export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   readonly #o: Required<Pick<ChainWriterOptions<Input, Rec>, 'leaseMs' | 'maxBatch'>> & ChainWriterOptions<Input, Rec>;
@@ -260,13 +261,13 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     const { from, records, last } = sealed;
     const epoch = this.#epoch;
     try {
-      await storage.pool.transaction(async (tx) => {
-        const moved = await advanceChainHead(tx, spec.chain, {
-          fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch,
-        });
-        if (!moved) throw new FencedError();
-        await spec.insert(tx, records);
-      }, 0);
+      // One statement, so one round trip and no explicit transaction: the head's compare-and-set,
+      // the lease check and the insert commit together or not at all.
+      const inserted = await spec.insert(storage.pool, records, {
+        chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch,
+      });
+      if (inserted === 0) throw new FencedError();
+      if (inserted !== records.length) throw new Error(`chain ${spec.chain}: ${inserted} of ${records.length} records inserted`);
     } catch (err) {
       // The outcome of a failed commit may be unknown (connection lost mid-commit): re-read the head
       // before writing again, and stand down when another writer has moved it.
