@@ -14,7 +14,7 @@ export interface AuditBatcherOptions {
 
 /**
  * Sends audit entries to the chain writer in batches: entries recorded in the same turn of the
- * event loop travel in one bus request, and the writer commits them in one transaction. Entries
+ * event loop travel in one bus request, and the writer commits them in one statement. Entries
  * are kept and retried while the writer is unreachable (a failover); `healthy()` turns false when
  * the backlog is full, and callers then fail closed rather than act unaudited.
  */
