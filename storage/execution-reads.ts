@@ -2,6 +2,9 @@ import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 import { conditionSql, type GovernanceWords } from './execution-conditions.ts';
+// The record's own columns and row check (cost, governance and attested stay unknown, so an edited
+// row is still answered, not refused).
+import { asRecord, EXECUTION_COLUMNS, ExecutionRow } from './executions.ts';
 import type { ExecutionRecord } from '../actors/chain/index.ts';
 
 /**
@@ -40,23 +43,11 @@ export function whereAll(conditions: readonly FragmentSqlToken[]): FragmentSqlTo
   return conditions.length ? sql.fragment`where ${sql.join(conditions, sql.fragment` and `)}` : sql.fragment``;
 }
 
-// The record's own field names, as storage/executions.ts reads them (same columns, same row check:
-// cost, governance and attested stay unknown so an edited row is still answered, not refused).
-const COLUMNS = sql.fragment`seq, id, ts as timestamp, subject, scope, module, action, outcome,
-  input_hash as "inputHash", output_hash as "outputHash", cost, governance, attested,
-  prev_hash as "prevHash", key_id as "keyId", hash, signature`;
-const RecordRow = rowSchema(Type.Object({
-  seq: Type.Number(), id: Type.String(), timestamp: Type.String(), subject: Type.String(), scope: Type.Array(Type.String()),
-  module: Type.String(), action: Type.String(), outcome: Type.String(), inputHash: Type.String(),
-  outputHash: Type.Union([Type.String(), Type.Null()]), cost: Type.Unknown(), governance: Type.Unknown(), attested: Type.Unknown(),
-  prevHash: Type.String(), keyId: Type.String(), hash: Type.String(), signature: Type.String(),
-}));
-const asRecord = (r: unknown) => r as ExecutionRecord;
 
 /** One record by id, only if it belongs to `tenantId` when one is given. */
 export async function getExecutionOf(db: CommonQueryMethods, id: string, tenantId?: string): Promise<ExecutionRecord | null> {
-  const row = await db.maybeOne(sql.type(RecordRow)`
-    select ${COLUMNS} from executions ${whereAll([sql.fragment`id = ${id}`, ...filterConditions({ ...(tenantId !== undefined ? { tenantId } : {}) })])}`);
+  const row = await db.maybeOne(sql.type(ExecutionRow)`
+    select ${EXECUTION_COLUMNS} from executions ${whereAll([sql.fragment`id = ${id}`, ...filterConditions({ ...(tenantId !== undefined ? { tenantId } : {}) })])}`);
   return row && asRecord(row);
 }
 
@@ -69,8 +60,8 @@ export interface Page {
 /** Records matching the filter, newest first. */
 export async function listExecutions(db: CommonQueryMethods, f: ExecutionFilter & Page): Promise<ExecutionRecord[]> {
   const conditions = [...filterConditions(f), ...(f.beforeSeq !== undefined ? [sql.fragment`seq < ${f.beforeSeq}`] : [])];
-  const rows = await db.any(sql.type(RecordRow)`
-    select ${COLUMNS} from executions ${whereAll(conditions)} order by seq desc limit ${f.limit}`);
+  const rows = await db.any(sql.type(ExecutionRow)`
+    select ${EXECUTION_COLUMNS} from executions ${whereAll(conditions)} order by seq desc limit ${f.limit}`);
   return rows.map(asRecord);
 }
 
@@ -100,8 +91,8 @@ export async function listAttention(
     ...(f.beforeSeq !== undefined ? [sql.fragment`seq < ${f.beforeSeq}`] : []),
     any,
   ];
-  const rows = await db.any(sql.type(RecordRow)`
-    select ${COLUMNS} from executions ${whereAll(conditions)} order by seq desc limit ${f.limit}`);
+  const rows = await db.any(sql.type(ExecutionRow)`
+    select ${EXECUTION_COLUMNS} from executions ${whereAll(conditions)} order by seq desc limit ${f.limit}`);
   return rows.map(asRecord);
 }
 

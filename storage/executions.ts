@@ -38,7 +38,7 @@ export async function insertExecutions(db: CommonQueryMethods, records: readonly
 
 // Aliases give rows the record's own field names. `jsonb 'null'` would read back as null too, but
 // the writer stores SQL NULL for an absent cost or governance; both hash as JSON null.
-const COLUMNS = sql.fragment`seq, id, ts as timestamp, subject, scope, module, action, outcome,
+export const EXECUTION_COLUMNS = sql.fragment`seq, id, ts as timestamp, subject, scope, module, action, outcome,
   input_hash as "inputHash", output_hash as "outputHash", cost, governance, attested,
   prev_hash as "prevHash", key_id as "keyId", hash, signature`;
 
@@ -46,7 +46,7 @@ const COLUMNS = sql.fragment`seq, id, ts as timestamp, subject, scope, module, a
  * cost, governance and attested are read as unknown on purpose: a row edited in the database must
  * reach the verifier and be reported ("content does not match its hash"), not fail a row schema.
  */
-const ExecutionRow = rowSchema(Type.Object({
+export const ExecutionRow = rowSchema(Type.Object({
   seq: Type.Number(), id: Type.String(), timestamp: Type.String(), subject: Type.String(), scope: Type.Array(Type.String()),
   module: Type.String(), action: Type.String(), outcome: Type.String(), inputHash: Type.String(),
   outputHash: Type.Union([Type.String(), Type.Null()]), cost: Type.Unknown(), governance: Type.Unknown(), attested: Type.Unknown(),
@@ -54,24 +54,24 @@ const ExecutionRow = rowSchema(Type.Object({
 }));
 
 type Row = { cost: unknown; governance: unknown; attested: unknown } & Omit<ExecutionRecord, 'cost' | 'governance' | 'attested'>;
-const asRecord = (r: Row): ExecutionRecord => r as ExecutionRecord & { cost: Cost | null; governance: Governance | null; attested: Attestation };
+export const asRecord = (r: Row): ExecutionRecord => r as ExecutionRecord & { cost: Cost | null; governance: Governance | null; attested: Attestation };
 
 export async function getExecution(db: CommonQueryMethods, id: string): Promise<ExecutionRecord | null> {
-  const row = await db.maybeOne(sql.type(ExecutionRow)`select ${COLUMNS} from executions where id = ${id}`);
+  const row = await db.maybeOne(sql.type(ExecutionRow)`select ${EXECUTION_COLUMNS} from executions where id = ${id}`);
   return row && asRecord(row);
 }
 
 /** The record a retried request with this Idempotency-Key made, if any (unique per token subject). */
 export async function findExecutionByIdempotencyKey(db: CommonQueryMethods, sub: string, key: string): Promise<ExecutionRecord | null> {
   const row = await db.maybeOne(sql.type(ExecutionRow)`
-    select ${COLUMNS} from executions where attested ->> 'sub' = ${sub} and idempotency_key = ${key}`);
+    select ${EXECUTION_COLUMNS} from executions where attested ->> 'sub' = ${sub} and idempotency_key = ${key}`);
   return row && asRecord(row);
 }
 
 /** One page of the chain in sequence order, for streaming verification. */
 export async function executionsPageAfter(db: CommonQueryMethods, afterSeq: number, limit: number): Promise<ExecutionRecord[]> {
   const rows = await db.any(sql.type(ExecutionRow)`
-    select ${COLUMNS} from executions where seq > ${afterSeq} order by seq asc limit ${limit}`);
+    select ${EXECUTION_COLUMNS} from executions where seq > ${afterSeq} order by seq asc limit ${limit}`);
   return rows.map(asRecord);
 }
 
