@@ -1,5 +1,4 @@
-import { canonicalJson } from './canonical.ts';
-import { executionSignedObject, type ExecutionRecord } from './execution-record.ts';
+import { executionCanonicalJson, type ExecutionRecord } from './execution-record.ts';
 
 /**
  * The export form of a record (docs/TRACE-FORMAT.md, "Exported chains"): one line per record,
@@ -9,5 +8,5 @@ import { executionSignedObject, type ExecutionRecord } from './execution-record.
  * line with no JSON tooling, the third field being exactly the bytes that were hashed.
  */
 export function executionExportLine(r: ExecutionRecord): string {
-  return `${r.hash} ${r.signature} ${canonicalJson(executionSignedObject(r))}`;
+  return `${r.hash} ${r.signature} ${executionCanonicalJson(r)}`;
 }

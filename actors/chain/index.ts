@@ -4,7 +4,7 @@ export { auditHash, auditCanonicalJson, AUDIT_FORMAT_VERSION, type AuditFields, 
 export { AuditChainVerifier, type AuditVerification } from './audit-verify.ts';
 export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner } from './ed25519.ts';
 export {
-  executionHash, executionSignedObject, EXECUTION_FORMAT_VERSION,
+  executionHash, executionCanonicalJson, executionSignedObject, EXECUTION_FORMAT_VERSION,
   type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
 } from './execution-record.ts';
 export { executionExportLine } from './execution-export.ts';
