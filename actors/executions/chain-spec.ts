@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecutionClaim } from '../../bus/subjects.ts';
-import { executionHash, type Attestation, type Cost, type ExecutionFields, type Governance, type TraceSigner } from '../chain/index.ts';
+import { executionCanonicalJson, sha256Hex, type Attestation, type Cost, type ExecutionFields, type Governance, type TraceSigner } from '../chain/index.ts';
 import { insertExecutions, type NewExecution } from '../../storage/index.ts';
 import type { ChainSpec } from '../chain-writer/index.ts';
 
@@ -48,8 +48,10 @@ export function executionChainSpec(signer: TraceSigner): ChainSpec<ExecutionAppe
         prevHash,
         keyId: signer.keyId,
       };
-      const hash = executionHash(fields);
-      return { ...fields, hash, signature: signer.sign(hash), idempotencyKey: input.idempotencyKey };
+      // Kept with the record so that the insert sends the bytes that were hashed (storage/executions.ts).
+      const canonical = executionCanonicalJson(fields);
+      const hash = sha256Hex(canonical);
+      return { ...fields, hash, signature: signer.sign(hash), idempotencyKey: input.idempotencyKey, canonical };
     },
     insert: insertExecutions,
   };

@@ -152,7 +152,7 @@ export class ExecutionWriterActor {
 }
 
 function publicRecord(r: NewExecution): ExecutionRecord {
-  const { idempotencyKey: _unsigned, ...record } = r;
+  const { idempotencyKey: _unsigned, canonical: _stored, ...record } = r;
   return record;
 }
 
