@@ -68,18 +68,28 @@ export interface HeadMove {
 }
 
 /**
- * The fencing write as a common table expression `moved` (one row when the head moved), for an
- * insert of the records that runs `where exists (select 1 from moved)`: head and records then change
- * in ONE statement, atomically, in one round trip to the database. The head moves only if it is
- * still where this writer last saw it and the writer still holds the lease at this epoch; a
- * concurrent writer's statement waits on the head row and then finds it moved.
+ * The fencing write as common table expressions ending in `moved` (one row when the head moved),
+ * for an insert of the records that runs `where exists (select 1 from moved)`: head and records then
+ * change in ONE statement, atomically, in one round trip to the database. The head moves only if it
+ * is where this writer last saw it and the writer still holds the lease at this epoch.
+ *
+ * Both rows are locked, not just read. The lease row is held `for share` until the commit, so no
+ * other writer can take the lease over while this statement writes (a takeover waits for it); a
+ * takeover that committed first leaves a row that no longer matches holder and epoch, and nothing
+ * moves. The head row is locked `for update`: a statement that has to wait for another's commit
+ * then reads the head that commit left (under READ COMMITTED a locking read returns the newest
+ * version) instead of failing on the one its snapshot saw. Expiry is judged by clock_timestamp()
+ * when the lease is locked, not at the start of a statement that may have waited.
  */
 export function headMoveCte(m: HeadMove) {
-  return sql.fragment`moved as (
-    update chain_heads set seq = ${m.toSeq}, hash = ${m.toHash}, epoch = ${m.epoch}
-    where chain = ${m.chain} and seq = ${m.fromSeq} and hash = ${m.fromHash}
-      and exists (
-        select 1 from chain_leases l
-        where l.chain = ${m.chain} and l.holder = ${m.holder} and l.epoch = ${m.epoch} and l.expires_at > now())
-    returning seq)`;
+  return sql.fragment`lease as (
+    select 1 from chain_leases
+    where chain = ${m.chain} and holder = ${m.holder} and epoch = ${m.epoch} and expires_at > clock_timestamp()
+    for share),
+  head as (select seq, hash from chain_heads where chain = ${m.chain} for update),
+  moved as (
+    update chain_heads h set seq = ${m.toSeq}, hash = ${m.toHash}, epoch = ${m.epoch}
+    from head
+    where h.chain = ${m.chain} and head.seq = ${m.fromSeq} and head.hash = ${m.fromHash} and exists (select 1 from lease)
+    returning h.seq)`;
 }

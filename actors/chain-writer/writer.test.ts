@@ -65,12 +65,13 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 20 });
   });
 
-  it('seals the next batch while one commits, and reseals it from the head when that commit fails', async () => {
+  it('seals batches on top of commits under way, and reseals them from the head when one of those commits fails', async () => {
     const storage = await open();
     let inserts = 0;
     let seals = 0;
     // Five records per transaction, and slow inserts, so that batches queue and are sealed ahead;
-    // the second insert fails, after the batch behind it was sealed on top of its records.
+    // the second insert fails, after the two batches behind it (three commits under way at most)
+    // were sealed on top of its records.
     const spec = {
       ...auditChainSpec,
       seal(input: AuditInput, seq: number, prev: string) {
@@ -84,7 +85,7 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
         return auditChainSpec.insert(...args);
       },
     };
-    const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000, maxBatch: 5 });
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000, maxBatch: 5, pipeline: 3 });
     await writer.start();
     const first = writer.append([entry(0)]);
     const later = Array.from({ length: 40 }, (_, i) => writer.append([entry(10 + i)]));
@@ -93,10 +94,40 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     const failed = settled.filter((r) => r.status === 'rejected');
     const done = [await first, ...settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))].flat();
     expect(failed).toHaveLength(5);
-    // The batch sealed ahead of the failed commit was sealed again: more seals than records.
-    expect(seals).toBe(41 + 5);
+    // The two batches sealed on top of the failed commit were sealed again: more seals than records.
+    expect(seals).toBe(41 + 10);
     expect(done.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 36 }, (_, i) => i + 1));
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 36 });
+    await writer.stop();
+  });
+
+  it('sends each statement only once the batch it was sealed on has committed, one at a time and in chain order', async () => {
+    const storage = await open();
+    let running = 0;
+    let most = 0;
+    const froms: number[] = [];
+    // Slow statements, so that batches are sealed (and signed) ahead while one commits.
+    const spec = {
+      ...auditChainSpec,
+      async insert(...args: Parameters<typeof auditChainSpec.insert>) {
+        most = Math.max(most, ++running);
+        froms.push(args[2]!.fromSeq);
+        await new Promise((r) => setTimeout(r, 20));
+        try {
+          return await auditChainSpec.insert(...args);
+        } finally {
+          running--;
+        }
+      },
+    };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', maxBatch: 3, pipeline: 3 });
+    await writer.start();
+    const records = (await Promise.all(Array.from({ length: 30 }, (_, i) => writer.append([entry(i)])))).flat();
+    expect(records.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(most).toBe(1);
+    expect(froms).toEqual([...froms].sort((a, b) => a - b));
+    expect(froms.length).toBeLessThan(30);
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 30 });
     await writer.stop();
   });
 

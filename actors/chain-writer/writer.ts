@@ -19,6 +19,11 @@ import {
 export interface ChainSpec<Input, Rec extends { seq: number; hash: string }> {
   readonly chain: string;
   seal(input: Input, seq: number, prevHash: string): Rec;
+  /**
+   * Completes a sealed batch before it is committed, with work that need not be done in chain order
+   * on this thread (executions: the signatures, on a signing thread). Optional.
+   */
+  complete?(records: Rec[]): Promise<void>;
   insert(db: CommonQueryMethods, records: readonly Rec[], move: HeadMove): Promise<number>;
 }
 
@@ -30,6 +35,11 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   leaseMs?: number;
   /** Most records committed in one transaction. */
   maxBatch?: number;
+  /**
+   * Most batches under way at once (default 2): one committing, the others sealed and signed on top
+   * of it, each sent as soon as the one before it commits.
+   */
+  pipeline?: number;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   /** Called after each commit with the records it made durable. */
   onCommitted?: (records: readonly Rec[]) => void;
@@ -45,12 +55,13 @@ interface Pending<Input, Rec> {
   reject: (err: unknown) => void;
 }
 
-/** A batch hashed and signed on top of `from`, not yet committed. */
+/** A batch hashed on top of `from`, not yet committed; `complete` settles once it is also signed. */
 interface Sealed<Input, Rec> {
   batch: Pending<Input, Rec>[];
   from: { seq: number; hash: string };
   records: Rec[];
   last: Rec;
+  complete: Promise<void>;
 }
 
 /**
@@ -61,7 +72,7 @@ interface Sealed<Input, Rec> {
  * that lost its lease without noticing cannot fork the chain.
  */
 export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
-  readonly #o: Required<Pick<ChainWriterOptions<Input, Rec>, 'leaseMs' | 'maxBatch'>> & ChainWriterOptions<Input, Rec>;
+  readonly #o: Required<Pick<ChainWriterOptions<Input, Rec>, 'leaseMs' | 'maxBatch' | 'pipeline'>> & ChainWriterOptions<Input, Rec>;
   #state: State = 'idle';
   #epoch = 0;
   #head = { seq: 0, hash: GENESIS_HASH };
@@ -69,9 +80,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #leaseTick: Promise<void> | undefined;
+  /** Set while the drain waits with room in its pipeline: called by the next append. */
+  #onArrival: (() => void) | undefined;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
-    this.#o = { leaseMs: 5000, maxBatch: 1000, ...options };
+    this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
   }
 
   get isLeader(): boolean {
@@ -98,6 +111,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (inputs.length === 0) return Promise.resolve([]);
     return new Promise<Rec[]>((resolve, reject) => {
       this.#queue.push({ inputs, resolve, reject });
+      const wake = this.#onArrival;
+      this.#onArrival = undefined;
+      wake?.();
       this.#kick();
     });
   }
@@ -173,57 +189,82 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 
   /**
-   * Commits queued appends batch after batch. While one batch's transaction is with the database,
-   * the appends that queued meanwhile are sealed (hashed, signed) on top of it, so sealing is off
-   * the critical path: the next transaction starts as soon as this one commits. When a commit fails,
-   * the batch sealed on top of it is unsealed (its callers queued again, first in line) and sealed
-   * anew from the head as re-read.
+   * Commits queued appends batch after batch, with up to `pipeline` batches under way: while one
+   * commits, the next are sealed on top of it (hashed here, signed on the signing thread), and the
+   * next statement is sent the moment the previous one commits, before that one's callers are
+   * answered. Batches settle in order. When one fails, those sealed on top of it are not sent: the
+   * head is re-read and their callers are queued again, first in line, to be sealed anew (a batch
+   * whose own commit failed is refused to its callers).
    */
   async #drainQueue(): Promise<void> {
-    let ahead: Sealed<Input, Rec> | undefined;
-    while ((ahead !== undefined || this.#queue.length > 0) && (this.#state === 'leader' || this.#state === 'stopping')) {
-      const current = ahead ?? this.#seal(this.#takeBatch(), this.#head);
-      ahead = undefined;
-      if (!current) continue;
-      const committing = this.#commit(current);
-      // Observed below, after the next batch is sealed; until then a failure must not count as unhandled.
-      committing.catch(() => undefined);
-      if (this.#queue.length > 0) {
-        // Let the transaction's first statement reach the database before sealing the next batch.
+    const inflight: Array<{ sealed: Sealed<Input, Rec>; outcome: Promise<unknown> }> = [];
+    const writing = () => this.#state === 'leader' || this.#state === 'stopping';
+    // Commits under way are always settled and their callers answered, whatever the state became.
+    while (inflight.length > 0 || (this.#queue.length > 0 && writing())) {
+      if (this.#queue.length > 0 && writing() && inflight.length < this.#o.pipeline) {
+        const before = inflight[inflight.length - 1];
+        const sealed = this.#seal(this.#takeBatch(), before ? before.sealed.last : this.#head);
+        if (sealed) inflight.push({ sealed, outcome: settled(this.#commit(sealed, before?.outcome)) });
+        // Let the appends of this turn queue up before sealing again.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.#queue.length > 0) ahead = this.#seal(this.#takeBatch(), current.last);
-      }
-      try {
-        await committing;
-      } catch (err) {
-        fail(current.batch, err);
-        this.#putBack(ahead);
-        ahead = undefined;
-        if (this.#state === 'stopping') return;
         continue;
       }
-      let at = 0;
-      for (const p of current.batch) {
-        p.resolve(current.records.slice(at, at + p.inputs.length));
-        at += p.inputs.length;
+      const oldest = inflight[0];
+      if (!oldest) continue;
+      const room = inflight.length < this.#o.pipeline && writing();
+      const err = await (room ? Promise.race([oldest.outcome, new Promise<typeof ARRIVED>((resolve) => (this.#onArrival = () => resolve(ARRIVED)))]) : oldest.outcome);
+      this.#onArrival = undefined;
+      if (err === ARRIVED) continue;
+      inflight.shift();
+      if (err === undefined) {
+        this.#committed(oldest.sealed);
+        continue;
       }
-      this.#o.onCommitted?.(current.records);
+      const after = inflight.splice(0);
+      const outcomes = await Promise.all(after.map((c) => c.outcome));
+      // Callers hear of the failure once this writer knows where the head is and whether it leads.
+      await this.#resync(err);
+      const again: Sealed<Input, Rec>[] = [];
+      [oldest, ...after].forEach((c, i) => {
+        const outcome = i === 0 ? err : outcomes[i - 1];
+        // Committed: a failure before it was in fact a commit (its outcome was unknown).
+        if (outcome === undefined) this.#committed(c.sealed);
+        // Fenced, so certainly not written (the head was not where it was sealed): seal it anew.
+        else if (isFenced(outcome)) again.push(c.sealed);
+        // Any other failure may have been a commit after all: its callers are told.
+        else fail(c.sealed.batch, outcome);
+      });
+      for (const sealed of again.reverse()) this.#putBack(sealed);
+      if (this.#state === 'stopping') return;
     }
-    this.#putBack(ahead);
+  }
+
+  #committed(sealed: Sealed<Input, Rec>): void {
+    this.#head = { seq: sealed.last.seq, hash: sealed.last.hash };
+    let at = 0;
+    for (const p of sealed.batch) {
+      p.resolve(sealed.records.slice(at, at + p.inputs.length));
+      at += p.inputs.length;
+    }
+    this.#o.onCommitted?.(sealed.records);
   }
 
   /**
-   * A batch sealed ahead of a commit that failed, or of a leadership that ended: its callers go back
-   * to the head of the queue while this writer may still commit (leader, or draining to stop), and
-   * are refused otherwise (the queue was refused when leadership ended).
+   * A batch sealed on top of a commit that failed, or while leadership ended: its callers go back to
+   * the head of the queue while this writer may still commit (leader, or draining to stop), and are
+   * refused otherwise (the queue was refused when leadership ended).
    */
-  #putBack(ahead: Sealed<Input, Rec> | undefined): void {
-    if (!ahead) return;
-    if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.unshift(...ahead.batch);
-    else fail(ahead.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain`));
+  #putBack(sealed: Sealed<Input, Rec> | undefined): void {
+    if (!sealed) return;
+    if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.unshift(...sealed.batch);
+    else fail(sealed.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain`));
   }
 
-  /** Hash (and sign) a batch's inputs on top of `from`; a batch that cannot be sealed is refused. */
+  /**
+   * Hash a batch's inputs on top of `from` and start completing it (signing, on the signing thread):
+   * the next batch can be hashed on top of this one at once, since a record's hash does not depend
+   * on signatures. A batch that cannot be hashed is refused.
+   */
   #seal(batch: Pending<Input, Rec>[], from: { seq: number; hash: string }): Sealed<Input, Rec> | undefined {
     const records: Rec[] = [];
     let prev = from.hash;
@@ -240,7 +281,10 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       fail(batch, err);
       return undefined;
     }
-    return { batch, from: { seq: from.seq, hash: from.hash }, records, last: records[records.length - 1] as Rec };
+    const complete = this.#o.spec.complete?.(records) ?? Promise.resolve();
+    // Awaited by the commit; a failure is its failure, and must not count as unhandled before that.
+    complete.catch(() => undefined);
+    return { batch, from: { seq: from.seq, hash: from.hash }, records, last: records[records.length - 1] as Rec, complete };
   }
 
   #takeBatch(): Pending<Input, Rec>[] {
@@ -256,32 +300,41 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     return batch;
   }
 
-  async #commit(sealed: Sealed<Input, Rec>): Promise<void> {
+  /**
+   * One statement: the head's fenced compare-and-set and the insert commit together or not at all.
+   * It is sent once the batch is signed and the batch it was sealed on (`after`) has committed:
+   * statements reach the database one at a time and in chain order, whatever connection each takes.
+   * A batch sealed on one that failed is not sent: it fails as fenced, and is sealed anew.
+   */
+  async #commit(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
     const { storage, spec, holder } = this.#o;
     const { from, records, last } = sealed;
-    const epoch = this.#epoch;
-    try {
-      // One statement, so one round trip and no explicit transaction: the head's compare-and-set,
-      // the lease check and the insert commit together or not at all.
-      const inserted = await spec.insert(storage.pool, records, {
-        chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch,
-      });
-      if (inserted === 0) throw new FencedError();
-      if (inserted !== records.length) throw new Error(`chain ${spec.chain}: ${inserted} of ${records.length} records inserted`);
-    } catch (err) {
-      // The outcome of a failed commit may be unknown (connection lost mid-commit): re-read the head
-      // before writing again, and stand down when another writer has moved it.
-      await this.#resync(err);
-      throw err instanceof FencedError ? new SuiteError('SERVICE_UNAVAILABLE', 'chain writer was fenced') : err;
-    }
-    this.#head = { seq: last.seq, hash: last.hash };
+    await sealed.complete;
+    if (after && (await after) !== undefined) throw fenced();
+    const inserted = await spec.insert(storage.pool, records, {
+      chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: this.#epoch,
+    });
+    if (inserted === 0) throw fenced();
+    if (inserted !== records.length) throw new Error(`chain ${spec.chain}: ${inserted} of ${records.length} records inserted`);
   }
 
+  /**
+   * After a failed commit (the oldest under way, so every batch before it committed): its outcome
+   * may be unknown (connection lost mid-commit), so the head is re-read before writing again. A
+   * fenced commit stands this writer down when another writer moved the head (the head records the
+   * epoch of its last mover) or when the lease is gone; otherwise this writer goes on from the head
+   * as re-read, and the fenced batches are sealed anew.
+   */
   async #resync(err: unknown): Promise<void> {
+    const { storage, spec, holder, leaseMs } = this.#o;
     try {
-      const head = await readChainHead(this.#o.storage.pool as CommonQueryMethods, this.#o.spec.chain);
-      if (head) this.#head = { seq: head.seq, hash: head.hash };
-      if (err instanceof FencedError) this.#stepDown('fenced by another writer');
+      const head = await readChainHead(storage.pool as CommonQueryMethods, spec.chain);
+      if (!head) throw new Error(`chain ${spec.chain} has no head row`);
+      const byOther = head.epoch !== this.#epoch && (head.seq !== this.#head.seq || head.hash !== this.#head.hash);
+      this.#head = { seq: head.seq, hash: head.hash };
+      if (!isFenced(err)) return;
+      if (byOther) this.#stepDown('fenced by another writer');
+      else if (!(await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs))) this.#stepDown('lease lost');
     } catch {
       this.#stepDown('database unreachable after a failed commit');
     }
@@ -297,6 +350,21 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unknown): void {
   const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', 'append failed', { cause: err });
   for (const p of batch) p.reject(e);
+}
+
+const ARRIVED = Symbol('an append arrived');
+
+/** What a commit came to: undefined when it committed, else why not. */
+function settled(commit: Promise<void>): Promise<unknown> {
+  return commit.then(() => undefined, (err: unknown) => err ?? new Error('commit failed'));
+}
+
+function fenced(): SuiteError {
+  return new SuiteError('SERVICE_UNAVAILABLE', 'chain writer was fenced', { cause: new FencedError() });
+}
+
+function isFenced(err: unknown): boolean {
+  return err instanceof SuiteError && err.cause instanceof FencedError;
 }
 
 class FencedError extends Error {
