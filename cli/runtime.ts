@@ -110,7 +110,8 @@ export async function startSuite(
       // by), its reads and verification with actor:executions. One signer per process.
       const executions = await startExecutionActors({
         bus, storage, holder, leaseMs: config.chainLeaseMs,
-        signer: createTraceSigner(config.tracePrivateKeyPem),
+        // Batches are signed on a thread of their own, off the thread that serves HTTP.
+        signer: createTraceSigner(config.tracePrivateKeyPem, { thread: true }),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
       });

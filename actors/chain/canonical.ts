@@ -1,5 +1,5 @@
 import canonicalize from 'canonicalize';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * RFC 8785 JSON Canonicalization Scheme: the exact bytes we hash. The `canonicalize` package is the
@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  // The one-shot form: no Hash object per call (about half the time for a record's few hundred bytes).
+  return hash('sha256', data, 'hex');
 }
 
 /** SHA-256 of the canonical JSON of a value: how inputs, outputs and records are hashed. */

@@ -1,3 +1,4 @@
+import { SigningThread } from './signing-thread.ts';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 /**
@@ -12,6 +13,15 @@ export interface TraceSigner {
   readonly ephemeral: boolean;
   /** Base64 signature of the hash given in hex. */
   sign(hashHex: string): string;
+  /** Base64 signatures of several hashes, on the signing thread when the signer has one. */
+  signMany(hashesHex: readonly string[]): Promise<string[]>;
+  /** Stop the signing thread, if any. */
+  close(): Promise<void>;
+}
+
+export interface TraceSignerOptions {
+  /** Sign batches (`signMany`) on a thread of their own (signing-thread.ts) rather than this one. */
+  thread?: boolean;
 }
 
 /** `ed25519-` and the first 16 hex digits of the SHA-256 of the public key's SPKI DER encoding. */
@@ -20,16 +30,20 @@ export function keyIdOf(publicKey: KeyObject): string {
   return `ed25519-${createHash('sha256').update(der).digest('hex').slice(0, 16)}`;
 }
 
-export function createTraceSigner(privateKeyPem: string | undefined): TraceSigner {
+export function createTraceSigner(privateKeyPem: string | undefined, options: TraceSignerOptions = {}): TraceSigner {
   const ephemeral = privateKeyPem === undefined;
   const privateKey = ephemeral ? generateKeyPairSync('ed25519').privateKey : createPrivateKey(privateKeyPem);
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new TypeError('the trace signing key must be an Ed25519 private key');
   const publicKey = createPublicKey(privateKey);
+  const signOne = (hashHex: string) => sign(null, Buffer.from(hashHex, 'hex'), privateKey).toString('base64');
+  const thread = options.thread ? new SigningThread(privateKey) : undefined;
   return Object.freeze({
     keyId: keyIdOf(publicKey),
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     ephemeral,
-    sign: (hashHex: string) => sign(null, Buffer.from(hashHex, 'hex'), privateKey).toString('base64'),
+    sign: signOne,
+    signMany: (hashesHex: readonly string[]) => (thread ? thread.sign(hashesHex) : Promise.resolve(hashesHex.map(signOne))),
+    close: () => thread?.close() ?? Promise.resolve(),
   });
 }
 

@@ -2,7 +2,7 @@
 export { canonicalJson, sha256Hex, hashCanonical, GENESIS_HASH } from './canonical.ts';
 export { auditHash, auditCanonicalJson, AUDIT_FORMAT_VERSION, type AuditFields, type AuditRecord } from './audit-record.ts';
 export { AuditChainVerifier, type AuditVerification } from './audit-verify.ts';
-export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner } from './ed25519.ts';
+export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner, type TraceSignerOptions } from './ed25519.ts';
 export {
   executionHash, executionCanonicalJson, executionSignedObject, EXECUTION_FORMAT_VERSION,
   type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,

@@ -53,6 +53,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
   } catch (err) {
     await readModels?.stop();
     await reader?.stop();
+    await o.signer.close();
     throw err;
   }
   let stopping: Promise<void> | undefined;
@@ -64,6 +65,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
       await readModels?.stop();
       await reader?.stop();
       await writer?.stop();
+      await o.signer.close();
     })()),
   };
 }
