@@ -80,7 +80,7 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
     expect(lone.json().error.message).toMatch(/RFC 8785/);
   });
 
-  it('never stores, logs or returns the input and output: only their hashes', async () => {
+  it('never stores, logs, counts or returns the input and output: only their hashes', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}`;
     const res = await h.record(executionBody({ input: { secret: marker }, output: [marker] }), { idempotencyKey: 'privacy-1' });
     expect(res.status).toBe(201);
@@ -88,10 +88,18 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
     expect(refused.status).toBe(400);
     const read = await get(`/executions/${res.body.id}`, await reader());
     const verified = await post('/executions/verify', { id: res.body.id });
-    const dump = await h.storage.pool.oneFirst(sql.unsafe`
-      select coalesce((select string_agg(e::text, '|') from executions e), '') || coalesce((select string_agg(k::text, '|') from trace_keys k), '')`);
+    // Every row of every table of the schema, as text.
+    const tables = await h.storage.pool.anyFirst(sql.unsafe`
+      select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`);
+    expect(tables).toEqual(expect.arrayContaining(['executions', 'audit_entries', 'trace_keys']));
+    let dump = '';
+    for (const table of tables) {
+      dump += await h.storage.pool.oneFirst(sql.unsafe`select coalesce(string_agg(t::text, '|'), '') from ${sql.identifier([String(table)])} t`);
+    }
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toContain('http_request');
     expect(h.logText()).toContain('/executions');
-    for (const text of [JSON.stringify(res.body), JSON.stringify(refused.body), JSON.stringify(read.body), JSON.stringify(verified.body), String(dump), h.logText()]) {
+    for (const text of [JSON.stringify(res.body), JSON.stringify(refused.body), JSON.stringify(read.body), JSON.stringify(verified.body), dump, metrics.body, h.logText()]) {
       expect(text).not.toContain(marker);
     }
     expect(String(dump)).toContain(hashCanonical({ secret: marker }));
