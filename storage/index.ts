@@ -24,6 +24,7 @@ export {
   type TraceKey,
   type PublishedKey,
 } from './executions.ts';
+export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export {
   getExecutionOf,
   listExecutions,

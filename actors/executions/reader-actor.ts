@@ -68,7 +68,10 @@ export class ExecutionReaderActor {
     const k = pem ?? '';
     let run = this.#chainRuns.get(k);
     if (!run) {
-      run = verifyExecutionChain(this.#storage.pool, keys, this.#pool);
+      // On Postgres the threads read over connections of their own (verify.ts).
+      const pool = this.#storage.pool;
+      const databaseUrl = this.#storage.kind === 'postgres' ? pool.configuration.connectionUri : undefined;
+      run = verifyExecutionChain(pool, keys, this.#pool, { databaseUrl });
       this.#chainRuns.set(k, run);
       const done = () => this.#chainRuns.delete(k);
       run.then(done, done);

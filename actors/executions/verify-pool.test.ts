@@ -1,15 +1,27 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createTraceSigner, precompute, type ExecutionRecord } from '../chain/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTraceSigner, type ExecutionRecord } from '../chain/index.ts';
 import { signedChain } from '../chain/testing.ts';
+import { insertExecutions } from '../../storage/index.ts';
+import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { VerifyPool } from './verify-pool.ts';
+import { RunJudge, type KeyOf } from './verify-scan.ts';
+import { pageText, scannedRow } from './verify-testing.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const signer = createTraceSigner(pem());
+const key = createPublicKey(signer.publicKeyPem);
+const keys = new Map([[signer.keyId, key]]);
+const other = createPublicKey(createTraceSigner(pem()).publicKeyPem);
+
+/** What RunJudge finds in `records` in this thread. */
+function judgedHere(records: readonly ExecutionRecord[], keyOf: KeyOf) {
+  const judge = new RunJudge(keyOf);
+  for (const r of records) if (!judge.push(scannedRow(r))) break;
+  return judge.summary();
+}
 
 describe('the verification thread pool', () => {
-  const signer = createTraceSigner(pem());
-  const key = createPublicKey(signer.publicKeyPem);
-  const other = createPublicKey(createTraceSigner(pem()).publicKeyPem);
   const pool = new VerifyPool(2);
   afterAll(() => pool.close());
 
@@ -21,20 +33,22 @@ describe('the verification thread pool', () => {
     return r;
   });
 
-  it('judges content and signature of every record exactly as the single-threaded check does', async () => {
-    const keys = new Map([[signer.keyId, key]]);
-    const got = await pool.check(records, keys);
-    const expected = records.map((r) => precompute(r, (id) => keys.get(id)));
-    expect(got).toEqual(expected);
-    const failing = got.flatMap((v, i) => (v.contentOk && v.signatureOk ? [] : [records[i]!.seq]));
-    expect(failing).toEqual([100, 300, 650]);
+  it('judges a page of JSON rows on a thread exactly as here: the run up to the first broken record, and that record', async () => {
+    for (const [from, to] of [[0, 99], [0, 250], [100, 250], [101, 400], [301, 700]] as const) {
+      const page = records.slice(from, to);
+      const summary = await pool.scan({ source: { json: pageText(page) }, keys });
+      expect(summary).toEqual(judgedHere(page, (id) => keys.get(id)));
+    }
+    expect(await pool.scan({ source: { json: pageText(records.slice(0, 300)) }, keys })).toMatchObject({ verified: 99, broken: { record: { seq: 100 } } });
+    expect(await pool.scan({ source: { json: pageText(records.slice(600, 700)) }, keys })).toMatchObject({ verified: 49, broken: { record: { seq: 650 } } });
+    expect(await pool.scan({ source: { json: '' }, keys })).toEqual({ count: 0, verified: 0, firstChecks: 0, lastHash: '' });
   });
 
   it('checks every record against a pinned key whatever keyId it names', async () => {
-    const pinnedOther = await pool.check(records.slice(0, 10), new Map(), other);
-    expect(pinnedOther.every((v) => v.contentOk && !v.signatureOk)).toBe(true);
-    const pinnedRight = await pool.check(records.slice(640, 660), new Map(), key);
-    expect(pinnedRight.every((v) => v.signatureOk)).toBe(true);
+    const pinnedOther = await pool.scan({ source: { json: pageText(records.slice(0, 10)) }, keys: new Map(), pinned: other });
+    expect(pinnedOther).toMatchObject({ verified: 0, broken: { record: { seq: 1 } } });
+    const pinnedRight = await pool.scan({ source: { json: pageText(records.slice(660, 680)) }, keys: new Map(), pinned: key });
+    expect(pinnedRight).toMatchObject({ count: 20, verified: 20, lastHash: records[679]!.hash });
   });
 
   it('keeps the event loop answering while it checks thousands of signatures', async () => {
@@ -46,16 +60,60 @@ describe('the verification thread pool', () => {
       maxGap = Math.max(maxGap, now - last);
       last = now;
     }, 5);
-    const verdicts = await pool.check(many, new Map([[signer.keyId, key]]));
+    const jobs = [];
+    for (let at = 0; at < many.length; at += 500) jobs.push(pool.scan({ source: { json: pageText(many.slice(at, at + 500)) }, keys }));
+    const summaries = await Promise.all(jobs);
     clearInterval(timer);
-    expect(verdicts.every((v) => v.contentOk && v.signatureOk)).toBe(true);
-    // Checked in this thread, 4,000 signatures take ~0.4 s of uninterrupted work.
+    expect(summaries.every((s) => s.verified === 500)).toBe(true);
+    // Checked in this thread, 4,000 signatures take ~0.3 s of uninterrupted work.
     expect(maxGap).toBeLessThan(150);
+  });
+
+  it('ends its threads once idle, and starts fresh ones for the next job', async () => {
+    const p = new VerifyPool(2, { idleMs: 100 });
+    try {
+      expect(await p.scan({ source: { json: pageText(records.slice(0, 20)) }, keys })).toMatchObject({ verified: 20 });
+      expect(p.running).toBe(2);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(p.running).toBe(0);
+      expect(await p.scan({ source: { json: pageText(records.slice(20, 40)) }, keys })).toMatchObject({ verified: 20 });
+    } finally {
+      await p.close();
+    }
   });
 
   it('refuses work once closed', async () => {
     const p = new VerifyPool(1);
     await p.close();
-    await expect(p.check(records.slice(0, 1), new Map())).rejects.toThrow(/closed/);
+    await expect(p.scan({ source: { json: '' }, keys })).rejects.toThrow(/closed/);
+  });
+});
+
+describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('verification threads reading their own ranges on $kind', ({ open }) => {
+  const pool = new VerifyPool(2);
+  const chain = signedChain(signer, 1200);
+  let t: TestStorage;
+  beforeAll(async () => {
+    t = await open();
+    await insertExecutions(t.storage.pool, chain.map((r) => ({ ...r, idempotencyKey: null })));
+  }, 60_000);
+  afterAll(async () => {
+    await pool.close();
+    await t?.dispose();
+  });
+  const url = () => t.storage.pool.configuration.connectionUri;
+
+  it('reads and judges a range over a connection of their own, exactly as here', async () => {
+    const ranges = [[1, 500], [501, 1000], [1001, 1500], [1300, 1400]] as const;
+    const summaries = await Promise.all(ranges.map(([from, to]) => pool.scan({ source: { url: url(), from, to }, keys })));
+    expect(summaries).toEqual(ranges.map(([from, to]) => judgedHere(chain.slice(from - 1, to), (id) => keys.get(id))));
+    expect(summaries.map((s) => s.verified)).toEqual([500, 500, 200, 0]);
+  });
+
+  it('fail a job whose read fails, saying why, and go on serving the next', async () => {
+    const missing = new URL(url());
+    missing.pathname = '/suite_no_such_database';
+    await expect(pool.scan({ source: { url: missing.toString(), from: 1, to: 10 }, keys })).rejects.toThrow(/suite_no_such_database/);
+    expect(await pool.scan({ source: { url: url(), from: 1, to: 10 }, keys })).toMatchObject({ verified: 10 });
   });
 });

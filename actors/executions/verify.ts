@@ -1,59 +1,77 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
-import { executionHashAt, executionsPageAfter, getExecution, readChainHead } from '../../storage/index.ts';
-import { checkExecution, ExecutionChainVerifier, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../chain/index.ts';
+import { executionHashAt, executionsPageAfter, executionsRangeJson, getExecution, readChainHead, traceKeyIds } from '../../storage/index.ts';
+import { checkExecution, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../chain/index.ts';
 import type { VerificationKeys } from './keys.ts';
-import type { VerifyPool } from './verify-pool.ts';
+import { ChainJoin } from './verify-join.ts';
+import type { ScanSource, VerifyPool } from './verify-pool.ts';
+import type { ScanSummary } from './verify-scan.ts';
 
+/** Records per job of a thread (~40 ms of its time). */
+const SLICE = 500;
 /**
- * Records read per query; memory stays bounded by two pages (one verified, one read ahead). Small
- * pages keep the process's peak memory down (pages outlive a few awaits, so V8 promotes them and
- * collects them late): 2,000 gave 334–351 MB of peak resident memory over 100,000 records, 500
- * gave 232–333 MB, at the same speed.
+ * Jobs per thread under way: one being checked and one queued behind it (on Postgres its query
+ * already sent), so that no thread waits for the next.
  */
-const PAGE = 500;
-/**
- * Without a thread pool: signatures checked between yields to the event loop (~25 ms at
- * node:crypto's ~10k verifies/s), so a long verification never stops this process from answering.
- */
-const SLICE = 250;
+const AHEAD = 2;
 
 export type ChainResult = ChainVerification & { mode: 'chain' };
 
 /**
- * Verify the whole chain in sequence order, page by page, against the head recorded when it starts
- * (records appended meanwhile lie beyond it and are not judged). Stops at the first failure: its
- * sequence number is `brokenAt` (spec, "Chain verification result").
+ * Verify the whole chain in sequence order against the head recorded when it starts (records
+ * appended meanwhile lie beyond it and are not judged). Stops at the first failure: its sequence
+ * number is `brokenAt` (spec, "Chain verification result").
  *
- * With a pool, hashes and signatures of a page are checked on every core while the next page is
- * read; this thread only walks the sequence and the links, which are cheap.
+ * The pool's threads read, hash and check the signatures of the records, one range of seq per job:
+ * on Postgres (`databaseUrl`) each thread reads its ranges over a connection of its own; else this
+ * thread reads each range as JSON texts (storage/execution-scan.ts) and hands them over unparsed.
+ * A thread answers how far its records form an intact run; this thread only joins the runs end to
+ * end and judges the record where one broke (ChainJoin). Memory stays bounded by the jobs under way.
  */
-export async function verifyExecutionChain(db: CommonQueryMethods, keys: VerificationKeys, pool?: VerifyPool): Promise<ChainResult> {
+export async function verifyExecutionChain(
+  db: CommonQueryMethods, keys: VerificationKeys, pool: VerifyPool, o: { databaseUrl?: string | undefined } = {},
+): Promise<ChainResult> {
   const head = await readChainHead(db, 'executions');
   if (!head) return { mode: 'chain', valid: true, checked: 0, headHash: GENESIS_HASH };
-  const verifier = new ExecutionChainVerifier(keys.lookup);
-  const read = (after: number) => (after < head.seq ? executionsPageAfter(db, after, Math.min(PAGE, head.seq - after)) : Promise.resolve([]));
-  let failed: ExecutionRecord | undefined;
-  let ahead = read(0);
-  scan: for (;;) {
-    const page = await ahead;
-    if (page.length === 0) break;
-    ahead = read((page[page.length - 1] as ExecutionRecord).seq);
-    // A read ahead that fails after the walk stopped must not go unobserved.
-    ahead.catch(() => undefined);
-    await keys.prefetch(page.map((r) => r.keyId));
-    const pre = pool ? await pool.check(page, keys.usableKeys(), keys.pinnedKey) : undefined;
-    for (let i = 0; i < page.length; i++) {
-      if (!pre && i > 0 && i % SLICE === 0) await yieldToEventLoop();
-      const r = page[i] as ExecutionRecord;
-      if (!verifier.push(r, pre?.[i])) {
-        failed = r;
-        break scan;
-      }
+  // Every published key, once: the records up to the head were signed with keys published before
+  // them. The threads get the usable ones; the walk's look-up says why a record's key is not.
+  await keys.prefetch(await traceKeyIds(db));
+  const usable = keys.usableKeys();
+  const scan = (source: ScanSource) => pool.scan({ source, keys: usable, pinned: keys.pinnedKey });
+  // Pages read on the pool one after another, so that other queries get their turn in between.
+  let reads: Promise<unknown> = Promise.resolve();
+  const start = (from: number): Promise<ScanSummary> => {
+    const to = Math.min(from + SLICE - 1, head.seq);
+    if (o.databaseUrl !== undefined) return scan({ url: o.databaseUrl, from, to });
+    const page = reads.then(() => executionsRangeJson(db, from, to));
+    reads = page.catch(() => undefined);
+    return page.then((json) => scan({ json }));
+  };
+  const join = new ChainJoin(keys.lookup);
+  const underWay: Promise<ScanSummary>[] = [];
+  let next = 1;
+  let failed = false;
+  for (;;) {
+    while (underWay.length < pool.size * AHEAD && next <= head.seq) {
+      const summary = start(next);
+      // A job left behind once the walk has stopped must not go unobserved.
+      summary.catch(() => undefined);
+      underWay.push(summary);
+      next += SLICE;
+    }
+    const summary = underWay.shift();
+    if (!summary) break;
+    if (!join.take(await summary)) {
+      failed = true;
+      break;
     }
   }
-  const result = verifier.finish({ seq: head.seq, hash: head.hash });
+  // Records missing at the end: as a page read would, name the first record found beyond them.
+  if (!failed && join.lastSeq < head.seq) {
+    const [beyond] = await executionsPageAfter(db, join.lastSeq, 1);
+    if (beyond) failed = !join.push(beyond);
+  }
+  const result = join.finish({ seq: head.seq, hash: head.hash });
   const why = failed ? keys.takeRetiredReason() : undefined;
   return { mode: 'chain', ...result, ...(why ? { reason: why } : {}) };
 }

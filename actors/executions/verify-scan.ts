@@ -1,0 +1,95 @@
+import { hash, type KeyObject } from 'node:crypto';
+import { executionCanonicalJson, verifyHashSignature, type ExecutionRecord } from '../chain/index.ts';
+// Not storage/index.ts: this runs in the verification threads, which need no other storage module.
+import { scannedExecution, type ScannedRow } from '../../storage/execution-scan.ts';
+
+/** What a verification thread (verify-worker.ts) does with the rows of a job; pure. */
+
+/**
+ * Check bits of one record, as a thread judged it: its content matches its hash; its signature
+ * verifies with the key it names (or the pinned key), which the thread had.
+ */
+export const CONTENT_OK = 1;
+export const SIGNATURE_OK = 2;
+const ALL_OK = CONTENT_OK | SIGNATURE_OK;
+
+/**
+ * What a thread found in the records of a job, in seq order. The first `verified` records are a
+ * run: each one's content matches its hash, its signature verifies, and each after the first has
+ * the next seq and links to the hash of the one before. The thread stops at the first record that
+ * is not so (the walk would stop there too): `broken`, with its check bits.
+ */
+export interface ScanSummary {
+  /** Records judged (the job's, or up to `broken`). */
+  count: number;
+  verified: number;
+  /** The first record and its check bits (absent when there are no records). */
+  first?: ExecutionRecord;
+  firstChecks: number;
+  /** Hash of the run's last record. */
+  lastHash: string;
+  broken?: { record: ExecutionRecord; checks: number };
+}
+
+export type KeyOf = (keyId: string) => KeyObject | undefined;
+
+/**
+ * Judges the rows of a job as they come, in order, up to the first record that is not verified (see
+ * ScanSummary). It keeps only the first record and the one before the next: each row is garbage
+ * once judged, so V8 collects it young (rows held to the end of a job outlive a scavenge or two,
+ * are promoted, and the old generation is then marked and compacted every few hundred ms).
+ */
+export class RunJudge {
+  readonly #keyOf: KeyOf;
+  #count = 0;
+  #first: ExecutionRecord | undefined;
+  #firstChecks = 0;
+  #prev: ExecutionRecord | undefined;
+  #broken: { record: ExecutionRecord; checks: number } | undefined;
+
+  constructor(keyOf: KeyOf) {
+    this.#keyOf = keyOf;
+  }
+
+  /** The next row of the job; false once the run has broken (later rows do not matter). */
+  push(row: ScannedRow): boolean {
+    if (this.#broken) return false;
+    const r = scannedExecution(row);
+    const checks = judge(r, this.#keyOf);
+    if (this.#count++ === 0) {
+      this.#first = r;
+      this.#firstChecks = checks;
+    }
+    const prev = this.#prev;
+    if (checks !== ALL_OK || (prev && (r.seq !== prev.seq + 1 || r.prevHash !== prev.hash))) {
+      this.#broken = { record: r, checks };
+      return false;
+    }
+    this.#prev = r;
+    return true;
+  }
+
+  summary(): ScanSummary {
+    const verified = this.#broken ? this.#count - 1 : this.#count;
+    return {
+      count: this.#count, verified, firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
+      ...(this.#first ? { first: this.#first } : {}), ...(this.#broken ? { broken: this.#broken } : {}),
+    };
+  }
+}
+
+/**
+ * The check bits of one record, as `precompute` (actors/chain) judges it; the signature is left
+ * unchecked when the content does not match (the verdict is then the content's).
+ */
+function judge(r: ExecutionRecord, keyOf: KeyOf): number {
+  let bits = 0;
+  try {
+    if (hash('sha256', executionCanonicalJson(r), 'hex') === r.hash) bits |= CONTENT_OK;
+  } catch {
+    // Not canonicalisable (a lone surrogate, an edited value): it matches no hash.
+  }
+  const key = bits & CONTENT_OK ? keyOf(r.keyId) : undefined;
+  if (key && verifyHashSignature(key, r.hash, r.signature)) bits |= SIGNATURE_OK;
+  return bits;
+}
