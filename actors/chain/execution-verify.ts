@@ -82,6 +82,24 @@ export class ExecutionChainVerifier {
     this.#keys = keys;
   }
 
+  /** The seq of the last record taken (0 before any). */
+  get lastSeq(): number {
+    return this.#expectedSeq - 1;
+  }
+
+  /**
+   * `count` records, from `first` to one hashed `lastHash`, found intact and linked to each other
+   * elsewhere (a verification thread): taken whole when `first` is the record the chain expects
+   * next, without seeing the others; false otherwise (`push` it to learn why).
+   */
+  takeRun(first: { seq: number; prevHash: string }, count: number, lastHash: string): boolean {
+    if (this.#broken || first.seq !== this.#expectedSeq || first.prevHash !== this.#prevHash) return false;
+    this.#expectedSeq += count;
+    this.#prevHash = lastHash;
+    this.#checked += count;
+    return true;
+  }
+
   /** The next record in sequence order; `pre` when its content and signature were checked elsewhere. */
   push(r: ExecutionRecord, pre?: PrecomputedChecks): boolean {
     if (this.#broken) return false;
