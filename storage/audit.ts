@@ -1,19 +1,18 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
-import { headMoveCte, type HeadMove } from './chains.ts';
+import { insertMovingHead, type HeadMove } from './chains.ts';
 import { auditCanonicalJson, type AuditRecord } from '../actors/chain/index.ts';
 
 /** The audit chain's table (migration 001). */
 
-const NoRows = rowSchema(Type.Object({}));
+/** An entry as the writer inserts it: the record and, when the writer has it, the canonical JSON it hashed. */
+export type NewAuditEntry = AuditRecord & { canonical?: string };
 
 /**
- * The statement of a group commit, prepared once per connection (planning it each time cost the
- * database more than the rows): the batch arrives as ONE json parameter, an array of the entries'
- * canonical JSON objects (the bytes that were hashed, `auditCanonicalJson`) with `hash` added, so
- * Node serialises nothing twice. With `move`, the same statement moves the chain's head (fenced,
- * storage/chains.ts headMoveCte) and inserts nothing when it cannot.
+ * The insert of a group commit (storage/chains.ts insertMovingHead): the batch arrives as ONE json
+ * parameter, an array of the entries' canonical JSON objects (the bytes that were hashed,
+ * `auditCanonicalJson`) with `hash` added, so Node serialises nothing twice.
  */
 const insertStatement = (batch: string) => sql.fragment`
   insert into audit_entries (seq, id, ts, subject, action, resource, result, reason, tenant_id, prev_hash, hash)
@@ -22,19 +21,14 @@ const insertStatement = (batch: string) => sql.fragment`
     resource text, result text, reason text, "tenantId" text, "prevHash" text, hash text)`;
 
 /** Answers the rows inserted: none when `move` could not move the head. */
-export async function insertAuditEntries(db: CommonQueryMethods, records: readonly AuditRecord[], move?: HeadMove): Promise<number> {
+export async function insertAuditEntries(db: CommonQueryMethods, records: readonly NewAuditEntry[], move?: HeadMove): Promise<number> {
   if (records.length === 0) return 0;
   let batch = '[';
   for (let i = 0; i < records.length; i++) {
-    const r = records[i] as AuditRecord;
-    batch += `${i === 0 ? '' : ','}{"hash":${JSON.stringify(r.hash)},${auditCanonicalJson(r).slice(1)}`;
+    const r = records[i] as NewAuditEntry;
+    batch += `${i === 0 ? '' : ','}{"hash":${JSON.stringify(r.hash)},${(r.canonical ?? auditCanonicalJson(r)).slice(1)}`;
   }
-  batch += ']';
-  const result = move
-    ? await db.query(sql.prepared('suite_insert_audit_moving_head', NoRows)`
-        with ${headMoveCte(move)} ${insertStatement(batch)} where exists (select 1 from moved)`)
-    : await db.query(sql.prepared('suite_insert_audit', NoRows)`${insertStatement(batch)}`);
-  return result.rowCount;
+  return insertMovingHead(db, 'suite_insert_audit', insertStatement(`${batch}]`), move);
 }
 
 export interface AuditFilter {

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 
@@ -92,4 +92,18 @@ export function headMoveCte(m: HeadMove) {
     from head
     where h.chain = ${m.chain} and head.seq = ${m.fromSeq} and head.hash = ${m.fromHash} and exists (select 1 from lease)
     returning h.seq)`;
+}
+
+const NoRows = rowSchema(Type.Object({}));
+
+/**
+ * A group commit's insert as a statement prepared once per connection under `name` (planning it
+ * each time cost the database more than the rows); with `move`, prefixed by the fenced head move
+ * (headMoveCte) and inserting nothing when the head could not move. Answers the rows inserted.
+ */
+export async function insertMovingHead(db: CommonQueryMethods, name: string, insert: FragmentSqlToken, move?: HeadMove): Promise<number> {
+  const result = move
+    ? await db.query(sql.prepared(`${name}_moving_head`, NoRows)`with ${headMoveCte(move)} ${insert} where exists (select 1 from moved)`)
+    : await db.query(sql.prepared(name, NoRows)`${insert}`);
+  return result.rowCount;
 }

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
-import { headMoveCte, type HeadMove } from './chains.ts';
+import { insertMovingHead, type HeadMove } from './chains.ts';
 import { executionCanonicalJson, type Attestation, type Cost, type ExecutionRecord, type Governance } from '../actors/chain/index.ts';
 
 /** The execution chain's tables (migration 002): records and the public keys that signed them. */
@@ -12,15 +12,12 @@ import { executionCanonicalJson, type Attestation, type Cost, type ExecutionReco
  */
 export type NewExecution = ExecutionRecord & { idempotencyKey: string | null; canonical?: string };
 
-const NoRows = rowSchema(Type.Object({}));
 
 /**
- * The statement of a group commit, prepared once per connection (planning it each time cost the
- * database more than a row): the batch arrives as ONE json parameter, an array of the records'
- * canonical JSON objects (the very bytes that were hashed) with `hash`, `signature` and
- * `idempotencyKey` added, so Node serialises nothing twice and the database parses each record once.
- * With `move`, the same statement moves the chain's head (fenced, storage/chains.ts headMoveCte)
- * and inserts nothing when it cannot. json, not jsonb: each object is read once into columns.
+ * The insert of a group commit (storage/chains.ts insertMovingHead): the batch arrives as ONE json
+ * parameter, an array of the records' canonical JSON objects (the very bytes that were hashed) with
+ * `hash`, `signature` and `idempotencyKey` added, so Node serialises nothing twice and the database
+ * parses each record once. json, not jsonb: each object is read once into columns.
  */
 const insertStatement = (batch: string) => sql.fragment`
   insert into executions (seq, id, ts, subject, scope, module, action, outcome, input_hash, output_hash, cost,
@@ -34,12 +31,7 @@ const insertStatement = (batch: string) => sql.fragment`
 /** Answers the rows inserted: none when `move` could not move the head. */
 export async function insertExecutions(db: CommonQueryMethods, records: readonly NewExecution[], move?: HeadMove): Promise<number> {
   if (records.length === 0) return 0;
-  const batch = executionBatchJson(records);
-  const result = move
-    ? await db.query(sql.prepared('suite_insert_executions_moving_head', NoRows)`
-        with ${headMoveCte(move)} ${insertStatement(batch)} where exists (select 1 from moved)`)
-    : await db.query(sql.prepared('suite_insert_executions', NoRows)`${insertStatement(batch)}`);
-  return result.rowCount;
+  return insertMovingHead(db, 'suite_insert_executions', insertStatement(executionBatchJson(records)), move);
 }
 
 /** The json parameter of insertStatement. Hash and signature are hex and base64, quoted all the same. */

@@ -10,7 +10,7 @@ export { DEFAULT_MIGRATIONS_DIR } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 
 // Table modules (one per table group).
-export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type AuditFilter } from './audit.ts';
+export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type AuditFilter, type NewAuditEntry } from './audit.ts';
 export {
   insertExecutions,
   getExecution,

@@ -1,10 +1,10 @@
 import type { AuditInput } from '../../bus/subjects.ts';
-import { auditHash, type AuditRecord } from '../chain/index.ts';
-import { insertAuditEntries } from '../../storage/index.ts';
+import { auditCanonicalJson, sha256Hex } from '../chain/index.ts';
+import { insertAuditEntries, type NewAuditEntry } from '../../storage/index.ts';
 import type { ChainSpec } from '../chain-writer/index.ts';
 
 /** The audit chain: entries hashed (not signed) and linked by `prevHash`. */
-export const auditChainSpec: ChainSpec<AuditInput, AuditRecord> = {
+export const auditChainSpec: ChainSpec<AuditInput, NewAuditEntry> = {
   chain: 'audit',
   seal(input, seq, prevHash) {
     // Texts come from callers (a token's `sub`, a route): a lone surrogate can be neither hashed
@@ -21,7 +21,9 @@ export const auditChainSpec: ChainSpec<AuditInput, AuditRecord> = {
       tenantId: input.tenantId === null ? null : input.tenantId.toWellFormed(),
       prevHash,
     };
-    return { ...fields, hash: auditHash(fields) };
+    // Kept with the entry so that the insert sends the bytes that were hashed (storage/audit.ts).
+    const canonical = auditCanonicalJson(fields);
+    return { ...fields, hash: sha256Hex(canonical), canonical };
   },
   insert: insertAuditEntries,
 };
