@@ -76,6 +76,8 @@ export interface CpuObservation<T> {
   foreignCorePct: number;
   /** The server's CPU per thread name (and per child process), % of one core. */
   server: Record<string, number>;
+  /** This process's CPU meanwhile (the load generator, when it runs in-process), % of one core. */
+  selfCorePct: number;
 }
 
 /** Run `work` while watching the CPU of `serverPid`'s process tree, this process and the machine. */
@@ -88,7 +90,7 @@ export async function observeCpu<T>(serverPid: number, work: () => Promise<T>): 
   const server: Record<string, number> = {};
   for (const [name, ticks] of b1) server[name] = pct(ticks - (b0.get(name) ?? 0));
   const foreign = m1 - m0 - (s1 - s0) - (sum(b1) - sum(b0));
-  return { result, foreignCorePct: pct(Math.max(0, foreign)), server };
+  return { result, foreignCorePct: pct(Math.max(0, foreign)), server, selfCorePct: pct(s1 - s0) };
 }
 
 /**

@@ -69,6 +69,8 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
   /** CPU used by processes other than the load generator and the server during the run, % of a core. */
   foreignCorePct: number;
+  /** CPU of the load generator (autocannon runs in this process) during the run, % of a core. */
+  loadGeneratorCorePct: number;
   /** The server's CPU during the run per thread name (and child process), % of one core. */
   serverThreads: Record<string, number>;
   /** Other processes' CPU during the attempts discarded before this one (empty: first try). */
@@ -103,7 +105,7 @@ async function measureOnce(target: LoadTarget, s: LoadSettings, serverPid: numbe
     ...(target.body !== undefined ? { body: target.body } : {}),
   };
   if (s.warmupSeconds > 0) await autocannon({ ...base, duration: s.warmupSeconds });
-  const { result: r, foreignCorePct, server } = await observeCpu(serverPid, () => autocannon({ ...base, duration: s.seconds }));
+  const { result: r, foreignCorePct, server, selfCorePct } = await observeCpu(serverPid, () => autocannon({ ...base, duration: s.seconds }));
   return {
     name: target.name,
     reqPerSec: r.requests.mean,
@@ -115,6 +117,7 @@ async function measureOnce(target: LoadTarget, s: LoadSettings, serverPid: numbe
     errors: r.errors,
     timeouts: r.timeouts,
     foreignCorePct,
+    loadGeneratorCorePct: selfCorePct,
     serverThreads: server,
     statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, v]) => [code, v.count])),
     discarded: [],
