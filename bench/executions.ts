@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads';
 import { createTraceSigner, verifyHashSignature } from '../actors/chain/index.ts';
 import { callJson, mint } from './api.ts';
 import { fillExecutionChain } from './chain-fill.ts';
+import { hotLoopRate } from './hot-loop.ts';
 import { cleanEnv, spawnNode, type Child } from './child.ts';
 import { observeCpu, waitIdle } from './cpu.ts';
 import { measure, type LoadResult } from './load.ts';
@@ -78,15 +79,7 @@ const rawSetup = (() => {
 /** One core's rate (this thread, a hot loop) of signing or verifying, over `seconds`. */
 export function oneCoreRate(kind: 'sign' | 'verify', seconds: number): number {
   const { signer, key, digest, signature } = rawSetup();
-  const work = kind === 'sign' ? () => signer.sign(digest) : () => verifyHashSignature(key, digest, signature);
-  let n = 0;
-  const t0 = performance.now();
-  const end = t0 + seconds * 1000;
-  while (performance.now() < end) {
-    for (let i = 0; i < 100; i++) work();
-    n += 100;
-  }
-  return n / ((performance.now() - t0) / 1000);
+  return hotLoopRate(kind === 'sign' ? () => signer.sign(digest) : () => verifyHashSignature(key, digest, signature), seconds);
 }
 
 /** `run`, with one core's `kind` rate measured for `seconds` just before and just after it. */
@@ -285,17 +278,18 @@ async function benchVerify(backend: Backend, records: number): Promise<VerifyRes
         const m = rssMb(pid);
         peak = { server: Math.max(peak.server, m.server), children: Math.max(peak.children, m.children) };
       }, 100);
-      const rawBefore = oneCoreRate('verify', 2);
-      const probes = [probe(urls.health, health), probe(urls.publicKey, publicKey)];
-      const benchCpu = process.cpuUsage();
-      const s = performance.now();
-      const observed = await observeCpu(pid, () => callJson(`${suite.base}/executions-verify-chain`, { headers: admin }));
-      const seconds = (performance.now() - s) / 1000;
-      const ownCpu = process.cpuUsage(benchCpu);
-      running = false;
-      clearInterval(sampler);
-      await Promise.all(probes);
-      const rawAfter = oneCoreRate('verify', 2);
+      const { result: { observed, seconds, ownCpu }, raw: rawVerify } = await measuredAround('verify', 2, async () => {
+        const probes = [probe(urls.health, health), probe(urls.publicKey, publicKey)];
+        const benchCpu = process.cpuUsage();
+        const s = performance.now();
+        const observed = await observeCpu(pid, () => callJson(`${suite.base}/executions-verify-chain`, { headers: admin }));
+        const seconds = (performance.now() - s) / 1000;
+        const ownCpu = process.cpuUsage(benchCpu);
+        running = false;
+        clearInterval(sampler);
+        await Promise.all(probes);
+        return { observed, seconds, ownCpu };
+      });
       const r = observed.result;
       if (r.status !== 200) throw new Error(`verification answered ${r.status} ${JSON.stringify(r.body)}`);
       const checked = Number(r.body.checked);
@@ -306,7 +300,7 @@ async function benchVerify(backend: Backend, records: number): Promise<VerifyRes
         publicKey: { n: publicKey.length, p99: pct(publicKey, 0.99), max: Math.max(0, ...publicKey) },
         serverThreads: observed.server,
         benchProcessPct: Math.round((ownCpu.user + ownCpu.system) / 1e4 / seconds),
-        rawVerify: { before: rawBefore, after: rawAfter, mean: (rawBefore + rawAfter) / 2 },
+        rawVerify,
       };
     } finally {
       agent.destroy();

@@ -5,6 +5,7 @@
 import { createPublicKey } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { verifyHashSignature } from '../actors/chain/index.ts';
+import { hotLoopRate } from './hot-loop.ts';
 
 const { publicKeyPem, digest, signature, seconds, startAt } = workerData as {
   publicKeyPem: string; digest: string; signature: string; seconds: number; startAt: number;
@@ -12,11 +13,4 @@ const { publicKeyPem, digest, signature, seconds, startAt } = workerData as {
 const key = createPublicKey(publicKeyPem);
 // Every thread starts together (a wall-clock instant), so that they overlap for the whole run.
 while (Date.now() < startAt) verifyHashSignature(key, digest, signature);
-let n = 0;
-const t0 = performance.now();
-const end = t0 + seconds * 1000;
-while (performance.now() < end) {
-  for (let i = 0; i < 100; i++) verifyHashSignature(key, digest, signature);
-  n += 100;
-}
-parentPort?.postMessage(n / ((performance.now() - t0) / 1000));
+parentPort?.postMessage(hotLoopRate(() => verifyHashSignature(key, digest, signature), seconds));
