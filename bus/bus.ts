@@ -1,6 +1,6 @@
 import { SuiteError } from './errors.ts';
 import { describeProblems } from './define.ts';
-import { checkReplyBytes, encodeJson, failure } from './envelope.ts';
+import { checkReplyPayload, encodeJson, failure } from './envelope.ts';
 import { InFlight, settlesWithin } from './inflight.ts';
 import {
   answerRequest, noPropagation, receiveEvent, type ErrorStage, type MessageKind, type ReceiveContext, type SendDone, type TracePropagation,
@@ -11,6 +11,7 @@ import {
   type Bus,
   type EventHandler,
   type Headers,
+  type Payload,
   type RawHandler,
   type ReplyOf,
   type Result,
@@ -63,6 +64,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   const outgoing = new InFlight();
 
   const ctx: ReceiveContext = {
+    payloads: transport.payloads,
     propagation: config.propagation,
     report(error, subject, stage) {
       try {
@@ -128,9 +130,9 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
       const name = subject.subject;
       const problem = describeProblems(subject.request, data);
       if (problem !== undefined) return failure('INVALID_REQUEST', `${name}: ${problem}`);
-      let payload: Uint8Array;
+      let payload: Payload;
       try {
-        payload = encodeJson(data);
+        payload = encodeJson(data, transport.payloads);
       } catch {
         return failure('INVALID_REQUEST', `${name}: the request cannot be encoded as JSON`);
       }
@@ -145,12 +147,12 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
         done?.(failed);
         return failed;
       }
-      const checked = checkReplyBytes(name, subject.reply, raw.payload);
+      const checked = checkReplyPayload(name, subject.reply, raw.payload);
       if (checked.problem !== undefined) {
         ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
       }
       done?.(checked.result);
-      // checkReplyBytes validated the value against subject.reply.
+      // checkReplyPayload validated the value against subject.reply.
       return checked.result as Result<ReplyOf<typeof subject>>;
     },
 
@@ -173,9 +175,9 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
       if (!isValidSubject(target)) throw new SuiteError('INVALID_REQUEST', `"${suffix}" is not a valid subject suffix`);
       const problem = describeProblems(subject.event, data);
       if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', `${subject.subject}: ${problem}`);
-      let payload: Uint8Array;
+      let payload: Payload;
       try {
-        payload = encodeJson(data);
+        payload = encodeJson(data, transport.payloads);
       } catch (cause) {
         throw new SuiteError('INVALID_REQUEST', `${subject.subject}: the event cannot be encoded as JSON`, { cause });
       }

@@ -5,7 +5,7 @@ import { createBus, type BusOptions } from './bus.ts';
 import { eventSubject, requestSubject } from './define.ts';
 import { createMemoryNetwork } from './memory-transport.ts';
 import { connectNatsTransport } from './nats-transport.ts';
-import type { Bus, Headers, Transport } from './types.ts';
+import type { Bus, Headers, Payload, Transport } from './types.ts';
 
 /** Test fixtures shared by the bus contract suite; real transports only, no mocks. */
 
@@ -134,4 +134,4 @@ export const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 export const bytes = (text: string): Uint8Array => encoder.encode(text);
-export const parse = (payload: Uint8Array): unknown => JSON.parse(decoder.decode(payload));
+export const parse = (payload: Payload): unknown => JSON.parse(typeof payload === 'string' ? payload : decoder.decode(payload));

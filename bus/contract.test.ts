@@ -9,7 +9,7 @@ import {
 describe.each([
   { name: 'memory', harness: memoryHarness() },
   { name: 'nats', harness: natsHarness() },
-])('the bus over the $name transport', ({ harness }: { harness: Harness }) => {
+])('the bus over the $name transport', ({ name, harness }: { name: string; harness: Harness }) => {
   const pool = busPool(harness);
   afterEach(() => pool.drainAll());
 
@@ -19,6 +19,24 @@ describe.each([
     bus.serve(echo, ({ data }) => ({ ok: true, value: { text: data.text.toUpperCase() } }));
     await bus.flush();
     expect(await bus.request(echo, { text: 'hi' })).toEqual({ ok: true, value: { text: 'HI' } });
+  });
+
+  it('hands the transport each message in the form it declares: JSON text in the process, UTF-8 bytes on a network', async () => {
+    const { echo, happened } = subjectsFor(uniquePrefix());
+    const [server, raw] = [await pool.open(), await pool.open()];
+    const form = server.transport.payloads === 'text' ? 'string' : 'object';
+    expect(server.transport.payloads).toBe(name === 'memory' ? 'text' : 'bytes');
+    const seen: unknown[] = [];
+    const got = countdown(1);
+    raw.transport.subscribe(happened.subject, undefined, (msg) => (seen.push(typeof msg.payload, parse(msg.payload)), got.hit()));
+    server.bus.serve(echo, ({ data }) => ({ ok: true, value: data }));
+    await Promise.all([server.bus.flush(), raw.bus.flush()]);
+    server.bus.publish(happened, { id: 1 });
+    await within(got.done, 2000, 'the raw subscriber');
+    expect(seen).toEqual([form, { id: 1 }]);
+    const reply = await raw.transport.request(echo.subject, raw.transport.payloads === 'text' ? '{"text":"é"}' : bytes('{"text":"é"}'), {}, 2000);
+    expect(typeof reply.payload).toBe(form);
+    expect(parse(reply.payload)).toEqual({ ok: true, value: { text: 'é' } });
   });
 
   it('carries an error answered by the handler as data', async () => {

@@ -1,29 +1,34 @@
 import type { TSchema } from 'typebox';
 import { ErrorDataSchema, type ErrorCode, type ErrorData } from './errors.ts';
 import { describeProblems } from './define.ts';
-import type { Result } from './types.ts';
+import type { Payload, Result } from './types.ts';
 
 /**
- * The wire format of the bus: JSON in UTF-8. A request or event payload is the message itself; a
- * reply is an envelope `{ok:true,value}` or `{ok:false,error:{code,message}}`, so that errors from
- * the catalogue travel as data and never as thrown classes.
+ * The wire format of the bus: JSON, in UTF-8 on a network, as a string in the process (a
+ * transport's `payloads`). A request or event payload is the message itself; a reply is an envelope
+ * `{ok:true,value}` or `{ok:false,error:{code,message}}`, so that errors from the catalogue travel
+ * as data and never as thrown classes.
  */
 
 const encoder = new TextEncoder();
 // fatal: a payload that is not valid UTF-8 is malformed, not silently repaired.
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-/** Throws on values JSON cannot carry (BigInt, cycles); callers turn that into an error result. */
-export function encodeJson(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
+/**
+ * Throws on values JSON cannot carry (BigInt, cycles); callers turn that into an error result. As
+ * `text`, the JSON string itself (JSON.stringify escapes lone surrogates, so it is well-formed).
+ */
+export function encodeJson(value: unknown, as: 'bytes' | 'text' = 'bytes'): Payload {
+  const json = JSON.stringify(value);
+  return as === 'text' ? json : encoder.encode(json);
 }
 
 export type Decoded = { ok: true; value: unknown } | { ok: false; problem: string };
 
-/** Bytes from the wire are untrusted: malformed input is a result, never an exception. */
-export function decodeJson(bytes: Uint8Array): Decoded {
+/** Payloads are untrusted: malformed input is a result, never an exception. */
+export function decodeJson(payload: Payload): Decoded {
   try {
-    return { ok: true, value: JSON.parse(decoder.decode(bytes)) as unknown };
+    return { ok: true, value: JSON.parse(typeof payload === 'string' ? payload : decoder.decode(payload)) as unknown };
   } catch {
     return { ok: false, problem: 'payload is not valid JSON' };
   }
@@ -71,14 +76,14 @@ export function internalFailure(subject: string): { ok: false; error: ErrorData 
   return failure('INTERNAL_ERROR', `${subject}: the service failed to answer`);
 }
 
-/** Decodes and checks the bytes of a reply envelope, as `checkReply` does. */
-export function checkReplyBytes(subject: string, replySchema: TSchema, bytes: Uint8Array): CheckedReply {
-  const decoded = decodeJson(bytes);
+/** Decodes and checks the payload of a reply envelope, as `checkReply` does. */
+export function checkReplyPayload(subject: string, replySchema: TSchema, payload: Payload): CheckedReply {
+  const decoded = decodeJson(payload);
   if (!decoded.ok) return internal(subject, `reply ${decoded.problem}`);
   return checkReply(subject, replySchema, decoded.value);
 }
 
 /** Encodes a checked result as an envelope; the `transport` marker of a result is local only. */
-export function encodeReply(result: Result<unknown>): Uint8Array {
-  return encodeJson(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error });
+export function encodeReply(result: Result<unknown>, as: 'bytes' | 'text' = 'bytes'): Payload {
+  return encodeJson(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }, as);
 }

@@ -20,6 +20,7 @@ export type {
   EventSubject,
   Headers,
   Incoming,
+  Payload,
   ReplyOf,
   RequestHandler,
   RequestOf,

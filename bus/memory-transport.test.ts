@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryNetwork, createMemoryTransport } from './memory-transport.ts';
-import type { BusStatus, RawMessage } from './types.ts';
+import type { BusStatus, Payload, RawMessage } from './types.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-const text = (payload: Uint8Array): string => new TextDecoder().decode(payload);
+const text = (payload: Payload): string => (typeof payload === 'string' ? payload : new TextDecoder().decode(payload));
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('the memory transport', () => {
@@ -28,10 +28,19 @@ describe('the memory transport', () => {
     payload[0] = 0;
     await tick();
     const [first, second] = received;
-    first!.payload[1] = 0;
+    (first!.payload as Uint8Array)[1] = 0;
     first!.headers.h = 'changed';
     expect(text(second!.payload)).toBe('xyz');
     expect(second!.headers.h).toBe('1');
+    await t.drain();
+  });
+
+  it('hands text payloads over as they were sent, requests and replies alike (strings need no copy)', async () => {
+    const t = createMemoryTransport();
+    expect(t.payloads).toBe('text');
+    t.subscribe('q', undefined, (msg, respond) => respond?.(`${msg.payload as string}!`));
+    const reply = await t.request('q', '{"a":"é"}', {}, 1000);
+    expect(reply.payload).toBe('{"a":"é"}!');
     await t.drain();
   });
 

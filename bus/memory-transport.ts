@@ -3,6 +3,7 @@ import {
   TransportError,
   type BusStatus,
   type Headers,
+  type Payload,
   type RawHandler,
   type RawMessage,
   type Transport,
@@ -18,6 +19,10 @@ import {
  * exactly one member of each queue group (grouped by queue name, round-robin); a request nobody
  * listens to fails at once with BUS_NO_RESPONDERS; delivery is asynchronous (a microtask, never
  * re-entrant); payloads are copied, so sender and receivers never share a buffer.
+ *
+ * Messages stay in the process, so the bus hands this transport its JSON as text (`payloads`):
+ * strings are immutable, so they need no copy, and neither side encodes or decodes UTF-8. Bytes
+ * are accepted too (and copied), as on a network transport.
  */
 export interface MemoryNetwork {
   connect(options?: MemoryTransportOptions): Transport;
@@ -43,7 +48,10 @@ interface MemorySub {
   onIdle: (() => void) | undefined;
 }
 
-type Respond = (payload: Uint8Array, headers?: Headers) => void;
+type Respond = (payload: Payload, headers?: Headers) => void;
+
+/** A payload as its receiver gets it: bytes copied, text as it is (immutable). */
+const own = (payload: Payload): Payload => (typeof payload === 'string' ? payload : payload.slice());
 
 interface Connection {
   state: 'connected' | 'draining' | 'closed';
@@ -123,12 +131,12 @@ export function createMemoryNetwork(): MemoryNetwork {
   }
 
   /** Routes a message; returns how many subscriptions it went to. Copies bytes per receiver. */
-  function send(subject: string, payload: Uint8Array, headers: Headers, respond?: Respond): number {
+  function send(subject: string, payload: Payload, headers: Headers, respond?: Respond): number {
     const targets = route(subject);
     for (const sub of targets) {
       // A responder whose own connection closed meanwhile can no longer answer, as with NATS.
-      const reply = respond && ((p: Uint8Array, h?: Headers) => sub.conn.state !== 'closed' && respond(p, h));
-      deliver(sub, { subject, payload: payload.slice(), headers: { ...headers } }, reply);
+      const reply = respond && ((p: Payload, h?: Headers) => sub.conn.state !== 'closed' && respond(p, h));
+      deliver(sub, { subject, payload: own(payload), headers: { ...headers } }, reply);
     }
     return targets.length;
   }
@@ -154,6 +162,7 @@ export function createMemoryNetwork(): MemoryNetwork {
 
     return {
       name: 'memory',
+      payloads: 'text',
 
       request(subject, payload, headers, timeoutMs) {
         if (conn.state !== 'connected') return Promise.reject(closedError());
@@ -173,9 +182,9 @@ export function createMemoryNetwork(): MemoryNetwork {
           const timer = setTimeout(() => fail(new TransportError('BUS_TIMEOUT', `request to ${subject} timed out after ${timeoutMs} ms`)), timeoutMs);
           requests.add(fail);
           // First answer wins, as with a NATS request to several plain subscribers.
-          const respond = (reply: Uint8Array, replyHeaders: Headers = {}): void => {
+          const respond = (reply: Payload, replyHeaders: Headers = {}): void => {
             if (done) return;
-            const msg: RawMessage = { subject, payload: reply.slice(), headers: { ...replyHeaders } };
+            const msg: RawMessage = { subject, payload: own(reply), headers: { ...replyHeaders } };
             queueMicrotask(() => {
               if (done) return;
               finish();

@@ -13,6 +13,7 @@ export function namespacedTransport(inner: Transport, namespace: string): Transp
   const strip = (subject: string) => (subject.startsWith(prefix) ? subject.slice(prefix.length) : subject);
   return {
     name: inner.name,
+    payloads: inner.payloads,
     async request(subject, payload, headers, timeoutMs) {
       const reply = await inner.request(prefix + subject, payload, headers, timeoutMs);
       return { ...reply, subject: strip(reply.subject) };

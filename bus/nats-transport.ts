@@ -1,7 +1,7 @@
 import { connect, errors, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Msg, MsgHdrs, NatsConnection, Status } from '@nats-io/transport-node';
 import { SuiteError } from './errors.ts';
-import { TransportError, type BusStatus, type Headers, type RawMessage, type Transport } from './types.ts';
+import { TransportError, type BusStatus, type Headers, type Payload, type RawMessage, type Transport } from './types.ts';
 
 export interface NatsTransportOptions {
   /** One URL or several (a cluster), e.g. `nats://127.0.0.1:4222`. */
@@ -70,6 +70,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
 
   return {
     name: 'nats',
+    payloads: 'bytes',
 
     async request(subject, payload, hdrs, timeoutMs) {
       // While reconnecting, nats.js would buffer the request and let it wait out its whole timeout
@@ -105,7 +106,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
             }
             const respond = msg.reply === undefined || msg.reply === ''
               ? undefined
-              : (reply: Uint8Array, replyHeaders?: Headers) => {
+              : (reply: Payload, replyHeaders?: Headers) => {
                   // A responder whose connection closed meanwhile has nobody left to tell.
                   if (!nc.isClosed()) msg.respond(reply, { headers: toMsgHdrs(replyHeaders ?? {}) });
                 };

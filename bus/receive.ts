@@ -6,6 +6,7 @@ import type {
   EventSubject,
   Headers,
   Incoming,
+  Payload,
   RawMessage,
   RequestHandler,
   RequestOf,
@@ -60,6 +61,8 @@ export const noPropagation: TracePropagation = Object.freeze({
 export interface ReceiveContext {
   readonly propagation: TracePropagation;
   readonly report: Report;
+  /** How replies are encoded: the transport's `payloads`. */
+  readonly payloads: 'bytes' | 'text';
 }
 
 /**
@@ -71,14 +74,15 @@ export async function answerRequest<S extends RequestSubject>(
   subject: S,
   handler: RequestHandler<S>,
   msg: RawMessage,
-): Promise<Uint8Array> {
+): Promise<Payload> {
   const name = subject.subject;
+  const as = ctx.payloads;
   const decoded = decodeJson(msg.payload);
   const problem = decoded.ok ? describeProblems(subject.request, decoded.value) : decoded.problem;
   if (!decoded.ok || problem !== undefined) {
     // The sender validates too, so this is a buggy or hostile peer: worth a log line.
     ctx.report(new SuiteError('INVALID_REQUEST', `${name}: ${problem}`), name, 'invalid-request');
-    return encodeReply(failure('INVALID_REQUEST', `${name}: ${problem}`));
+    return encodeReply(failure('INVALID_REQUEST', `${name}: ${problem}`), as);
   }
   let reply: unknown;
   try {
@@ -89,17 +93,17 @@ export async function answerRequest<S extends RequestSubject>(
   } catch (error) {
     // The thrown text may hold internals (SQL, paths, secrets): it goes to the log, not the caller.
     ctx.report(error, name, 'handler');
-    return encodeReply(internalFailure(name));
+    return encodeReply(internalFailure(name), as);
   }
   const checked = checkReply(name, subject.reply, reply);
   if (checked.problem !== undefined) {
     ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
   }
   try {
-    return encodeReply(checked.result);
+    return encodeReply(checked.result, as);
   } catch (error) {
     ctx.report(error, name, 'invalid-reply');
-    return encodeReply(internalFailure(name));
+    return encodeReply(internalFailure(name), as);
   }
 }
 

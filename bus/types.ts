@@ -110,13 +110,24 @@ export interface Bus {
 export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'closed';
 
 /**
+ * A message's JSON: UTF-8 bytes on a wire, or the JSON text itself where a transport keeps messages
+ * in the process (`Transport.payloads`). Receivers accept either.
+ */
+export type Payload = Uint8Array | string;
+
+/**
  * The seam between the typed bus and the wire, after nats.js's Transport split: a transport moves
- * bytes and headers; it knows nothing of schemas or of the error catalogue.
+ * payloads and headers; it knows nothing of schemas or of the error catalogue.
  */
 export interface Transport {
   readonly name: 'nats' | 'memory';
-  request(subject: string, payload: Uint8Array, headers: Headers, timeoutMs: number): Promise<RawMessage>;
-  publish(subject: string, payload: Uint8Array, headers: Headers): void;
+  /**
+   * What the bus should hand this transport: `bytes` (a network wire), or `text`, the JSON string
+   * itself (in-process: no UTF-8 encoding and decoding on each side).
+   */
+  readonly payloads: 'bytes' | 'text';
+  request(subject: string, payload: Payload, headers: Headers, timeoutMs: number): Promise<RawMessage>;
+  publish(subject: string, payload: Payload, headers: Headers): void;
   subscribe(pattern: string, queue: string | undefined, handler: RawHandler): TransportSubscription;
   /** Round trip to the server (NATS `flush`); rejects with BUS_CLOSED when closed. */
   flush(): Promise<void>;
@@ -128,12 +139,12 @@ export interface Transport {
 
 export interface RawMessage {
   subject: string;
-  payload: Uint8Array;
+  payload: Payload;
   headers: Headers;
 }
 
 /** A raw handler; `respond` is present when the message is a request. */
-export type RawHandler = (msg: RawMessage, respond?: (payload: Uint8Array, headers?: Headers) => void) => void;
+export type RawHandler = (msg: RawMessage, respond?: (payload: Payload, headers?: Headers) => void) => void;
 
 export interface TransportSubscription {
   unsubscribe(): Promise<void>;
