@@ -77,7 +77,7 @@ export async function runBusBench(o: { requests: number; rounds: number; natsUrl
 
 export function busMarkdown(rows: readonly Row[], requests: number): string {
   const lines = [
-    `### The bus alone (\`suite.executions.record\` and its reply, ${requests.toLocaleString('en-US')} requests per row)`,
+    `\`suite.executions.record\` and its reply (the append bench's body, a signed record), ${requests.toLocaleString('en-US')} requests per row, CPU of this process.`,
     '',
     '| transport | in flight | CPU µs per request | wall µs per request |',
     '|---|---:|---:|---:|',
@@ -96,5 +96,5 @@ if (import.meta.main) {
   if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(rounds) || rounds < 1) throw new Error('--requests and --rounds must be positive integers');
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   const rows = await runBusBench({ requests, rounds, natsUrl: values['nats-url'] });
-  process.stdout.write(`${busMarkdown(rows, requests)}\n`);
+  process.stdout.write(`### The bus alone\n\n${busMarkdown(rows, requests)}\n`);
 }

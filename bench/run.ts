@@ -16,6 +16,7 @@ import { HTTP_ARGS, httpMarkdown, httpOptionsFrom, runHttpBench } from './http.t
 import { describeMachine, machineMarkdown } from './machine.ts';
 import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocationBench } from './revocation.ts';
 import { EXECUTIONS_ARGS, executionsMarkdown, runExecutionsBench } from './executions.ts';
+import { busMarkdown, runBusBench } from './bus.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -67,5 +68,10 @@ const executionsOk = await section('Execution traces (appends, verification)', a
   return { text: executionsMarkdown(r), ok: r.appends.every((a) => a.non2xx + a.errors === 0) && r.verifications.every((v) => v.valid) };
 });
 
+const busOk = await section('The bus alone (memory transport)', async () => {
+  const requests = 40_000;
+  return { text: busMarkdown(await runBusBench({ requests, rounds: 2 }), requests), ok: true };
+});
+
 clearTimeout(watchdog);
-process.exitCode = httpOk && revocationOk && executionsOk ? 0 : 1;
+process.exitCode = httpOk && revocationOk && executionsOk && busOk ? 0 : 1;
