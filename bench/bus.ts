@@ -12,14 +12,14 @@
 import { parseArgs } from 'node:util';
 import { createBus, createMemoryNetwork, connectNatsTransport, type Bus, type Transport } from '../bus/index.ts';
 import { subjects } from '../bus/subjects.ts';
+import { hashCanonical } from '../actors/chain/index.ts';
+import { APPEND_BODY } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
 
 const HASH = 'a'.repeat(64);
-const CLAIM = {
-  subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact', outcome: 'success', inputHash: HASH, outputHash: HASH,
-  cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
-  governance: { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' },
-};
+/** What the edge sends the writer for APPEND_BODY: its input and output as their hashes. */
+const { input, output, ...claimed } = APPEND_BODY;
+const CLAIM = { ...claimed, inputHash: hashCanonical(input), outputHash: hashCanonical(output) };
 const ATTESTED = { jti: 'b2c3d4e5-0000-4000-8000-000000000000', sub: 'bench-agent', scope: ['execution:record'], proven: false, tenantId: null };
 const RECORD = {
   seq: 1, id: `exec_${'b'.repeat(32)}`, timestamp: new Date(0).toISOString(), ...CLAIM, attested: ATTESTED, prevHash: HASH,

@@ -37,6 +37,14 @@ import { describeMachine, machineMarkdown } from './machine.ts';
 import { createTestDatabase } from '../storage/testing.ts';
 
 export const APPEND_TARGET_OF_SIGN = 0.25;
+
+/** The body every append sends (`POST /executions`); bench/bus.ts builds its bus message from it too. */
+export const APPEND_BODY = {
+  subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
+  input: { contact: 42, fields: { email: 'someone@example.com', phone: '+33 1 23 45 67 89' } }, output: { ok: true, version: 7 },
+  outcome: 'success', cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
+  governance: { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' },
+};
 export const APPEND_TARGET_P99_MS = 25;
 export const VERIFY_TARGET_OF_CORES = 0.8;
 export const MEMORY_TARGET_MB = 300;
@@ -178,12 +186,7 @@ async function benchAppends(backend: Backend, o: { seconds: number; warmup: numb
   const suite = await startSuite(where);
   try {
     const { token } = await mint(suite.base, suite.adminKey, 'bench-agent', ['execution:record']);
-    const body = {
-      subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
-      input: { contact: 42, fields: { email: 'someone@example.com', phone: '+33 1 23 45 67 89' } }, output: { ok: true, version: 7 },
-      outcome: 'success', cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
-      governance: { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' },
-    };
+    const body = APPEND_BODY;
     const first = await callJson(`${suite.base}/executions`, { headers: { authorization: `Bearer ${token}` }, body });
     if (first.status !== 201) throw new Error(`POST /executions check failed: ${first.status} ${JSON.stringify(first.body)}`);
     const pid = suite.child.proc.pid ?? 0;

@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { ErrorDataSchema, type ErrorCode, type ErrorData } from './errors.ts';
 import { describeProblems } from './define.ts';
-import type { Payload, Result } from './types.ts';
+import type { Payload, PayloadForm, Result } from './types.ts';
 
 /**
  * The wire format of the bus: JSON, in UTF-8 on a network, as a string in the process (a
@@ -18,7 +18,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * Throws on values JSON cannot carry (BigInt, cycles); callers turn that into an error result. As
  * `text`, the JSON string itself (JSON.stringify escapes lone surrogates, so it is well-formed).
  */
-export function encodeJson(value: unknown, as: 'bytes' | 'text' = 'bytes'): Payload {
+export function encodeJson(value: unknown, as: PayloadForm): Payload {
   const json = JSON.stringify(value);
   return as === 'text' ? json : encoder.encode(json);
 }
@@ -84,6 +84,6 @@ export function checkReplyPayload(subject: string, replySchema: TSchema, payload
 }
 
 /** Encodes a checked result as an envelope; the `transport` marker of a result is local only. */
-export function encodeReply(result: Result<unknown>, as: 'bytes' | 'text' = 'bytes'): Payload {
+export function encodeReply(result: Result<unknown>, as: PayloadForm): Payload {
   return encodeJson(result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error }, as);
 }

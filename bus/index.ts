@@ -21,6 +21,7 @@ export type {
   Headers,
   Incoming,
   Payload,
+  PayloadForm,
   ReplyOf,
   RequestHandler,
   RequestOf,

@@ -7,6 +7,7 @@ import type {
   Headers,
   Incoming,
   Payload,
+  PayloadForm,
   RawMessage,
   RequestHandler,
   RequestOf,
@@ -62,7 +63,7 @@ export interface ReceiveContext {
   readonly propagation: TracePropagation;
   readonly report: Report;
   /** How replies are encoded: the transport's `payloads`. */
-  readonly payloads: 'bytes' | 'text';
+  readonly payloads: PayloadForm;
 }
 
 /**

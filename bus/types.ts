@@ -115,6 +115,9 @@ export type BusStatus = 'connected' | 'disconnected' | 'reconnecting' | 'closed'
  */
 export type Payload = Uint8Array | string;
 
+/** Which of the two a transport takes (`Transport.payloads`). */
+export type PayloadForm = 'bytes' | 'text';
+
 /**
  * The seam between the typed bus and the wire, after nats.js's Transport split: a transport moves
  * payloads and headers; it knows nothing of schemas or of the error catalogue.
@@ -125,7 +128,7 @@ export interface Transport {
    * What the bus should hand this transport: `bytes` (a network wire), or `text`, the JSON string
    * itself (in-process: no UTF-8 encoding and decoding on each side).
    */
-  readonly payloads: 'bytes' | 'text';
+  readonly payloads: PayloadForm;
   request(subject: string, payload: Payload, headers: Headers, timeoutMs: number): Promise<RawMessage>;
   publish(subject: string, payload: Payload, headers: Headers): void;
   subscribe(pattern: string, queue: string | undefined, handler: RawHandler): TransportSubscription;

@@ -1,6 +1,7 @@
 /**
- * The `suite` command (started by cli/suite.ts). `start` runs every role in this process (embedded unless SUITE_NATS_URL /
- * SUITE_DATABASE_URL say otherwise); `run ROLE...` runs chosen roles; `migrate` applies migrations.
+ * The `suite` command (started by cli/suite.ts). `start` runs every role in this process (embedded
+ * unless SUITE_NATS_URL / SUITE_DATABASE_URL say otherwise); `run ROLE...` runs chosen roles;
+ * `migrate` applies migrations.
  * With cli/suite.ts, the only place that reads process.env, and the only one that handles signals.
  */
 import { parseArgs } from 'node:util';

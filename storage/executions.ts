@@ -12,7 +12,6 @@ import { executionCanonicalJson, type Attestation, type Cost, type ExecutionReco
  */
 export type NewExecution = ExecutionRecord & { idempotencyKey: string | null; canonical?: string };
 
-
 /**
  * The insert of a group commit (storage/chains.ts insertMovingHead): the batch arrives as ONE json
  * parameter, an array of the records' canonical JSON objects (the very bytes that were hashed) with
