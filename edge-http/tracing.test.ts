@@ -67,6 +67,11 @@ describe('request tracing on an edge that records', () => {
     expect(handler?.parentSpanContext?.spanId).toBe(server?.spanContext().spanId);
   });
 
+  it('installs the OpenTelemetry instrumentation, which decorates requests', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    expect(t.app.hasRequestDecorator('opentelemetry')).toBe(true);
+  });
+
   it('names the trace on refusals too', async () => {
     t = await testApp(routes, { tracing: tracing().http });
     const res = await t.app.inject({ method: 'GET', url: '/secret', headers: { traceparent: INCOMING } });
@@ -88,6 +93,11 @@ describe('request tracing on an edge that records nothing', () => {
     // The answer names the span the handler ran in; the flags say nothing was sampled here.
     expect(res.headers.traceparent).toBe(`00-${TRACE_ID}-${activeSpan}-00`);
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('leaves the instrumentation out: its hooks would run on every request for nothing', async () => {
+    t = await testApp(routes, { tracing: tracing().http });
+    expect(t.app.hasRequestDecorator('opentelemetry')).toBe(false);
   });
 
   it('starts a trace for a request that brings none, refusals included', async () => {

@@ -11,20 +11,27 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
  * SERVER span per request, ends it with the status, and runs the route handler inside its context,
  * so the bus requests the handler makes are its children.
  *
- * While it records nothing (no exporter), the instrumentation is switched off and the hooks below,
- * written by hand, only keep the trace id flowing: one non-recording span context per request, the
- * handler run inside it. Measured on the token edge (GET /capabilities, embedded suite, one core):
- * the instrumentation's two spans, three contexts and plugin checks per request took about 10% of
- * the main thread's time even with nothing recorded; these hooks (and the switched-off plugin's
- * checks) take about half of that.
+ * While it records nothing (no exporter), the instrumentation is not installed at all and the
+ * hooks below, written by hand, only keep the trace id flowing: one non-recording span context per
+ * request, the handler run inside it. Measured on the token edge (GET /capabilities, embedded
+ * suite, one core): the instrumentation's two spans, three contexts and plugin checks per request
+ * took about 10% of the main thread's time even with nothing recorded. Registered but switched off,
+ * it still runs on every request: an `onRequest` and an `onResponse` hook and a handler wrapper,
+ * which read `request.routeOptions` (Fastify builds it afresh, a frozen object, on every read) and
+ * format a debug message nobody logs. (Too little to separate from a drifting machine's noise in
+ * appends per second; it is work for nothing all the same.)
+ *
+ * So an edge's mode is chosen when the edge is built, from whether the process records then. It
+ * cannot change under a running edge: a start with other settings is refused while one is active
+ * (tracing.ts), and edges stop before the tracing that built them.
  */
 
 /** Installs request tracing on an edge's root instance, before any other hook or route. */
 export type EdgeTracing = (app: FastifyInstance) => Promise<void>;
 
 export interface HttpTracing {
+  /** Recording when the edge is built: the instrumentation's spans. Else: trace ids only. */
   readonly install: EdgeTracing;
-  /** Recording: the instrumentation's spans. Not recording: trace ids only. */
   record(on: boolean): void;
 }
 
@@ -67,15 +74,16 @@ export function httpTracing(provider: TracerProvider): HttpTracing {
   /**
    * First `onRequest` hook after the instrumentation's. Echoes the request's trace to the client in
    * a `traceparent` response header (errors included: headers set before an error are kept), so a
-   * caller can find the trace of a call it made; when not recording, also makes that context.
+   * caller can find the trace of a call it made.
    */
+  function echoRecorded(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const span = request.opentelemetry().span;
+    if (span !== null) reply.header('traceparent', formatTraceparent(span.spanContext()));
+    done();
+  }
+
+  /** Not recording: makes the request's trace context (no span) and echoes it the same way. */
   function onRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (recording) {
-      const span = request.opentelemetry().span;
-      if (span !== null) reply.header('traceparent', formatTraceparent(span.spanContext()));
-      done();
-      return;
-    }
     // The URL, not the route pattern: `request.routeOptions` builds an object on every read.
     if (UNTRACED.has(request.url)) {
       done();
@@ -107,7 +115,11 @@ export function httpTracing(provider: TracerProvider): HttpTracing {
 
   return {
     async install(app) {
-      await app.register(instrumentation.plugin());
+      if (recording) {
+        await app.register(instrumentation.plugin());
+        app.addHook('onRequest', echoRecorded);
+        return;
+      }
       app.decorateRequest(kContext, undefined);
       app.addHook('onRequest', onRequest);
       app.addHook('onRoute', (route) => {
