@@ -34,6 +34,7 @@ export const subjects = {
   executionsVerify: requestSubject('suite.executions.verify', executions.VerifyRequest, executions.VerifyReply),
   executionsKeys: requestSubject('suite.executions.keys', executions.KeysRequest, executions.KeysReply),
   executionsAppended: eventSubject('suite.executions.appended', executions.AppendedEvent),
+  executionsKeyPublished: eventSubject('suite.executions.key-published', executions.KeyPublishedEvent),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
   executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
   executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),

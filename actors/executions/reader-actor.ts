@@ -23,12 +23,17 @@ export class ExecutionReaderActor {
    * (its answer is as of the head it started from), so a public route cannot stack up scans.
    */
   readonly #chainRuns = new Map<string, Promise<ChainResult>>();
+  /** The current key's answer while it may be given again (`#currentKey`). */
+  #current: { answer: Promise<KeyAnswer>; until: number } | undefined;
   /** Threads for hashes and signatures, one per core, started by the first whole-chain verification. */
   readonly #pool = new VerifyPool();
 
-  constructor(o: { bus: Bus; storage: Storage }) {
+  readonly #currentKeyTtlMs: number;
+
+  constructor(o: { bus: Bus; storage: Storage; currentKeyTtlMs?: number }) {
     this.#bus = o.bus;
     this.#storage = o.storage;
+    this.#currentKeyTtlMs = o.currentKeyTtlMs ?? CURRENT_KEY_TTL_MS;
   }
 
   start(): void {
@@ -48,13 +53,39 @@ export class ExecutionReaderActor {
         return this.#verifyChain(data.publicKey, keys());
       }), queue),
       this.#bus.serve(subjects.executionsKeys, ({ data }) => replyOf(async () => {
-        const db = this.#storage.pool;
-        const key = data.keyId !== undefined ? (await findTraceKeys(db, [data.keyId]))[0] : await currentTraceKey(db);
-        if (!key && data.keyId !== undefined) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
-        if (!key) throw new SuiteError('SERVICE_UNAVAILABLE', 'no execution writer has published its key yet');
+        if (data.keyId === undefined) return this.#currentKey();
+        const key = (await findTraceKeys(this.#storage.pool, [data.keyId]))[0];
+        if (!key) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
         return publicKeyAnswer(key);
       }), queue),
+      // Every replica, not one of the queue: each keeps its own answer.
+      this.#bus.subscribe(subjects.executionsKeyPublished, () => {
+        this.#current = undefined;
+      }),
     );
+  }
+
+  /**
+   * The current key's answer, read at most once per `CURRENT_KEY_TTL_MS` and shared by the
+   * requests meanwhile: the route is public and polled (auditors, monitors), and each read was a
+   * query. A writer that starts to lead announces its key (`executionsKeyPublished`), which drops
+   * the kept answer at once; the time bound covers an announcement lost on the way (NATS delivers
+   * events at most once). "No key yet" is not kept.
+   */
+  #currentKey(): Promise<KeyAnswer> {
+    const now = performance.now();
+    const kept = this.#current;
+    if (kept !== undefined && now < kept.until) return kept.answer;
+    const answer = currentTraceKey(this.#storage.pool).then((key) => {
+      if (!key) throw new SuiteError('SERVICE_UNAVAILABLE', 'no execution writer has published its key yet');
+      return publicKeyAnswer(key);
+    });
+    const entry = { answer, until: now + this.#currentKeyTtlMs };
+    this.#current = entry;
+    answer.catch(() => {
+      if (this.#current === entry) this.#current = undefined;
+    });
+    return answer;
   }
 
   async stop(): Promise<void> {
@@ -80,6 +111,14 @@ export class ExecutionReaderActor {
   }
 }
 
+
+/**
+ * How long an answer naming the current key may be given again. Past it, a reader that missed a
+ * writer's announcement (another process, NATS) names the new key at most this late.
+ */
+export const CURRENT_KEY_TTL_MS = 1_000;
+
+type KeyAnswer = ReturnType<typeof publicKeyAnswer>;
 
 /** Spec, "Trace public key response". */
 function publicKeyAnswer(k: PublishedKey) {

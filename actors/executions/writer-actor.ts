@@ -85,6 +85,7 @@ export class ExecutionWriterActor {
       try {
         const ok = await registerTraceKey(storage.pool, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: signer.ephemeral, holder });
         if (!ok) throw new Error(`key id ${signer.keyId} is already published for a different public key`);
+        this.#o.bus.publish(subjects.executionsKeyPublished, { keyId: signer.keyId });
         if (this.#writer.isLeader) this.#serve();
         return;
       } catch (err) {

@@ -153,6 +153,12 @@ export const KeysReply = Type.Object({
   keyId: Type.String(), algorithm: Type.Literal('Ed25519'), publicKey: Type.String(), ephemeral: Type.Boolean(),
 });
 
+/**
+ * Broadcast when a writer has published the key it signs with and starts to lead: the key that
+ * `suite.executions.keys` calls current changes, so readers drop the answer they keep.
+ */
+export const KeyPublishedEvent = Type.Object({ keyId: KeyId });
+
 /** Broadcast after each commit: identifiers only, never payloads (issue 3, "Events"). */
 export const AppendedEvent = Type.Object({
   id: Type.String(), seq: Type.Integer(), hash: Type.String(), subject: Type.String(), outcome: Type.String(),
