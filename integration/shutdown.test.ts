@@ -61,8 +61,12 @@ interface Outcome {
   error?: string;
 }
 
-/** One POST /auth/token on a connection of its own (no keep-alive), so "accepted" is per request. */
-function issue(adminKey: string, i: number): Promise<Outcome> {
+/**
+ * One POST /auth/token on a connection of its own (no keep-alive), so "accepted" is per request.
+ * With `pauseMs`, the body is sent in two parts that far apart: the request is then certainly in
+ * flight for that long after its connection is made (`onConnect`).
+ */
+function issue(adminKey: string, i: number, slow?: { pauseMs: number; onConnect(): void }): Promise<Outcome> {
   const outcome: Outcome = { i };
   return new Promise((resolve) => {
     const req = request(tokenUrl('/auth/token'), {
@@ -85,10 +89,19 @@ function issue(adminKey: string, i: number): Promise<Outcome> {
       });
       res.on('error', (err) => resolve({ ...outcome, error: (err as NodeJS.ErrnoException).code ?? err.message }));
     });
-    req.on('socket', (s) => s.once('connect', () => (outcome.connectedAt = performance.now())));
+    req.on('socket', (s) => s.once('connect', () => {
+      outcome.connectedAt = performance.now();
+      slow?.onConnect();
+    }));
     req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
     req.on('error', (err) => resolve({ ...outcome, error: (err as NodeJS.ErrnoException).code ?? err.message }));
-    req.end(JSON.stringify({ sub: `burst-${i}`, scope: ['audit:read'] }));
+    const body = JSON.stringify({ sub: `burst-${i}`, scope: ['audit:read'] });
+    if (!slow) {
+      req.end(body);
+      return;
+    }
+    req.write(body.slice(0, 10));
+    setTimeout(() => req.end(body.slice(10)), slow.pauseMs);
   });
 }
 
@@ -101,16 +114,22 @@ describe('graceful shutdown of the embedded suite', () => {
     let next = 0;
     let sigtermAt: number | undefined;
     const worker = async () => {
-      while (next < TOTAL) {
-        const o = await issue(adminKey, next++);
-        outcomes.push(o);
-        if (sigtermAt === undefined && outcomes.length >= SIGTERM_AFTER) {
+      while (next < TOTAL) outcomes.push(await issue(adminKey, next++));
+    };
+    // SIGTERM midway through the burst, while one request is certainly in flight: its connection
+    // is older than RACE_MS and its body is still arriving. (Sent after the n-th answer instead, on
+    // a fast machine every request then in flight was younger than RACE_MS, and none counted.)
+    const trigger = async () => {
+      while (outcomes.length < SIGTERM_AFTER) await new Promise((r) => setTimeout(r, 1));
+      outcomes.push(await issue(adminKey, next++, {
+        pauseMs: 3 * RACE_MS,
+        onConnect: () => setTimeout(() => {
           sigtermAt = performance.now();
           first.signal('SIGTERM');
-        }
-      }
+        }, 2 * RACE_MS),
+      }));
     };
-    const burst = Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const burst = Promise.all([trigger(), ...Array.from({ length: CONCURRENCY }, worker)]);
     const exit = await first.exited();
     const exitedAt = performance.now();
     await burst;
