@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
-import { insertMovingHead, type HeadMove } from './chains.ts';
+import { insertMovingHead, readChainHead, type HeadMove } from './chains.ts';
 import { auditCanonicalJson, type AuditRecord } from '../actors/chain/index.ts';
 
 /** The audit chain's table (migration 001). */
@@ -67,8 +67,20 @@ export async function listAuditEntries(db: CommonQueryMethods, f: AuditFilter): 
   const where = conditions.length ? sql.fragment`where ${sql.join(conditions, sql.fragment` and `)}` : sql.fragment``;
   const entries = await db.any(sql.type(AuditRow)`
     select ${COLUMNS} from audit_entries ${where} order by seq desc limit ${f.limit} offset ${f.offset}`);
-  const total = await db.oneFirst(sql.type(CountRow)`select count(*)::int8 as n from audit_entries ${where}`);
+  const total = conditions.length === 0
+    ? await auditChainLength(db)
+    : await db.oneFirst(sql.type(CountRow)`select count(*)::int8 as n from audit_entries ${where}`);
   return { entries: [...entries], total };
+}
+
+/**
+ * How many entries the audit chain holds: its head's sequence number. Entries are appended with
+ * gapless sequence numbers from 1, the head moving in the same statement, and never deleted, so
+ * this is the count of rows, read in one look-up where `count(*)` reads an index entry for each
+ * of them, on every page an auditor turns (a chain grows by an entry per decision).
+ */
+async function auditChainLength(db: CommonQueryMethods): Promise<number> {
+  return (await readChainHead(db, 'audit'))?.seq ?? 0;
 }
 
 /** One page of the chain in sequence order, for streaming verification. */
