@@ -23,12 +23,11 @@ export class ExecutionReaderActor {
    * (its answer is as of the head it started from), so a public route cannot stack up scans.
    */
   readonly #chainRuns = new Map<string, Promise<ChainResult>>();
-  /** The current key's answer while it may be given again (`#currentKey`). */
+  /** The current key's answer while it may be given again (`#currentKey`), and for how long. */
   #current: { answer: Promise<KeyAnswer>; until: number } | undefined;
+  readonly #currentKeyTtlMs: number;
   /** Threads for hashes and signatures, one per core, started by the first whole-chain verification. */
   readonly #pool = new VerifyPool();
-
-  readonly #currentKeyTtlMs: number;
 
   constructor(o: { bus: Bus; storage: Storage; currentKeyTtlMs?: number }) {
     this.#bus = o.bus;
@@ -116,7 +115,7 @@ export class ExecutionReaderActor {
  * How long an answer naming the current key may be given again. Past it, a reader that missed a
  * writer's announcement (another process, NATS) names the new key at most this late.
  */
-export const CURRENT_KEY_TTL_MS = 1_000;
+const CURRENT_KEY_TTL_MS = 1_000;
 
 type KeyAnswer = ReturnType<typeof publicKeyAnswer>;
 
