@@ -190,29 +190,39 @@ function rssMb(pid: number): { server: number; children: number } {
 /** An append run, and one core's signing rate measured just before and after it (2 s each). */
 export type AppendResult = LoadResult & { rawSign: Around };
 
-async function benchAppends(backend: Backend, o: { seconds: number; warmup: number }): Promise<AppendResult> {
+export async function benchAppends(backend: Backend, o: { seconds: number; warmup: number }): Promise<AppendResult> {
   const where = await place(backend);
   const suite = await startSuite(where);
   try {
     const { token } = await mint(suite.base, suite.adminKey, 'bench-agent', ['execution:record']);
-    const body = APPEND_BODY;
-    const first = await callJson(`${suite.base}/executions`, { headers: { authorization: `Bearer ${token}` }, body });
-    if (first.status !== 201) throw new Error(`POST /executions check failed: ${first.status} ${JSON.stringify(first.body)}`);
-    const pid = suite.child.proc.pid ?? 0;
-    const { result, raw } = await measuredAround('sign', 2, async () => {
-      const load = await measure({
-        name: `POST /executions (c=50, ${backend})`, url: `${suite.base}/executions`, method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-      }, { connections: 50, pipelining: 1, warmupSeconds: o.warmup, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, pid);
-      // The last commits and the audit backlog finish before the rate after is measured.
-      await waitIdle(pid, 10_000);
-      return load;
-    });
-    return { ...result, rawSign: raw };
+    return await loadAppends({ name: `POST /executions (c=50, ${backend})`, base: suite.base, token, pid: suite.child.proc.pid ?? 0 }, o);
   } finally {
     await suite.stop();
     await where.dispose();
   }
+}
+
+/**
+ * `POST /executions` with the bench's body at 50 connections on a server already running (`pid`,
+ * watched with its children), between two measures of one core's signing rate; one append is
+ * checked first.
+ */
+export async function loadAppends(
+  server: { name: string; base: string; token: string; pid: number }, o: { seconds: number; warmup: number },
+): Promise<AppendResult> {
+  const body = APPEND_BODY;
+  const first = await callJson(`${server.base}/executions`, { headers: { authorization: `Bearer ${server.token}` }, body });
+  if (first.status !== 201) throw new Error(`POST /executions check failed: ${first.status} ${JSON.stringify(first.body)}`);
+  const { result, raw } = await measuredAround('sign', 2, async () => {
+    const load = await measure({
+      name: server.name, url: `${server.base}/executions`, method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    }, { connections: 50, pipelining: 1, warmupSeconds: o.warmup, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, server.pid);
+    // The last commits and the audit backlog finish before the rate after is measured.
+    await waitIdle(server.pid, 10_000);
+    return load;
+  });
+  return { ...result, rawSign: raw };
 }
 
 export interface VerifyResult {

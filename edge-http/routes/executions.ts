@@ -19,8 +19,11 @@ const CostBody = Type.Object({
   quantity: Type.Optional(Type.Number()),
 }, { additionalProperties: false });
 
-/** Spec, "Execution record" input. `input` and `output` are hashed here and dropped (core rule 1). */
-const ExecutionBody = Type.Object({
+/**
+ * Spec, "Execution record" input. `input` and `output` are hashed here and dropped (core rule 1).
+ * Exported for bench/ceiling-server.ts, which validates the same body.
+ */
+export const ExecutionBody = Type.Object({
   subject: Text(512),
   scope: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   module: Text(256),
