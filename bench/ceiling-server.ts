@@ -19,11 +19,10 @@
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditChainSpec } from '../actors/audit/chain-spec.ts';
-import { createTraceSigner, hashCanonical } from '../actors/chain/index.ts';
+import { createTraceSigner } from '../actors/chain/index.ts';
 import { ChainWriter } from '../actors/chain-writer/index.ts';
 import { executionChainSpec, newExecutionId } from '../actors/executions/chain-spec.ts';
-import { costProblem } from '../actors/executions/index.ts';
-import { ExecutionBody } from '../edge-http/routes/executions.ts';
+import { ExecutionBody, executionClaim } from '../edge-http/routes/executions.ts';
 import { validatorCompiler } from '../edge-http/validation.ts';
 import { openStorage } from '../storage/index.ts';
 
@@ -49,17 +48,8 @@ const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
 app.setValidatorCompiler(validatorCompiler);
 app.post('/executions', { schema: { body: ExecutionBody } }, async (request, reply) => {
   if (request.headers.authorization !== bearer) return reply.code(401).send({ error: { code: 'UNAUTHORIZED', message: 'bad token' } });
-  const { input, output, cost, governance, scope, subject, module, action, outcome } = request.body;
-  const problem = cost ? costProblem(cost) : undefined;
-  if (problem) return reply.code(400).send({ error: { code: 'INVALID_REQUEST', message: problem } });
-  let inputHash: string;
-  let outputHash: string | null;
-  try {
-    inputHash = hashCanonical(input);
-    outputHash = output === undefined ? null : hashCanonical(output);
-  } catch {
-    return reply.code(400).send({ error: { code: 'INVALID_REQUEST', message: 'input and output must be JSON that RFC 8785 can canonicalise' } });
-  }
+  const made = executionClaim(request.body);
+  if (!made.ok) return reply.code(400).send({ error: { code: 'INVALID_REQUEST', message: made.message } });
   const timestamp = new Date().toISOString();
   if (withAudit) {
     // As the capability check records an allow: queued, not waited for.
@@ -69,11 +59,7 @@ app.post('/executions', { schema: { body: ExecutionBody } }, async (request, rep
     }]).catch(() => undefined);
   }
   const [record] = await executions.append([{
-    id: newExecutionId(), timestamp, idempotencyKey: null, attested,
-    claim: {
-      subject, scope: scope ?? [], module, action, outcome, inputHash, outputHash,
-      cost: cost ? { ...cost, source: cost.source as string } : null, governance: governance ?? null,
-    },
+    id: newExecutionId(), timestamp, idempotencyKey: null, attested, claim: made.claim,
   }]);
   const { idempotencyKey: _unsigned, canonical: _stored, ...answer } = record as NonNullable<typeof record>;
   return reply.code(201).send(answer);

@@ -1,6 +1,6 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects, type ExecutionClaim } from '../../bus/subjects.ts';
 import { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from '../../bus/schemas/executions.ts';
 import { costProblem } from '../../actors/executions/index.ts';
 import { hashCanonical } from '../../actors/chain/index.ts';
@@ -21,7 +21,7 @@ const CostBody = Type.Object({
 
 /**
  * Spec, "Execution record" input. `input` and `output` are hashed here and dropped (core rule 1).
- * Exported for bench/ceiling-server.ts, which validates the same body.
+ * Exported, with `executionClaim`, for bench/ceiling-server.ts, which takes the same body the same way.
  */
 export const ExecutionBody = Type.Object({
   subject: Text(512),
@@ -34,6 +34,32 @@ export const ExecutionBody = Type.Object({
   cost: Type.Optional(Type.Union([CostBody, Type.Null()])),
   governance: Type.Optional(Type.Union([GovernanceSchema, Type.Null()])),
 }, { additionalProperties: false });
+
+/**
+ * The claim a validated body makes: the cost rules checked, `input` and `output` hashed (RFC 8785,
+ * SHA-256) and dropped; a message naming the rule when the body breaks one.
+ */
+export function executionClaim(body: Static<typeof ExecutionBody>): { ok: true; claim: ExecutionClaim } | { ok: false; message: string } {
+  const { input, output, cost, governance, scope, subject, module, action, outcome } = body;
+  const problem = cost ? costProblem(cost) : undefined;
+  if (problem) return { ok: false, message: problem };
+  let inputHash: string;
+  let outputHash: string | null;
+  try {
+    inputHash = hashCanonical(input);
+    outputHash = output === undefined ? null : hashCanonical(output);
+  } catch {
+    // RFC 8785 refuses lone surrogates and non-finite numbers; never echo the payload itself.
+    return { ok: false, message: 'input and output must be JSON that RFC 8785 can canonicalise' };
+  }
+  return {
+    ok: true,
+    claim: {
+      subject, scope: scope ?? [], module, action, outcome, inputHash, outputHash,
+      cost: cost ? { ...cost, source: cost.source as string } : null, governance: governance ?? null,
+    },
+  };
+}
 
 /** Optional `Idempotency-Key` (1-200 printable ASCII characters), per token subject. */
 const RecordHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ pattern: '^[\\x20-\\x7E]{1,200}$' })) });
@@ -64,25 +90,12 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
       config: { authority: { kind: 'scope', scope: 'execution:record' } },
       schema: { body: ExecutionBody, headers: RecordHeaders },
     }, async (request, reply) => {
-      const { input, output, cost, governance, scope, subject, module, action, outcome } = request.body;
-      const problem = cost ? costProblem(cost) : undefined;
-      if (problem) return sendError(reply, { code: 'INVALID_REQUEST', message: problem });
-      let inputHash: string;
-      let outputHash: string | null;
-      try {
-        inputHash = hashCanonical(input);
-        outputHash = output === undefined ? null : hashCanonical(output);
-      } catch {
-        // RFC 8785 refuses lone surrogates and non-finite numbers; never echo the payload itself.
-        return sendError(reply, { code: 'INVALID_REQUEST', message: 'input and output must be JSON that RFC 8785 can canonicalise' });
-      }
+      const made = executionClaim(request.body);
+      if (!made.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: made.message });
       const p = request.principal;
       const key = request.headers['idempotency-key'];
       const result = await bus.request(subjects.executionsRecord, {
-        claim: {
-          subject, scope: scope ?? [], module, action, outcome, inputHash, outputHash,
-          cost: cost ? { ...cost, source: cost.source as string } : null, governance: governance ?? null,
-        },
+        claim: made.claim,
         // What the edge knows for certain: the verified token's claims and the time of arrival.
         attested: { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId: p.tenantId ?? null },
         timestamp: new Date().toISOString(),
