@@ -19,7 +19,7 @@
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditChainSpec } from '../actors/audit/chain-spec.ts';
-import { createTraceSigner } from '../actors/chain/index.ts';
+import { createThreadedTraceSigner } from '../actors/chain/index.ts';
 import { ChainWriter } from '../actors/chain-writer/index.ts';
 import { executionChainSpec, newExecutionId } from '../actors/executions/chain-spec.ts';
 import { ExecutionBody, executionClaim } from '../edge-http/routes/executions.ts';
@@ -32,7 +32,7 @@ if (!url || !token) throw new Error('CEILING_DATABASE_URL and CEILING_TOKEN are 
 const withAudit = process.env.CEILING_AUDIT !== '0';
 
 const storage = await openStorage({ databaseUrl: url });
-const signer = createTraceSigner(undefined, { thread: true });
+const signer = createThreadedTraceSigner(undefined);
 const executions = new ChainWriter({ storage, spec: executionChainSpec(signer), holder: `ceiling-${process.pid}` });
 const audit = new ChainWriter({ storage, spec: auditChainSpec, holder: `ceiling-${process.pid}` });
 await executions.start();

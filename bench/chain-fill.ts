@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
-import { createTraceSigner, executionHash, GENESIS_HASH, hashCanonical, type ExecutionFields, type ExecutionRecord } from '../actors/chain/index.ts';
+import { createTraceSigner, executionHash, GENESIS_HASH, hashCanonical, type ExecutionFields, type ExecutionRecord } from '../core/chain/index.ts';
 import { ensureChainHead, insertExecutions, openStorage, registerTraceKey } from '../storage/index.ts';
 
 const BATCH = 1000;

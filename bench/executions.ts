@@ -26,7 +26,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { createTraceSigner, verifyHashSignature } from '../actors/chain/index.ts';
+import { createTraceSigner, verifyHashSignature } from '../core/chain/index.ts';
 import { callJson, mint } from './api.ts';
 import { fillExecutionChain } from './chain-fill.ts';
 import { hotLoopRate } from './hot-loop.ts';

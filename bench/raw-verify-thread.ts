@@ -4,7 +4,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { verifyHashSignature } from '../actors/chain/index.ts';
+import { verifyHashSignature } from '../core/chain/index.ts';
 import { hotLoopRate } from './hot-loop.ts';
 
 const { publicKeyPem, digest, signature, seconds, startAt } = workerData as {

@@ -10,7 +10,7 @@ import { executionRoutes, identityRoutes, modelRoutes, tokenRoutes } from '../ed
 import { billingRoutes, signupRoutes, tenantRoutes } from '../edge-http/routes/index.ts';
 import { aiRoutes, issueRoutes } from '../edge-http/routes/index.ts';
 import { executionReadRoutes } from '../edge-http/routes/index.ts';
-import { webhookSecrets } from '../actors/tenancy/index.ts';
+import { webhookSecrets } from '../core/tenancy/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { SuiteConfig } from '../config/index.ts';
 import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, SuiteError, type Bus } from '../bus/index.ts';
 import { openStorage, type Storage } from '../storage/index.ts';
-import { createHmacKeyRing, TokenChecker } from '../actors/capability/index.ts';
+import { TokenChecker } from '../actors/capability/index.ts';
+import { createHmacKeyRing } from '../core/capability/index.ts';
 import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
 import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
 import { TokenActor } from '../actors/tokens/index.ts';
@@ -12,7 +13,7 @@ import { TenancyActor } from '../actors/tenancy/index.ts';
 import { IdentityActor } from '../actors/identities/index.ts';
 import { ModelActor } from '../actors/models/index.ts';
 import { startExecutionActors } from '../actors/executions/index.ts';
-import { createTraceSigner } from '../actors/chain/index.ts';
+import { createThreadedTraceSigner } from '../actors/chain/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger, createMetricsRegistry, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
@@ -111,7 +112,7 @@ export async function startSuite(
       const executions = await startExecutionActors({
         bus, storage, holder, leaseMs: config.chainLeaseMs,
         // Batches are signed on a thread of their own, off the thread that serves HTTP.
-        signer: createTraceSigner(config.tracePrivateKeyPem, { thread: true }),
+        signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
       });

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { loadConfig, SERVICES, PORT_VARIABLES, type ServiceName, type SuiteConfig } from '../config/index.ts';
-import { createHmacKeyRing, mintToken } from '../actors/capability/index.ts';
+import { mintToken } from '../actors/capability/index.ts';
+import { createHmacKeyRing } from '../core/capability/index.ts';
 import { startSuite, type RunningSuite } from './runtime.ts';
 import { parseRoles } from './roles.ts';
 

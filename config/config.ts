@@ -1,4 +1,4 @@
-import { MIN_SECRET_LENGTH } from '../actors/capability/index.ts';
+import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 
 /**

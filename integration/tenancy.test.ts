@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalCluster, type LocalCluster } from '../compose/local-cluster.ts';
 import { meterUsage, openStorage } from '../storage/index.ts';
-import { periodOf } from '../actors/tenancy/index.ts';
+import { periodOf } from '../core/tenancy/index.ts';
 import { ACTORS, errorCode, mint, printOutputOnFailure } from './helpers.ts';
 
 /**

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 import { insertMovingHead, readChainHead, type HeadMove } from './chains.ts';
-import { auditCanonicalJson, type AuditRecord } from '../actors/chain/index.ts';
+import { auditCanonicalJson, type AuditRecord } from '../core/chain/index.ts';
 
 /** The audit chain's table (migration 001). */
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeGrants } from '../actors/capability/index.ts';
-import type { ExecutionRecord } from '../actors/chain/index.ts';
-import { assessConditions, CONDITION_RULES } from '../actors/executions/read-models/conditions.ts';
+import { scopeGrants } from '../core/capability/index.ts';
+import type { ExecutionRecord } from '../core/chain/index.ts';
+import { assessConditions, CONDITION_RULES } from '../core/assessment/conditions.ts';
 import { storageKinds, type TestStorage } from './testing.ts';
 import {
   conditionCounts, conditionSql, costTotals, countsBy, executionTotals, getExecutionOf, insertExecutions, lineageStep,

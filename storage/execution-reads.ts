@@ -1,11 +1,12 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
+import type { AttentionKind } from '../core/assessment/index.ts';
 import { conditionSql, type GovernanceWords } from './execution-conditions.ts';
 // The record's own columns and row check (cost, governance and attested stay unknown, so an edited
 // row is still answered, not refused).
 import { asRecord, EXECUTION_COLUMNS, ExecutionRow } from './executions.ts';
-import type { ExecutionRecord } from '../actors/chain/index.ts';
+import type { ExecutionRecord } from '../core/chain/index.ts';
 
 /**
  * Read models of the execution chain (migration 002, indexes of 004): pages of records newest
@@ -66,8 +67,6 @@ export async function listExecutions(db: CommonQueryMethods, f: ExecutionFilter 
 }
 
 /** Why a record may need attention on its face (docs/EXECUTION-READS.md). */
-export const ATTENTION_KINDS = ['outcome', 'identity', 'capability', 'governance'] as const;
-export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 
 /**
  * Records that are failed (outcome other than `success`), unproven (Identity not DEMONSTRATED),

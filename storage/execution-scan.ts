@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { CommonQueryMethods } from 'slonik';
-import type { ExecutionRecord } from '../actors/chain/index.ts';
+import type { ExecutionRecord } from '../core/chain/index.ts';
 
 /**
  * Reads of the execution chain for whole-chain verification (actors/executions/verify.ts): every

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 import { insertMovingHead, type HeadMove } from './chains.ts';
-import { executionCanonicalJson, type Attestation, type Cost, type ExecutionRecord, type Governance } from '../actors/chain/index.ts';
+import { executionCanonicalJson, type Attestation, type Cost, type ExecutionRecord, type Governance } from '../core/chain/index.ts';
 
 /** The execution chain's tables (migration 002): records and the public keys that signed them. */
 

@@ -30,8 +30,6 @@ export {
   listExecutions,
   listAttention,
   lineageStep,
-  ATTENTION_KINDS,
-  type AttentionKind,
   type ExecutionFilter,
   type LineageNode,
   type Page,

@@ -1,5 +1,5 @@
 import type { AuditInput } from '../../bus/subjects.ts';
-import { auditCanonicalJson, sha256Hex } from '../chain/index.ts';
+import { auditCanonicalJson, sha256Hex } from '../../core/chain/index.ts';
 import { insertAuditEntries, type NewAuditEntry } from '../../storage/index.ts';
 import type { ChainSpec } from '../chain-writer/index.ts';
 

@@ -2,7 +2,7 @@ import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { auditPageAfter, listAuditEntries, readChainHead } from '../../storage/index.ts';
-import { AuditChainVerifier, type AuditRecord } from '../chain/index.ts';
+import { AuditChainVerifier, type AuditRecord } from '../../core/chain/index.ts';
 
 const PAGE = 2000;
 

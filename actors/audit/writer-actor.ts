@@ -2,7 +2,7 @@ import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
-import type { AuditRecord } from '../chain/index.ts';
+import type { AuditRecord } from '../../core/chain/index.ts';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { auditChainSpec } from './chain-spec.ts';
 import { errorData } from '../errors.ts';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHmac, generateKeyPairSync, sign as edSign, createSign } from 'node:crypto';
-import { createHmacKeyRing, kidFor } from './keys.ts';
+import { createHmacKeyRing, kidFor } from '../../core/capability/index.ts';
 import { mintToken } from './jwt.ts';
 import { TokenChecker } from './verifier.ts';
 

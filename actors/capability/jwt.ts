@@ -1,7 +1,7 @@
 import { SignJWT, jwtVerify, errors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { ErrorData } from '../../bus/errors.ts';
-import type { HmacKeyRing } from './keys.ts';
+import type { HmacKeyRing } from '../../core/capability/index.ts';
 
 /** The token type we mint and the only one we accept (RFC 9068 access-token `typ`). */
 export const TOKEN_TYPE = 'at+jwt';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHmacKeyRing } from './keys.ts';
+import { createHmacKeyRing } from '../../core/capability/index.ts';
 import { mintToken } from './jwt.ts';
 import { TokenChecker } from './verifier.ts';
 

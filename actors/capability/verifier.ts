@@ -1,5 +1,5 @@
 import type { ErrorData } from '../../bus/errors.ts';
-import type { HmacKeyRing } from './keys.ts';
+import type { HmacKeyRing } from '../../core/capability/index.ts';
 import { verifyToken, type CapabilityClaims } from './jwt.ts';
 import { VerifiedTokenCache } from './verified-cache.ts';
 

@@ -1,7 +1,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
 import type { Storage } from '../../storage/types.ts';
-import { GENESIS_HASH } from '../chain/index.ts';
+import { GENESIS_HASH } from '../../core/chain/index.ts';
 import {
   acquireChainLease,
   ensureChainHead,

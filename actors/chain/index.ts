@@ -1,11 +1,3 @@
-/** Chain record formats and their pure verification (no I/O). */
-export { canonicalJson, sha256Hex, hashCanonical, GENESIS_HASH } from './canonical.ts';
-export { auditHash, auditCanonicalJson, AUDIT_FORMAT_VERSION, type AuditFields, type AuditRecord } from './audit-record.ts';
-export { AuditChainVerifier, type AuditVerification } from './audit-verify.ts';
-export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner, type TraceSignerOptions } from './ed25519.ts';
-export {
-  executionHash, executionCanonicalJson, executionSignedObject, EXECUTION_FORMAT_VERSION,
-  type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
-} from './execution-record.ts';
-export { executionExportLine } from './execution-export.ts';
-export { ExecutionChainVerifier, checkExecution, precompute, type ChainVerification, type KeyLookup, type PrecomputedChecks } from './execution-verify.ts';
+/** The trace signer the suite runs with: Ed25519 batches signed on a worker thread of their own. */
+export { createThreadedTraceSigner } from './threaded-signer.ts';
+export { SigningThread } from './signing-thread.ts';

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { createTraceSigner, type TraceSigner } from './ed25519.ts';
+import { createTraceSigner, type TraceSigner } from '../../core/chain/index.ts';
+import { createThreadedTraceSigner } from './threaded-signer.ts';
 import { SigningThread } from './signing-thread.ts';
 
 const digest = (i: number) => createHash('sha256').update(`record ${i}`).digest('hex');
@@ -13,7 +14,7 @@ describe('signing on a thread of its own', () => {
 
   it('gives the same signatures as signing on this thread, in order (Ed25519 is deterministic)', async () => {
     const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const threaded = createTraceSigner(pem, { thread: true });
+    const threaded = createThreadedTraceSigner(pem);
     const here = createTraceSigner(pem);
     open.push(threaded, here);
     const hashes = Array.from({ length: 300 }, (_, i) => digest(i));

@@ -4,7 +4,7 @@ import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { registerTraceKey } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
-import { createTraceSigner } from '../chain/index.ts';
+import { createTraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
-import { hashCanonical, type ExecutionRecord } from '../chain/index.ts';
+import { hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
 import { callHarness, executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 /** The read routes of one record, and the list, through the real edge, bus, actors and storage. */

@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { subjects } from '../../bus/subjects.ts';
-import { hashCanonical, type ExecutionRecord } from '../chain/index.ts';
+import { hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open }) => {

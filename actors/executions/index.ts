@@ -1,7 +1,7 @@
 /** Execution traces: the chain's writer and readers on the bus, verification, and the cost rules. */
 import type { Bus } from '../../bus/index.ts';
 import type { Storage } from '../../storage/types.ts';
-import type { TraceSigner } from '../chain/index.ts';
+import type { TraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
 import { ExecutionReadModelActor } from './read-models/index.ts';
 import { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
@@ -12,7 +12,6 @@ export { ExecutionReadModelActor } from './read-models/index.ts';
 export { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult, type RecordResult } from './verify.ts';
 export { VerificationKeys } from './keys.ts';
 export { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
-export { costProblem, type CostInput } from './cost-rules.ts';
 
 export interface ExecutionActorsOptions {
   bus: Bus;

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
 import { findTraceKeys } from '../../storage/index.ts';
-import { ed25519PublicKey, type KeyLookup } from '../chain/index.ts';
+import { ed25519PublicKey, type KeyLookup } from '../../core/chain/index.ts';
 
 /**
  * Which keys a verification trusts. Either one key the caller supplied (pinned: every record is

@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { executionsPageAfter } from '../../storage/index.ts';
-import { executionExportLine, type ExecutionRecord } from '../chain/index.ts';
-import { runDocumentedScript } from '../chain/testing.ts';
+import { executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
+import { runDocumentedScript } from '../../testing/trace-format.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { currentTraceKey, findTraceKeys, getExecution, type PublishedKey } from '../../storage/index.ts';
-import type { ExecutionRecord } from '../chain/index.ts';
+import type { ExecutionRecord } from '../../core/chain/index.ts';
 import { replyOf } from '../errors.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';

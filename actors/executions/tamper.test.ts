@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { executionsPageAfter, insertExecutions, registerTraceKey } from '../../storage/index.ts';
 import { subjects } from '../../bus/subjects.ts';
-import { createTraceSigner, executionHash, hashCanonical, type ExecutionRecord } from '../chain/index.ts';
+import { createTraceSigner, executionHash, hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
 import { startExecutionHarness, type ExecutionHarness } from './testing.ts';
 
 /**

@@ -5,9 +5,10 @@ import { createEdgeApp, RecordingAudit, type EdgeApp } from '../../edge-http/ind
 import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
 import { edgeVerifier } from '../../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../../observability/index.ts';
-import { createHmacKeyRing, mintToken, TokenChecker, type HmacKeyRing } from '../capability/index.ts';
+import { mintToken, TokenChecker } from '../capability/index.ts';
+import { createHmacKeyRing, type HmacKeyRing } from '../../core/capability/index.ts';
 import { RevocationActor, RevocationView } from '../revocation/index.ts';
-import { createTraceSigner, type ExecutionRecord } from '../chain/index.ts';
+import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';
 import { startExecutionActors, type RunningExecutionActors } from './index.ts';
 
 /**

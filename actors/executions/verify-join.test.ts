@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createTraceSigner, executionHash, ExecutionChainVerifier, precompute, type ExecutionRecord } from '../chain/index.ts';
-import { signedChain } from '../chain/testing.ts';
+import { createTraceSigner, executionHash, ExecutionChainVerifier, precompute, type ExecutionRecord } from '../../core/chain/index.ts';
+import { signedChain } from '../../testing/trace-format.ts';
 import { ChainJoin } from './verify-join.ts';
 import { RunJudge } from './verify-scan.ts';
 import { scannedRow } from './verify-testing.ts';

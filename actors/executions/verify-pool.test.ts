@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTraceSigner, type ExecutionRecord } from '../chain/index.ts';
-import { signedChain } from '../chain/testing.ts';
+import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';
+import { signedChain } from '../../testing/trace-format.ts';
 import { insertExecutions } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { VerifyPool } from './verify-pool.ts';

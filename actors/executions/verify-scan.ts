@@ -1,5 +1,5 @@
 import { hash, type KeyObject } from 'node:crypto';
-import { executionCanonicalJson, verifyHashSignature, type ExecutionRecord } from '../chain/index.ts';
+import { executionCanonicalJson, verifyHashSignature, type ExecutionRecord } from '../../core/chain/index.ts';
 // Not storage/index.ts: this runs in the verification threads, which need no other storage module.
 import { scannedExecution, type ScannedRow } from '../../storage/execution-scan.ts';
 

@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../chain/index.ts';
+import type { ExecutionRecord } from '../../core/chain/index.ts';
 import type { ScannedRow } from '../../storage/index.ts';
 
 /**

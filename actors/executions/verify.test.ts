@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTraceSigner, GENESIS_HASH } from '../chain/index.ts';
-import { signedChain } from '../chain/testing.ts';
+import { createTraceSigner, GENESIS_HASH } from '../../core/chain/index.ts';
+import { signedChain } from '../../testing/trace-format.ts';
 import { ensureChainHead, insertExecutions, registerTraceKey } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../storage/testing.ts';
 import { VerificationKeys } from './keys.ts';

@@ -1,7 +1,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
 import { executionHashAt, executionsPageAfter, executionsRangeJson, getExecution, readChainHead, traceKeyIds } from '../../storage/index.ts';
-import { checkExecution, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../chain/index.ts';
+import { checkExecution, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../../core/chain/index.ts';
 import type { VerificationKeys } from './keys.ts';
 import { ChainJoin } from './verify-join.ts';
 import type { ScanSource, VerifyPool } from './verify-pool.ts';

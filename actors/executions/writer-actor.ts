@@ -5,10 +5,10 @@ import { subjects, type RecordRequestData } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { findExecutionByIdempotencyKey, registerTraceKey, type NewExecution } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
-import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../chain/index.ts';
+import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../../core/chain/index.ts';
 import { errorData } from '../errors.ts';
 import { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
-import { costProblem } from './cost-rules.ts';
+import { costProblem } from '../../core/chain/cost-rules.ts';
 
 type Logger = NonNullable<ChainWriterOptions<ExecutionAppend, NewExecution>['logger']>;
 type Recorded = { record: ExecutionRecord; replayed: boolean };

@@ -10,8 +10,8 @@ import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../errors.ts';
 import { applyBillingEvent } from './billing.ts';
 import { newTenantId, newTenantKey, tenantKeyHash } from './keys.ts';
-import { periodEnd, periodOf } from './period.ts';
-import { findPlan, type Plan } from './plans.ts';
+import { periodEnd, periodOf } from '../../core/tenancy/period.ts';
+import { findPlan, type Plan } from '../../core/tenancy/plans.ts';
 import { signup } from './signup.ts';
 import { remainingOf, usageReport } from './usage-report.ts';
 

@@ -4,15 +4,8 @@ import { subjects } from '../../bus/subjects.ts';
 import { SuiteError } from '../../bus/errors.ts';
 import type { Storage } from '../../storage/types.ts';
 import { insertIssuedToken } from '../../storage/index.ts';
-import {
-  isValidScope,
-  mintToken,
-  parseDurationSeconds,
-  scopeGrants,
-  verifyToken,
-  type HmacKeyRing,
-  type TokenChecker,
-} from '../capability/index.ts';
+import { mintToken, verifyToken, type TokenChecker } from '../capability/index.ts';
+import { isValidScope, parseDurationSeconds, scopeGrants, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { isValidScope } from '../../actors/capability/index.ts';
+import { isValidScope } from '../../core/capability/index.ts';
 import type { Authority } from '../authority.ts';
 
 /** A registered route and what it requires: for tests and the route table in docs. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { scopeGrants } from '../../actors/capability/index.ts';
+import { scopeGrants } from '../../core/capability/index.ts';
 import type { Authority, Principal } from '../authority.ts';
 import type { EdgeApp } from '../types.ts';
 import { listRoutes } from './authority.ts';

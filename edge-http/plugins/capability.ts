@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/errors.ts';
-import { scopeGrants } from '../../actors/capability/index.ts';
+import { scopeGrants } from '../../core/capability/index.ts';
 import type { AuditSink, Authority, CapabilityVerifier, Principal, Verified } from '../authority.ts';
 import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from '../credentials.ts';
 import { ADMIN, setPrincipal } from '../principal.ts';

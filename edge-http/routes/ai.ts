@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { configuredProviders, generatePolicy, type LlmProvider, type LlmSettings } from '../../actors/policy/index.ts';
+import { configuredProviders, generatePolicy, type LlmProvider, type LlmSettings } from '../../core/policy/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendError } from '../plugins/errors.ts';
 

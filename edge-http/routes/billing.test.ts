@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { signWebhook } from '../../actors/tenancy/index.ts';
+import { signWebhook } from '../../core/tenancy/index.ts';
 import { call, createTenant } from './tenancy-testing.ts';
 
 const SECRET = 'whsec_test_current_0123456789';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
-import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../actors/capability/index.ts';
+import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../core/capability/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendError } from '../plugins/errors.ts';
 import { callerOf } from './caller.ts';

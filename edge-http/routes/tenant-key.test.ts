@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { periodEnd, periodOf } from '../../actors/tenancy/index.ts';
+import { periodEnd, periodOf } from '../../core/tenancy/index.ts';
 import { meterUsage } from '../../storage/index.ts';
 import { call, claimsOf, createTenant, type CreatedTenant } from './tenancy-testing.ts';
 

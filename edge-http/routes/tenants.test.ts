@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { findPlan, periodOf } from '../../actors/tenancy/index.ts';
+import { findPlan, periodOf } from '../../core/tenancy/index.ts';
 import { call, createTenant } from './tenancy-testing.ts';
 
 let t: TestSuite;

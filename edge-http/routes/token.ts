@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
-import { PLANS } from '../../actors/tenancy/index.ts';
+import { PLANS } from '../../core/tenancy/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendResult } from '../plugins/errors.ts';
 import { callerOf } from './caller.ts';

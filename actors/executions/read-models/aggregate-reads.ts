@@ -5,9 +5,9 @@ import type { ChainResult } from '../verify.ts';
 import {
   conditionCounts, costTotals, countsBy, executionTotals, subjectBreakdown, subjectsPage, type ExecutionFilter, type SubjectDimension,
 } from '../../../storage/index.ts';
-import { CONDITION_RULES, type ConditionState } from './conditions.ts';
+import { CONDITION_RULES, type ConditionState } from '../../../core/assessment/conditions.ts';
 import { encodeCursor, subjectCursor } from './cursor.ts';
-import { conditionTable, countIn, unknownGroups, UNKNOWNS_MEANING, unverifiable } from './summaries.ts';
+import { conditionTable, countIn, unknownGroups, UNKNOWNS_MEANING, unverifiable } from '../../../core/assessment/summaries.ts';
 
 /** Aggregate reads: every figure is computed in SQL; these only shape the answers. */
 

@@ -1,8 +1,3 @@
-/** Read models of the execution chain: the actor serving them, and the pure rules behind them. */
+/** Read models of the execution chain: the actor serving them (the rules behind them are in core/assessment). */
 export { ExecutionReadModelActor } from './actor.ts';
-export {
-  assessConditions, CONDITION_RULES, CONDITIONS, CONDITION_STATES,
-  type Assessment, type Condition, type ConditionName, type ConditionRules, type ConditionState,
-} from './conditions.ts';
-export { explainRecord, type Explanation, type Sentence } from './explain.ts';
 export { LINEAGE_MEANING } from './lineage.ts';

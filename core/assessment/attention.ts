@@ -1,6 +1,9 @@
-import type { AttentionKind } from '../../../storage/index.ts';
-import type { ExecutionRecord } from '../../chain/index.ts';
+import type { ExecutionRecord } from '../chain/index.ts';
 import { capabilityOf, governanceOf, identityOf, type ConditionState } from './conditions.ts';
+
+/** The kinds of attention a record can need on its face (GET /executions/attention `kind`). */
+export const ATTENTION_KINDS = ['outcome', 'identity', 'capability', 'governance'] as const;
+export type AttentionKind = (typeof ATTENTION_KINDS)[number];
 
 /**
  * Why a record needs attention on its face, each reason naming the field that says so. The same

@@ -1,5 +1,5 @@
-import { scopeGrants } from '../../capability/index.ts';
-import type { ExecutionRecord } from '../../chain/index.ts';
+import { scopeGrants } from '../capability/index.ts';
+import type { ExecutionRecord } from '../chain/index.ts';
 
 /**
  * The five-condition assessment of one record (spec, "Condition assessment"; core rule 5: no

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionRecord } from '../../chain/index.ts';
+import type { ExecutionRecord } from '../chain/index.ts';
 import { assessConditions, conclude, type ConditionName, type ConditionState } from './conditions.ts';
 import { attentionReasons } from './attention.ts';
 

@@ -1,4 +1,3 @@
-import { SigningThread } from './signing-thread.ts';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 /**
@@ -19,9 +18,15 @@ export interface TraceSigner {
   close(): Promise<void>;
 }
 
+/** Signs batches elsewhere (actors/chain: a worker thread), so the thread that serves HTTP stays free. */
+export interface BatchSigner {
+  sign(hashesHex: readonly string[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
 export interface TraceSignerOptions {
-  /** Sign batches (`signMany`) on a thread of their own (signing-thread.ts) rather than this one. */
-  thread?: boolean;
+  /** Sign batches (`signMany`) with this rather than on the calling thread; injected, so this file does no I/O. */
+  batches?: (privateKey: KeyObject) => BatchSigner;
 }
 
 /** `ed25519-` and the first 16 hex digits of the SHA-256 of the public key's SPKI DER encoding. */
@@ -36,7 +41,7 @@ export function createTraceSigner(privateKeyPem: string | undefined, options: Tr
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new TypeError('the trace signing key must be an Ed25519 private key');
   const publicKey = createPublicKey(privateKey);
   const signOne = (hashHex: string) => sign(null, Buffer.from(hashHex, 'hex'), privateKey).toString('base64');
-  const thread = options.thread ? new SigningThread(privateKey) : undefined;
+  const thread = options.batches?.(privateKey);
   return Object.freeze({
     keyId: keyIdOf(publicKey),
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),

@@ -4,7 +4,7 @@ import {
   createTraceSigner, executionHash, ExecutionChainVerifier, GENESIS_HASH, hashCanonical,
   type ExecutionFields, type ExecutionRecord, type TraceSigner,
 } from './index.ts';
-import { signedChain } from './testing.ts';
+import { signedChain } from '../../testing/trace-format.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const chain = signedChain;

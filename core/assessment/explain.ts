@@ -1,4 +1,4 @@
-import type { ExecutionRecord } from '../../chain/index.ts';
+import type { ExecutionRecord } from '../chain/index.ts';
 
 /**
  * A plain-language explanation of one record (spec, core rule 6): fixed templates filled only with

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { executionSignedObject, type ExecutionRecord } from '../../chain/index.ts';
+import { executionSignedObject, type ExecutionRecord } from '../chain/index.ts';
 import { explainRecord } from './explain.ts';
 
 const base: ExecutionRecord = {

@@ -2,15 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GENESIS_HASH, hashCanonical } from './canonical.ts';
-import { executionHash, type ExecutionFields, type ExecutionRecord } from './execution-record.ts';
-import type { TraceSigner } from './ed25519.ts';
+import { GENESIS_HASH, hashCanonical } from '../core/chain/canonical.ts';
+import { executionHash, type ExecutionFields, type ExecutionRecord } from '../core/chain/execution-record.ts';
+import type { TraceSigner } from '../core/chain/ed25519.ts';
 
 /**
  * Test-only: run the shell steps of docs/TRACE-FORMAT.md exactly as written, with the real `sh`,
  * `sha256sum` and `openssl` binaries, so the document cannot drift from what verifies.
  */
-const DOC = new URL('../../docs/TRACE-FORMAT.md', import.meta.url);
+const DOC = new URL('../docs/TRACE-FORMAT.md', import.meta.url);
 
 export function traceFormatDoc(): string {
   return readFileSync(DOC, 'utf8');

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ExecutionChainVerifier, executionExportLine, keyIdOf, type ExecutionRecord } from './index.ts';
-import { documentedBlock, runDocumentedScript, traceFormatDoc } from './testing.ts';
+import { documentedBlock, runDocumentedScript, traceFormatDoc } from '../../testing/trace-format.ts';
 
 /**
  * The frozen v1 fixture chain (docs/TRACE-FORMAT.md, "Versions and the frozen fixture"). These

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { auditCanonicalJson, auditHash, AUDIT_FORMAT_VERSION, type AuditFields } from './audit-record.ts';
 import { canonicalJson, hashCanonical } from './canonical.ts';
-import { auditChainSpec } from '../audit/chain-spec.ts';
 
 /** The generic RFC 8785 form of an entry: what auditCanonicalJson must reproduce byte for byte. */
 function generic(f: AuditFields): string {
@@ -26,13 +25,10 @@ describe('the fixed-shape audit serialisation', () => {
     }), { numRuns: 2000 });
   });
 
-  it('refuses a lone surrogate as the generic canonicaliser does, and seals once it is made well-formed', () => {
+  it('refuses a lone surrogate as the generic canonicaliser does', () => {
     const f: AuditFields = { seq: 1, id: 'a', timestamp: 't', subject: 'agent\ud800', action: 'a', resource: 'r', result: 'allow', reason: 'x', tenantId: null, prevHash: 'p' };
     expect(() => generic(f)).toThrow(/surrogate/i);
     expect(() => auditCanonicalJson(f)).toThrow(/surrogate/i);
-    const sealed = auditChainSpec.seal({ id: 'a', timestamp: 't', subject: 'agent\ud800', action: 'a', resource: 'r', result: 'allow', reason: 'x', tenantId: null }, 1, 'p');
-    expect(sealed.subject).toBe('agent\ufffd');
-    expect(sealed.hash).toBe(auditHash({ ...f, subject: 'agent\ufffd' }));
   });
 
   it('refuses a sequence number that JSON could not carry exactly', () => {

@@ -1,0 +1,4 @@
+/** Scopes, token lifetimes and the HMAC key ring: the capability rules, with no I/O. */
+export { isValidScope, scopeGrants, scopeGrantsOne } from './scope.ts';
+export { parseDurationSeconds, MAX_LIFETIME_SECONDS } from './duration.ts';
+export { createHmacKeyRing, kidFor, MIN_SECRET_LENGTH, type HmacKeyRing, type HmacKey } from './keys.ts';
