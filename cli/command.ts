@@ -10,7 +10,7 @@ import { loadConfig, ensureStoredSecrets, ConfigError, type StoredSecrets } from
 import { createLogger } from '../observability/index.ts';
 import { openStorage } from '../storage/index.ts';
 import { parseRoles, ALL_ROLES } from './roles.ts';
-import { startSuite } from './runtime.ts';
+import { migrationSets, startSuite } from './runtime.ts';
 
 const USAGE = `usage:
   suite start [--data-dir DIR]      every role in one process (embedded default)
@@ -41,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
 
   if (command === 'migrate') {
     const storage = await openStorage({
+      migrationSets: migrationSets(),
       ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
       logger,

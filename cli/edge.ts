@@ -6,11 +6,7 @@ import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
 import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
-import { executionRoutes, identityRoutes, modelRoutes, tokenRoutes } from '../edge-http/routes/index.ts';
-import { billingRoutes, signupRoutes, tenantRoutes } from '../edge-http/routes/index.ts';
-import { aiRoutes, issueRoutes } from '../edge-http/routes/index.ts';
-import { executionReadRoutes } from '../edge-http/routes/index.ts';
-import { webhookSecrets } from '../core/tenancy/index.ts';
+import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
@@ -26,6 +22,8 @@ export interface EdgeDeps {
   logger: Logger;
   /** One registry per process: every edge's series carry a `service` label. */
   metrics: MetricsRegistry;
+  /** The services whose routes may join this listener (services/index.ts). */
+  services: readonly ServiceModule[];
   /** The process's HTTP tracing; undefined when tracing is disabled (OTEL_SDK_DISABLED). */
   tracing: EdgeTracing | undefined;
 }
@@ -38,37 +36,12 @@ export interface RunningEdge {
   stop(): Promise<void>;
 }
 
-/** Route sets per service; services whose issues are not built yet serve only the ops routes. */
-function routesFor(service: ServiceName, bus: Bus, config: SuiteConfig): EdgeRoutes {
-  switch (service) {
-    case 'token': {
-      const token = tokenRoutes(bus);
-      const executions = executionRoutes(bus);
-      const executionReads = executionReadRoutes(bus);
-      const identities = identityRoutes(bus);
-      const models = modelRoutes(bus);
-      const tenants = tenantRoutes(bus);
-      const billing = billingRoutes(bus, { secrets: webhookSecrets(config.billingWebhookSecret) });
-      // Signup off: its routes do not exist (404), rather than answering that they are disabled.
-      const signup = config.signupEnabled ? signupRoutes(bus) : undefined;
-      const issue = issueRoutes(bus);
-      const ai = aiRoutes(config.llm);
-      return async (app) => {
-        await token(app);
-        await executions(app);
-        await executionReads(app);
-        await identities(app);
-        await models(app);
-        await tenants(app);
-        await billing(app);
-        if (signup) await signup(app);
-        await issue(app);
-        await ai(app);
-      };
-    }
-    default:
-      return () => {};
-  }
+/** The routes of a listener: those of every service that joins it, in the order of the service list. */
+function routesFor(listener: ServiceName, services: readonly ServiceModule[], ctx: RouteContext): EdgeRoutes {
+  const parts = services.flatMap((s) => (s.listener === listener && s.routes ? [s.routes(ctx)] : []));
+  return async (app) => {
+    for (const register of parts) await register(app);
+  };
 }
 
 /** The capability check's collaborators, over the process's token checker and revocation view. */
@@ -115,7 +88,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.bus, d.config),
+    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),

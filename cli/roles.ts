@@ -1,4 +1,5 @@
 import type { ServiceName } from '../config/index.ts';
+import { SERVICE_MODULES, type ActorRoleName } from '../services/index.ts';
 
 /**
  * The roles a process can take (`suite run edge:token actor:revocation ...`). The embedded default
@@ -13,10 +14,11 @@ export const EDGE_ROLES = {
   'edge:dashboard': 'dashboard',
 } as const satisfies Record<string, ServiceName>;
 
-export const ACTOR_ROLES = ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens'] as const;
+/** Each service declares its own actor roles (services/index.ts). */
+export const ACTOR_ROLES: readonly ActorRoleName[] = Object.freeze(SERVICE_MODULES.flatMap((s) => s.actorRoles));
 
 export type EdgeRole = keyof typeof EDGE_ROLES;
-export type ActorRole = (typeof ACTOR_ROLES)[number];
+export type ActorRole = ActorRoleName;
 export type Role = EdgeRole | ActorRole;
 
 export const ALL_ROLES: readonly Role[] = [...ACTOR_ROLES, ...(Object.keys(EDGE_ROLES) as EdgeRole[])];

@@ -3,17 +3,12 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { SuiteConfig } from '../config/index.ts';
 import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, SuiteError, type Bus } from '../bus/index.ts';
-import { openStorage, type Storage } from '../storage/index.ts';
+import { openStorage, type MigrationSet, type Storage } from '../storage/index.ts';
 import { TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
-import { AuditBatcher, AuditReaderActor, AuditWriterActor } from '../actors/audit/index.ts';
-import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
-import { TokenActor } from '../actors/tokens/index.ts';
-import { TenancyActor } from '../actors/tenancy/index.ts';
-import { IdentityActor } from '../actors/identities/index.ts';
-import { ModelActor } from '../actors/models/index.ts';
-import { startExecutionActors } from '../actors/executions/index.ts';
-import { createThreadedTraceSigner } from '../actors/chain/index.ts';
+import { AuditBatcher } from '../actors/audit/index.ts';
+import { RevocationView } from '../actors/revocation/index.ts';
+import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger, createMetricsRegistry, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
@@ -85,6 +80,7 @@ export async function startSuite(
     let storage: Storage | undefined;
     if (actorRoles.length > 0) {
       storage = await openStorage({
+        migrationSets: migrationSets(),
         ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
         ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
         logger: logger.child({ component: 'storage' }),
@@ -101,66 +97,31 @@ export async function startSuite(
     phases.sink.push({ name: 'audit-sink', stop: async () => { await audit.flush(); audit.close(); } });
 
     const need = (role: Role) => roles.includes(role);
-    if (need('actor:chain-writer') && storage) {
-      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
-      await writer.start();
-      phases.actors.push({ name: 'chain-writer', stop: () => writer.stop() });
-    }
-    if ((need('actor:chain-writer') || need('actor:executions')) && storage) {
-      // The execution chain: its writer runs with the chain-writer role (one leads, the others stand
-      // by), its reads and verification with actor:executions. One signer per process.
-      const executions = await startExecutionActors({
-        bus, storage, holder, leaseMs: config.chainLeaseMs,
-        // Batches are signed on a thread of their own, off the thread that serves HTTP.
-        signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
-        logger: logger.child({ component: 'executions' }),
-        roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
-      });
-      phases.actors.push({ name: 'executions', stop: () => executions.stop() });
-    }
-    if (need('actor:audit') && storage) {
-      const reader = new AuditReaderActor({ bus, storage });
-      reader.start();
-      phases.actors.push({ name: 'audit-reader', stop: () => reader.stop() });
-    }
-    if (need('actor:revocation') && storage) {
-      const actor = new RevocationActor({
-        bus, storage, heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
-        logger: logger.child({ component: 'revocation' }),
-      });
-      actor.start();
-      phases.actors.push({ name: 'revocation', stop: () => actor.stop() });
+    // The view and checker are made before the actors (the token actor checks tokens with them),
+    // and started after: the view's first snapshot comes from the revocation actor.
+    const view = need('actor:tokens') || roles.some(isEdgeRole)
+      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) })
+      : undefined;
+    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
+
+    if (storage) {
+      const ctx: ActorContext = {
+        config, bus, storage, logger, holder, audit, ring, checker,
+        has: (role) => roles.includes(role as Role),
+      };
+      for (const service of SERVICE_MODULES) {
+        const started = await service.startActors?.(ctx);
+        phases.producers.push(...(started?.producers ?? []));
+        phases.actors.push(...(started?.actors ?? []));
+      }
     }
 
     // NATS registers subscriptions asynchronously: flush so this process's actors are reachable
     // before anything (its own edges included) sends them requests.
     await bus.flush();
-
-    let view: RevocationView | undefined;
-    if (need('actor:tokens') || roles.some(isEdgeRole)) {
-      view = new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) });
+    if (view) {
       await view.start();
-      const v = view;
-      phases.infra.push({ name: 'revocation-view', stop: () => v.stop() });
-    }
-    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
-
-    if (need('actor:tokens') && storage && checker) {
-      const tokens = new TokenActor({ bus, storage, ring, checker, audit, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
-      tokens.start();
-      phases.producers.push({ name: 'tokens', stop: () => tokens.stop() });
-      // Tenancy belongs to the token service (spec): same role, queue group `tenancy`.
-      const tenancy = new TenancyActor({ bus, storage, audit, logger: logger.child({ component: 'tenancy' }) });
-      tenancy.start();
-      phases.producers.push({ name: 'tenancy', stop: () => tenancy.stop() });
-      // Identities and model pins are part of the token service: same role, same process.
-      const identities = new IdentityActor({ bus, storage, audit, logger: logger.child({ component: 'identities' }) });
-      identities.start();
-      phases.producers.push({ name: 'identities', stop: () => identities.stop() });
-      const models = new ModelActor({ bus, storage, audit });
-      models.start();
-      phases.producers.push({ name: 'models', stop: () => models.stop() });
-      await bus.flush();
+      phases.infra.push({ name: 'revocation-view', stop: () => view.stop() });
     }
 
     const edges: RunningEdge[] = [];
@@ -168,6 +129,7 @@ export async function startSuite(
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
+        services: SERVICE_MODULES,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
       });
       edges.push(edge);
@@ -183,6 +145,11 @@ export async function startSuite(
     await unwind(phases, logger);
     throw err;
   }
+}
+
+/** Every service's own migrations: any process that opens storage brings the whole schema up to date. */
+export function migrationSets(): MigrationSet[] {
+  return SERVICE_MODULES.flatMap((s) => (s.migrations ? [s.migrations] : []));
 }
 
 async function unwind(p: Phases, logger: Logger): Promise<void> {

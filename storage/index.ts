@@ -6,7 +6,7 @@
 export type { Storage, StorageOptions } from './types.ts';
 export { openStorage, type OpenStorageOptions } from './open.ts';
 export { StorageError, silentLogger, type StorageErrorCode, type StorageLogger } from './errors.ts';
-export { DEFAULT_MIGRATIONS_DIR } from './migrate.ts';
+export { DEFAULT_MIGRATIONS_DIR, type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 
 // Table modules (one per table group).

@@ -107,6 +107,27 @@ describe('migrating one Postgres database', () => {
     await expect(migrate({ ...options, dir: older.dir })).rejects.toMatchObject({ code: 'MIGRATION_UNKNOWN' });
   });
 
+  it("applies a service's own migration set in its own sequence, beside the suite's, each once", async () => {
+    const db = await database();
+    const suite = await migrations({ '001_a.sql': 'CREATE TABLE a (id int);' });
+    const scheduler = await migrations({ '001_jobs.sql': 'CREATE TABLE jobs (id int);', '002_more.sql': 'ALTER TABLE jobs ADD COLUMN n int;' });
+    const options = { url: db.url, dir: suite.dir, sets: [{ name: 'scheduler', dir: scheduler.dir }], logger: silentLogger, connectionTimeoutMs: 5_000 };
+    await migrate(options);
+    await migrate(options);
+    const storage = await openStorage({ databaseUrl: db.url, migrationsDir: suite.dir, migrationSets: options.sets, poolSize: 1 });
+    cleanups.push(() => storage.close());
+    expect(await storage.pool.anyFirst(sql.unsafe`SELECT version FROM schema_migrations ORDER BY version`)).toEqual([1]);
+    expect(await storage.pool.anyFirst(sql.unsafe`SELECT version FROM schema_migrations_scheduler ORDER BY version`)).toEqual([1, 2]);
+    expect(await storage.pool.anyFirst(sql.unsafe`SELECT n FROM jobs`)).toEqual([]);
+  });
+
+  it('refuses a migration set whose name could not be a table name of ours', async () => {
+    const db = await database();
+    const suite = await migrations({});
+    await expect(migrate({ url: db.url, dir: suite.dir, sets: [{ name: 'x; drop table a', dir: suite.dir }], logger: silentLogger, connectionTimeoutMs: 5_000 }))
+      .rejects.toMatchObject({ code: 'MIGRATION_INVALID' });
+  });
+
   it('fails with DATABASE_UNAVAILABLE when the server cannot be reached', async () => {
     const folder = await migrations({});
     const unreachable = openStorage({

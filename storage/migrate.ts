@@ -29,18 +29,37 @@ export interface MigrationFile {
   checksum: string;
 }
 
+/**
+ * A service's own migrations: numbered in their own sequence and recorded in their own table
+ * (`schema_migrations_<name>`), so a service adds tables without taking numbers from anyone else's.
+ */
+export interface MigrationSet {
+  /** Lowercase letters, digits and underscores, starting with a letter. */
+  name: string;
+  dir: string | URL;
+}
+
+const SET_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
 export interface MigrateOptions {
   /** postgres:// URL; migrate opens and closes its own connection. */
   url: string;
-  /** Folder of `NNN_name.sql` files; a missing folder counts as empty. */
+  /** Folder of the suite's own `NNN_name.sql` files (table `schema_migrations`); a missing folder counts as empty. */
   dir: string | URL;
+  /** Services' migration sets, applied after the suite's own, in this order. */
+  sets?: readonly MigrationSet[];
   logger: StorageLogger;
   connectionTimeoutMs: number;
 }
 
-/** Apply pending migrations; returns the versions applied by this call. */
+/** Apply pending migrations; returns the versions of the suite's own set applied by this call. */
 export async function migrate(options: MigrateOptions): Promise<number[]> {
   const files = await readMigrations(options.dir);
+  const sets: Array<{ table: string; files: MigrationFile[] }> = [];
+  for (const set of options.sets ?? []) {
+    if (!SET_NAME.test(set.name)) throw new StorageError('MIGRATION_INVALID', `migration set name "${set.name}" must match ${SET_NAME.source}`);
+    sets.push({ table: `schema_migrations_${set.name}`, files: await readMigrations(set.dir) });
+  }
   const client = new pg.Client({
     connectionString: options.url,
     connectionTimeoutMillis: options.connectionTimeoutMs,
@@ -57,7 +76,9 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      return await applyPending(client, files, options.logger);
+      const done = await applyPending(client, files, options.logger, 'schema_migrations');
+      for (const set of sets) await applyPending(client, set.files, options.logger, set.table);
+      return done;
     } finally {
       // If this fails the connection is gone, and the lock with it; keep the original error.
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
@@ -71,16 +92,18 @@ async function applyPending(
   client: pg.Client,
   files: readonly MigrationFile[],
   logger: StorageLogger,
+  table: string,
 ): Promise<number[]> {
   // Inside the lock: concurrent CREATE TABLE IF NOT EXISTS can still collide on the catalog.
-  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+  // `table` is ours (schema_migrations or schema_migrations_<checked set name>), never input.
+  await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
     version int PRIMARY KEY,
     name text NOT NULL,
     checksum text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
   const applied = await client.query<{ version: number; name: string; checksum: string }>(
-    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+    `SELECT version, name, checksum FROM ${table} ORDER BY version`,
   );
   const byVersion = new Map(files.map((file) => [file.version, file]));
   let highestApplied = 0;
@@ -115,19 +138,19 @@ async function applyPending(
           'give it a number above every applied one.',
       );
     }
-    await applyOne(client, file);
-    logger.info({ version: file.version, name: file.name }, 'migration applied');
+    await applyOne(client, file, table);
+    logger.info({ version: file.version, name: file.name, table }, 'migration applied');
     done.push(file.version);
   }
   return done;
 }
 
-async function applyOne(client: pg.Client, file: MigrationFile): Promise<void> {
+async function applyOne(client: pg.Client, file: MigrationFile, table: string): Promise<void> {
   await client.query('BEGIN');
   try {
     // No parameters: pg sends it with the simple query protocol, which runs several statements.
     await client.query(file.sql);
-    await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+    await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [
       file.version,
       file.name,
       file.checksum,

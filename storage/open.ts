@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { StorageLogger } from './errors.ts';
 import { silentLogger } from './errors.ts';
-import { DEFAULT_MIGRATIONS_DIR, migrate } from './migrate.ts';
+import { DEFAULT_MIGRATIONS_DIR, migrate, type MigrationSet } from './migrate.ts';
 import { startPglite } from './pglite.ts';
 import { createStorageHandle, createSuitePool, redactUrl, type PoolSettings } from './postgres.ts';
 import type { Storage, StorageOptions } from './types.ts';
@@ -9,6 +9,8 @@ import type { Storage, StorageOptions } from './types.ts';
 export interface OpenStorageOptions extends StorageOptions {
   /** Folder of `NNN_name.sql` migrations; default `storage/migrations/`. */
   migrationsDir?: string | URL;
+  /** Services' own migration sets, applied after the suite's (migrate.ts). */
+  migrationSets?: readonly MigrationSet[];
   logger?: StorageLogger;
   /** Postgres only (PGlite cannot interrupt a running statement). Default 30 s. */
   statementTimeoutMs?: number;
@@ -36,7 +38,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 
   if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
     const url = options.databaseUrl;
-    await migrate({ url, dir, logger, connectionTimeoutMs });
+    await migrate({ url, dir, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
     const pool = await createSuitePool(
       url,
       {
@@ -57,7 +59,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   try {
     // Sequential on purpose: the socket serves one client, so migrate's connection closes
     // before the pool opens its own.
-    await migrate({ url: backend.url, dir, logger, connectionTimeoutMs });
+    await migrate({ url: backend.url, dir, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
     const settings: PoolSettings = {
       // PGlite is one session: a second connection would interleave two transactions.
       maxPoolSize: 1,

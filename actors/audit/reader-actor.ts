@@ -3,35 +3,31 @@ import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import { auditPageAfter, listAuditEntries, readChainHead } from '../../storage/index.ts';
 import { AuditChainVerifier, type AuditRecord } from '../../core/chain/index.ts';
+import { BusActor } from '../base/index.ts';
 
 const PAGE = 2000;
 
 /** Reads of the audit chain: listing (any replica) and streaming verification in constant memory. */
-export class AuditReaderActor {
+export class AuditReaderActor extends BusActor {
   readonly #bus: Bus;
   readonly #storage: Storage;
-  #subs: Subscription[] = [];
 
   constructor(o: { bus: Bus; storage: Storage }) {
+    super();
     this.#bus = o.bus;
     this.#storage = o.storage;
   }
 
-  start(): void {
-    this.#subs.push(
+  protected subscriptions(): Subscription[] {
+    return [
       this.#bus.serve(subjects.auditList, async ({ data }) => {
         const { entries, total } = await listAuditEntries(this.#storage.pool, data);
         return { ok: true, value: { entries: entries.map(toEntry), total } };
       }, { queue: 'audit' }),
       this.#bus.serve(subjects.auditVerify, async () => ({ ok: true, value: await verifyAuditChain(this.#storage) }), { queue: 'audit' }),
-    );
+    ];
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
-  }
 }
 
 /** Verify the whole audit chain, one page at a time, against the recorded head. */

@@ -8,16 +8,16 @@ import { replyOf } from '../errors.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';
+import { BusActor } from '../base/index.ts';
 
 /**
  * Reads of the execution chain, on any number of replicas (queue group `executions`): one record,
  * verification of one record or of the whole chain, and the published public keys. Verification
  * needs no credential (core rule 3); the edge decides who may ask.
  */
-export class ExecutionReaderActor {
+export class ExecutionReaderActor extends BusActor {
   readonly #bus: Bus;
   readonly #storage: Storage;
-  #subs: Subscription[] = [];
   /**
    * Whole-chain verifications under way, by key choice. Requests arriving meanwhile share the run
    * (its answer is as of the head it started from), so a public route cannot stack up scans.
@@ -30,14 +30,15 @@ export class ExecutionReaderActor {
   readonly #pool = new VerifyPool();
 
   constructor(o: { bus: Bus; storage: Storage; currentKeyTtlMs?: number }) {
+    super();
     this.#bus = o.bus;
     this.#storage = o.storage;
     this.#currentKeyTtlMs = o.currentKeyTtlMs ?? CURRENT_KEY_TTL_MS;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const queue = { queue: 'executions' };
-    this.#subs.push(
+    return [
       this.#bus.serve(subjects.executionsGet, ({ data }) => replyOf(async () => {
         const record = await getExecution(this.#storage.pool, data.id);
         if (!record) throw new SuiteError('NOT_FOUND', 'no execution with this id');
@@ -61,7 +62,7 @@ export class ExecutionReaderActor {
       this.#bus.subscribe(subjects.executionsKeyPublished, () => {
         this.#current = undefined;
       }),
-    );
+    ];
   }
 
   /**
@@ -87,10 +88,7 @@ export class ExecutionReaderActor {
     return answer;
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
+  protected override async stopped(): Promise<void> {
     await this.#pool.close();
   }
 

@@ -17,6 +17,7 @@ import {
 import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../errors.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
+import { BusActor } from '../base/index.ts';
 
 export interface IdentityActorOptions {
   bus: Bus;
@@ -34,35 +35,27 @@ export const DEFAULT_NONCE_TTL_MS = 120_000;
 const REVOKE_CHUNK = 500;
 
 /** Enrolment, challenges and suspension of identities (token service; spec, "Identity"). */
-export class IdentityActor {
+export class IdentityActor extends BusActor {
   readonly #o: IdentityActorOptions;
   readonly #clock: () => number;
-  #subs: Subscription[] = [];
-  #prune: NodeJS.Timeout | undefined;
 
   constructor(o: IdentityActorOptions) {
+    super();
     this.#o = o;
     this.#clock = o.clock ?? Date.now;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const { bus } = this.#o;
     const queue = { queue: 'identities' };
-    this.#subs.push(
+    const subs = [
       bus.serve(subjects.identitiesEnrol, ({ data }) => replyOf(() => this.#enrol(data)), queue),
       bus.serve(subjects.identitiesGet, ({ data }) => replyOf(() => this.#get(data.subject)), queue),
       bus.serve(subjects.identitiesChallenge, ({ data }) => replyOf(() => this.#challenge(data.subject)), queue),
       bus.serve(subjects.identitiesSuspend, ({ data }) => replyOf(() => this.#suspend(data)), queue),
-    );
-    this.#prune = setInterval(() => void this.#pruneOnce(), this.#o.pruneEveryMs ?? 60_000);
-    this.#prune.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.#prune);
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
+    ];
+    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce());
+    return subs;
   }
 
   async #enrol(req: RequestOf<typeof subjects.identitiesEnrol>): Promise<IdentityData> {

@@ -16,6 +16,7 @@ import {
 import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../errors.ts';
 import { compareFingerprint } from './compare.ts';
+import { BusActor } from '../base/index.ts';
 
 export interface ModelActorOptions {
   bus: Bus;
@@ -24,31 +25,26 @@ export interface ModelActorOptions {
 }
 
 /** Model pins: approve a baseline, supersede it, attest observations against it (spec, "Model pin"). */
-export class ModelActor {
+export class ModelActor extends BusActor {
   readonly #o: ModelActorOptions;
-  #subs: Subscription[] = [];
 
   constructor(o: ModelActorOptions) {
+    super();
     this.#o = o;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const { bus } = this.#o;
     const queue = { queue: 'models' };
-    this.#subs.push(
+    return [
       bus.serve(subjects.modelsPin, ({ data }) => replyOf(() => this.#pin(data)), queue),
       bus.serve(subjects.modelsSupersede, ({ data }) => replyOf(() => this.#supersede(data)), queue),
       bus.serve(subjects.modelsAttest, ({ data }) => replyOf(() => this.#attest(data)), queue),
       bus.serve(subjects.modelsList, () => replyOf(async () => ({ models: await listCurrentPins(this.#o.storage.pool) })), queue),
       bus.serve(subjects.modelsGet, ({ data }) => replyOf(() => this.#get(data.name, data.limit)), queue),
-    );
+    ];
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
-  }
 
   async #pin(req: RequestOf<typeof subjects.modelsPin>): Promise<ModelPin> {
     const pin = await insertPin(this.#o.storage.pool, { ...approval(req), recordedBy: req.caller.sub });

@@ -10,6 +10,7 @@ import {
   revocationSnapshot,
   revocationVersion,
 } from '../../storage/index.ts';
+import { BusActor } from '../base/index.ts';
 
 export interface RevocationActorOptions {
   bus: Bus;
@@ -27,22 +28,19 @@ export interface RevocationActorOptions {
  * Revocations: durable in storage first, then broadcast. Any number of replicas may run (queue
  * group); the version counter lives in the database, so broadcasts from different replicas agree.
  */
-export class RevocationActor {
+export class RevocationActor extends BusActor {
   readonly #o: RevocationActorOptions;
   readonly #clock: () => number;
-  #subs: Subscription[] = [];
-  #heartbeat: NodeJS.Timeout | undefined;
-  #prune: NodeJS.Timeout | undefined;
-  #stopped = false;
 
   constructor(o: RevocationActorOptions) {
+    super();
     this.#o = o;
     this.#clock = o.clock ?? Date.now;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const { bus, storage } = this.#o;
-    this.#subs.push(
+    const subs = [
       bus.serve(subjects.revocationRevoke, async ({ data }) => {
         const now = Math.floor(this.#clock() / 1000);
         let exp = data.exp;
@@ -69,28 +67,18 @@ export class RevocationActor {
         const now = Math.floor(this.#clock() / 1000);
         return { ok: true, value: await revocationSnapshot(storage.pool, now) };
       }, { queue: 'revocation' }),
-    );
+    ];
     void this.#beat();
-    this.#heartbeat = setInterval(() => void this.#beat(), this.#o.heartbeatMs);
-    this.#heartbeat.unref();
-    this.#prune = setInterval(() => void this.#pruneOnce(), this.#o.pruneEveryMs ?? 60_000);
-    this.#prune.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#heartbeat);
-    clearInterval(this.#prune);
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
+    this.every(this.#o.heartbeatMs, () => void this.#beat());
+    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce());
+    return subs;
   }
 
   async #beat(): Promise<void> {
     try {
       const version = await revocationVersion(this.#o.storage.pool);
       // Checked after the await: a stopped actor must not publish on a draining bus.
-      if (!this.#stopped) this.#o.bus.publish(subjects.revocationHeartbeat, { version, at: this.#clock() });
+      if (this.state === 'running') this.#o.bus.publish(subjects.revocationHeartbeat, { version, at: this.#clock() });
     } catch (err) {
       // No heartbeat while the store is unreachable: edges then fail closed (spec, rule 10).
       this.#o.logger?.warn({ err }, 'revocation heartbeat skipped: store unreachable');

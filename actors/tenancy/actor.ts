@@ -14,6 +14,7 @@ import { periodEnd, periodOf } from '../../core/tenancy/period.ts';
 import { findPlan, type Plan } from '../../core/tenancy/plans.ts';
 import { signup } from './signup.ts';
 import { remainingOf, usageReport } from './usage-report.ts';
+import { BusActor } from '../base/index.ts';
 
 export interface TenancyActorOptions {
   bus: Bus;
@@ -46,22 +47,22 @@ function found(t: StoredTenant | null): StoredTenant {
  * `tenancy`, any number of replicas: every decision is made by one SQL statement or transaction,
  * never from memory, so replicas agree and a rotated key is refused everywhere at once).
  */
-export class TenancyActor {
+export class TenancyActor extends BusActor {
   readonly #o: TenancyActorOptions;
   readonly #clock: () => number;
-  #subs: Subscription[] = [];
 
   constructor(o: TenancyActorOptions) {
+    super();
     this.#o = o;
     this.#clock = o.clock ?? Date.now;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const { bus } = this.#o;
     const queue = { queue: 'tenancy' };
     const db = () => this.#o.storage.pool;
     const answer = <T>(work: () => Promise<T>) => replyOf(work, (err) => this.#o.logger?.error({ err }, 'tenancy request failed'));
-    this.#subs.push(
+    return [
       bus.serve(subjects.tenancyCreate, ({ data }) => answer(() => this.#create(data)), queue),
       bus.serve(subjects.tenancyList, ({ data }) => answer(() => this.#list(data)), queue),
       bus.serve(subjects.tenancyGet, ({ data }) => answer(async () => this.#report(found(await getTenant(db(), data.id)), data.period)), queue),
@@ -73,14 +74,9 @@ export class TenancyActor {
       bus.serve(subjects.tenancyMeter, ({ data }) => answer(() => this.#meter(data)), queue),
       bus.serve(subjects.tenancyBillingEvent, ({ data }) => answer(() => applyBillingEvent(this.#o, data.event)), queue),
       bus.serve(subjects.tenancySignup, ({ data }) => answer(() => signup(this.#o, data, this.#clock(), (r) => this.#create(r))), queue),
-    );
+    ];
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
-  }
 
   async #create(req: RequestOf<typeof subjects.tenancyCreate>) {
     const plan = req.plan ?? 'free';

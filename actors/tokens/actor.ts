@@ -10,6 +10,7 @@ import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 
 import { replyOf } from '../errors.ts';
+import { BusActor } from '../base/index.ts';
 
 export interface TokenActorOptions {
   bus: Bus;
@@ -24,30 +25,25 @@ export interface TokenActorOptions {
 const DEFAULT_LIFETIME = '24h';
 
 /** Issue, validate and revoke capability tokens (token service, spec "Token service"). */
-export class TokenActor {
+export class TokenActor extends BusActor {
   readonly #o: TokenActorOptions;
   readonly #clock: () => number;
-  #subs: Subscription[] = [];
 
   constructor(o: TokenActorOptions) {
+    super();
     this.#o = o;
     this.#clock = o.clock ?? Date.now;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const { bus } = this.#o;
-    this.#subs.push(
+    return [
       bus.serve(subjects.tokenIssue, ({ data }) => replyOf(() => this.#issue(data)), { queue: 'tokens' }),
       bus.serve(subjects.tokenValidate, ({ data }) => replyOf(() => this.#validate(data)), { queue: 'tokens' }),
       bus.serve(subjects.tokenRevoke, ({ data }) => replyOf(() => this.#revoke(data)), { queue: 'tokens' }),
-    );
+    ];
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
-  }
 
   async #issue(req: RequestOf<typeof subjects.tokenIssue>) {
     const { ring, storage, audit } = this.#o;

@@ -6,6 +6,7 @@ import { replyOf } from '../../errors.ts';
 import type { ChainResult } from '../verify.ts';
 import { authorityOf, costOf, statsOf, unknownsOf } from './aggregate-reads.ts';
 import { conditionsOf, explanationOf, lineageOf, listNeedingAttention, listRecords, replayOf } from './record-reads.ts';
+import { BusActor } from '../../base/index.ts';
 
 /** A whole-chain verification reads every record: a million take minutes. */
 const CHAIN_VERIFY_TIMEOUT_MS = 600_000;
@@ -16,20 +17,20 @@ const CHAIN_VERIFY_TIMEOUT_MS = 600_000;
  * replay comparison and lineage, and aggregates over the chain. Read only; every request may carry
  * a `tenantId`, and then only that tenant's records are read. The edge decides who may ask.
  */
-export class ExecutionReadModelActor {
+export class ExecutionReadModelActor extends BusActor {
   readonly #bus: Bus;
   readonly #storage: Storage;
-  #subs: Subscription[] = [];
 
   constructor(o: { bus: Bus; storage: Storage }) {
+    super();
     this.#bus = o.bus;
     this.#storage = o.storage;
   }
 
-  start(): void {
+  protected subscriptions(): Subscription[] {
     const queue = { queue: 'executions' };
     const db = () => this.#storage.pool;
-    this.#subs.push(
+    return [
       this.#bus.serve(subjects.executionsList, ({ data }) => replyOf(() => listRecords(db(), data)), queue),
       this.#bus.serve(subjects.executionsAttention, ({ data }) => replyOf(() => listNeedingAttention(db(), data)), queue),
       this.#bus.serve(subjects.executionsConditions, ({ data }) => replyOf(() => conditionsOf(db(), data)), queue),
@@ -40,14 +41,9 @@ export class ExecutionReadModelActor {
       this.#bus.serve(subjects.executionsUnknowns, ({ data }) => replyOf(() => unknownsOf(db(), data)), queue),
       this.#bus.serve(subjects.executionsAuthority, ({ data }) => replyOf(() => authorityOf(db(), data)), queue),
       this.#bus.serve(subjects.executionsCost, ({ data }) => replyOf(() => costOf(db(), data)), queue),
-    );
+    ];
   }
 
-  async stop(): Promise<void> {
-    const subs = this.#subs;
-    this.#subs = [];
-    await Promise.all(subs.map((s) => s.unsubscribe()));
-  }
 
   /**
    * The live chain check of the stats, asked of the execution reader over the bus rather than run

@@ -1,0 +1,2 @@
+/** What every actor builds on: the bus actor's lifecycle. */
+export { BusActor, type ActorState } from './bus-actor.ts';

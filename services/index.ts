@@ -1,0 +1,14 @@
+import { spineService } from './spine/index.ts';
+import { tokenService } from './token/index.ts';
+import type { ServiceModule } from './kit/index.ts';
+
+/**
+ * Every service of the suite, in start order: the spine first (the chains and revocation the others
+ * rely on). Adding a service adds its folder and one line here (docs/ARCHITECTURE.md).
+ */
+export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
+  spineService,
+  tokenService,
+]);
+
+export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';

@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { ServiceName, SuiteConfig } from '../../config/index.ts';
+import type { Bus } from '../../bus/index.ts';
+import type { MigrationSet, Storage } from '../../storage/index.ts';
+import type { HmacKeyRing } from '../../core/capability/index.ts';
+import type { AuditBatcher } from '../../actors/audit/index.ts';
+import type { TokenChecker } from '../../actors/capability/index.ts';
+import type { EdgeRoutes } from '../../edge-http/index.ts';
+
+/**
+ * What a service is to the runtime: the roles it adds, how its actors start, the routes it adds to a
+ * listener, and its migrations. The runtime (cli/runtime.ts) and the edge factory (cli/edge.ts) loop
+ * over the list in services/index.ts; adding a service adds a folder and one line there
+ * (docs/ARCHITECTURE.md, "Adding a service").
+ */
+export interface ServiceModule {
+  /** Short and unique; also the name of its migration set. */
+  readonly name: string;
+  /** The HTTP listener its routes join (several services may share one). */
+  readonly listener?: ServiceName;
+  /** Actor roles this service adds (`suite run actor:<name> ...`). */
+  readonly actorRoles: readonly ActorRoleName[];
+  /** Its own numbered migrations (storage/migrate.ts, "migration sets"). */
+  readonly migrations?: MigrationSet;
+  /** Start the actors of the roles this process takes (`ctx.has(role)`); return what to stop. */
+  readonly startActors?: (ctx: ActorContext) => Promise<StartedActors>;
+  /** The routes it serves on its listener; they talk to actors over the bus only. */
+  readonly routes?: (ctx: RouteContext) => EdgeRoutes;
+}
+
+export type ActorRoleName = `actor:${string}`;
+
+/** What the runtime hands a service's actors: one of each per process. */
+export interface ActorContext {
+  readonly config: SuiteConfig;
+  readonly bus: Bus;
+  readonly storage: Storage;
+  readonly logger: Logger;
+  /** This process's name in chain leases: host, pid and a random part. */
+  readonly holder: string;
+  /** Records every decision on the audit chain. */
+  readonly audit: AuditBatcher;
+  readonly ring: HmacKeyRing;
+  /** Checks capability tokens against the revocation view; undefined in a process that checks none. */
+  readonly checker: TokenChecker | undefined;
+  /** Whether this process takes the role. */
+  has(role: ActorRoleName): boolean;
+}
+
+export interface RunningPart {
+  readonly name: string;
+  stop(): Promise<void> | void;
+}
+
+/**
+ * Shutdown order (cli/runtime.ts): `producers` (actors that record audit decisions) stop before the
+ * audit sink flushes; `actors` after it, while the chain writer they may rely on is still up.
+ */
+export interface StartedActors {
+  readonly producers?: readonly RunningPart[];
+  readonly actors?: readonly RunningPart[];
+}
+
+export interface RouteContext {
+  readonly config: SuiteConfig;
+  readonly bus: Bus;
+  readonly logger: Logger;
+}
+
+/** A service module, frozen; the names of its roles are checked to be its own. */
+export function defineService(module: ServiceModule): ServiceModule {
+  return Object.freeze({ ...module, actorRoles: Object.freeze([...module.actorRoles]) });
+}

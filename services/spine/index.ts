@@ -1,0 +1,55 @@
+import { DEFAULT_MIGRATIONS_DIR } from '../../storage/index.ts';
+import { AuditReaderActor, AuditWriterActor } from '../../actors/audit/index.ts';
+import { startExecutionActors } from '../../actors/executions/index.ts';
+import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
+import { RevocationActor } from '../../actors/revocation/index.ts';
+import { defineService, type RunningPart } from '../kit/index.ts';
+
+/**
+ * The spine every service stands on: the audit chain (every decision of every listener is recorded
+ * on it), the execution chain (traces, their reads and verification), and revocation (every edge
+ * keeps its view from it). It has no listener of its own: the token listener serves its routes.
+ * Its tables are the suite's own migrations (storage/migrations), which every other set builds on.
+ */
+export const spineService = defineService({
+  name: 'spine',
+  actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation'],
+  async startActors(ctx) {
+    const { bus, storage, holder, config, logger } = ctx;
+    const actors: RunningPart[] = [];
+    if (ctx.has('actor:chain-writer')) {
+      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
+      await writer.start();
+      actors.push({ name: 'chain-writer', stop: () => writer.stop() });
+    }
+    if (ctx.has('actor:chain-writer') || ctx.has('actor:executions')) {
+      // The execution chain: its writer runs with the chain-writer role (one leads, the others stand
+      // by), its reads and verification with actor:executions. One signer per process, signing
+      // batches on a thread of its own, off the thread that serves HTTP.
+      const executions = await startExecutionActors({
+        bus, storage, holder, leaseMs: config.chainLeaseMs,
+        signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
+        logger: logger.child({ component: 'executions' }),
+        roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
+      });
+      actors.push({ name: 'executions', stop: () => executions.stop() });
+    }
+    if (ctx.has('actor:audit')) {
+      const reader = new AuditReaderActor({ bus, storage });
+      reader.start();
+      actors.push({ name: 'audit-reader', stop: () => reader.stop() });
+    }
+    if (ctx.has('actor:revocation')) {
+      const revocation = new RevocationActor({
+        bus, storage, heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
+        logger: logger.child({ component: 'revocation' }),
+      });
+      revocation.start();
+      actors.push({ name: 'revocation', stop: () => revocation.stop() });
+    }
+    return { actors };
+  },
+});
+
+/** The suite's own migrations folder, for `suite migrate` and tests that open storage alone. */
+export const SPINE_MIGRATIONS = DEFAULT_MIGRATIONS_DIR;
