@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { cleanEnv, killAllChildren, spawnNode } from './child.ts';
 import { APPEND_TARGET_OF_SIGN, appendCpuLine, benchAppends, loadAppends, type AppendResult } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
-import { createTestDatabase } from '../storage/testing.ts';
+import { createTestDatabase } from '../testing/storage.ts';
 
 type Variant = 'suite' | 'ceiling' | 'ceiling, no audit entry';
 const VARIANTS: readonly Variant[] = ['suite', 'ceiling', 'ceiling, no audit entry'];

@@ -34,7 +34,7 @@ import { cleanEnv, spawnNode, type Child } from './child.ts';
 import { observeCpu, waitIdle } from './cpu.ts';
 import { measure, type LoadResult } from './load.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
-import { createTestDatabase } from '../storage/testing.ts';
+import { createTestDatabase } from '../testing/storage.ts';
 
 export const APPEND_TARGET_OF_SIGN = 0.25;
 

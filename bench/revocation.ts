@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createTestDatabase } from '../storage/testing.ts';
+import { createTestDatabase } from '../testing/storage.ts';
 import { callJson, mint } from './api.ts';
 import { cleanEnv, spawnNode, spawnProgram, type Child } from './child.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';

@@ -3,7 +3,7 @@ import { SuiteError } from './errors.ts';
 import {
   TRACEPARENT, busPool, bytes, countdown, deferred, memoryHarness, natsHarness, parse, storePropagation,
   subjectsFor, uniquePrefix, within, type Harness,
-} from './contract-fixtures.ts';
+} from '../testing/bus.ts';
 
 // One contract, two transports: the embedded default must behave as NATS does.
 describe.each([

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageKind, TracePropagation } from './bus.ts';
 import {
   TRACEPARENT, busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness,
-} from './contract-fixtures.ts';
+} from '../testing/bus.ts';
 import type { Headers, Result } from './types.ts';
 
 /**

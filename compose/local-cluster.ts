@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isEdgeRole } from '../cli/roles.ts';
-import { createTestDatabase } from '../storage/testing.ts';
+import { createTestDatabase } from '../testing/storage.ts';
 import { ClusterProcess, type ProcessPlan, type Shared } from './cluster-process.ts';
 import { TEST_NATS_URL, assertNoOtherCluster, connectProbe, lockNats } from './nats-probe.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { listRoutes, RouteDeclarationError } from './plugins/authority.ts';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 import type { Authority } from './authority.ts';
 
 let t: TestApp | undefined;

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { ERROR_CODES, SuiteError, type ErrorCode } from '../bus/errors.ts';
 import { sendResult } from './plugins/errors.ts';
 import { HTTP_STATUS } from './status.ts';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 
 const PUBLIC = { authority: { kind: 'public' as const } };
 

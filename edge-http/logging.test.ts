@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, testApp, type TestApp } from './test-app.ts';
+import { ADMIN_KEY, testApp, type TestApp } from '../testing/edge-app.ts';
 import type { EdgeApp } from './types.ts';
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 
 let t: TestApp;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 import type { FastifyRequest } from 'fastify';
 import { createRateLimitKey } from './plugins/rate-limit.ts';
 import type { EdgeApp } from './types.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MapTenants } from './testing.ts';
-import { ADMIN_KEY, testApp, type TestApp } from './test-app.ts';
+import { MapTenants } from '../testing/edge-doubles.ts';
+import { ADMIN_KEY, testApp, type TestApp } from '../testing/edge-app.ts';
 import type { EdgeApp } from './types.ts';
 
 /**

@@ -3,7 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from '../observability/index.ts';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 import type { EdgeRoutes } from './types.ts';
 
 const exporter = new InMemorySpanExporter();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { testApp, type TestApp } from './test-app.ts';
+import { testApp, type TestApp } from '../testing/edge-app.ts';
 
 const AuditQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),

@@ -2,7 +2,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The bus's own contract fixtures: real transports (memory, and NATS on localhost), no mocks.
-import { busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness } from '../bus/contract-fixtures.ts';
+import { busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness } from '../testing/bus.ts';
 import { loadConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from './index.ts';
 

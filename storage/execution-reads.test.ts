@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeGrants } from '../core/capability/index.ts';
 import type { ExecutionRecord } from '../core/chain/index.ts';
 import { assessConditions, CONDITION_RULES } from '../core/assessment/conditions.ts';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
   conditionCounts, conditionSql, costTotals, countsBy, executionTotals, getExecutionOf, insertExecutions, lineageStep,
   listAttention, listExecutions, subjectBreakdown, subjectsPage, type NewExecution,

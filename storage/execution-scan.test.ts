@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../core/chain/index.ts';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
   executionsPageAfter, executionsRangeJson, insertExecutions, jsonRows, openScanClient, registerTraceKey, scanExecutionRange,
   scannedExecution, traceKeyIds, type ScannedRow,

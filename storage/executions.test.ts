@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, executionHash, GENESIS_HASH, hashCanonical, type ExecutionFields } from '../core/chain/index.ts';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
   acquireChainLease, currentTraceKey, executionHashAt, executionsPageAfter, findExecutionByIdempotencyKey, findTraceKeys,
   getExecution, insertExecutions, registerTraceKey, type NewExecution,

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from './open.ts';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import type { Storage } from './types.ts';
 import {
   consumeNonce, findIdentity, insertIdentity, insertIssuedToken, insertNonce, insertRevocations, liveTokensOf, pruneNonces,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from './errors.ts';
 import { migrate, readMigrations } from './migrate.ts';
 import { openStorage } from './open.ts';
-import { createTestDatabase, recordingLogger, writeMigrations, type TestDatabase } from './testing.ts';
+import { createTestDatabase, recordingLogger, writeMigrations, type TestDatabase } from '../testing/storage.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import { currentPin, insertAttestation, insertPin, listAttestations, listCurrentPins, pinHistory, supersedePin, type NewPin } from './index.ts';
 
 const pin = (name: string, version = '2024-05-13'): NewPin => ({

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { openStorage } from './open.ts';
 import { rowSchema } from './row-schema.ts';
-import { recordingLogger, storageKinds, writeMigrations, type TestStorage } from './testing.ts';
+import { recordingLogger, storageKinds, writeMigrations, type TestStorage } from '../testing/storage.ts';
 
 // Storage contract: every test runs on PGlite (worker + socket) and on a real Postgres database.
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from './testing.ts';
+import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
   claimBillingEvent, countSignupAttempt, findTenantByExternalRef, findTenantByKeyHash, getTenant, insertTenant, listTenants,
   meterUsage, pruneSignupAttempts, releaseUsage, setTenantKeyHash, setTenantPlan, setTenantStatus, usageOf,

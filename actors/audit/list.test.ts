@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { listAuditEntries } from '../../storage/index.ts';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { ChainWriter } from '../chain-writer/index.ts';
 import { auditChainSpec } from './chain-spec.ts';
 

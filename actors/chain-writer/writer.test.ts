@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { openStorage } from '../../storage/index.ts';
 import { auditChainSpec, verifyAuditChain } from '../audit/index.ts';
 import type { AuditInput } from '../../bus/subjects.ts';

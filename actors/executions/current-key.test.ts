@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { registerTraceKey } from '../../storage/index.ts';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { createTraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = () => createTraceSigner(pem());

@@ -1,10 +1,10 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open }) => {
   let db: TestStorage;

@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { executionsPageAfter } from '../../storage/index.ts';
 import { executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
 import { runDocumentedScript } from '../../testing/trace-format.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 /**
  * Records made just now through POST /executions, read back through the API and the database,

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { createTraceSigner } from '../../core/chain/index.ts';
-import { executionBody, startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 

@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { executionsPageAfter, insertExecutions, registerTraceKey } from '../../storage/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { createTraceSigner, executionHash, hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
-import { startExecutionHarness, type ExecutionHarness } from './testing.ts';
+import { startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 /**
  * The tamper corpus (issue 3): a chain of 1,000 records made by the real writer, then, one case at a

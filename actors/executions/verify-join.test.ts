@@ -5,7 +5,7 @@ import { createTraceSigner, executionHash, ExecutionChainVerifier, precompute, t
 import { signedChain } from '../../testing/trace-format.ts';
 import { ChainJoin } from './verify-join.ts';
 import { RunJudge } from './verify-scan.ts';
-import { scannedRow } from './verify-testing.ts';
+import { scannedRow } from '../../testing/verify-rows.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = createTraceSigner(pem());

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';
 import { signedChain } from '../../testing/trace-format.ts';
 import { insertExecutions } from '../../storage/index.ts';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { VerifyPool } from './verify-pool.ts';
 import { RunJudge, type KeyOf } from './verify-scan.ts';
-import { pageText, scannedRow } from './verify-testing.ts';
+import { pageText, scannedRow } from '../../testing/verify-rows.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = createTraceSigner(pem());

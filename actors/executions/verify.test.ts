@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, GENESIS_HASH } from '../../core/chain/index.ts';
 import { signedChain } from '../../testing/trace-format.ts';
 import { ensureChainHead, insertExecutions, registerTraceKey } from '../../storage/index.ts';
-import { storageKinds, type TestStorage } from '../../storage/testing.ts';
+import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';

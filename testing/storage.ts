@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { StorageLogger } from './errors.ts';
-import { openStorage, type OpenStorageOptions } from './open.ts';
-import type { Storage, StorageOptions } from './types.ts';
+import type { StorageLogger } from '../storage/errors.ts';
+import { openStorage, type OpenStorageOptions } from '../storage/open.ts';
+import type { Storage, StorageOptions } from '../storage/types.ts';
 
 /**
  * Test helpers: every storage contract test runs on both kinds (PGlite and a real Postgres). The

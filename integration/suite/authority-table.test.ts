@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRoutes, type Authority } from '../index.ts';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { listRoutes, type Authority } from '../../edge-http/index.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 /**
  * Every route of every listener × every credential case, against the real suite: the status and

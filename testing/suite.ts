@@ -4,8 +4,8 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { loadConfig, SERVICES, PORT_VARIABLES, type ServiceName, type SuiteConfig } from '../config/index.ts';
 import { mintToken } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
-import { startSuite, type RunningSuite } from './runtime.ts';
-import { parseRoles } from './roles.ts';
+import { startSuite, type RunningSuite } from '../cli/runtime.ts';
+import { parseRoles } from '../cli/roles.ts';
 
 /**
  * The real suite for tests: every role in this process (or the roles asked for), on ephemeral

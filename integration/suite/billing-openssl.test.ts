@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { call, createTenant } from './tenancy-testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { call, createTenant } from '../../testing/tenancy.ts';
 
 /**
  * The signing example of docs/BILLING-WEBHOOK.md, run as written (sh and openssl), its header sent

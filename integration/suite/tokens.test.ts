@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 let t: TestSuite;
 beforeAll(async () => {

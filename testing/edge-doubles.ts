@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ErrorData } from '../bus/errors.ts';
-import type { AuditDecision, AuditSink, CapabilityVerifier, Principal, Verified } from './authority.ts';
-import type { TenantResolver } from './plugins/capability.ts';
+import type { AuditDecision, AuditSink, CapabilityVerifier, Principal, Verified } from '../edge-http/authority.ts';
+import type { TenantResolver } from '../edge-http/plugins/capability.ts';
 
 /**
  * Small real implementations of the edge's collaborators, for tests of the edge and of route

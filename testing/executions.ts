@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
-import type { Storage } from '../../storage/types.ts';
-import { createEdgeApp, RecordingAudit, type EdgeApp } from '../../edge-http/index.ts';
-import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
-import { edgeVerifier } from '../../cli/edge.ts';
-import { createLogger, createMetricsRegistry } from '../../observability/index.ts';
-import { mintToken, TokenChecker } from '../capability/index.ts';
-import { createHmacKeyRing, type HmacKeyRing } from '../../core/capability/index.ts';
-import { RevocationActor, RevocationView } from '../revocation/index.ts';
-import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';
-import { startExecutionActors, type RunningExecutionActors } from './index.ts';
+import { createBus, createMemoryNetwork, type Bus } from '../bus/index.ts';
+import type { Storage } from '../storage/types.ts';
+import { createEdgeApp, type EdgeApp } from '../edge-http/index.ts';
+import { RecordingAudit } from './edge-doubles.ts';
+import { executionReadRoutes, executionRoutes } from '../edge-http/routes/index.ts';
+import { edgeVerifier } from '../cli/edge.ts';
+import { createLogger, createMetricsRegistry } from '../observability/index.ts';
+import { mintToken, TokenChecker } from '../actors/capability/index.ts';
+import { createHmacKeyRing, type HmacKeyRing } from '../core/capability/index.ts';
+import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
+import { createTraceSigner, type ExecutionRecord } from '../core/chain/index.ts';
+import { startExecutionActors, type RunningExecutionActors } from '../actors/executions/index.ts';
 
 /**
  * Test-only: the real token-service edge with the execution routes, over the real capability check

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { createTestDatabase, type TestDatabase } from '../../storage/testing.ts';
-import { caller, newAgentKey, provenRequest, type AgentKey } from './testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { createTestDatabase, type TestDatabase } from '../../testing/storage.ts';
+import { caller, newAgentKey, provenRequest, type AgentKey } from '../../testing/identities.ts';
 
 let n = 0;
 async function enrolled(call: ReturnType<typeof caller>): Promise<{ subject: string; key: AgentKey }> {

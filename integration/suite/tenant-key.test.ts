@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { periodEnd, periodOf } from '../../core/tenancy/index.ts';
 import { meterUsage } from '../../storage/index.ts';
-import { call, claimsOf, createTenant, type CreatedTenant } from './tenancy-testing.ts';
+import { call, claimsOf, createTenant, type CreatedTenant } from '../../testing/tenancy.ts';
 
 /**
  * X-Suite-Tenant-Key beside the credential of every guarded route (spec, Authentication rule 6):

@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { Type } from 'typebox';
-import { createBus, type BusOptions } from './bus.ts';
-import { eventSubject, requestSubject } from './define.ts';
-import { createMemoryNetwork } from './memory-transport.ts';
-import { connectNatsTransport } from './nats-transport.ts';
-import type { Bus, Headers, Payload, Transport } from './types.ts';
+import { createBus, type BusOptions } from '../bus/bus.ts';
+import { eventSubject, requestSubject } from '../bus/define.ts';
+import { createMemoryNetwork } from '../bus/memory-transport.ts';
+import { connectNatsTransport } from '../bus/nats-transport.ts';
+import type { Bus, Headers, Payload, Transport } from '../bus/types.ts';
 
 /** Test fixtures shared by the bus contract suite; real transports only, no mocks. */
 

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import type { ServiceName } from '../../config/index.ts';
-import type { TestSuite } from '../../cli/testing.ts';
+import type { ServiceName } from '../config/index.ts';
+import type { TestSuite } from './suite.ts';
 
 /** Test-only: an agent's key pair, as the agent would hold it, and calls against a running test suite. */
 export interface AgentKey {

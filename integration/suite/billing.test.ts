@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { signWebhook } from '../../core/tenancy/index.ts';
-import { call, createTenant } from './tenancy-testing.ts';
+import { call, createTenant } from '../../testing/tenancy.ts';
 
 const SECRET = 'whsec_test_current_0123456789';
 const PREVIOUS = 'whsec_test_previous_9876543210';

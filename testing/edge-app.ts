@@ -1,7 +1,7 @@
 import { createLogger, createMetricsRegistry, type MetricsRegistry } from '../observability/index.ts';
-import { createEdgeApp, type EdgeOptions } from './app.ts';
-import { MapVerifier, RecordingAudit } from './testing.ts';
-import type { EdgeApp, EdgeRoutes } from './types.ts';
+import { createEdgeApp, type EdgeOptions } from '../edge-http/app.ts';
+import { MapVerifier, RecordingAudit } from './edge-doubles.ts';
+import type { EdgeApp, EdgeRoutes } from '../edge-http/types.ts';
 
 /** Test-only: an edge app with real fakes and the log captured as parsed lines. */
 export interface TestApp {

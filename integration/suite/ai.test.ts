@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config/index.ts';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 let plain: TestSuite;
 let configured: TestSuite;

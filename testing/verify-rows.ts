@@ -1,5 +1,5 @@
-import type { ExecutionRecord } from '../../core/chain/index.ts';
-import type { ScannedRow } from '../../storage/index.ts';
+import type { ExecutionRecord } from '../core/chain/index.ts';
+import type { ScannedRow } from '../storage/index.ts';
 
 /**
  * Test-only: records as the chain scans hand them to verification threads

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { findPlan, periodOf } from '../../core/tenancy/index.ts';
-import { call, createTenant } from './tenancy-testing.ts';
+import { call, createTenant } from '../../testing/tenancy.ts';
 
 let t: TestSuite;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { mapIssueRequest } from './issue.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { mapIssueRequest } from '../../edge-http/routes/issue.ts';
 
 let t: TestSuite;
 beforeAll(async () => {

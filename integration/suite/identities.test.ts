@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { CHALLENGE_RATE_LIMIT } from '../../edge-http/routes/identities.ts';
-import { caller, newAgentKey, provenRequest, type AgentKey } from './testing.ts';
+import { caller, newAgentKey, provenRequest, type AgentKey } from '../../testing/identities.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;

@@ -5,7 +5,7 @@ import { SpanKind } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../cli/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 /** The real suite in this process (memory bus, in-memory PGlite), traced end to end. */
 

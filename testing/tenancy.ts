@@ -1,5 +1,5 @@
-import type { TestSuite } from '../../cli/testing.ts';
-import type { ServiceName } from '../types.ts';
+import type { TestSuite } from './suite.ts';
+import type { ServiceName } from '../edge-http/types.ts';
 
 /** Test-only: HTTP calls against a real test suite, with the tenancy headers spelled once. */
 export interface Call {

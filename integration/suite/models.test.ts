@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSuite, type TestSuite } from '../../cli/testing.ts';
-import { caller } from '../identities/testing.ts';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { caller } from '../../testing/identities.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;
