@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createBus, createMemoryNetwork, connectNatsTransport, type Bus, type Transport } from '../bus/index.ts';
-import { subjects } from '../bus/subjects.ts';
+import { subjects } from '../bus/index.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 import { APPEND_BODY } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';

@@ -1,6 +1,7 @@
 /**
  * The bus: typed subjects, one `Bus` interface, and its two transports (NATS for a distributed
- * deployment, memory for the embedded default). Subjects themselves are declared in `subjects.ts`.
+ * deployment, memory for the embedded default). The spine's and the token service's subjects are
+ * declared in `subjects.ts`; other services declare theirs in their own folders.
  */
 export { createBus } from './bus.ts';
 export type { BusOptions, ErrorStage, MessageKind, SendDone, TracePropagation } from './bus.ts';
@@ -28,9 +29,22 @@ export type {
   RequestOptions,
   RequestSubject,
   Result,
+  ServeOptions,
+  SubscribeOptions,
+  RawMessage,
+  RawHandler,
+  TransportSubscription,
   Subscription,
   Transport,
   TransportErrorCode,
 } from './types.ts';
-export { ERROR_CODES, ErrorDataSchema, SuiteError, isErrorCode } from './errors.ts';
+export { ERROR_CODES, ErrorCodeSchema, ErrorDataSchema, SuiteError, isErrorCode } from './errors.ts';
 export type { ErrorCode, ErrorData } from './errors.ts';
+
+// The spine's and token service's subjects, and the message schemas edges build their bodies from.
+export { subjects } from './subjects.ts';
+export type { AuditInput, AuditEntry, Caller, ExecutionClaim, RecordRequestData, VerifyReplyData, Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './subjects.ts';
+export { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './schemas/executions.ts';
+export { FingerprintSchema, ModelName } from './schemas/models.ts';
+export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
+export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';

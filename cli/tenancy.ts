@@ -1,6 +1,6 @@
 import type { Bus } from '../bus/index.ts';
-import { subjects } from '../bus/subjects.ts';
-import { tenantKeyHash } from '../actors/tenancy/index.ts';
+import { subjects } from '../bus/index.ts';
+import { tenantKeyHash } from '../core/tenancy/index.ts';
 import type { Meter, TenantResolver } from '../edge-http/index.ts';
 
 /**

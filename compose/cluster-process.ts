@@ -4,7 +4,7 @@
  */
 import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
 import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
-import { subjects } from '../bus/subjects.ts';
+import { subjects } from '../bus/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Child, freePort, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';

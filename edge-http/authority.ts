@@ -1,4 +1,4 @@
-import type { ErrorData } from '../bus/errors.ts';
+import type { ErrorData } from '../bus/index.ts';
 
 /**
  * What a route requires. Every route declares one (fastify route `config.authority`); the app

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { ERROR_CODES, SuiteError, type ErrorCode } from '../bus/errors.ts';
+import { ERROR_CODES, SuiteError, type ErrorCode } from '../bus/index.ts';
 import { sendResult } from './plugins/errors.ts';
 import { HTTP_STATUS } from './status.ts';
 import { testApp, type TestApp } from '../testing/edge-app.ts';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../bus/errors.ts';
+import type { ErrorCode } from '../bus/index.ts';
 
 /**
  * The one place an error code becomes an HTTP status (DESIGN, "The bus": "the edge maps a code to

@@ -4,7 +4,7 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopeGrants } from '../core/capability/index.ts';
 import type { ExecutionRecord } from '../core/chain/index.ts';
-import { assessConditions, CONDITION_RULES } from '../core/assessment/conditions.ts';
+import { assessConditions, CONDITION_RULES } from '../core/assessment/index.ts';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
   conditionCounts, conditionSql, costTotals, countsBy, executionTotals, getExecutionOf, insertExecutions, lineageStep,

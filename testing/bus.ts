@@ -5,7 +5,7 @@ import { createBus, type BusOptions } from '../bus/bus.ts';
 import { eventSubject, requestSubject } from '../bus/define.ts';
 import { createMemoryNetwork } from '../bus/memory-transport.ts';
 import { connectNatsTransport } from '../bus/nats-transport.ts';
-import type { Bus, Headers, Payload, Transport } from '../bus/types.ts';
+import type { Bus, Headers, Payload, Transport } from '../bus/index.ts';
 
 /** Test fixtures shared by the bus contract suite; real transports only, no mocks. */
 

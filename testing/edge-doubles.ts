@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ErrorData } from '../bus/errors.ts';
+import type { ErrorData } from '../bus/index.ts';
 import type { AuditDecision, AuditSink, CapabilityVerifier, Principal, Verified } from '../edge-http/authority.ts';
 import type { TenantResolver } from '../edge-http/plugins/capability.ts';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createBus, createMemoryNetwork, type Bus } from '../bus/index.ts';
-import type { Storage } from '../storage/types.ts';
+import type { Storage } from '../storage/index.ts';
 import { createEdgeApp, type EdgeApp } from '../edge-http/index.ts';
 import { RecordingAudit } from './edge-doubles.ts';
 import { executionReadRoutes, executionRoutes } from '../edge-http/routes/index.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { StorageLogger } from '../storage/errors.ts';
 import { openStorage, type OpenStorageOptions } from '../storage/open.ts';
-import type { Storage, StorageOptions } from '../storage/types.ts';
+import type { Storage, StorageOptions } from '../storage/index.ts';
 
 /**
  * Test helpers: every storage contract test runs on both kinds (PGlite and a real Postgres). The

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GENESIS_HASH, hashCanonical } from '../core/chain/canonical.ts';
-import { executionHash, type ExecutionFields, type ExecutionRecord } from '../core/chain/execution-record.ts';
-import type { TraceSigner } from '../core/chain/ed25519.ts';
+import { GENESIS_HASH, hashCanonical } from '../core/chain/index.ts';
+import { executionHash, type ExecutionFields, type ExecutionRecord } from '../core/chain/index.ts';
+import type { TraceSigner } from '../core/chain/index.ts';
 
 /**
  * Test-only: run the shell steps of docs/TRACE-FORMAT.md exactly as written, with the real `sh`,

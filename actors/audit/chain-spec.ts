@@ -1,4 +1,4 @@
-import type { AuditInput } from '../../bus/subjects.ts';
+import type { AuditInput } from '../../bus/index.ts';
 import { auditCanonicalJson, sha256Hex } from '../../core/chain/index.ts';
 import { insertAuditEntries, type NewAuditEntry } from '../../storage/index.ts';
 import type { ChainSpec } from '../chain-writer/index.ts';

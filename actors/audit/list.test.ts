@@ -1,6 +1,6 @@
 import { sql } from 'slonik';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditInput } from '../../bus/subjects.ts';
+import type { AuditInput } from '../../bus/index.ts';
 import { listAuditEntries } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { ChainWriter } from '../chain-writer/index.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '../../bus/index.ts';
-import { subjects, type AuditInput } from '../../bus/subjects.ts';
+import { subjects, type AuditInput } from '../../bus/index.ts';
 
 export interface AuditBatcherOptions {
   bus: Bus;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
-import { subjects, type AuditInput } from '../../bus/subjects.ts';
+import { subjects, type AuditInput } from '../../bus/index.ts';
 import { openStorage, type Storage } from '../../storage/index.ts';
 import { AuditWriterActor } from './writer-actor.ts';
 import { verifyAuditChain } from './reader-actor.ts';

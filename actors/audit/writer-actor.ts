@@ -1,11 +1,11 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
 import type { AuditRecord } from '../../core/chain/index.ts';
-import type { AuditInput } from '../../bus/subjects.ts';
+import type { AuditInput } from '../../bus/index.ts';
 import { auditChainSpec } from './chain-spec.ts';
-import { errorData } from '../errors.ts';
+import { errorData } from '../base/index.ts';
 import { findAuditIds } from '../../storage/index.ts';
 
 type Appended = { id: string; seq: number; hash: string };

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify, errors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
-import type { ErrorData } from '../../bus/errors.ts';
+import type { ErrorData } from '../../bus/index.ts';
 import type { HmacKeyRing } from '../../core/capability/index.ts';
 
 /** The token type we mint and the only one we accept (RFC 9068 access-token `typ`). */

@@ -1,4 +1,4 @@
-import type { ErrorData } from '../../bus/errors.ts';
+import type { ErrorData } from '../../bus/index.ts';
 import type { HmacKeyRing } from '../../core/capability/index.ts';
 import { verifyToken, type CapabilityClaims } from './jwt.ts';
 import { VerifiedTokenCache } from './verified-cache.ts';

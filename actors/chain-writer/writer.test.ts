@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { openStorage } from '../../storage/index.ts';
 import { auditChainSpec, verifyAuditChain } from '../audit/index.ts';
-import type { AuditInput } from '../../bus/subjects.ts';
+import type { AuditInput } from '../../bus/index.ts';
 import { ChainWriter } from './writer.ts';
 
 const entry = (i: number): AuditInput => ({

@@ -1,6 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
-import { SuiteError } from '../../bus/errors.ts';
-import type { Storage } from '../../storage/types.ts';
+import { SuiteError } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
 import {
   acquireChainLease,

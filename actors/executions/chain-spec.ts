@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ExecutionClaim } from '../../bus/subjects.ts';
+import type { ExecutionClaim } from '../../bus/index.ts';
 import { executionCanonicalJson, sha256Hex, type Attestation, type Cost, type ExecutionFields, type Governance, type TraceSigner } from '../../core/chain/index.ts';
 import { insertExecutions, type NewExecution } from '../../storage/index.ts';
 import type { ChainSpec } from '../chain-writer/index.ts';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { registerTraceKey } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { createTraceSigner } from '../../core/chain/index.ts';

@@ -2,7 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 

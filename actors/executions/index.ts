@@ -1,6 +1,6 @@
 /** Execution traces: the chain's writer and readers on the bus, verification, and the cost rules. */
 import type { Bus } from '../../bus/index.ts';
-import type { Storage } from '../../storage/types.ts';
+import type { Storage } from '../../storage/index.ts';
 import type { TraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
 import { ExecutionReadModelActor } from './read-models/index.ts';

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
-import { SuiteError } from '../../bus/errors.ts';
+import { SuiteError } from '../../bus/index.ts';
 import { findTraceKeys } from '../../storage/index.ts';
 import { ed25519PublicKey, type KeyLookup } from '../../core/chain/index.ts';
 

@@ -1,10 +1,10 @@
-import { SuiteError } from '../../bus/errors.ts';
+import { SuiteError } from '../../bus/index.ts';
 import type { Bus, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import { currentTraceKey, findTraceKeys, getExecution, type PublishedKey } from '../../storage/index.ts';
 import type { ExecutionRecord } from '../../core/chain/index.ts';
-import { replyOf } from '../errors.ts';
+import { replyOf } from '../base/index.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';

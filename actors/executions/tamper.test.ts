@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { executionsPageAfter, insertExecutions, registerTraceKey } from '../../storage/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { createTraceSigner, executionHash, hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
 import { startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 

@@ -1,7 +1,7 @@
 import { hash, type KeyObject } from 'node:crypto';
 import { executionCanonicalJson, verifyHashSignature, type ExecutionRecord } from '../../core/chain/index.ts';
 // Not storage/index.ts: this runs in the verification threads, which need no other storage module.
-import { scannedExecution, type ScannedRow } from '../../storage/execution-scan.ts';
+import { scannedExecution, type ScannedRow } from '../../storage/index.ts';
 
 /** What a verification thread (verify-worker.ts) does with the rows of a job; pure. */
 

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import type pg from 'pg';
 // Not storage/index.ts: that would load every storage module into each thread.
-import { jsonRows, openScanClient, scanExecutionRange } from '../../storage/execution-scan.ts';
+import { jsonRows, openScanClient, scanExecutionRange } from '../../storage/index.ts';
 import type { ScanSource } from './verify-pool.ts';
 import { RunJudge } from './verify-scan.ts';
 

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from 'slonik';
-import { SuiteError } from '../../bus/errors.ts';
+import { SuiteError } from '../../bus/index.ts';
 import { executionHashAt, executionsPageAfter, executionsRangeJson, getExecution, readChainHead, traceKeyIds } from '../../storage/index.ts';
 import { checkExecution, GENESIS_HASH, type ChainVerification, type ExecutionRecord } from '../../core/chain/index.ts';
 import type { VerificationKeys } from './keys.ts';

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SuiteError } from '../../bus/errors.ts';
+import { SuiteError } from '../../bus/index.ts';
 import type { Bus, Subscription } from '../../bus/index.ts';
-import { subjects, type RecordRequestData } from '../../bus/subjects.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects, type RecordRequestData } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import { findExecutionByIdempotencyKey, registerTraceKey, type NewExecution } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
 import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../../core/chain/index.ts';
-import { errorData } from '../errors.ts';
+import { errorData } from '../base/index.ts';
 import { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
-import { costProblem } from '../../core/chain/cost-rules.ts';
+import { costProblem } from '../../core/chain/index.ts';
 
 type Logger = NonNullable<ChainWriterOptions<ExecutionAppend, NewExecution>['logger']>;
 type Recorded = { record: ExecutionRecord; replayed: boolean };

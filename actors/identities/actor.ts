@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { SuiteError } from '../../bus/errors.ts';
-import type { IdentityData } from '../../bus/schemas/identities.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import { SuiteError } from '../../bus/index.ts';
+import type { IdentityData } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import {
   findIdentity,
   insertIdentity,
@@ -15,7 +15,7 @@ import {
   type Identity,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { replyOf } from '../errors.ts';
+import { replyOf } from '../base/index.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
 import { BusActor } from '../base/index.ts';
 

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from 'slonik';
-import type { ErrorData } from '../../bus/errors.ts';
+import type { ErrorData } from '../../bus/index.ts';
 import { consumeNonce, findIdentity, lockSubject } from '../../storage/index.ts';
 import { proofSignatureVerifies } from './public-key.ts';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { SuiteError } from '../../bus/errors.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import { SuiteError } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import {
   currentPin,
   insertAttestation,
@@ -14,7 +14,7 @@ import {
   type ModelPin,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { replyOf } from '../errors.ts';
+import { replyOf } from '../base/index.ts';
 import { compareFingerprint } from './compare.ts';
 import { BusActor } from '../base/index.ts';
 

@@ -1,6 +1,6 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import {
   findIssuedToken,
   insertRevocation,

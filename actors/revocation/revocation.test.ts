@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'slonik';
 import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { openStorage, type Storage } from '../../storage/index.ts';
 import { RevocationActor } from './actor.ts';
 import { RevocationView } from './view.ts';

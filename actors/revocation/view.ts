@@ -1,5 +1,5 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import type { RevocationLookup } from '../capability/index.ts';
 
 export interface RevocationViewOptions {

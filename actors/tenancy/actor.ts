@@ -1,28 +1,23 @@
 import type { Bus, RequestOf, Result, Subscription } from '../../bus/index.ts';
-import { SuiteError } from '../../bus/errors.ts';
-import { subjects, type Tenant, type UsageReport } from '../../bus/subjects.ts';
-import type { Storage } from '../../storage/types.ts';
+import { SuiteError } from '../../bus/index.ts';
+import { subjects, type Tenant, type UsageReport } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import {
   getTenant, findTenantByKeyHash, insertTenant, listTenants, meterUsage, releaseUsage, setTenantKeyHash, setTenantPlan,
   setTenantStatus, usageOf, type StoredTenant,
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
-import { replyOf } from '../errors.ts';
+import { replyOf } from '../base/index.ts';
 import { applyBillingEvent } from './billing.ts';
-import { newTenantId, newTenantKey, tenantKeyHash } from './keys.ts';
-import { periodEnd, periodOf } from '../../core/tenancy/period.ts';
-import { findPlan, type Plan } from '../../core/tenancy/plans.ts';
+import { newTenantId, newTenantKey, tenantKeyHash } from '../../core/tenancy/index.ts';
+import { periodEnd, periodOf } from '../../core/tenancy/index.ts';
+import { findPlan, type Plan } from '../../core/tenancy/index.ts';
 import { signup } from './signup.ts';
 import { remainingOf, usageReport } from './usage-report.ts';
 import { BusActor } from '../base/index.ts';
+import type { TenancyActorOptions } from './options.ts';
 
-export interface TenancyActorOptions {
-  bus: Bus;
-  storage: Storage;
-  audit: AuditBatcher;
-  logger?: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
-  clock?: () => number;
-}
+export type { TenancyActorOptions } from './options.ts';
 
 /** The tenant as the API shows it (how it was suspended stays internal). */
 export function publicTenant(t: StoredTenant): Tenant {

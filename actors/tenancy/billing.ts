@@ -1,8 +1,8 @@
 import type { CommonQueryMethods } from 'slonik';
-import type { BillingEvent } from '../../bus/subjects.ts';
+import type { BillingEvent } from '../../bus/index.ts';
 import { claimBillingEvent, findTenantByExternalRef, setBillingEventOutcome, setTenantPlan, setTenantStatus } from '../../storage/index.ts';
-import type { TenancyActorOptions } from './actor.ts';
-import { findPlan } from '../../core/tenancy/plans.ts';
+import type { TenancyActorOptions } from './options.ts';
+import { findPlan } from '../../core/tenancy/index.ts';
 
 /** What an event did: a change to a tenant, or why it was acknowledged and left alone. */
 interface Applied {

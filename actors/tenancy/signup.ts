@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ReplyOf, RequestOf } from '../../bus/index.ts';
-import type { subjects } from '../../bus/subjects.ts';
+import type { subjects } from '../../bus/index.ts';
 import { countSignupAttempt, pruneSignupAttempts } from '../../storage/index.ts';
-import type { TenancyActorOptions } from './actor.ts';
+import type { TenancyActorOptions } from './options.ts';
 
 /** Public signups allowed per client address per clock hour (docs/TENANCY.md, "Signup"). */
 export const SIGNUPS_PER_HOUR = 5;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { newTenantId, newTenantKey, tenantKeyHash, TENANT_ID_PATTERN } from './keys.ts';
-import { isPeriod, periodEnd, periodOf } from '../../core/tenancy/period.ts';
-import { findPlan, PLANS } from '../../core/tenancy/plans.ts';
+import { newTenantId, newTenantKey, tenantKeyHash, TENANT_ID_PATTERN } from '../../core/tenancy/index.ts';
+import { isPeriod, periodEnd, periodOf } from '../../core/tenancy/index.ts';
+import { findPlan, PLANS } from '../../core/tenancy/index.ts';
 import { isApproaching, remainingOf, usageReport } from './usage-report.ts';
 
 const tenant = {

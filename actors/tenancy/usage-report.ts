@@ -1,5 +1,5 @@
-import type { Metric, Tenant, UsageReport } from '../../bus/schemas/tenancy.ts';
-import type { Plan } from '../../core/tenancy/plans.ts';
+import type { Metric, Tenant, UsageReport } from '../../bus/index.ts';
+import type { Plan } from '../../core/tenancy/index.ts';
 
 /** The metered limits, in the order reports list them. */
 export const METRICS: readonly Metric[] = Object.freeze(['agents', 'validations', 'schedules', 'benchmarkRuns']);

@@ -1,15 +1,15 @@
 import { decodeJwt } from 'jose';
 import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { SuiteError } from '../../bus/errors.ts';
-import type { Storage } from '../../storage/types.ts';
+import { subjects } from '../../bus/index.ts';
+import { SuiteError } from '../../bus/index.ts';
+import type { Storage } from '../../storage/index.ts';
 import { insertIssuedToken } from '../../storage/index.ts';
 import { mintToken, verifyToken, type TokenChecker } from '../capability/index.ts';
 import { isValidScope, parseDurationSeconds, scopeGrants, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 
-import { replyOf } from '../errors.ts';
+import { replyOf } from '../base/index.ts';
 import { BusActor } from '../base/index.ts';
 
 export interface TokenActorOptions {

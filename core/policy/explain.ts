@@ -1,5 +1,5 @@
 import { GENERATOR } from './lexicon.ts';
-import type { GeneratedPolicy, PolicyRule } from './generate.ts';
+import type { GeneratedPolicy, PolicyRule } from './types.ts';
 import type { Money } from './limits.ts';
 
 /** The explanation in words, built only from the generated fields (same input, same sentence). */

@@ -1,47 +1,19 @@
 import { hashCanonical } from '../chain/index.ts';
 import { isValidScope, parseDurationSeconds, scopeGrantsOne } from '../capability/index.ts';
-import { matchApprovals, matchExpiry, matchTimeWindows, type ApprovalRule, type TimeWindowRule } from './conditions.ts';
+import { matchApprovals, matchExpiry, matchTimeWindows } from './conditions.ts';
 import { matchGrants, type GrantContext, type Problem } from './grants.ts';
 import { GENERATOR, knownResource } from './lexicon.ts';
-import { matchLimits, type LimitRule } from './limits.ts';
+import { matchLimits } from './limits.ts';
+import type { GeneratedPolicy, Matched, PolicyRequest, PolicyRule, RuleBody } from './types.ts';
 import { explain } from './explain.ts';
 import { clausesOf, normalise } from './text.ts';
+
+export type { GeneratedPolicy, Matched, PolicyRequest, PolicyRule, RuleBody } from './types.ts';
 
 /**
  * Plain-language description in, scopes and a governance policy out (docs/AI-POLICY.md). Pure and
  * deterministic: no clock, no randomness, no model; the same input gives byte-identical output.
  */
-
-export interface PolicyRequest {
-  description: string;
-  subject?: string;
-}
-
-export type RuleBody = LimitRule | TimeWindowRule | ApprovalRule | { kind: 'deny'; scopes: string[] };
-export type PolicyRule = RuleBody & { id: string; appliesTo: string[] };
-
-export interface Matched {
-  phrase: string;
-  kind: 'grant' | 'deny' | 'rule' | 'expiry' | 'waiver';
-  produces: string[];
-}
-
-export interface GeneratedPolicy {
-  scopes: string[];
-  policy: {
-    policyRef: string;
-    policyVersion: string;
-    generator: string;
-    subject?: string;
-    scopes: string[];
-    rules: PolicyRule[];
-    expiresIn?: string;
-  };
-  matched: Matched[];
-  unmatched: Problem[];
-  warnings: string[];
-  explanation: string;
-}
 
 /** A token request carries at most 100 scopes (POST /auth/token). */
 export const MAX_SCOPES = 100;

@@ -5,3 +5,4 @@ export {
   SIGNATURE_HEADER, TOLERANCE_SECONDS, parseSignatureHeader, signWebhook, verifyWebhookSignature, webhookSecrets,
   type SignatureCheck,
 } from './webhook-signature.ts';
+export { newTenantId, newTenantKey, tenantKeyHash, TENANT_KEY_PREFIX, TENANT_ID_PATTERN } from './keys.ts';

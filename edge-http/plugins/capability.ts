@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/errors.ts';
+import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
 import { scopeGrants } from '../../core/capability/index.ts';
 import type { AuditSink, Authority, CapabilityVerifier, Principal, Verified } from '../authority.ts';
 import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from '../credentials.ts';

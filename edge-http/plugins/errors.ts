@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/errors.ts';
-import type { Result } from '../../bus/types.ts';
+import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
+import type { Result } from '../../bus/index.ts';
 import { statusOf } from '../status.ts';
 
 /** Every error body (spec, Errors): `{error: {code, message}}`. */

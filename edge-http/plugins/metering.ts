@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import type { Result } from '../../bus/types.ts';
-import type { MeterReplyData, Metric } from '../../bus/subjects.ts';
+import type { Result } from '../../bus/index.ts';
+import type { MeterReplyData, Metric } from '../../bus/index.ts';
 import { errorBody } from './errors.ts';
 import { statusOf } from '../status.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ErrorDataSchema } from '../../bus/errors.ts';
+import { ErrorDataSchema } from '../../bus/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 import type { Authority } from '../authority.ts';
 import { statusOf } from '../status.ts';

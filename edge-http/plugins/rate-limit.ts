@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SuiteError } from '../../bus/errors.ts';
+import { SuiteError } from '../../bus/index.ts';
 import { ADMIN_KEY_HEADER, bearerToken } from '../credentials.ts';
 
 export interface RateLimitOptions {

@@ -1,7 +1,7 @@
 import { Compile } from 'typebox/compile';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { BillingEventSchema, type BillingEvent } from '../../bus/schemas/tenancy.ts';
+import { subjects } from '../../bus/index.ts';
+import { BillingEventSchema, type BillingEvent } from '../../bus/index.ts';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../core/tenancy/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendError } from '../plugins/errors.ts';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { hashCanonical } from '../../core/chain/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import type { Authority } from '../authority.ts';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects, type ExecutionClaim } from '../../bus/subjects.ts';
-import { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from '../../bus/schemas/executions.ts';
+import { subjects, type ExecutionClaim } from '../../bus/index.ts';
+import { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from '../../bus/index.ts';
 import { costProblem } from '../../core/chain/index.ts';
 import { hashCanonical } from '../../core/chain/index.ts';
 import type { EdgeRoutes } from '../types.ts';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason } from '../../bus/schemas/identities.ts';
+import { subjects } from '../../bus/index.ts';
+import { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason } from '../../bus/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendResult } from '../plugins/errors.ts';
 import { callerOf } from './caller.ts';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../core/capability/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendError } from '../plugins/errors.ts';

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { Text } from '../../bus/schemas/executions.ts';
-import { FingerprintSchema, ModelName } from '../../bus/schemas/models.ts';
+import { subjects } from '../../bus/index.ts';
+import { Text } from '../../bus/index.ts';
+import { FingerprintSchema, ModelName } from '../../bus/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendResult } from '../plugins/errors.ts';
 import { callerOf } from './caller.ts';

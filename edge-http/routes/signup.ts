@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { PLANS } from '../../core/tenancy/index.ts';
 import type { EdgeApp, EdgeRoutes } from '../types.ts';
 import { sendError } from '../plugins/errors.ts';

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
-import { PlanIdSchema, TenantStatusSchema } from '../../bus/schemas/tenancy.ts';
-import { TENANT_ID_PATTERN } from '../../actors/tenancy/index.ts';
+import { subjects } from '../../bus/index.ts';
+import { PlanIdSchema, TenantStatusSchema } from '../../bus/index.ts';
+import { TENANT_ID_PATTERN } from '../../core/tenancy/index.ts';
 import { PERIOD_PATTERN, periodOf } from '../../core/tenancy/index.ts';
 import type { Authority } from '../authority.ts';
 import type { EdgeRoutes } from '../types.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/subjects.ts';
+import { subjects } from '../../bus/index.ts';
 import { PLANS } from '../../core/tenancy/index.ts';
 import type { EdgeRoutes } from '../types.ts';
 import { sendResult } from '../plugins/errors.ts';

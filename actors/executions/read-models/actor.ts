@@ -1,8 +1,8 @@
-import { SuiteError } from '../../../bus/errors.ts';
+import { SuiteError } from '../../../bus/index.ts';
 import type { Bus, Subscription } from '../../../bus/index.ts';
-import { subjects } from '../../../bus/subjects.ts';
-import type { Storage } from '../../../storage/types.ts';
-import { replyOf } from '../../errors.ts';
+import { subjects } from '../../../bus/index.ts';
+import type { Storage } from '../../../storage/index.ts';
+import { replyOf } from '../../base/index.ts';
 import type { ChainResult } from '../verify.ts';
 import { authorityOf, costOf, statsOf, unknownsOf } from './aggregate-reads.ts';
 import { conditionsOf, explanationOf, lineageOf, listNeedingAttention, listRecords, replayOf } from './record-reads.ts';

@@ -1,13 +1,13 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { RequestOf } from '../../../bus/index.ts';
-import type { subjects } from '../../../bus/subjects.ts';
+import type { subjects } from '../../../bus/index.ts';
 import type { ChainResult } from '../verify.ts';
 import {
   conditionCounts, costTotals, countsBy, executionTotals, subjectBreakdown, subjectsPage, type ExecutionFilter, type SubjectDimension,
 } from '../../../storage/index.ts';
-import { CONDITION_RULES, type ConditionState } from '../../../core/assessment/conditions.ts';
+import { CONDITION_RULES, type ConditionState } from '../../../core/assessment/index.ts';
 import { encodeCursor, subjectCursor } from './cursor.ts';
-import { conditionTable, countIn, unknownGroups, UNKNOWNS_MEANING, unverifiable } from '../../../core/assessment/summaries.ts';
+import { conditionTable, countIn, unknownGroups, UNKNOWNS_MEANING, unverifiable } from '../../../core/assessment/index.ts';
 
 /** Aggregate reads: every figure is computed in SQL; these only shape the answers. */
 

@@ -1,4 +1,4 @@
-import { SuiteError } from '../../../bus/errors.ts';
+import { SuiteError } from '../../../bus/index.ts';
 
 /**
  * Opaque page cursors. A cursor is a position, not an offset: the sequence number of the last

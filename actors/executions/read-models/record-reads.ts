@@ -1,13 +1,13 @@
 import type { CommonQueryMethods } from 'slonik';
-import { SuiteError } from '../../../bus/errors.ts';
+import { SuiteError } from '../../../bus/index.ts';
 import type { RequestOf } from '../../../bus/index.ts';
-import type { subjects } from '../../../bus/subjects.ts';
+import type { subjects } from '../../../bus/index.ts';
 import { getExecutionOf, listAttention, listExecutions, type ExecutionFilter } from '../../../storage/index.ts';
 import type { ExecutionRecord } from '../../../core/chain/index.ts';
-import { attentionReasons } from '../../../core/assessment/attention.ts';
-import { assessConditions, CONDITION_RULES } from '../../../core/assessment/conditions.ts';
+import { attentionReasons } from '../../../core/assessment/index.ts';
+import { assessConditions, CONDITION_RULES } from '../../../core/assessment/index.ts';
 import { encodeCursor, seqCursor } from './cursor.ts';
-import { explainRecord } from '../../../core/assessment/explain.ts';
+import { explainRecord } from '../../../core/assessment/index.ts';
 import { LINEAGE_MEANING, walkLineage } from './lineage.ts';
 
 /** Reads of records (lists, and one record's read models); each throws SuiteError data on refusal. */

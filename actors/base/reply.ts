@@ -1,5 +1,5 @@
-import { SuiteError, type ErrorData } from '../bus/errors.ts';
-import type { Result } from '../bus/index.ts';
+import { SuiteError, type ErrorData } from '../../bus/index.ts';
+import type { Result } from '../../bus/index.ts';
 
 /** Turn a thrown error into catalogue data for a bus reply; unknown failures never leak their text. */
 export function errorData(err: unknown): ErrorData {

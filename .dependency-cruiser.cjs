@@ -1,0 +1,83 @@
+/**
+ * The layering of docs/ARCHITECTURE.md as rules, checked by `npm test` (dependency-cruiser).
+ * Layers, bottom to top: core < bus < storage, config, observability < actors < edge-http
+ * < services < cli. Test harnesses (testing/), whole-suite and multi-process tests (integration/),
+ * benchmarks (bench/) and the cluster tools (compose/) stand outside and may use any layer; no
+ * product folder may use them.
+ */
+const PRODUCT = '^(core|bus|storage|config|observability|actors|edge-http|services|cli)/';
+// A module is a top-level folder, or for core, actors and services each of their sub-folders.
+const above = (layers) => `^(${layers.join('|')})/`;
+
+/** Folder -> the layers above it, which it must never import. */
+const LAYERS = [
+  ['core', ['bus', 'storage', 'config', 'observability', 'actors', 'edge-http', 'services', 'cli']],
+  ['bus', ['storage', 'config', 'observability', 'actors', 'edge-http', 'services', 'cli']],
+  ['storage', ['actors', 'edge-http', 'services', 'cli']],
+  ['config', ['storage', 'actors', 'edge-http', 'services', 'cli']],
+  ['observability', ['storage', 'actors', 'edge-http', 'services', 'cli']],
+  ['actors', ['edge-http', 'services', 'cli']],
+  ['edge-http', ['actors', 'services', 'cli']],
+  ['services', ['cli']],
+];
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'No import cycles.', from: {}, to: { circular: true } },
+    ...LAYERS.map(([layer, higher]) => ({
+      name: `no-upward-from-${layer}`,
+      severity: 'error',
+      comment: `${layer}/ sits below ${higher.join(', ')}: it must not import them.`,
+      from: { path: `^${layer}/` },
+      to: { path: above(higher) },
+    })),
+    {
+      name: 'no-test-code-in-product',
+      severity: 'error',
+      comment: 'Product code never imports test harnesses, tests, benchmarks or the cluster tools.',
+      from: { path: PRODUCT, pathNot: '\\.test\\.ts$' },
+      to: { path: ['^(testing|integration|bench|compose)/', '\\.test\\.ts$'] },
+    },
+    {
+      name: 'no-service-to-service',
+      severity: 'error',
+      comment: 'Services talk over the bus; one service folder never imports another (services/kit is the shared contract).',
+      from: { path: '^services/([^/]+)/' },
+      to: { path: '^services/[^/]+/', pathNot: ['^services/$1/', '^services/kit/index\\.ts$'] },
+    },
+    {
+      name: 'routes-do-not-reach-actors',
+      severity: 'error',
+      comment: 'Edges hold no domain logic: a service\'s routes reach its actors over the bus only.',
+      from: { path: '^services/[^/]+/routes' },
+      to: { path: '^(actors/|services/[^/]+/(actor|store))' },
+    },
+    {
+      name: 'index-only-core-actors-services',
+      severity: 'error',
+      comment: 'Another folder is reached through its index.ts only.',
+      from: { path: '^(core|actors|services)/([^/]+)/' },
+      to: {
+        path: PRODUCT,
+        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^edge-http/routes/index\\.ts$', '^(bus|storage|config|observability|edge-http|cli)/index\\.ts$'],
+      },
+    },
+    {
+      name: 'index-only-flat-folders',
+      severity: 'error',
+      comment: 'Another folder is reached through its index.ts only.',
+      from: { path: '^(bus|storage|config|observability|edge-http|cli)/' },
+      to: {
+        path: PRODUCT,
+        pathNot: ['^$1/', '^services/index\\.ts$', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|cli)/index\\.ts$'],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^node_modules', '^\\.data', '^dashboard/dist'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};
