@@ -38,7 +38,7 @@ type Requirement = Record<string, string[]>;
  * `[]` for a public route. OpenAPI 3.1 lets a requirement of any scheme list role names, so a
  * bearer requirement carries the scope the token must grant.
  */
-export function securityOf(authority: Authority): Requirement[] {
+function securityOf(authority: Authority): Requirement[] {
   const orAdmin = 'admin' in authority && authority.admin === true ? [{ adminKey: [] }] : [];
   switch (authority.kind) {
     case 'public': return [];
