@@ -8,6 +8,7 @@ import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
+import { installOpenApi } from './plugins/openapi.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
 import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
@@ -136,6 +137,8 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
     accessLog: o.accessLog,
   });
   installMetering(root, o.meter);
+  // Before any route: it describes the routes registered after it, /openapi.json included.
+  await installOpenApi(root, { service: o.service });
   installOpsRoutes(app, { service: o.service, readiness: o.readiness, metrics: o.metrics });
   installCapabilitiesRoute(app, root, o.service);
   const serviceRoutes = async (scope: FastifyInstance): Promise<void> => {

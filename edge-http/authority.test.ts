@@ -67,6 +67,7 @@ describe('declared authority', () => {
       { method: 'GET', url: '/health', authority: { kind: 'public' } },
       { method: 'POST', url: '/identities', authority: { kind: 'admin' } },
       { method: 'GET', url: '/metrics', authority: { kind: 'public' } },
+      { method: 'GET', url: '/openapi.json', authority: { kind: 'public' } },
       { method: 'GET', url: '/ready', authority: { kind: 'public' } },
     ]);
   });

@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.ts';
 
 export type HttpRequestLabels = 'service' | 'route' | 'method' | 'status';
 export type HttpDurationLabels = 'service' | 'route' | 'method';
@@ -24,7 +25,7 @@ export function createMetricsRegistry(): MetricsRegistry {
   const registry = new Registry();
   // Process metrics (CPU, memory, event-loop lag, GC) once per registry: collecting twice into one
   // registry throws on the duplicate names.
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const httpRequests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by route pattern and status',
