@@ -1,7 +1,7 @@
 /**
  * The `suite` command (started by cli/suite.ts). `start` runs every role in this process (embedded
  * unless SUITE_NATS_URL / SUITE_DATABASE_URL say otherwise); `run ROLE...` runs chosen roles;
- * `migrate` applies migrations.
+ * `migrate` applies migrations; `verify` checks an export file offline (cli/verify.ts).
  * With cli/suite.ts, the only place that reads process.env, and the only one that handles signals.
  */
 import { parseArgs } from 'node:util';
@@ -11,14 +11,18 @@ import { createLogger } from '../observability/index.ts';
 import { openStorage } from '../storage/index.ts';
 import { parseRoles, ALL_ROLES } from './roles.ts';
 import { startSuite } from './runtime.ts';
+import { verifyCommand } from './verify.ts';
 
 const USAGE = `usage:
   suite start [--data-dir DIR]      every role in one process (embedded default)
   suite run ROLE... [--data-dir DIR] chosen roles: all, ${ALL_ROLES.join(', ')}
   suite migrate                     apply database migrations and exit
+  suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
 async function main(argv: string[]): Promise<number> {
+  // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
+  if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createTraceSigner, executionExportLine, GENESIS_HASH, type ExecutionRecord, type KeyLookup } from './index.ts';
-import { exportFile, signedChain, verifyExportText } from './testing.ts';
+import { exportFile, runDocumentedScript, signedChain, verifyExportText } from './testing.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = createTraceSigner(pem());
@@ -85,5 +85,40 @@ describe('offline verification of an export file', () => {
       const r = verifyExportText(whole([forged, ...chain.slice(1)]), keys);
       expect(r).toMatchObject({ valid: false, brokenAt: 1, reason: 'content does not match its hash' });
     });
+  });
+});
+
+/**
+ * The documented sh/sha256sum/openssl script (docs/TRACE-FORMAT.md, "Worked example: an exported
+ * chain") and the verifier agree on every file: good ones pass both, bad ones fail both.
+ */
+describe('the documented openssl script and the verifier', () => {
+  const small = chain.slice(0, 8);
+  const file = exportFile(small, { from: 1, to: 8, tenantId: null });
+  const run = (text: string) => runDocumentedScript('verify-chain', { 'chain.trace': text, [`keys/${signer.keyId}.pem`]: signer.publicKeyPem });
+
+  it.each([
+    ['a whole export', file, 'chain verified: 8 records, head ' + small[7]!.hash + '\n'],
+    ['a partial export', exportFile(small.slice(3), { from: 4, to: 8, tenantId: null }), `record 4: its link to record 3 is not checked (not in this export)\nchain verified: 5 records, head ${small[7]!.hash}\n`],
+    ['an empty export', exportFile([], { from: 9, to: 8, tenantId: null }), 'chain verified: 0 records, head (none)\n'],
+  ])('both find %s good', (_name, text, stdout) => {
+    expect(verifyExportText(text, keys).valid).toBe(true);
+    expect(run(text)).toMatchObject({ status: 0, stdout });
+  });
+
+  it.each([
+    ['an edited field', edit(file, 3, (l) => l.replace(/"outcome":"[a-z]+"/, '"outcome":"edited"')), 'record 3: content does not match its hash'],
+    ['a signature taken from another record', edit(file, 3, (l) => l.replace(small[2]!.signature, small[3]!.signature)), `record 3: signature does not verify with keys/${signer.keyId}.pem`],
+    ['a record left out', lines(file).filter((_, j) => j !== 5).join('\n'), 'record 5: prevHash does not link to record 4'],
+    ['the end line cut off', lines(file).slice(0, 7).join('\n') + '\n', 'no end line: the export is incomplete'],
+    ['the last records and the end line kept', [...lines(file).slice(0, 7), lines(file)[9], ''].join('\n'), 'the export ends at record 6, its header says 8'],
+    ['a line after the end line', `${file}${executionExportLine(small[0]!)}\n`, 'a line after the end line'],
+    ['a tenant\'s export', exportFile(small.filter((r) => r.attested.tenantId === 'ten_a'), { from: 1, to: 8, tenantId: 'ten_a' }), 'a tenant\'s export: check it with suite verify'],
+  ])('both find %s bad', (name, text, message) => {
+    const script = run(text);
+    expect(script.stdout.trim().split('\n').at(-1)).toBe(message);
+    expect(script.status).toBe(1);
+    // The tenant's export is good: the script only refuses to judge it.
+    expect(verifyExportText(text, keys).valid).toBe(name === 'a tenant\'s export');
   });
 });

@@ -66,11 +66,14 @@ export class ExportVerifier {
     return this.#broken === undefined;
   }
 
-  /** The bytes after the last newline: a file cut short in the middle of a line. */
-  unterminated(): void {
+  /**
+   * A line the reader could not take whole (the bytes after the last newline of a file cut short;
+   * a line too long to hold): the export fails there, unless it failed before.
+   */
+  rejectLine(reason: string): void {
     if (this.#broken) return;
     this.#lineNo++;
-    this.#fail('the file ends in the middle of a line (cut short?)');
+    this.#fail(reason);
   }
 
   finish(): ExportVerification {

@@ -83,6 +83,6 @@ export function verifyExportText(text: string, keys: KeyLookup): ExportVerificat
   const lines = text.split('\n');
   const tail = lines.pop() as string;
   for (const line of lines) if (!v.push(Buffer.from(line))) break;
-  if (tail !== '') v.unterminated();
+  if (tail !== '') v.rejectLine('the file ends in the middle of a line (cut short?)');
   return v.finish();
 }
