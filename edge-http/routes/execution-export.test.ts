@@ -125,14 +125,16 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     await db?.dispose();
   });
 
-  it('aborts the connection, and the bytes received end without the end line', async () => {
-    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+  let base: string;
+  /** An export begun over a real socket, its first bytes read, then `meanwhile`, then the rest read. */
+  async function exportWith(meanwhile: () => Promise<void>): Promise<{ text: string; failure: unknown }> {
+    base ??= await h.app.listen({ port: 0, host: '127.0.0.1' });
     const res = await fetch(`${base}/executions/export`, { headers: { authorization: `Bearer ${await h.token(['execution:read'])}` } });
     expect(res.status).toBe(200);
     const body = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = decoder.decode((await body.read()).value, { stream: true });
-    await h.actors.reader!.stop();
+    await meanwhile();
     let failure: unknown;
     try {
       for (;;) {
@@ -143,6 +145,11 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     } catch (err) {
       failure = err;
     }
+    return { text, failure };
+  }
+
+  it('aborts the connection, and the bytes received end without the end line', async () => {
+    const { text, failure } = await exportWith(() => h.actors.reader!.stop());
     expect(failure, 'the client must see the transfer fail').toBeInstanceOf(Error);
     expect(text.startsWith('# {"export":"executions"')).toBe(true);
     expect(text).not.toContain('# {"end"');
@@ -151,5 +158,18 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     const r = verifyExportText(`${lastLine}\n`, () => publicKey);
     expect(r).toMatchObject({ valid: false, brokenAt: r.records + 1, reason: expect.stringMatching(/^no end line: the export is incomplete/) });
     expect(r.records).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('aborts exports under way when the edge closes, instead of waiting for their readers', async () => {
+    await h.restartWriter(key);
+    let closed = 0;
+    const { text, failure } = await exportWith(async () => {
+      const s = performance.now();
+      await h.app.close();
+      closed = performance.now() - s;
+    });
+    expect(failure).toBeInstanceOf(Error);
+    expect(text).not.toContain('# {"end"');
+    expect(closed).toBeLessThan(2_000);
   }, 60_000);
 });

@@ -32,6 +32,13 @@ type Page = Static<typeof ExportPageReply>;
 
 export function executionExportRoute(bus: Bus): EdgeRoutes {
   return (app) => {
+    // A slow reader must not hold the edge's drain until the grace time: exports under way when the
+    // edge closes are aborted (their files end without the end line, as for any other failure).
+    const streaming = new Set<Readable>();
+    app.addHook('preClose', async () => {
+      for (const s of streaming) s.destroy(new Error('export aborted: the edge is closing'));
+    });
+
     app.get('/executions/export', {
       config: { authority: { kind: 'scope', scope: 'execution:read' } },
       schema: { querystring: ExportQuery },
@@ -47,13 +54,16 @@ export function executionExportRoute(bus: Bus): EdgeRoutes {
       if (!first.ok) return sendError(reply, first.error);
       const range: ExportRange = { from, to: first.value.toSeq, tenantId: tenantId ?? null };
       const next = (afterSeq: number) => page(afterSeq, range.to, PAGE);
+      const body = Readable.from(exportFile(range, first.value, next), { objectMode: false, highWaterMark: 64 * 1024 });
+      streaming.add(body);
+      body.once('close', () => streaming.delete(body));
       // Not application/x-ndjson: the record lines are `<hash> <signature> <signed bytes>`, not JSON.
       return reply
         .code(200)
         .header('content-type', 'text/plain; charset=utf-8')
         .header('content-disposition', `attachment; filename="executions-${range.from}-${range.to}.trace"`)
         .header('cache-control', 'no-store')
-        .send(Readable.from(exportFile(range, first.value, next), { objectMode: false, highWaterMark: 64 * 1024 }));
+        .send(body);
     });
   };
 }
