@@ -78,9 +78,9 @@ async function feedLines(input: AsyncIterable<Buffer>, verifier: ExportVerifier)
   for await (const chunk of input) {
     const data = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     let at = 0;
-    // After a failure the verifier ignores further lines; the file is still read to its end.
     for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, at)) {
-      verifier.push(data.subarray(at, nl));
+      // The first failure is the verdict: the rest of the file is not read (leaving the loop closes it).
+      if (!verifier.push(data.subarray(at, nl))) return;
       at = nl + 1;
     }
     carry = Buffer.from(data.subarray(at));
