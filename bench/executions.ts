@@ -127,7 +127,7 @@ export async function rawRates(seconds = 2): Promise<RawRates> {
   return { cores, signPerSec, verifyPerSec, verifyAllCoresPerSec: perThread.reduce((a, b) => a + b, 0) };
 }
 
-interface Suite {
+export interface Suite {
   child: Child;
   base: string;
   adminKey: string;
@@ -137,13 +137,13 @@ interface Suite {
 /** Where the suite keeps its data: embedded PGlite, or a throw-away database on the local Postgres. */
 export type Backend = 'pglite' | 'postgres';
 
-interface Place {
+export interface Place {
   dataDir: string;
   databaseUrl: string | undefined;
   dispose(): Promise<void>;
 }
 
-async function place(backend: Backend): Promise<Place> {
+export async function place(backend: Backend): Promise<Place> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-exec-'));
   const db = backend === 'postgres' ? await createTestDatabase() : undefined;
   return {
@@ -155,7 +155,7 @@ async function place(backend: Backend): Promise<Place> {
   };
 }
 
-async function startSuite(p: Place): Promise<Suite> {
+export async function startSuite(p: Place): Promise<Suite> {
   const dataDir = p.dataDir;
   const env = cleanEnv({
     ...(p.databaseUrl !== undefined ? { SUITE_DATABASE_URL: p.databaseUrl } : {}),
@@ -169,7 +169,7 @@ async function startSuite(p: Place): Promise<Suite> {
 }
 
 /** Resident memory of a process and of its children (PGlite runs in one), in MB. */
-function rssMb(pid: number): { server: number; children: number } {
+export function rssMb(pid: number): { server: number; children: number } {
   const rss = (p: number) => {
     try {
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));

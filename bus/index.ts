@@ -48,3 +48,4 @@ export { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './
 export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';
+export { ExportPageRequest, ExportPageReply } from './schemas/execution-export.ts';

@@ -2,6 +2,7 @@ import { requestSubject, eventSubject } from './define.ts';
 import * as audit from './schemas/audit.ts';
 import * as executions from './schemas/executions.ts';
 import * as executionReads from './schemas/execution-reads.ts';
+import * as executionExport from './schemas/execution-export.ts';
 import * as identities from './schemas/identities.ts';
 import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
@@ -33,6 +34,7 @@ export const subjects = {
   executionsGet: requestSubject('suite.executions.get', executions.GetRequest, executions.GetReply),
   executionsVerify: requestSubject('suite.executions.verify', executions.VerifyRequest, executions.VerifyReply),
   executionsKeys: requestSubject('suite.executions.keys', executions.KeysRequest, executions.KeysReply),
+  executionsExportPage: requestSubject('suite.executions.export-page', executionExport.ExportPageRequest, executionExport.ExportPageReply),
   executionsAppended: eventSubject('suite.executions.appended', executions.AppendedEvent),
   executionsKeyPublished: eventSubject('suite.executions.key-published', executions.KeyPublishedEvent),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).

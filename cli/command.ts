@@ -1,24 +1,29 @@
 /**
  * The `suite` command (started by cli/suite.ts). `start` runs every role in this process (embedded
  * unless SUITE_NATS_URL / SUITE_DATABASE_URL say otherwise); `run ROLE...` runs chosen roles;
- * `migrate` applies migrations.
+ * `migrate` applies migrations; `verify` checks an export file offline (cli/verify.ts).
  * With cli/suite.ts, the only place that reads process.env, and the only one that handles signals.
  */
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadConfig, ensureStoredSecrets, ConfigError, type StoredSecrets } from '../config/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStorage } from '../storage/index.ts';
 import { parseRoles, ALL_ROLES } from './roles.ts';
 import { migrationSets, startSuite } from './runtime.ts';
+import { verifyCommand } from './verify.ts';
+import { firstScreen } from './first-screen.ts';
 
 const USAGE = `usage:
   suite start [--data-dir DIR]      every role in one process (embedded default)
   suite run ROLE... [--data-dir DIR] chosen roles: all, ${ALL_ROLES.join(', ')}
   suite migrate                     apply database migrations and exit
+  suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
 async function main(argv: string[]): Promise<number> {
+  // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
+  if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -37,7 +42,9 @@ async function main(argv: string[]): Promise<number> {
   let created = false;
   if (env.SUITE_DATA_DIR) ({ secrets: stored, created } = await ensureStoredSecrets(env.SUITE_DATA_DIR));
   const config = loadConfig(env, stored);
-  const logger = createLogger({ level: config.logLevel as 'info', service: 'suite' });
+  // JSON for collectors unless asked otherwise, or unless a person watches (a terminal).
+  const logFormat = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  const logger = createLogger({ level: config.logLevel as 'info', service: 'suite', format: logFormat, color: config.color && process.stdout.isTTY === true });
 
   if (command === 'migrate') {
     const storage = await openStorage({
@@ -55,17 +62,19 @@ async function main(argv: string[]): Promise<number> {
   if (config.adminKey === undefined) logger.warn('no admin key configured (SUITE_ADMIN_KEY): the first token cannot be minted');
   const suite = await startSuite(config, roles, logger);
 
-  if (created && config.adminKey === stored?.adminKey) {
-    // Printed once, on the run that generated it; it is also in DATA_DIR/secrets.json (mode 600).
-    process.stdout.write(
-      `\nFirst run: secrets generated in ${env.SUITE_DATA_DIR}/secrets.json (owner-only).\n` +
-        `Admin key (shown once): ${config.adminKey}\n` +
-        `Mint a token: curl -s -X POST http://${config.host}:${config.ports.token}/auth/token \\\n` +
-        `  -H 'X-Suite-Admin-Key: ${config.adminKey}' -H 'content-type: application/json' \\\n` +
-        `  -d '{"sub":"agent-1","scope":["audit:read"]}'\n\n`,
-    );
-  }
-  for (const e of suite.edges) process.stdout.write(`${e.service.padEnd(10)} http://${config.host}:${e.port}\n`);
+  // After the start-up lines (pino writes them asynchronously), on standard error: apart from the
+  // log, which may be JSON read by a collector from standard output.
+  await new Promise<void>((done) => logger.flush(() => done()));
+  const tokenEdge = suite.edges.find((e) => e.service === 'token');
+  process.stderr.write(firstScreen({
+    // Shown once, on the run that generated it; it is also in DATA_DIR/secrets.json (mode 600).
+    firstRun: created && config.adminKey !== undefined && config.adminKey === stored?.adminKey
+      ? { secretsFile: join(env.SUITE_DATA_DIR as string, 'secrets.json'), adminKey: config.adminKey }
+      : undefined,
+    tokenUrl: `http://${config.host}:${tokenEdge?.port ?? config.ports.token}`,
+    listeners: suite.edges.map((e) => ({ service: e.service, url: `http://${config.host}:${e.port}` })),
+    color: config.color && process.stderr.isTTY === true,
+  }));
 
   return new Promise<number>((resolveExit) => {
     let signalled = false;

@@ -66,6 +66,13 @@ describe('configuration', () => {
 });
 
 describe('bus configuration', () => {
+  it('reads the log format (json or pretty; unset: decided by the terminal) and NO_COLOR', () => {
+    expect(loadConfig({})).toMatchObject({ logFormat: undefined, color: true });
+    expect(loadConfig({ SUITE_LOG_FORMAT: 'pretty', NO_COLOR: '1' })).toMatchObject({ logFormat: 'pretty', color: false });
+    expect(loadConfig({ SUITE_LOG_FORMAT: 'json', NO_COLOR: '' })).toMatchObject({ logFormat: 'json', color: true });
+    expect(() => loadConfig({ SUITE_LOG_FORMAT: 'text' })).toThrow(/SUITE_LOG_FORMAT: must be json or pretty/);
+  });
+
   it('accepts a comma-separated NATS cluster and a namespace', () => {
     const c = loadConfig({ SUITE_NATS_URL: 'nats://a:4222, nats://b:4222', SUITE_BUS_NAMESPACE: 'prod.eu' });
     expect(c.natsServers).toEqual(['nats://a:4222', 'nats://b:4222']);

@@ -46,6 +46,14 @@ export interface SuiteConfig {
   readonly tracePrivateKeyPem: string | undefined;
   readonly audience: string | undefined;
   readonly logLevel: string;
+  /**
+   * `SUITE_LOG_FORMAT`: `json` (pino's lines, for collectors) or `pretty` (one short line per entry,
+   * for people); undefined: pretty when standard output is a terminal, JSON otherwise (decided by
+   * cli/command.ts, which owns the process's streams).
+   */
+  readonly logFormat: 'json' | 'pretty' | undefined;
+  /** False when `NO_COLOR` is set (no-color.org): pretty logs and the first screen stay plain. */
+  readonly color: boolean;
   readonly accessLog: boolean;
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
@@ -141,6 +149,8 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   }
   const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = str('SUITE_LOG_FORMAT');
+  if (logFormat !== undefined && logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('SUITE_LOG_FORMAT', 'must be json or pretty');
   const traceKey = str('SUITE_TRACE_PRIVATE_KEY')?.replace(/\\n/g, '\n');
   if (traceKey !== undefined && !traceKey.includes('PRIVATE KEY')) {
     throw new ConfigError('SUITE_TRACE_PRIVATE_KEY', 'must be a PEM-encoded Ed25519 private key');
@@ -160,6 +170,9 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
     audience: str('SUITE_AUDIENCE'),
     logLevel,
+    logFormat,
+    // no-color.org: set to anything but the empty string.
+    color: (env.NO_COLOR ?? '') === '',
     accessLog: bool('SUITE_ACCESS_LOG', false),
     rateLimit: {
       max: int('SUITE_RATE_LIMIT_MAX', 6000, 1, 100_000_000),

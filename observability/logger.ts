@@ -1,4 +1,5 @@
 import { pino, stdSerializers, type DestinationStream, type Level, type Logger } from 'pino';
+import { prettyDestination } from './pretty-log.ts';
 
 /**
  * Credentials that must never reach a log line, wherever a request or its headers get logged:
@@ -21,6 +22,13 @@ export interface LoggerOptions {
   service: string;
   /** Where lines go; stdout when absent. Tests pass a stream to read what was written. */
   destination?: DestinationStream;
+  /**
+   * `pretty`: each JSON line rewritten for people (observability/pretty-log.ts) before it reaches
+   * the destination; `json` (the default): pino's lines as they are.
+   */
+  format?: 'json' | 'pretty';
+  /** ANSI colours in pretty lines. */
+  color?: boolean;
 }
 
 interface LoggedRequest {
@@ -48,6 +56,8 @@ export function createLogger(options: LoggerOptions): Logger {
       redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
       serializers,
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.format === 'pretty'
+      ? prettyDestination(options.destination ?? process.stdout, { color: options.color ?? false })
+      : options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -25,6 +25,7 @@ export {
   type PublishedKey,
 } from './executions.ts';
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
+export { executionsExportJson } from './execution-export.ts';
 export {
   getExecutionOf,
   listExecutions,

@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { GENESIS_HASH, hashCanonical } from '../core/chain/index.ts';
-import { executionHash, type ExecutionFields, type ExecutionRecord } from '../core/chain/index.ts';
-import type { TraceSigner } from '../core/chain/index.ts';
+import { GENESIS_HASH, hashCanonical, executionHash, executionExportLine, exportEndLine, exportHeaderLine, ExportVerifier } from '../core/chain/index.ts';
+import type { ExecutionFields, ExecutionRecord, TraceSigner, ExportRange, KeyLookup, ExportVerification } from '../core/chain/index.ts';
 
 /**
  * Test-only: run the shell steps of docs/TRACE-FORMAT.md exactly as written, with the real `sh`,
@@ -49,8 +48,8 @@ export function runDocumentedScript(name: 'verify-record' | 'verify-chain', file
   }
 }
 
-/** Test-only: a valid chain of `n` varied execution records signed by `signer`. */
-export function signedChain(signer: TraceSigner, n: number): ExecutionRecord[] {
+/** Test-only: a valid chain of `n` varied execution records signed by `signer`; `tenantOf` names each one's tenant. */
+export function signedChain(signer: TraceSigner, n: number, tenantOf: (seq: number) => string | null = () => null): ExecutionRecord[] {
   const out: ExecutionRecord[] = [];
   let prev = GENESIS_HASH;
   for (let i = 1; i <= n; i++) {
@@ -59,7 +58,7 @@ export function signedChain(signer: TraceSigner, n: number): ExecutionRecord[] {
       subject: `agent-${i % 3}`, scope: ['crm:write'], module: 'crm', action: 'update', outcome: i % 4 ? 'success' : 'failure',
       inputHash: hashCanonical({ i }), outputHash: i % 2 ? hashCanonical({ o: i }) : null,
       cost: i % 5 ? null : { amount: 120, currency: 'EUR', source: 'provider-invoice' },
-      governance: null, attested: { jti: null, sub: 'agent', scope: ['execution:record'], proven: false, tenantId: null },
+      governance: null, attested: { jti: null, sub: 'agent', scope: ['execution:record'], proven: false, tenantId: tenantOf(i) },
       prevHash: prev, keyId: signer.keyId,
     };
     const hash = executionHash(f);
@@ -67,4 +66,19 @@ export function signedChain(signer: TraceSigner, n: number): ExecutionRecord[] {
     prev = hash;
   }
   return out;
+}
+
+/** Test-only: the export file of `records` as GET /executions/export writes it for `range`. */
+export function exportFile(records: readonly ExecutionRecord[], range: ExportRange): string {
+  return [exportHeaderLine(range), ...records.map(executionExportLine), exportEndLine(records.length)].map((l) => `${l}\n`).join('');
+}
+
+/** Test-only: verify an export held in a string, line by line as `suite verify` reads a file. */
+export function verifyExportText(text: string, keys: KeyLookup): ExportVerification {
+  const v = new ExportVerifier(keys);
+  const lines = text.split('\n');
+  const tail = lines.pop() as string;
+  for (const line of lines) if (!v.push(Buffer.from(line))) break;
+  if (tail !== '') v.rejectLine('the file ends in the middle of a line (cut short?)');
+  return v.finish();
 }

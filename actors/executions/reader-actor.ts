@@ -5,6 +5,7 @@ import type { Storage } from '../../storage/index.ts';
 import { currentTraceKey, findTraceKeys, getExecution, type PublishedKey } from '../../storage/index.ts';
 import type { ExecutionRecord } from '../../core/chain/index.ts';
 import { replyOf } from '../base/index.ts';
+import { exportPage } from './export-pages.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';
@@ -12,7 +13,7 @@ import { BusActor } from '../base/index.ts';
 
 /**
  * Reads of the execution chain, on any number of replicas (queue group `executions`): one record,
- * verification of one record or of the whole chain, and the published public keys. Verification
+ * verification of one record or of the whole chain, pages of an export, and the published public keys. Verification
  * needs no credential (core rule 3); the edge decides who may ask.
  */
 export class ExecutionReaderActor extends BusActor {
@@ -58,6 +59,7 @@ export class ExecutionReaderActor extends BusActor {
         if (!key) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
         return publicKeyAnswer(key);
       }), queue),
+      this.#bus.serve(subjects.executionsExportPage, ({ data }) => replyOf(() => exportPage(this.#storage.pool, data)), queue),
       // Every replica, not one of the queue: each keeps its own answer.
       this.#bus.subscribe(subjects.executionsKeyPublished, () => {
         this.#current = undefined;

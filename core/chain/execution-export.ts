@@ -1,4 +1,4 @@
-import { executionCanonicalJson, type ExecutionRecord } from './execution-record.ts';
+import { executionCanonicalJson, executionSignedObject, type ExecutionRecord } from './execution-record.ts';
 
 /**
  * The export form of a record (docs/TRACE-FORMAT.md, "Exported chains"): one line per record,
@@ -8,5 +8,49 @@ import { executionCanonicalJson, type ExecutionRecord } from './execution-record
  * line with no JSON tooling, the third field being exactly the bytes that were hashed.
  */
 export function executionExportLine(r: ExecutionRecord): string {
-  return `${r.hash} ${r.signature} ${executionCanonicalJson(r)}`;
+  return `${r.hash} ${r.signature} ${exportedContent(r)}`;
+}
+
+/**
+ * A record read from storage may have been edited into something RFC 8785 cannot write (a lone
+ * surrogate in a jsonb string): it is still exported, as plain JSON, so that verification names it
+ * ("content does not match its hash") at its place instead of the export failing there.
+ */
+function exportedContent(r: ExecutionRecord): string {
+  try {
+    return executionCanonicalJson(r);
+  } catch {
+    return JSON.stringify(executionSignedObject(r));
+  }
+}
+
+/** Version of the export file (header and end lines around the record lines). */
+export const EXPORT_FORMAT_VERSION = 1;
+
+/**
+ * What an export covers, as its first line states it: records `from` to `to` (inclusive; `to` below
+ * `from` when there are none), all of them, or only those of `tenantId` (the others are left out,
+ * so the links between a tenant's records cannot all be checked).
+ */
+export interface ExportRange {
+  from: number;
+  to: number;
+  tenantId: string | null;
+}
+
+/**
+ * The first line of an export: `# ` then JSON. It carries no key: an auditor takes the public keys
+ * from elsewhere (GET /executions/public-key), so that the file never vouches for itself. Keys in a
+ * fixed order, so that `sh` can read `from` and `to` by text matching (the documented script).
+ */
+export function exportHeaderLine(r: ExportRange): string {
+  return `# ${JSON.stringify({ export: 'executions', format: EXPORT_FORMAT_VERSION, from: r.from, to: r.to, tenantId: r.tenantId })}`;
+}
+
+/**
+ * The last line of an export, written only once every record was: a file without it was cut short
+ * (the server aborts the connection when it cannot go on).
+ */
+export function exportEndLine(records: number): string {
+  return `# ${JSON.stringify({ end: 'executions', records })}`;
 }

@@ -4,6 +4,7 @@ import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import { hashCanonical } from '../../core/chain/index.ts';
 import type { EdgeRoutes } from '../types.ts';
+import { executionExportRoute } from './execution-export.ts';
 import type { Authority } from '../authority.ts';
 import { sendError, sendResult } from '../plugins/errors.ts';
 
@@ -74,7 +75,11 @@ function badId(id: string, reply: FastifyReply): boolean {
 }
 
 export function executionReadRoutes(bus: Bus): EdgeRoutes {
-  return (app) => {
+  const exportRoute = executionExportRoute(bus);
+  return async (app) => {
+    // Static, like the ones below: registered here so that every edge serving the reads serves it.
+    await exportRoute(app);
+
     app.get('/executions', { config: { authority: READ }, schema: { querystring: ListQuery } }, async (request, reply) => {
       const { limit, cursor, subject, outcome, module, action } = request.query;
       return sendResult(reply, await bus.request(subjects.executionsList, {
