@@ -60,6 +60,17 @@ export interface SuiteConfig {
    * `loopback`, addresses, ranges). Undefined = the mode's default (actors/outbound/policy.ts).
    */
   readonly outboundAllow: readonly string[] | undefined;
+  /** The scheduler's workers and queue (docs/SCHEDULER.md); every duration in milliseconds. */
+  readonly scheduler: {
+    /** `SCHEDULER_WORKERS`: tasks one scheduler actor runs at a time. */
+    readonly workers: number;
+    /** `SCHEDULER_QUEUE_MAX`: unfinished tasks the queue holds before `POST /queue` answers 429. */
+    readonly queueMax: number;
+    /** `SCHEDULER_LEASE_MARGIN_MS`: past a task's timeout, this long before its worker is presumed dead. */
+    readonly leaseMarginMs: number;
+    /** `SCHEDULER_POLL_MS`: how often idle workers look at the shared queue. */
+    readonly pollMs: number;
+  };
   readonly signupEnabled: boolean;
   readonly billingWebhookSecret: string | undefined;
   /**
@@ -177,6 +188,12 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     outboundAllow: outboundAllowList(str('SUITE_OUTBOUND_ALLOW')),
+    scheduler: {
+      workers: int('SCHEDULER_WORKERS', 16, 1, 1024),
+      queueMax: int('SCHEDULER_QUEUE_MAX', 10_000, 1, 10_000_000),
+      leaseMarginMs: int('SCHEDULER_LEASE_MARGIN_MS', 30_000, 100, 3_600_000),
+      pollMs: int('SCHEDULER_POLL_MS', 200, 5, 60_000),
+    },
     signupEnabled: bool('SUITE_SIGNUP_ENABLED', false),
     billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
     llm: { openai: str('OPENAI_API_KEY') !== undefined, anthropic: str('ANTHROPIC_API_KEY') !== undefined, ollamaHost: ollamaHost(str('OLLAMA_HOST')) },
