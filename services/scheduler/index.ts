@@ -3,6 +3,8 @@ import { defineService } from '../kit/index.ts';
 import { SchedulerActor } from './actor.ts';
 import { schedulerRoutes } from './routes.ts';
 
+export { schedulerSubjects } from './subjects.ts';
+
 /**
  * The scheduler service (listener 8082; issue 14; docs/SCHEDULER.md): durable cron schedules and a
  * shared task queue, run by any number of `actor:scheduler` processes on one database, every
