@@ -13,7 +13,7 @@ import { runHttpAttempt } from './http-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
 import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
-import { getTask, insertTask, listTasks, queueDepth } from './task-store.ts';
+import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
 import { insertEvents, listEvents } from './event-store.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
@@ -63,9 +63,9 @@ export class SchedulerActor extends BusActor {
     this.#breakers = new HostBreakers(o.breaker);
     this.#ticker = new ScheduleTicker({
       storage: o.storage, logger: o.logger, maxSleepMs: o.settings.tickMaxSleepMs,
-      onFired: (lateness) => {
-        o.onFired?.(lateness);
-        this.#workers.wake();
+      onFired: ({ dueAt, latenessMs }) => {
+        o.onFired?.(latenessMs);
+        for (const at of new Set(dueAt)) this.#workers.wakeAt(at);
       },
     });
     this.#workers = new WorkerPool({
@@ -149,6 +149,7 @@ export class SchedulerActor extends BusActor {
 
   async #delete(req: RequestOf<typeof subjects.scheduleDelete>) {
     if (!(await deleteSchedule(this.#o.storage.pool, req.namespace, req.id))) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
+    await dropPendingFirings(this.#o.storage.pool, req.namespace, req.id);
     await insertEvents(this.#o.storage.pool, [{ namespace: req.namespace, kind: 'schedule-deleted', scheduleId: req.id, detail: `by ${req.actor}` }]);
     return { id: req.id, deleted: true as const };
   }
@@ -163,6 +164,7 @@ export class SchedulerActor extends BusActor {
       if (current === null) return null;
       const next = state === 'active' ? nextRunAfter(current.cron, current.timezone ?? undefined, new Date())?.toISOString() ?? null : null;
       const updated = await setScheduleState(tx, req.namespace, req.id, state, next);
+      if (state === 'paused') await dropPendingFirings(tx, req.namespace, req.id);
       await insertEvents(tx, [{ namespace: req.namespace, kind: state === 'active' ? 'schedule-resumed' : 'schedule-paused', scheduleId: req.id, detail: `by ${req.actor}` }]);
       return updated;
     });

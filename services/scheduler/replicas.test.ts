@@ -42,7 +42,7 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
       await insertSchedule(a.pool, { namespace: '', id: `s${i}`, cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: null });
     }
     const fired: number[] = [];
-    const tickers = [a, b, a, b].map((storage) => new ScheduleTicker({ storage, logger, maxSleepMs: 5, onFired: (l) => fired.push(l.length) }));
+    const tickers = [a, b, a, b].map((storage) => new ScheduleTicker({ storage, logger, maxSleepMs: 5, onFired: (f) => fired.push(f.dueAt.length) }));
     for (const t of tickers) t.start();
     try {
       for (let round = 1; round <= 3; round++) {
@@ -58,6 +58,21 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
     expect(await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id is not null`)).toBe(600);
     expect(fired.reduce((x, y) => x + y, 0)).toBe(600);
   }, 60_000);
+
+  it('enqueues a firing up to the lookahead before it is due, runnable only at its due time', async () => {
+    await a.pool.query(sql.unsafe`delete from scheduler_tasks`);
+    await insertSchedule(a.pool, { namespace: '', id: 'ahead', cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: new Date(Date.now() + 800).toISOString() });
+    const ticker = new ScheduleTicker({ storage: a, logger, maxSleepMs: 5, onFired: () => {} });
+    ticker.start();
+    try {
+      await eventually(async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id = 'ahead'`)) === 1, 'the firing enqueued');
+      expect(await claimTasks(a.pool, 'early-worker', 10, 1000)).toEqual([]);
+      await new Promise((r) => setTimeout(r, 900));
+      expect(await claimTasks(a.pool, 'on-time-worker', 10, 1000)).toHaveLength(1);
+    } finally {
+      await ticker.stop();
+    }
+  });
 
   it('answers full at the configured queue length, and duplicate for an id taken', async () => {
     await a.pool.query(sql.unsafe`delete from scheduler_tasks`);

@@ -76,15 +76,16 @@ export type DueSchedule = Static<typeof DueRowSchema>;
 const DueRow = rowSchema(DueRowSchema);
 
 /**
- * Due schedules, locked for this transaction; rows another replica holds are skipped, so each
- * firing is claimed by exactly one replica (it advances `next_run_at` before it commits).
+ * Schedules due now or within `lookaheadMs`, locked for this transaction; rows another replica holds
+ * are skipped, so each firing is claimed by exactly one replica (it advances `next_run_at` before it
+ * commits). `latenessMs` is negative for a firing claimed ahead of its due time.
  */
-export async function claimDueSchedules(tx: CommonQueryMethods, limit: number): Promise<DueSchedule[]> {
+export async function claimDueSchedules(tx: CommonQueryMethods, limit: number, lookaheadMs: number): Promise<DueSchedule[]> {
   const rows = await tx.any(sql.type(DueRow)`
     select namespace, id, cron, timezone, task, retry, timeout_ms as "timeoutMs", owner, next_run_at as "dueAt",
       now() as now, (extract(epoch from (clock_timestamp() - next_run_at)) * 1000)::float8 as "latenessMs"
     from scheduler_schedules
-    where state = 'active' and next_run_at <= now()
+    where state = 'active' and next_run_at <= now() + make_interval(secs => ${lookaheadMs / 1000})
     order by next_run_at
     limit ${limit}
     for update skip locked`);

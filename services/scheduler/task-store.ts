@@ -79,14 +79,17 @@ export interface Firing {
   namespace: string; scheduleId: string; dueAt: string; task: unknown; retry: unknown; timeoutMs: number; owner: unknown;
 }
 
-/** One task per firing; `(namespace, schedule_id, due_at)` is unique, so a firing enqueued twice runs once. */
+/**
+ * One task per firing, runnable at its due time (a firing claimed ahead waits for it);
+ * `(namespace, schedule_id, due_at)` is unique, so a firing enqueued twice runs once.
+ */
 export async function insertFirings(tx: CommonQueryMethods, firings: readonly Firing[]): Promise<number> {
   if (firings.length === 0) return 0;
   const col = <T>(f: (x: Firing) => T) => firings.map(f);
   const result = await tx.query(sql.unsafe`
     insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, schedule_id, due_at, state, run_after)
     select f.namespace, f.schedule_id || '@' || f.due_at, 1, f.task::jsonb, f.retry::jsonb, f.timeout_ms, f.owner::jsonb,
-      f.schedule_id, f.due_at::timestamptz, 'queued', now()
+      f.schedule_id, f.due_at::timestamptz, 'queued', greatest(now(), f.due_at::timestamptz)
     from unnest(${sql.array(col((x) => x.namespace), 'text')}, ${sql.array(col((x) => x.scheduleId), 'text')},
       ${sql.array(col((x) => x.dueAt), 'text')}, ${sql.array(col((x) => JSON.stringify(x.task)), 'text')},
       ${sql.array(col((x) => JSON.stringify(x.retry)), 'text')}, ${sql.array(col((x) => x.timeoutMs), 'int4')},
@@ -147,6 +150,12 @@ export async function endAttempt(db: CommonQueryMethods, e: AttemptEnd): Promise
     where namespace = ${e.namespace} and id = ${e.id} and state = 'running' and leased_by = ${e.holder} and attempts = ${e.attempt}
     returning 1 as one`);
   return row !== null;
+}
+
+/** Firings of a schedule enqueued ahead of their due time and not yet run (on pause or delete). */
+export async function dropPendingFirings(db: CommonQueryMethods, namespace: string, scheduleId: string): Promise<void> {
+  await db.query(sql.unsafe`
+    delete from scheduler_tasks where namespace = ${namespace} and schedule_id = ${scheduleId} and state = 'queued' and run_after > now()`);
 }
 
 const ReclaimedRow = rowSchema(Type.Object({ namespace: Type.String(), id: Type.String(), state: Type.String(), attempts: Type.Number() }));

@@ -10,11 +10,18 @@ export interface TickerOptions {
   readonly logger: Logger;
   /** Longest sleep between looks at the table: bounds how late a schedule made by another replica fires. */
   readonly maxSleepMs: number;
-  /** Told of each firing's lateness (ms) and of new work in the queue. */
-  readonly onFired: (latenessMs: readonly number[]) => void;
+  /** Told of the firings just enqueued: their due times (epoch ms) and how late each was enqueued. */
+  readonly onFired: (firings: { readonly dueAt: readonly number[]; readonly latenessMs: readonly number[] }) => void;
 }
 
-const BATCH = 500;
+const BATCH = 1000;
+
+/**
+ * Firings are claimed and enqueued up to this long before they are due, runnable at their due time:
+ * 1,000 firings take a PGlite transaction about a second and a half, and a firing recorded after its
+ * due time is late by that much. A schedule paused or deleted within this window drops the firing.
+ */
+export const FIRING_LOOKAHEAD_MS = 2000;
 
 /**
  * The cron clock of one replica. It sleeps until the earliest next run (or `maxSleepMs`), then claims
@@ -65,7 +72,7 @@ export class ScheduleTicker {
         claimed = await this.#claimBatch();
       } while (claimed === BATCH && !this.#stopped);
       const next = await earliestNextRun(this.#o.storage.pool);
-      if (next !== null) sleep = Math.min(sleep, Math.max(1, Date.parse(next) - Date.now()));
+      if (next !== null) sleep = Math.min(sleep, Math.max(1, Date.parse(next) - FIRING_LOOKAHEAD_MS - Date.now()));
     } catch (err) {
       this.#o.logger.error({ err }, 'scheduler tick failed; trying again');
     }
@@ -74,7 +81,7 @@ export class ScheduleTicker {
 
   async #claimBatch(): Promise<number> {
     const due = await this.#o.storage.pool.transaction(async (tx) => {
-      const rows = await claimDueSchedules(tx, BATCH);
+      const rows = await claimDueSchedules(tx, BATCH, FIRING_LOOKAHEAD_MS);
       if (rows.length === 0) return rows;
       await advanceSchedules(tx, rows.map((r) => ({
         namespace: r.namespace, id: r.id,
@@ -84,11 +91,21 @@ export class ScheduleTicker {
         namespace: r.namespace, scheduleId: r.id, dueAt: r.dueAt, task: r.task, retry: r.retry, timeoutMs: r.timeoutMs, owner: r.owner,
       })));
       await insertEvents(tx, rows.map((r) => ({
-        namespace: r.namespace, kind: 'schedule-fired', scheduleId: r.id, detail: `due ${r.dueAt}, claimed ${Math.round(r.latenessMs)} ms later`,
+        namespace: r.namespace, kind: 'schedule-fired', scheduleId: r.id, detail: `due ${r.dueAt}, enqueued ${describeLateness(r.latenessMs)}`,
       })));
       return rows;
     });
-    if (due.length > 0) this.#o.onFired(due.map((r) => r.latenessMs));
+    if (due.length > 0) {
+      // Lateness as the queue sees it: from the due time to the firing committed (0 if ahead of it).
+      const committed = Date.now();
+      const dueAt = due.map((r) => Date.parse(r.dueAt));
+      this.#o.onFired({ dueAt, latenessMs: dueAt.map((d) => Math.max(0, committed - d)) });
+    }
     return due.length;
   }
+}
+
+function describeLateness(ms: number): string {
+  const rounded = Math.round(ms);
+  return rounded <= 0 ? `${-rounded} ms ahead` : `${rounded} ms late`;
 }

@@ -71,6 +71,13 @@ export class WorkerPool {
     });
   }
 
+  /** Look at the queue when `epochMs` comes (a firing enqueued ahead becomes runnable then). */
+  wakeAt(epochMs: number): void {
+    if (this.#stopped) return;
+    const timer = setTimeout(() => this.wake(), Math.max(0, epochMs - Date.now()));
+    timer.unref();
+  }
+
   /** Stop claiming; let attempts under way finish (their leases would hand them on otherwise). */
   async stop(): Promise<void> {
     this.#stopped = true;
