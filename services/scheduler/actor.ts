@@ -10,6 +10,7 @@ import type { Storage } from '../../storage/index.ts';
 import type { AttemptResult } from './attempt.ts';
 import { HostBreakers, type BreakerSettings } from './breakers.ts';
 import { runHttpAttempt } from './http-runner.ts';
+import type { ScriptRunner } from './script-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
 import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
@@ -38,7 +39,7 @@ export interface SchedulerActorOptions {
   readonly settings: SchedulerSettings;
   readonly breaker?: BreakerSettings;
   /** Script tasks; undefined = off (SCHEDULER_SCRIPT_ROOT unset). */
-  readonly runScript?: (task: Task, timeoutMs: number) => Promise<AttemptResult>;
+  readonly scripts?: ScriptRunner;
   readonly random?: () => number;
   readonly onFired?: (latenessMs: readonly number[]) => void;
   readonly onAttempt?: (result: AttemptResult, waitedMs: number) => void;
@@ -109,15 +110,19 @@ export class SchedulerActor extends BusActor {
 
   #run(task: Task, timeoutMs: number): Promise<AttemptResult> {
     if (task.type === 'http') return runHttpAttempt({ url: task.url ?? '', method: task.method, headers: task.headers, body: task.body }, timeoutMs, { guard: this.#o.guard, breakers: this.#breakers });
-    if (this.#o.runScript !== undefined) return this.#o.runScript(task, timeoutMs);
+    if (this.#o.scripts !== undefined) return this.#o.scripts.run(task, timeoutMs);
     return Promise.resolve({ outcome: 'refused', retryable: false, status: null, durationMs: 0, error: 'script tasks are off on this deployment', output: { error: 'scripts-off' } });
   }
 
   /** The rules no schema can say; a problem is a 400 naming the field, and nothing is stored. */
-  #checkTask(task: Task): void {
-    const problem = taskProblem(task, { scriptsEnabled: this.#o.runScript !== undefined });
+  async #checkTask(task: Task): Promise<void> {
+    const problem = taskProblem(task, { scriptsEnabled: this.#o.scripts !== undefined });
     if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', problem);
-    if (task.type !== 'http') return;
+    if (task.type === 'script') {
+      const scriptProblem = await this.#o.scripts?.check(task.script ?? '');
+      if (scriptProblem !== undefined) throw new SuiteError('INVALID_REQUEST', `task.${scriptProblem}`);
+      return;
+    }
     try {
       this.#o.guard.checkUrl(task.url ?? '');
     } catch (err) {
@@ -129,7 +134,7 @@ export class SchedulerActor extends BusActor {
   async #create(req: RequestOf<typeof subjects.scheduleCreate>) {
     const cron = checkCron(req.cron, req.timezone);
     if (!cron.ok) throw new SuiteError('INVALID_REQUEST', req.timezone !== undefined && cron.message.startsWith('timezone') ? cron.message : `cron: ${cron.message}`);
-    this.#checkTask(req.task);
+    await this.#checkTask(req.task);
     const namespace = namespaceOf(req.owner);
     const next = nextRunAfter(req.cron, req.timezone, new Date());
     const inserted = await insertSchedule(this.#o.storage.pool, {
@@ -174,7 +179,7 @@ export class SchedulerActor extends BusActor {
   }
 
   async #enqueue(req: RequestOf<typeof subjects.enqueue>) {
-    this.#checkTask(req.task);
+    await this.#checkTask(req.task);
     const namespace = namespaceOf(req.owner);
     const id = req.id ?? `task_${randomBytes(12).toString('hex')}`;
     const inserted = await insertTask(this.#o.storage.pool, {
@@ -205,7 +210,7 @@ export class SchedulerActor extends BusActor {
     const { guard, settings, holder } = this.#o;
     return {
       outboundPolicy: { source: guard.policy.source, allow: [...guard.policy.allow] },
-      scripts: { enabled: this.#o.runScript !== undefined },
+      scripts: { enabled: this.#o.scripts !== undefined },
       workers: { replica: holder, slots: settings.workers, busy: this.#workers.busy, replicasWithLeases: d.holders },
       queue: {
         depth: { high: d.high, normal: d.normal, low: d.low }, running: d.running,

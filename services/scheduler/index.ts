@@ -1,6 +1,7 @@
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { defineService } from '../kit/index.ts';
 import { SchedulerActor } from './actor.ts';
+import { createScriptRunner } from './script-runner.ts';
 import { schedulerRoutes } from './routes.ts';
 
 export { schedulerSubjects } from './subjects.ts';
@@ -21,7 +22,9 @@ export const schedulerService = defineService({
     const guard = createOutboundGuard({
       policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
     });
+    const scripts = config.schedulerScriptRoot !== undefined ? await createScriptRunner({ root: config.schedulerScriptRoot }) : undefined;
     const actor = new SchedulerActor({
+      ...(scripts !== undefined ? { scripts } : {}),
       bus, storage, holder, guard, logger: logger.child({ component: 'scheduler' }),
       durable: config.databaseUrl !== undefined || config.dbPath !== undefined,
       settings: { ...config.scheduler, tickMaxSleepMs: 250, retryAfterSeconds: 5 },
