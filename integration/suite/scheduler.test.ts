@@ -211,4 +211,12 @@ describe('runtime', () => {
     expect(logs.body.events.length).toBeGreaterThan(0);
     expect(JSON.stringify(logs.body)).not.toContain('Bearer secret');
   });
+
+  it('exposes attempts by outcome, queue depth by priority and firing lateness on /metrics', async () => {
+    const text = await (await fetch(t.url('scheduler', '/metrics'))).text();
+    expect(text).toMatch(/^scheduler_task_attempts_total\{outcome="success"\} [1-9]/m);
+    expect(text).toMatch(/^scheduler_task_attempts_total\{outcome="failure"\} [1-9]/m);
+    expect(text).toMatch(/^scheduler_queue_depth\{priority="high"\} \d+/m);
+    expect(text).toMatch(/^scheduler_firing_lateness_seconds_count [1-9]/m);
+  });
 });

@@ -2,6 +2,8 @@ import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index
 import { defineService } from '../kit/index.ts';
 import { SchedulerActor } from './actor.ts';
 import { createScriptRunner } from './script-runner.ts';
+import { schedulerMetrics } from './metrics.ts';
+import { queueDepth } from './task-store.ts';
 import { schedulerRoutes } from './routes.ts';
 
 export { schedulerSubjects } from './subjects.ts';
@@ -19,6 +21,7 @@ export const schedulerService = defineService({
   async startActors(ctx) {
     if (!ctx.has('actor:scheduler')) return {};
     const { bus, storage, config, logger, holder } = ctx;
+    const metrics = schedulerMetrics(ctx.metrics.registry, () => queueDepth(storage.pool));
     const guard = createOutboundGuard({
       policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
     });
@@ -28,6 +31,8 @@ export const schedulerService = defineService({
       bus, storage, holder, guard, logger: logger.child({ component: 'scheduler' }),
       durable: config.databaseUrl !== undefined || config.dbPath !== undefined,
       settings: { ...config.scheduler, tickMaxSleepMs: 250, retryAfterSeconds: 5 },
+      onFired: (lateness) => metrics.fired(lateness),
+      onAttempt: (result) => metrics.attempt(result.outcome),
     });
     actor.start();
     return {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
@@ -9,6 +10,8 @@ import type { AttemptResult } from './attempt.ts';
 import { claimTasks, endAttempt, reclaimExpiredLeases, type ClaimedTask } from './task-store.ts';
 import { insertEvents } from './event-store.ts';
 import type { Owner, Task } from './schemas.ts';
+
+const tracer = trace.getTracer('suite.scheduler');
 
 export interface WorkerPoolOptions {
   readonly bus: Bus;
@@ -133,7 +136,20 @@ export class WorkerPool {
   async #attempt(t: ClaimedTask): Promise<void> {
     const startedAt = new Date().toISOString();
     const task = t.task as Task;
-    const result = await this.#o.run(task, t.timeoutMs);
+    // One span per attempt (a no-op unless the process records traces: config/tracing.ts).
+    const result = await tracer.startActiveSpan('scheduler.attempt', {
+      attributes: { 'scheduler.task.id': t.id, 'scheduler.task.type': task.type, 'scheduler.attempt': t.attempts, ...(t.scheduleId ? { 'scheduler.schedule.id': t.scheduleId } : {}) },
+    }, async (span) => {
+      try {
+        const r = await this.#o.run(task, t.timeoutMs);
+        span.setAttribute('scheduler.outcome', r.outcome);
+        if (r.status !== null) span.setAttribute('http.response.status_code', r.status);
+        if (r.outcome !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: r.outcome });
+        return r;
+      } finally {
+        span.end();
+      }
+    });
     this.#o.onAttempt?.(result, t.waitedMs);
     await this.#trace(t, task, result, startedAt);
     const policy = t.retry as RetryPolicy;
