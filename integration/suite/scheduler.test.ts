@@ -178,6 +178,15 @@ describe('bad input', () => {
       ['/queue', { body: { task: httpTask('/x', { method: 'POST', body: { a: 'nul\u0000' } }) } }, /task\.body/],
       ['/queue', { body: { task: httpTask('/x', { headers: { host: 'evil' } }) } }, /task\.headers/],
       ['/queue', { body: {} }, /task/],
+      // Hostile input: NUL bytes, lone surrogates, long strings, deep nesting, prototype keys.
+      ['/queue', { body: { task: httpTask('/nul\u0000') } }, /task\/url|task\.url/],
+      ['/queue', { body: { task: httpTask('/lone\ud800') } }, /task\/url|task\.url/],
+      ['/queue', { body: { task: { type: 'http', url: `http://x/${'a'.repeat(100_000)}` } } }, /task\/url/],
+      ['/queue', { body: { task: httpTask('/x', { method: 'POST', body: JSON.parse('['.repeat(200) + ']'.repeat(200)) }) } }, /task\.body/],
+      ['/queue', { body: { task: httpTask('/x', { method: 'POST', body: { k: 'lone\udc00' } }) } }, /task\.body/],
+      ['/queue', { raw: '{"task":{"type":"http","url":"http://x/","__proto__":{"polluted":true}}}' }, /JSON|task/],
+      ['/schedule', { body: { id: 'x', cron: '* * * * *\u0000', task: httpTask('/x') } }, /cron/],
+      ['/schedule', { body: { id: 'x', cron: '* * * * *', timezone: 'UTC\ud800', task: httpTask('/x') } }, /timezone/],
     ];
     for (const [path, init, message] of cases) {
       const r = await call(path, init);

@@ -13,12 +13,13 @@ const HeaderValue = Type.String({ maxLength: 8192, pattern: '^[\\t\\x20-\\x7E\\x
 
 export const TaskSchema = Type.Object({
   type: Type.Union([Type.Literal('http'), Type.Literal('script')]),
-  url: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  // Text: no NUL, no lone surrogate (Postgres jsonb and the trace hash refuse both).
+  url: Type.Optional(Text(4096)),
   method: Type.Optional(Type.Union(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => Type.Literal(m)))),
   headers: Type.Optional(Type.Record(Type.String({ pattern: HeaderName }), HeaderValue, { maxProperties: 64 })),
   body: Type.Optional(Type.Unknown()),
-  script: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-  args: Type.Optional(Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 64 })),
+  script: Type.Optional(Text(1024)),
+  args: Type.Optional(Type.Array(Text(4096, 0), { maxItems: 64 })),
 }, { additionalProperties: false });
 export type Task = Static<typeof TaskSchema>;
 
@@ -35,8 +36,8 @@ export type PriorityName = Static<typeof Priority>;
 
 export const ScheduleBody = Type.Object({
   id: ItemId,
-  cron: Type.String({ minLength: 1, maxLength: 256 }),
-  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  cron: Text(256),
+  timezone: Type.Optional(Text(64)),
   task: TaskSchema,
   retry: Type.Optional(RetrySchema),
   timeout: Type.Optional(Timeout),
