@@ -5,6 +5,7 @@
  *   npm run bench [-- --seconds 10 --warmup 3 --connections 50 --protected-path /capabilities
  *                     --no-pin --cpu-prof DIR --attempts 3 --foreign-limit 15 --tokens 500 --revoke-warmup 20
  *                     --nats-url URL --exec-seconds 10 --verify-records 100000 --memory-records 1000000
+ *                     --tasks 3000 --sched-exec-seconds 10 --schedules 1000 --workers 32
  *                     --timeout 1800]
  *
  * Targets only 127.0.0.1: the servers it starts, the local Postgres (for a throw-away database) and
@@ -17,10 +18,11 @@ import { describeMachine, machineMarkdown } from './machine.ts';
 import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocationBench } from './revocation.ts';
 import { EXECUTIONS_ARGS, executionsMarkdown, runExecutionsBench } from './executions.ts';
 import { busMarkdown, runBusBench } from './bus.ts';
+import { SCHEDULER_ARGS, runSchedulerBench, schedulerMarkdown } from './scheduler.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { ...HTTP_ARGS, ...REVOCATION_ARGS, ...EXECUTIONS_ARGS, timeout: { type: 'string', default: '1800' } },
+  options: { ...HTTP_ARGS, ...REVOCATION_ARGS, ...EXECUTIONS_ARGS, ...SCHEDULER_ARGS, timeout: { type: 'string', default: '1800' } },
 });
 
 const timeoutSeconds = Number(values.timeout);
@@ -73,5 +75,12 @@ const busOk = await section('The bus alone (memory transport)', async () => {
   return { text: busMarkdown(await runBusBench({ requests, rounds: 2 }), requests), ok: true };
 });
 
+const schedulerOk = await section('Scheduler (queue throughput, cron lateness)', async () => {
+  const r = await runSchedulerBench({
+    tasks: Number(values.tasks), execSeconds: Number(values['sched-exec-seconds']), schedules: Number(values.schedules), workers: Number(values.workers),
+  });
+  return { text: schedulerMarkdown(r), ok: r.tasksFailed === 0 };
+});
+
 clearTimeout(watchdog);
-process.exitCode = httpOk && revocationOk && executionsOk && busOk ? 0 : 1;
+process.exitCode = httpOk && revocationOk && executionsOk && busOk && schedulerOk ? 0 : 1;

@@ -104,9 +104,10 @@ export async function startSuite(
       : undefined;
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
 
+    const metrics = createMetricsRegistry();
     if (storage) {
       const ctx: ActorContext = {
-        config, bus, storage, logger, holder, audit, ring, checker,
+        config, bus, storage, logger, holder, audit, ring, checker, metrics,
         has: (role) => roles.includes(role as Role),
       };
       for (const service of SERVICE_MODULES) {
@@ -125,7 +126,6 @@ export async function startSuite(
     }
 
     const edges: RunningEdge[] = [];
-    const metrics = createMetricsRegistry();
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,

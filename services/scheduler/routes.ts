@@ -1,0 +1,86 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Bus } from '../../bus/index.ts';
+import { billedTenantOf, errorBody, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
+import { schedulerSubjects as subjects } from './subjects.ts';
+import { LogsRequest, QueueBody, ScheduleBody, TaskState, type Owner } from './schemas.ts';
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
+const PageQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+}, { additionalProperties: false });
+const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState) }, { additionalProperties: false });
+const LogsQuery = Type.Object({ limit: LogsRequest.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
+
+/** Who is asking, as the capability check verified it: stored with what they create, traced in their name. */
+function ownerOf(request: FastifyRequest): Owner {
+  const p = request.principal;
+  const tenantId = p.tenantId ?? billedTenantOf(request) ?? null;
+  return { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId };
+}
+
+const namespaceOf = (request: FastifyRequest) => ownerOf(request).tenantId ?? '';
+
+/**
+ * The scheduler edge (listener 8082; spec, "Scheduler"; docs/SCHEDULER.md): HTTP only, every
+ * decision made by the scheduler actor over the bus.
+ */
+export function schedulerRoutes(bus: Bus): EdgeRoutes {
+  return (app) => {
+    app.post('/schedule', {
+      config: { authority: { kind: 'scope', scope: 'schedule:create' }, meter: 'schedules' },
+      schema: { body: ScheduleBody },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleCreate, { ...request.body, owner: ownerOf(request) }), 201));
+
+    app.get('/schedule', {
+      config: { authority: { kind: 'scope', scope: 'schedule:read' } },
+      schema: { querystring: PageQuery },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleList, { namespace: namespaceOf(request), ...request.query })));
+
+    app.delete('/schedule/:id', {
+      config: { authority: { kind: 'scope', scope: 'schedule:create' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleDelete, { namespace: namespaceOf(request), id: request.params.id, actor: ownerOf(request).sub })));
+
+    for (const [verb, subject] of [['pause', subjects.schedulePause], ['resume', subjects.scheduleResume]] as const) {
+      app.post(`/schedule/:id/${verb}`, {
+        config: { authority: { kind: 'scope', scope: 'schedule:create' } },
+        schema: { params: IdParams },
+      }, async (request, reply) => sendResult(reply, await bus.request(subject, { namespace: namespaceOf(request), id: request.params.id, actor: ownerOf(request).sub })));
+    }
+
+    app.post('/queue', {
+      config: { authority: { kind: 'scope', scope: 'queue:write' } },
+      schema: { body: QueueBody },
+    }, async (request, reply) => {
+      const result = await bus.request(subjects.enqueue, { ...request.body, owner: ownerOf(request) });
+      if (!result.ok) return sendResult(reply, result);
+      if (!result.value.accepted) {
+        return reply.code(429).header('retry-after', String(result.value.retryAfterSeconds)).send(errorBody('RATE_LIMITED', result.value.message));
+      }
+      return reply.code(201).send(result.value.task);
+    });
+
+    app.get('/queue', {
+      config: { authority: { kind: 'scope', scope: 'queue:read' } },
+      schema: { querystring: QueueQuery },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.queueList, { namespace: namespaceOf(request), ...request.query })));
+
+    app.get('/queue/:id/status', {
+      config: { authority: { kind: 'scope', scope: 'queue:read' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.taskStatus, { namespace: namespaceOf(request), id: request.params.id })));
+
+    app.get('/runtime/health', {
+      config: { authority: { kind: 'scope', scope: 'runtime:read' } },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.health, { namespace: namespaceOf(request) })));
+
+    app.get('/runtime/logs', {
+      config: { authority: { kind: 'scope', scope: 'runtime:read' } },
+      schema: { querystring: LogsQuery },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.logs, {
+      namespace: namespaceOf(request), limit: request.query.limit ?? 50, ...(request.query.before !== undefined ? { before: request.query.before } : {}),
+    })));
+  };
+}
