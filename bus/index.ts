@@ -34,3 +34,8 @@ export type {
 } from './types.ts';
 export { ERROR_CODES, ErrorDataSchema, SuiteError, isErrorCode } from './errors.ts';
 export type { ErrorCode, ErrorData } from './errors.ts';
+// What services outside bus/ need to declare their own subjects and talk to the spine's.
+export { subjects } from './subjects.ts';
+export type { Caller } from './subjects.ts';
+export { CallerSchema } from './schemas/tokens.ts';
+export { Text } from './schemas/executions.ts';
