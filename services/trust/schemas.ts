@@ -140,7 +140,7 @@ export const ObservationSchema = Type.Object({
 });
 export type Observation = Static<typeof ObservationSchema>;
 export const ChainSchema = Type.Object({
-  id: Type.String(), startedAt: Iso, lastActivityAt: Iso, lastOutcome: Type.String(), interactions: Type.Integer(), maxDepth: Type.Integer(),
+  id: Type.String(), startedAt: Iso, lastActivityAt: Iso, lastOutcome: Type.String(), interactionCount: Type.Integer(), maxDepth: Type.Integer(),
 });
 export type Chain = Static<typeof ChainSchema>;
 export const AnomalySchema = Type.Object({

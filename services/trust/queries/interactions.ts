@@ -12,7 +12,7 @@ const INTERACTION = sql.fragment`id, chain_id as "chainId", parent_id as "parent
 const ObservationRow = rowSchema(ObservationSchema);
 const OBSERVATION = sql.fragment`id, interaction_id as "interactionId", 'opinion' as kind, observer, outcome, note, observed_at as "observedAt"`;
 const ChainRow = rowSchema(ChainSchema);
-const CHAIN = sql.fragment`id, started_at as "startedAt", last_activity_at as "lastActivityAt", last_outcome as "lastOutcome", interactions,
+const CHAIN = sql.fragment`id, started_at as "startedAt", last_activity_at as "lastActivityAt", last_outcome as "lastOutcome", interactions as "interactionCount",
   max_depth as "maxDepth"`;
 const AnomalyRow = rowSchema(AnomalySchema);
 const ANOMALY = sql.fragment`kind, key, chain_id as "chainId", detail, records, detected_at as "detectedAt", updated_at as "updatedAt"`;
