@@ -42,16 +42,14 @@ export function checkGrounding(output: string, sources: readonly string[]): Grou
   const plainSources = sources.map(plain);
   const sourceWords = new Set(sources.flatMap((s) => [...s.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0])));
 
+  const index = wordIndex(sourceSentences);
+  const counts = new Int32Array(sourceSentences.length);
   const signals: Signal[] = [];
   const claimSentences = sentences(output);
   for (const sentence of claimSentences) {
     const words = contentWords(sentence.text);
     if (words.length < MIN_CLAIM_WORDS) continue;
-    let best = { source: -1, sentence: '', coverage: 0 };
-    for (const candidate of sourceSentences) {
-      const covered = words.filter((w) => candidate.words.has(w)).length / words.length;
-      if (covered > best.coverage) best = { source: candidate.source, sentence: candidate.text, coverage: round(covered) };
-    }
+    const best = closestSentence(words, sourceSentences, index, counts);
     if (best.coverage < SUPPORT_THRESHOLD) {
       signals.push({
         type: 'unsupported-claim', span: sentence,
@@ -94,6 +92,48 @@ export function checkGrounding(output: string, sources: readonly string[]): Grou
     checked: { sentences: claimSentences.length, numbers: outputNumbers.length, dates: outputDates.length, quotations: quotations.length, entities: entities.length },
     notice: GROUNDING_NOTICE,
   };
+}
+
+interface SourceSentence {
+  source: number;
+  text: string;
+  words: Set<string>;
+}
+
+/** Word -> the source sentences holding it, so that a claim is compared only with sentences sharing a word. */
+function wordIndex(sentences: readonly SourceSentence[]): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  sentences.forEach((s, i) => {
+    for (const w of s.words) {
+      const list = index.get(w);
+      if (list === undefined) index.set(w, [i]);
+      else list.push(i);
+    }
+  });
+  return index;
+}
+
+/** The source sentence covering most of the claim's content words (the first of equals, in source order). */
+function closestSentence(words: readonly string[], sentences: readonly SourceSentence[], index: Map<string, number[]>, counts: Int32Array) {
+  const touched: number[] = [];
+  for (const w of words) {
+    for (const i of index.get(w) ?? []) {
+      if (counts[i] === 0) touched.push(i);
+      counts[i] = counts[i]! + 1;
+    }
+  }
+  let bestIndex = -1;
+  let bestCount = 0;
+  for (const i of touched) {
+    const count = counts[i]!;
+    if (count > bestCount || (count === bestCount && i < bestIndex)) {
+      bestCount = count;
+      bestIndex = i;
+    }
+    counts[i] = 0;
+  }
+  if (bestIndex < 0) return { source: -1, sentence: '', coverage: 0 };
+  return { source: sentences[bestIndex]!.source, sentence: sentences[bestIndex]!.text, coverage: round(bestCount / words.length) };
 }
 
 function quotes(text: string): Array<{ span: Span; inner: string }> {

@@ -79,11 +79,14 @@ export interface Found extends Span {
 /** Dates written as ISO, "5 March 2024", "March 5, 2024" or "March 2024"; overlapping matches keep the first, longest. */
 export function dates(text: string): Found[] {
   const found: Found[] = [];
+  // Characters already inside a date: a later, shorter pattern never matches inside an earlier one.
+  const taken = new Uint8Array(text.length);
   for (const [pattern, normalise] of DATE_PATTERNS) {
     for (const m of text.matchAll(pattern)) {
       const start = m.index;
       const end = start + m[0].length;
-      if (found.some((f) => start < f.end && end > f.start)) continue;
+      if (taken[start] === 1 || taken[end - 1] === 1) continue;
+      taken.fill(1, start, end);
       found.push({ start, end, text: m[0], value: normalise(m as unknown as RegExpExecArray) });
     }
   }

@@ -4,11 +4,16 @@ import { afterArbitration, allowed, checkGrounding, duplicateParticipants, evalu
 import type { TrustDeps } from './context.ts';
 import { tenantColumn, tenantOf } from './context.ts';
 import { getDispute, insertDispute, listDisputes, storeArbitration, storeDecision } from './queries/disputes.ts';
-import type { ArbitrateBody, VerifyBody, req } from './schemas.ts';
+import { VERIFY_LIMITS, type ArbitrateBody, type VerifyBody, type req } from './schemas.ts';
 
 /** Grounding checks, arbitration and disputes (docs/TRUST.md). */
 
 export function verify(_deps: TrustDeps, r: Static<typeof VerifyBody>) {
+  // Every output sentence is compared with every source sentence: the total bounds the work.
+  const total = r.sources.reduce((n, s) => n + s.length, 0);
+  if (total > VERIFY_LIMITS.sourcesTotal) {
+    return Promise.reject(new SuiteError('INVALID_REQUEST', `/sources: at most ${VERIFY_LIMITS.sourcesTotal} characters in all (got ${total})`));
+  }
   return Promise.resolve(checkGrounding(r.output, r.sources));
 }
 

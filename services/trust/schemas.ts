@@ -149,9 +149,11 @@ export const AnomalySchema = Type.Object({
 });
 export type Anomaly = Static<typeof AnomalySchema>;
 
+/** Bounds that keep one check under about a second of CPU (docs/TRUST.md, "Grounding"). */
+export const VERIFY_LIMITS = { output: 20_000, source: 100_000, sources: 20, sourcesTotal: 200_000 } as const;
 export const VerifyBody = Type.Object({
-  output: Text(100_000),
-  sources: Type.Array(Text(200_000), { minItems: 1, maxItems: 50 }),
+  output: Text(VERIFY_LIMITS.output),
+  sources: Type.Array(Text(VERIFY_LIMITS.source), { minItems: 1, maxItems: VERIFY_LIMITS.sources }),
 }, { additionalProperties: false });
 
 // Bus requests: the route's parameters and body, the caller, and the caller's tenant.
