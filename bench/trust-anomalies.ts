@@ -43,6 +43,22 @@ async function fill(t: TestSuite): Promise<void> {
   await pool.query(sql.unsafe`analyze`);
 }
 
+/** The database's own time for the queries one GET /anomalies runs (stalled chains, their last interactions, anomalies). */
+async function explain(t: TestSuite): Promise<string> {
+  const pool = t.suite.storage!.pool;
+  const ms = async (query: ReturnType<typeof sql.unsafe>) => {
+    const rows = await pool.any(query) as unknown as Array<Record<string, string>>;
+    const line = rows.map((r) => Object.values(r)[0]).find((l) => /Execution Time/.test(String(l)));
+    return String(line).replace(/.*Execution Time: /, '');
+  };
+  const before = new Date(Date.now() - 300_000).toISOString();
+  const stalled = await ms(sql.unsafe`explain analyze select id from trust_chains where last_outcome = 'pending' and last_activity_at < ${before} order by last_activity_at, id limit 100`);
+  const chains = Array.from({ length: 100 }, (_, i) => `bench-${i + 1}`);
+  const last = await ms(sql.unsafe`explain analyze select distinct on (chain_id) chain_id, id from trust_interactions where chain_id = any(${sql.array(chains, 'text')}) order by chain_id, at desc, id desc`);
+  const recent = await ms(sql.unsafe`explain analyze select key from trust_anomalies order by updated_at desc, key limit 100`);
+  return `stalled chains ${stalled}, their last interactions ${last}, recorded anomalies ${recent}`;
+}
+
 async function timed(n: number, call: () => Promise<Response>): Promise<Summary> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -63,6 +79,7 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
     const fillStart = performance.now();
     await fill(t);
     process.stderr.write(`bench: ${kind}: ${interactions} interactions filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s\n`);
+    const plans = await explain(t);
     const { token } = await t.mint(['trust:*']);
     const headers = { authorization: `Bearer ${token}` };
     const get = (path: string) => () => fetch(t.url('trust', path), { headers });
@@ -87,6 +104,7 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
       row(`${kind}: GET /anomalies?kind=cycle&limit=500`, cycles),
       row(`${kind}: POST /interactions (incremental detection)`, record),
       `| ${kind}: first page of 500 holds | ${counts.map(([k, c]) => `${k} ${c}`).join(', ')} | | | |`,
+      `| ${kind}: database time of the request's queries (EXPLAIN ANALYZE) | ${plans} | | | |`,
     ];
   } finally {
     await t.stop();

@@ -95,8 +95,8 @@ create table trust_chains (
   interactions integer not null default 0,
   max_depth integer not null default 0
 );
-create index trust_chains_recent on trust_chains (last_activity_at desc);
-create index trust_chains_pending on trust_chains (last_activity_at) where last_outcome = 'pending';
+create index trust_chains_recent on trust_chains (last_activity_at desc, id);
+create index trust_chains_pending on trust_chains (last_activity_at, id) where last_outcome = 'pending';
 
 create table trust_interactions (
   id text primary key,
@@ -137,7 +137,7 @@ create table trust_anomalies (
   detected_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );
-create index trust_anomalies_recent on trust_anomalies (updated_at desc);
+create index trust_anomalies_recent on trust_anomalies (updated_at desc, key);
 
 create table trust_execution_links (
   execution_id text not null,

@@ -109,10 +109,11 @@ export async function stalledChains(db: CommonQueryMethods, tenantId: string | u
     order by last_activity_at, id limit ${limit}`)];
 }
 
-/** The newest interaction of each chain given (the one a stall waits on). */
-export async function lastInteractions(db: CommonQueryMethods, chainIds: readonly string[]): Promise<Interaction[]> {
+/** The newest interaction of each chain given (the one a stall waits on), by id only. */
+export async function lastInteractions(db: CommonQueryMethods, chainIds: readonly string[]): Promise<Array<{ chainId: string; id: string }>> {
   if (chainIds.length === 0) return [];
-  return [...await db.any(sql.type(InteractionRow)`select distinct on (chain_id) ${INTERACTION} from trust_interactions
+  return [...await db.any(sql.type(rowSchema(Type.Object({ chainId: Type.String(), id: Type.String() })))`
+    select distinct on (chain_id) chain_id as "chainId", id from trust_interactions
     where chain_id = any(${sql.array([...chainIds], 'text')}) order by chain_id, at desc, id desc`)];
 }
 
