@@ -86,6 +86,8 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
     await timed(20, get('/anomalies'));
     // The edge alone (public route, no bus, no database), beside it: what the machine adds to every call.
     const edge = await timed(requests, () => fetch(t.url('trust', '/obligations')));
+    // A guarded route with one small query: the capability check, its audit entry and the bus round trip.
+    const guarded = await timed(requests, get('/chains?limit=1'));
     const all = await timed(requests, get('/anomalies'));
     const stalls = await timed(requests, get('/anomalies?kind=stall'));
     const cycles = await timed(requests, get('/anomalies?kind=cycle&limit=500'));
@@ -99,6 +101,7 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
     const record = await timed(Math.min(requests, 300), post);
     return [
       row(`${kind}: GET /obligations (edge alone, for comparison)`, edge),
+      row(`${kind}: GET /chains?limit=1 (a guarded route, one small query)`, guarded),
       row(`${kind}: GET /anomalies (limit 100)`, all),
       row(`${kind}: GET /anomalies?kind=stall`, stalls),
       row(`${kind}: GET /anomalies?kind=cycle&limit=500`, cycles),

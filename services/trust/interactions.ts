@@ -89,14 +89,17 @@ export async function anomalies(deps: TrustDeps, r: Static<typeof req.anomalies>
   const tenant = tenantOf(r.caller);
   const now = deps.now();
   const wantStalls = r.kind === undefined || r.kind === 'stall';
-  const stalled = wantStalls ? await stalledChains(pool, tenant, new Date(now - deps.settings.stallMs), r.limit) : [];
+  // Two independent reads: on Postgres they run on two connections at once.
+  const [stalled, found] = await Promise.all([
+    wantStalls ? stalledChains(pool, tenant, new Date(now - deps.settings.stallMs), r.limit) : Promise.resolve([]),
+    r.kind === 'stall' ? Promise.resolve([]) : listAnomalies(pool, tenant, r.limit, r.kind),
+  ]);
   const waitingOn = await lastInteractions(pool, stalled.map((c) => c.id));
   const stalls = stalled.map((c) => ({
     kind: 'stall', key: `stall:${c.id}`, chainId: c.id,
     detail: `chain ${c.id} has waited on a pending interaction since ${c.lastActivityAt}, longer than ${deps.settings.stallMs} ms`,
     records: waitingOn.filter((i) => i.chainId === c.id).map((i) => i.id), detectedAt: new Date(now).toISOString(), updatedAt: c.lastActivityAt,
   }));
-  const found = r.kind === 'stall' ? [] : await listAnomalies(pool, tenant, r.limit, r.kind);
   return {
     anomalies: [...stalls, ...found].slice(0, r.limit),
     bounds: { maxDepth: deps.settings.maxDepth, maxFanOut: deps.settings.maxFanOut, stallMs: deps.settings.stallMs },

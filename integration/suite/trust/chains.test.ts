@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { caller } from '../../../testing/identities.ts';
+import { subjects } from '../../../bus/index.ts';
 
 let t: TestSuite;
 let token: string;
@@ -94,6 +95,19 @@ describe('interactions and chains', () => {
     const i = await interaction({ caller: 'p', callee: 'q', chainId: 'chain-exec', executionId: recorded.body.id });
     const chain = await trust('/chains/chain-exec');
     expect(chain.body.executions).toEqual([expect.objectContaining({ executionId: recorded.body.id, interactionId: i.id, outcome: 'failure' })]);
+  });
+
+  it('links an execution recorded after the interaction named it, from the trace appended broadcast', async () => {
+    const later = `exec_${'ab'.repeat(16)}`;
+    const i = await interaction({ caller: 'p', callee: 'q', chainId: 'chain-exec-later', executionId: later, outcome: 'pending' });
+    expect((await trust('/chains/chain-exec-later')).body.executions).toEqual([]);
+    t.suite.bus.publish(subjects.executionsAppended, { id: later, seq: 99, hash: 'f'.repeat(64), subject: 'p', outcome: 'success' });
+    let links: unknown[] = [];
+    for (let n = 0; n < 50 && links.length === 0; n++) {
+      await new Promise((r) => setTimeout(r, 20));
+      links = (await trust('/chains/chain-exec-later')).body.executions;
+    }
+    expect(links).toEqual([expect.objectContaining({ executionId: later, interactionId: i.id, outcome: 'success' })]);
   });
 
   it('refuses bad bodies with 400 naming the field, a parent from another chain, and answers 404 for unknown ids', async () => {
