@@ -31,7 +31,6 @@ export const Proof = Type.Union([
 const Iso = Type.String();
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Caller = { caller: CallerSchema };
-const Tenant = { tenantId: Type.Optional(Type.String()) };
 export const Limit = Type.Integer({ minimum: 1, maximum: 500, default: 100 });
 
 // Events and appeals.
@@ -175,4 +174,3 @@ export const req = {
   observe: Type.Object({ interactionId: IdParam, ...ObserveBody.properties, ...Caller }),
   anomalies: Type.Object({ limit: Limit, kind: Type.Optional(Type.String()), ...Caller }),
 };
-export { Tenant };
