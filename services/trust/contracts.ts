@@ -14,7 +14,7 @@ export async function create(deps: TrustDeps, r: Static<typeof req.createContrac
   if (dup.length > 0) throw new SuiteError('INVALID_REQUEST', `/terms: term ids must be unique; repeated: ${[...new Set(dup)].join(', ')}`);
   if (r.agentId === r.operatorId) throw new SuiteError('INVALID_REQUEST', '/operatorId: the operator and the agent are two parties');
   const result = await insertContract(deps.storage.pool, {
-    tenantId: tenantColumn(r.caller), title: r.title, agentId: r.agentId, operatorId: r.operatorId, terms: r.terms.map((t) => ({ ...t })), createdBy: r.caller.sub,
+    tenantId: tenantColumn(r.caller), title: r.title, agentId: r.agentId, operatorId: r.operatorId, operatorType: r.operatorType ?? 'organisation', terms: r.terms.map((t) => ({ ...t })), createdBy: r.caller.sub,
   });
   if ('conflict' in result) throw new SuiteError('CONFLICT', `/agentId: ${r.agentId} is recorded as ${result.conflict}, not an agent`);
   return result.contract;

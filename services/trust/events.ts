@@ -6,7 +6,7 @@ import { tenantColumn, tenantOf } from './context.ts';
 import {
   agentsPage, appealsOf, auditEntryExists, decideAppeal, eventsOf, getAppeal, getEvent, insertAppeal, insertEvent, subjectType, upheldEventIds,
 } from './queries/events.ts';
-import { breachesOfAgent } from './queries/contracts.ts';
+import { breachesOfAgent, breachesOfParty } from './queries/contracts.ts';
 import type { req } from './schemas.ts';
 
 /** Trust events, appeals, evidence and scores (docs/TRUST.md, "Events", "Scores"). */
@@ -102,11 +102,11 @@ export async function decide(deps: TrustDeps, r: Static<typeof req.decideAppeal>
   return { ...decided, effect };
 }
 
-/** Recorded facts about any subject, humans included: events, their appeals, contract breaches. No score, rank or conclusion. */
+/** Recorded facts about any subject, humans included: events, their appeals, breaches of its contracts (as agent or operator). No score, rank or conclusion. */
 export async function evidence(deps: TrustDeps, r: Static<typeof req.subject>) {
   const type = await knownSubject(deps, r.subjectId, r.caller);
   const events = await eventsWithAppeals(deps, r.subjectId, r.caller, r.limit);
-  const breaches = await breachesOfAgent(deps.storage.pool, r.subjectId, tenantOf(r.caller), r.limit);
+  const breaches = await breachesOfParty(deps.storage.pool, r.subjectId, tenantOf(r.caller), r.limit);
   return {
     subjectId: r.subjectId, subjectType: type, events, breaches,
     notice: 'Recorded facts only: each event names the artefact that proves it; nothing here is a score, rank or conclusion.',

@@ -90,6 +90,8 @@ export const ContractBody = Type.Object({
   title: Text(256),
   agentId: Name,
   operatorId: Name,
+  /** How the operator is recorded when it is new (default `organisation`); an operator already known keeps its type. */
+  operatorType: Type.Optional(literals(['human', 'organisation', 'system'] as const)),
   terms: Type.Array(TermSchema, { minItems: 1, maxItems: 100 }),
 }, { additionalProperties: false });
 export const ContractSchema = Type.Object({

@@ -44,6 +44,12 @@ describe('trust rule 7: a breach by either party is recorded; an operator breach
     const twice = await trust(`/breaches/${byAgent.body.id}/remediate`, { body: { remediation: 'again' } });
     expect(twice.status).toBe(409);
     expect((await trust(`/contracts/${c.body.id}`)).body.breaches).toHaveLength(2);
+
+    // The operator is a subject with evidence (both breaches of its contract, whose fault each is) and no score.
+    const evidence = await trust('/evidence/ops-team');
+    expect(evidence.body).toMatchObject({ subjectType: 'organisation' });
+    expect(evidence.body.breaches.map((b: { party: string }) => b.party)).toEqual(['operator', 'agent']);
+    expect((await trust('/score/ops-team')).status).toBe(404);
   });
 });
 

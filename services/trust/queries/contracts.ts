@@ -19,6 +19,7 @@ export interface NewContract {
   title: string;
   agentId: string;
   operatorId: string;
+  operatorType: string;
   terms: Array<{ id: string; text: string }>;
   createdBy: string;
 }
@@ -31,6 +32,9 @@ export async function insertContract(pool: DatabasePool, c: NewContract): Promis
       on conflict (tenant_key, subject_id) do nothing`);
     const known = await tx.oneFirst(sql.type(TypeRow)`select subject_type as t from trust_subjects where tenant_key = ${key} and subject_id = ${c.agentId}`);
     if (known !== 'agent') return { conflict: known };
+    // The operator becomes a subject too, so that its own breaches are part of its evidence.
+    await tx.query(sql.unsafe`insert into trust_subjects (tenant_key, subject_id, subject_type) values (${key}, ${c.operatorId}, ${c.operatorType})
+      on conflict (tenant_key, subject_id) do nothing`);
     const contract = await tx.one(sql.type(ContractRow)`
       insert into trust_contracts (id, tenant_id, title, agent_id, operator_id, terms, created_by)
       values (${newId('ctr')}, ${c.tenantId}, ${c.title}, ${c.agentId}, ${c.operatorId}, ${sql.jsonb(c.terms)}, ${c.createdBy})
@@ -66,6 +70,13 @@ export async function insertBreach(db: CommonQueryMethods, b: {
 
 export async function breachesOfContract(db: CommonQueryMethods, contractId: string): Promise<Breach[]> {
   return [...await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id = ${contractId} order by reported_at, id`)];
+}
+
+/** Every breach of a contract naming this subject as its agent or its operator, by either party. */
+export async function breachesOfParty(db: CommonQueryMethods, subjectId: string, tenantId: string | undefined, limit: number): Promise<Breach[]> {
+  return [...await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id in (
+      select id from trust_contracts where (agent_id = ${subjectId} or operator_id = ${subjectId}) ${tenantAnd(tenantId)})
+    order by reported_at, id limit ${limit}`)];
 }
 
 /** Every breach of a contract naming this agent, by either party (the operator's are shown, never charged). */
