@@ -8,10 +8,13 @@ import { EVENT_KINDS } from '../../core/trust/index.ts';
  * and lone surrogates (`Text`), so nothing a client sends can fail a database write.
  */
 
-/** A name a client chooses (subjects, chains): safe in a path segment. */
-export const Name = Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9][A-Za-z0-9._:@+-]*$' });
+/**
+ * A name a client chooses (subjects, chains): safe in a path segment, and no longer than the
+ * router accepts there (100 characters), so that whatever is recorded can be read back by its name.
+ */
+export const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._:@+-]*$' });
 /** A record id in a path: any such string; one we never issued is 404. */
-export const IdParam = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
+export const IdParam = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' });
 
 const literals = <T extends string>(values: readonly T[]) => Type.Enum(values as T[]);
 

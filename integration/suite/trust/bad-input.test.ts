@@ -39,6 +39,7 @@ describe('bad input on every trust route', () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['/events', { subjectId: 'bot', kind: 'note' }, /proof/],
       ['/events', { subjectId: '', kind: 'note', proof }, /subjectId/],
+      ['/events', { subjectId: 'a'.repeat(101), kind: 'note', proof }, /subjectId/],
       ['/events', { subjectId: 'bot', kind: 'note', proof, extra: 1 }, /extra|additional/],
       ['/events', { subjectId: 'bot', kind: 'note', proof, summary: 'x'.repeat(1025) }, /summary/],
       ['/events', { subjectId: 'bot', kind: 'note', proof, subjectType: 'robot' }, /subjectType/],
@@ -69,7 +70,7 @@ describe('bad input on every trust route', () => {
       expect(r.body.error.code).toBe('INVALID_REQUEST');
       expect(r.body.error.message, path).toMatch(field);
     }
-    for (const path of ['/events/bot?limit=0', '/scores?limit=501', '/disputes?limit=x', '/chains?limit=-1', '/anomalies?kind=nope', '/evidence/has%20space']) {
+    for (const path of ['/events/bot?limit=0', '/scores?limit=501', '/disputes?limit=x', '/chains?limit=-1', '/anomalies?kind=nope', '/evidence/has%20space', `/evidence/${'a'.repeat(300)}`, `/contracts/${'c'.repeat(101)}`]) {
       const r = await trust(path);
       expect(r.status, path).toBe(400);
     }
