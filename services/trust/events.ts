@@ -78,6 +78,8 @@ export async function listEvents(deps: TrustDeps, r: Static<typeof req.subject>)
 export async function appeal(deps: TrustDeps, r: Static<typeof req.appeal>) {
   const event = await getEvent(deps.storage.pool, r.eventId, tenantOf(r.caller));
   if (event === null) throw new SuiteError('NOT_FOUND', `no event ${r.eventId}`);
+  const upheld = (await appealsOf(deps.storage.pool, [event.id])).find((a) => a.state === 'upheld');
+  if (upheld !== undefined) throw new SuiteError('CONFLICT', `event ${event.id} no longer counts: appeal ${upheld.id} was upheld`);
   const created = await insertAppeal(deps.storage.pool, { eventId: r.eventId, tenantId: tenantColumn(r.caller), reason: r.reason, appellant: r.caller.sub });
   if (created === null) throw new SuiteError('CONFLICT', `event ${r.eventId} already has a pending appeal; it is decided before another is made`);
   return created;

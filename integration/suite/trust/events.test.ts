@@ -79,6 +79,7 @@ describe('trust rule 2: events can be appealed and scores are contestable', () =
     expect(again.status).toBe(409);
     expect(again.body.error.message).toMatch(/"upheld": decide needs it to be "pending"/);
 
+    expect((await trust(link.appeal, { body: { reason: 'once more' } })).status).toBe(409);
     const after = await trust('/score/bot-appeal');
     expect(after.body.score).toBe(52);
     expect(after.body.excluded).toContainEqual(expect.objectContaining({ id: bad.body.id, reason: 'an appeal against this event was upheld' }));
