@@ -49,3 +49,4 @@ export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';
 export { ExportPageRequest, ExportPageReply } from './schemas/execution-export.ts';
+export { CallerSchema } from './schemas/tokens.ts';

@@ -75,6 +75,17 @@ describe('configuration', () => {
   });
 });
 
+describe('trust configuration', () => {
+  it('leaves gating off by default and names a bad trust variable', () => {
+    expect(loadConfig({}).trust).toEqual({ gating: false, gateThreshold: 40, maxDepth: 16, maxFanOut: 32, stallMs: 300_000 });
+    expect(loadConfig({ SUITE_TRUST_GATING: 'true', SUITE_TRUST_GATE_THRESHOLD: '60' }).trust).toMatchObject({ gating: true, gateThreshold: 60 });
+    expect(() => loadConfig({ SUITE_TRUST_GATE_THRESHOLD: '101' })).toThrow(/SUITE_TRUST_GATE_THRESHOLD/);
+    expect(() => loadConfig({ SUITE_TRUST_GATING: 'on' })).toThrow(/SUITE_TRUST_GATING/);
+    expect(() => loadConfig({ SUITE_TRUST_STALL_MS: '10' })).toThrow(/SUITE_TRUST_STALL_MS/);
+    expect(() => loadConfig({ SUITE_TRUST_MAX_FANOUT: '0' })).toThrow(/SUITE_TRUST_MAX_FANOUT/);
+  });
+});
+
 describe('bus configuration', () => {
   it('reads the log format (json or pretty; unset: decided by the terminal) and NO_COLOR', () => {
     expect(loadConfig({})).toMatchObject({ logFormat: undefined, color: true });

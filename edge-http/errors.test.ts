@@ -97,6 +97,13 @@ describe('error shape', () => {
     expect(res.json().error.code).toBe('INVALID_REQUEST');
   });
 
+  it('answers a path parameter longer than the router allows with 400 INVALID_REQUEST, not 500', async () => {
+    t = await build();
+    const res = await t.app.inject({ method: 'GET', url: `/throws/${'a'.repeat(300)}` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: { code: 'INVALID_REQUEST', message: 'a path parameter is too long' } });
+  });
+
   it('maps every catalogue code to the status of the one table', async () => {
     t = await build();
     const expected: Record<ErrorCode, number> = {

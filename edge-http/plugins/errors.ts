@@ -116,6 +116,9 @@ export function frameworkErrorHandler(onUnmatched: OnUnmatched) {
     reply.header('x-request-id', request.id);
     if (error.code === 'FST_ERR_BAD_URL') {
       sendError(reply, { code: 'INVALID_REQUEST', message: 'URL could not be decoded' });
+    } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      // The router refuses a path segment over its bound (100 characters) before any route's schema.
+      sendError(reply, { code: 'INVALID_REQUEST', message: 'a path parameter is too long' });
     } else {
       request.log.error({ err: error }, 'framework error');
       sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });

@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { subjects, type Bus, type Subscription } from '../../bus/index.ts';
+import type { TrustSettings } from '../../config/index.ts';
+import type { Storage } from '../../storage/index.ts';
+import { BusActor, replyOf } from '../../actors/base/index.ts';
+import type { TrustDeps } from './context.ts';
+import * as events from './events.ts';
+import * as disputes from './disputes.ts';
+import * as contracts from './contracts.ts';
+import * as interactions from './interactions.ts';
+import { trustSubjects as s } from './subjects.ts';
+
+export interface TrustArbiterOptions {
+  bus: Bus;
+  storage: Storage;
+  settings: TrustSettings;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * The trust arbiter: every trust subject (queue `trust`, any number of replicas: each handler reads
+ * and writes the database only, in transactions where a rule spans rows), and the `trace appended`
+ * broadcast (same queue: one replica links each execution to the interactions that named it).
+ */
+export class TrustArbiterActor extends BusActor {
+  readonly #deps: TrustDeps;
+  readonly #logger: Logger;
+
+  constructor(o: TrustArbiterOptions) {
+    super();
+    this.#deps = { bus: o.bus, storage: o.storage, settings: o.settings, now: o.now ?? Date.now };
+    this.#logger = o.logger;
+  }
+
+  protected subscriptions(): Subscription[] {
+    const { bus } = this.#deps;
+    const d = this.#deps;
+    const queue = { queue: 'trust' };
+    const unexpected = (err: unknown) => this.#logger.error({ err }, 'trust handler failed');
+    const on = <T, R>(work: (deps: TrustDeps, data: T) => Promise<R>) => ({ data }: { data: T }) => replyOf(() => work(d, data), unexpected);
+    return [
+      bus.serve(s.recordEvent, on(events.recordEvent), queue),
+      bus.serve(s.eventsOf, on(events.listEvents), queue),
+      bus.serve(s.appeal, on(events.appeal), queue),
+      bus.serve(s.appealsOf, on(events.listAppeals), queue),
+      bus.serve(s.decideAppeal, on(events.decide), queue),
+      bus.serve(s.evidence, on(events.evidence), queue),
+      bus.serve(s.score, on(events.score), queue),
+      bus.serve(s.scores, on(events.scores), queue),
+      bus.serve(s.check, on(events.check), queue),
+      bus.serve(s.verify, on(disputes.verify), queue),
+      bus.serve(s.arbitrate, on(disputes.arbitrate), queue),
+      bus.serve(s.createDispute, on(disputes.createDispute), queue),
+      bus.serve(s.listDisputes, on(disputes.list), queue),
+      bus.serve(s.getDispute, on(disputes.getOne), queue),
+      bus.serve(s.arbitrateDispute, on(disputes.arbitrateDispute), queue),
+      bus.serve(s.decideDispute, on(disputes.decideDispute), queue),
+      bus.serve(s.createContract, on(contracts.create), queue),
+      bus.serve(s.listContracts, on(contracts.list), queue),
+      bus.serve(s.getContract, on(contracts.getOne), queue),
+      bus.serve(s.breach, on(contracts.breach), queue),
+      bus.serve(s.health, on(contracts.health), queue),
+      bus.serve(s.moveContract, on(contracts.move), queue),
+      bus.serve(s.remediate, on(contracts.remediate), queue),
+      bus.serve(s.recordInteraction, on(interactions.record), queue),
+      bus.serve(s.observe, on(interactions.observe), queue),
+      bus.serve(s.listChains, on(interactions.chains), queue),
+      bus.serve(s.getChain, on(interactions.chain), queue),
+      bus.serve(s.anomalies, on(interactions.anomalies), queue),
+      bus.subscribe(subjects.executionsAppended, ({ data }) => {
+        interactions.appended(d, data).catch((err: unknown) => this.#logger.warn({ err, execution: data.id }, 'linking an appended execution failed'));
+      }, queue),
+    ];
+  }
+}

@@ -1,0 +1,26 @@
+import { defineService } from '../kit/index.ts';
+import { TrustArbiterActor } from './actor.ts';
+import { trustRoutes } from './routes.ts';
+
+/**
+ * The trust service (listener 8085; docs/TRUST.md): evidence and appeals, advisory scores, grounding
+ * checks, arbitration and disputes, contracts, and agent-chain anomalies. The trust arbiter
+ * (`actor:trust`) holds the rules' I/O; the rules themselves are core/trust.
+ */
+export const trustService = defineService({
+  name: 'trust',
+  listener: 'trust',
+  actorRoles: ['actor:trust'],
+  migrations: { name: 'trust', dir: new URL('./migrations/', import.meta.url) },
+  async startActors(ctx) {
+    if (!ctx.has('actor:trust')) return {};
+    const arbiter = new TrustArbiterActor({
+      bus: ctx.bus, storage: ctx.storage, settings: ctx.config.trust, logger: ctx.logger.child({ component: 'trust' }),
+    });
+    arbiter.start();
+    return { actors: [{ name: 'trust', stop: () => arbiter.stop() }] };
+  },
+  routes: ({ bus }) => trustRoutes(bus),
+});
+
+export { trustSubjects } from './subjects.ts';
