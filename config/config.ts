@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
+import { loadConnectorSettings } from './connectors.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -69,6 +70,11 @@ export interface SuiteConfig {
   readonly llm: { readonly openai: boolean; readonly anthropic: boolean; readonly ollamaHost: string | undefined };
   /** OpenTelemetry tracing, from the standard `OTEL_*` variables (config/tracing.ts). */
   readonly tracing: TracingSettings;
+  /**
+   * The connectors' variables that are set (`CONNECTOR_*`, docs/CONNECTORS.md), by name. Holds
+   * credentials: only the connector service reads it, and nothing logs it.
+   */
+  readonly connectors: Readonly<Record<string, string>>;
 }
 
 /** Secrets made on first run and kept in the data folder; environment variables always win. */
@@ -181,6 +187,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
     llm: { openai: str('OPENAI_API_KEY') !== undefined, anthropic: str('ANTHROPIC_API_KEY') !== undefined, ollamaHost: ollamaHost(str('OLLAMA_HOST')) },
     tracing: loadTracingSettings(str, (variable, message) => new ConfigError(variable, message)),
+    connectors: loadConnectorSettings(str, (variable, message) => new ConfigError(variable, message)),
   });
 }
 
