@@ -12,3 +12,4 @@ export { BUILT_IN_MANIFESTS, CONNECTOR_VARIABLES, GITHUB, HTTP, POSTGRES, SLACK,
 export { configurationState, settingProblem, settingsOf, type ConfigurationState, type VariableState } from './settings.ts';
 export { signStandardWebhook, type StandardWebhookHeaders } from './webhook-signing.ts';
 export { Str, Pattern, wellFormed } from './schemas.ts';
+export { generateConnector, GENERATOR, MAX_PROMPT_LENGTH, type GeneratedConnector } from './generate/generate.ts';

@@ -258,6 +258,30 @@ describe('POST /connectors/{id}/actions/{action}', () => {
   });
 });
 
+describe('POST /generate', () => {
+  const generate = (body: unknown) => call('/generate', { body });
+
+  it('answers a prompt with a YAML manifest, TypeScript and a spec, byte-identical for the same prompt', async () => {
+    const prompt = 'Create tickets with a title and a body, get a ticket and list tickets in the Acme API at https://api.acme.io/v2';
+    const first = await generate({ prompt });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body).sort()).toEqual(['manifest', 'spec', 'typescript']);
+    expect(first.body.manifest).toMatch(/^apiVersion: suite.connectors\/v1\n/);
+    expect(first.body.typescript).toContain('export const acmeConnector: Connector = {');
+    expect(first.body.spec).toMatchObject({ id: 'acme', baseUrl: 'https://api.acme.io/v2' });
+    expect((await generate({ prompt })).text).toBe(first.text);
+  });
+
+  it('answers 400 INVALID_REQUEST naming prompt for a missing, empty, wordless or wrongly typed prompt', async () => {
+    for (const body of [{}, { prompt: '' }, { prompt: '   ' }, { prompt: '?!' }, { prompt: 42 }, { prompt: 'x'.repeat(2001) }, { prompt: 'ok', other: 1 }]) {
+      const r = await generate(body);
+      expect(r.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(r.body.error.code).toBe('INVALID_REQUEST');
+      expect(r.body.error.message).toMatch(/prompt|other|additional/);
+    }
+  });
+});
+
 describe('a connector not configured, or whose credentials the provider rejects', () => {
   let bad: TestSuite;
   let badSlack: FakeServer;

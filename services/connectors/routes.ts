@@ -1,9 +1,12 @@
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import { BUILT_IN_MANIFESTS } from '../../core/connectors/index.ts';
+import { BUILT_IN_MANIFESTS, generateConnector, MAX_PROMPT_LENGTH } from '../../core/connectors/index.ts';
 import { sendError, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
 import { connectorSubjects } from './subjects.ts';
 
+const GenerateBody = Type.Object({
+  prompt: Type.String({ minLength: 1, maxLength: MAX_PROMPT_LENGTH, description: 'What the connector should do, in words; a base URL may be included' }),
+}, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const ActionParams = Type.Object({ id: Type.String({ maxLength: 64 }), action: Type.String({ maxLength: 64 }) });
 
@@ -12,7 +15,7 @@ const ACT_TIMEOUT_MS = 150_000;
 const VERIFY_TIMEOUT_MS = 60_000;
 
 /**
- * The connector listener (8084): the registry and /generate (public), verify (`connector:read`) and
+ * The connector listener (8084): the registry and POST /generate (public), verify (`connector:read`) and
  * actions (`connector:execute`). Each built-in action has its own route, whose body schema is the
  * action's input schema (so it is validated as sent, named in the error, and listed in the OpenAPI
  * document); any other `/connectors/{id}/actions/{action}` is a 404.
@@ -48,6 +51,16 @@ export function connectorRoutes(bus: Bus): EdgeRoutes {
         });
       }
     }
+
+    // Pure and fast (core/connectors): run by the edge itself, like the policy generator.
+    app.post('/generate', {
+      config: { authority: { kind: 'public' } },
+      schema: { body: GenerateBody },
+    }, async (request, reply) => {
+      const generated = generateConnector(request.body.prompt);
+      if (!generated.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: generated.message });
+      return reply.code(200).send(generated.value);
+    });
 
     app.post('/connectors/:id/actions/:action', {
       config: { authority: { kind: 'scope', scope: 'connector:execute' } },
