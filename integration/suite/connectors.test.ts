@@ -250,6 +250,24 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     expect(allCalls()).toBe(before);
   });
 
+  it('answers hostile bodies (deep nesting, __proto__ keys, lone surrogates) with 4xx and sends nothing', async () => {
+    const before = allCalls();
+    const deep = `{"type":"x","data":{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`;
+    const bodies: Array<[string, string]> = [
+      ['/connectors/webhook/actions/send', deep],
+      ['/connectors/webhook/actions/send', '{"type":"x","data":{"__proto__":{"polluted":1}}}'],
+      ['/connectors/webhook/actions/send', '{"type":"x","data":{"a":"\\ud800"}}'],
+      ['/connectors/postgres/actions/query', '{"sql":"select \\ud800"}'],
+      ['/generate', `{"prompt":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+    ];
+    for (const [path, body] of bodies) {
+      const res = await fetch(t.url('connector', path), { method: 'POST', headers: { authorization: `Bearer ${executeToken}`, 'content-type': 'application/json' }, body });
+      expect(res.status, `${path} ${body.slice(0, 60)}: ${await res.clone().text()}`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    expect(allCalls()).toBe(before);
+  });
+
   it('answers 404 for an unknown action or connector, 401 without a token, 403 without connector:execute', async () => {
     expect(await act('slack', 'delete_channel', {})).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
     expect(await act('jira', 'create_issue', {})).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
