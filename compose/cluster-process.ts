@@ -5,6 +5,7 @@
 import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
 import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
 import { subjects } from '../bus/index.ts';
+import { connectorSubjects } from '../services/connectors/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Child, freePort, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';
@@ -16,6 +17,7 @@ const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
   'actor:executions': subjects.executionsGet.subject,
   'actor:revocation': subjects.revocationSnapshot.subject,
   'actor:tokens': subjects.tokenValidate.subject,
+  'actor:connectors': connectorSubjects.list.subject,
 };
 
 export interface ProcessPlan {

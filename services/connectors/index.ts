@@ -3,6 +3,8 @@ import { defineService } from '../kit/index.ts';
 import { ConnectorsActor } from './actor.ts';
 import { connectorRoutes } from './routes.ts';
 
+export { connectorSubjects } from './subjects.ts';
+
 /**
  * The connector service (listener 8084): a registry of connectors with their configuration state,
  * read-only credential checks, actions recorded as execution traces, and a deterministic connector
