@@ -137,13 +137,17 @@ export class ConnectorsActor extends BusActor {
 
     let output: unknown;
     let failure: { code: ErrorCode; message: string } | undefined;
+    const started = performance.now();
     try {
       output = wellFormed(await run(this.#context(connector), req.input as never));
     } catch (err) {
       failure = this.#failure(err);
       output = { error: failure };
     }
-    const record = await this.#record(req, inputHash, hashCanonical(output), failure === undefined ? 'success' : 'failure');
+    const outcome = failure === undefined ? 'success' : 'failure';
+    const record = await this.#record(req, inputHash, hashCanonical(output), outcome);
+    // What happened, never what was sent: no input, no output, no credential.
+    this.#o.logger.info({ connector: req.id, action: req.action, outcome, code: failure?.code, execution: record.id, ms: Math.round(performance.now() - started) }, 'connector action');
     if (failure !== undefined) throw new SuiteError(failure.code, `${failure.message} (recorded as execution ${record.id})`);
     return { id: req.id, action: req.action, output, execution: record };
   }
@@ -181,9 +185,8 @@ export class ConnectorsActor extends BusActor {
     if (refused !== undefined) return { code: 'OUTBOUND_REFUSED', message: this.#redact(refused.message) };
     if (isTimeout(err)) return { code: 'PROVIDER_UNAVAILABLE', message: 'the provider did not answer in time' };
     const code = (err as { code?: unknown })?.code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) {
-      return { code: 'PROVIDER_UNAVAILABLE', message: `the provider could not be reached (${code})` };
-    }
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the provider could not be reached (${code})` };
+    if (typeof code === 'string' && /^UND_ERR_[A-Z_]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the exchange with the provider failed (${code})` };
     this.#o.logger.error({ err: { name: (err as Error)?.name, message: this.#redact(String((err as Error)?.message)) } }, 'connector call failed unexpectedly');
     return { code: 'PROVIDER_UNAVAILABLE', message: 'the call to the provider failed' };
   }
