@@ -57,7 +57,7 @@ export class ConnectorsActor extends BusActor {
   protected subscriptions(): Subscription[] {
     const { bus } = this.#o;
     const queue = { queue: 'connectors' };
-    const unexpected = (err: unknown) => this.#o.logger.error({ err: { name: (err as Error)?.name, message: this.#redact(String((err as Error)?.message)) } }, 'connector call failed unexpectedly');
+    const unexpected = (err: unknown) => this.#logUnexpected(err);
     return [
       bus.serve(connectorSubjects.list, () => replyOf(async () => ({ connectors: [...this.#byId.values()].map((c) => this.#summary(c)) }), unexpected), queue),
       bus.serve(connectorSubjects.get, ({ data }) => replyOf(async () => this.#summary(this.#find(data.id)), unexpected), queue),
@@ -187,8 +187,13 @@ export class ConnectorsActor extends BusActor {
     const code = (err as { code?: unknown })?.code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the provider could not be reached (${code})` };
     if (typeof code === 'string' && /^UND_ERR_[A-Z_]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the exchange with the provider failed (${code})` };
-    this.#o.logger.error({ err: { name: (err as Error)?.name, message: this.#redact(String((err as Error)?.message)) } }, 'connector call failed unexpectedly');
+    this.#logUnexpected(err);
     return { code: 'PROVIDER_UNAVAILABLE', message: 'the call to the provider failed' };
+  }
+
+  /** Name and message only (a stack or a cause may carry request data), secrets redacted. */
+  #logUnexpected(err: unknown): void {
+    this.#o.logger.error({ err: { name: (err as Error)?.name, message: this.#redact(String((err as Error)?.message)) } }, 'connector call failed unexpectedly');
   }
 }
 

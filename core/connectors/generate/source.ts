@@ -60,11 +60,7 @@ export function connectorSource(intent: ConnectorIntent, names: SourceNames): st
   ].join('\n'));
   const manifestActions = intent.actions.map((a) =>
     `      { name: ${lit(a.name)}, description: ${lit(a.description)}, effect: ${lit(a.effect)}, input: ${inputName(a)} },`);
-  const runs = intent.actions.map((a) => {
-    const body = actionBody(a);
-    const arrow = body.startsWith('{') ? body : body;
-    return `    ${a.name}: async (ctx: ConnectorContext, input: Static<typeof ${inputName(a)}>) => ${arrow},`;
-  });
+  const runs = intent.actions.map((a) => `    ${a.name}: async (ctx: ConnectorContext, input: Static<typeof ${inputName(a)}>) => ${actionBody(a)},`);
   const urlVariable = intent.baseUrl !== undefined
     ? `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: false, kind: 'url', default: ${lit(intent.baseUrl)} },`
     : `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: true, kind: 'url' },`;
