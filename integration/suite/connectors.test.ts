@@ -149,6 +149,8 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     const readToken2 = (await t.mint(['execution:read'])).token;
     const rec = await (await fetch(t.url('token', `/executions/${id}`), { headers: { authorization: `Bearer ${readToken2}` } })).json() as Record<string, unknown>;
     expect(rec).toMatchObject({ action: 'slack.post_message', outcome: 'failure', subject: 'agent-7' });
+    expect(rec['outputHash']).toBe(hashCanonical({ error: { code: 'PROVIDER_REJECTED', message: 'slack chat.postMessage: channel_not_found' } }));
+    await expectVerifiedTrace({ id });
   });
 
   it('creates and reads a GitHub issue, and answers 422 PROVIDER_REJECTED for an issue that does not exist', async () => {
@@ -162,6 +164,7 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     expect(read.status).toBe(200);
     expect(read.body.output).toMatchObject({ number: 1, body: 'seen twice' });
     expect(read.body.execution.action).toBe('github.get_issue');
+    await expectVerifiedTrace(read.body.execution);
 
     const missing = await act('github', 'get_issue', { owner: 'suite-org', repo: 'suite-repo', number: 99 });
     expect(missing).toMatchObject({ status: 422, body: { error: { code: 'PROVIDER_REJECTED' } } });
@@ -184,6 +187,8 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body.output.status).toBe(200);
     expect(JSON.parse(r.body.output.body)).toMatchObject({ login: 'suite-bot' });
+    expect(r.body.execution).toMatchObject({ action: 'http.request', outcome: 'success' });
+    await expectVerifiedTrace(r.body.execution);
   });
 
   it('runs a parameterised read-only Postgres query, capped at the row limit', async () => {
@@ -246,6 +251,12 @@ describe('POST /connectors/{id}/actions/{action}', () => {
       expect(r.status, `${id}.${action} ${JSON.stringify(body)}: ${r.text}`).toBe(400);
       expect(r.body.error.code).toBe('INVALID_REQUEST');
       expect(r.body.error.message).toMatch(field);
+    }
+    const long = 'x'.repeat(65);
+    for (const [path, method] of [[`/connectors/${long}`, 'GET'], [`/connectors/${long}/verify`, 'POST'], [`/connectors/slack/actions/${long}`, 'POST']] as const) {
+      const r = await call(path, { token: executeToken, method, ...(method === 'POST' && path.includes('actions') ? { body: {} } : {}) });
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.message).toMatch(/params\/(id|action)/);
     }
     expect(allCalls()).toBe(before);
   });
