@@ -314,13 +314,35 @@ describe('POST /generate', () => {
 describe('a connector not configured, or whose credentials the provider rejects', () => {
   let bad: TestSuite;
   let badSlack: FakeServer;
+  let echo: import('node:http').Server;
+  let echoUrl = '';
   beforeAll(async () => {
     badSlack = await fakeSlack('xoxb-the-real-one');
-    bad = await startTestSuite({ CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-a-wrong-token', CONNECTOR_SLACK_API_URL: `${badSlack.url}/api` });
+    // A careless provider that quotes the credential it was sent in its error message.
+    const { createServer } = await import('node:http');
+    echo = createServer((req, res) => res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad request from ${req.headers['authorization']}` })));
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    echoUrl = `http://127.0.0.1:${(echo.address() as import('node:net').AddressInfo).port}`;
+    bad = await startTestSuite({
+      CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-a-wrong-token', CONNECTOR_SLACK_API_URL: `${badSlack.url}/api`,
+      CONNECTOR_GITHUB_TOKEN: GITHUB_TOKEN, CONNECTOR_GITHUB_API_URL: echoUrl,
+    });
   }, 60_000);
   afterAll(async () => {
     await bad?.stop();
     await badSlack?.close();
+    await new Promise((resolve) => echo?.close(resolve));
+  });
+
+  it('never answers a configured secret, even when the provider quotes it back', async () => {
+    const token = (await bad.mint(['connector:execute'])).token;
+    const res = await fetch(bad.url('connector', '/connectors/github/actions/get_issue'), {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner: 'a', repo: 'b', number: 1 }),
+    });
+    expect(res.status).toBe(422);
+    const text = await res.text();
+    expect(text).toContain('bad request from Bearer [redacted]');
+    expect(text).not.toContain(GITHUB_TOKEN);
   });
 
   it('answers verify with 503 saying which: CREDENTIALS_REJECTED, or CONNECTOR_NOT_CONFIGURED naming the variables', async () => {
@@ -333,13 +355,13 @@ describe('a connector not configured, or whose credentials the provider rejects'
     expect(rejected).toMatchObject({ status: 503, body: { error: { code: 'CREDENTIALS_REJECTED' } } });
     expect(rejected.body.error.message).toMatch(/invalid_auth/);
     expect(rejected.body.error.message).not.toContain('xoxb-a-wrong-token');
-    const unset = await post('github', '/verify');
+    const unset = await post('webhook', '/verify');
     expect(unset).toMatchObject({ status: 503, body: { error: { code: 'CONNECTOR_NOT_CONFIGURED' } } });
-    expect(unset.body.error.message).toMatch(/CONNECTOR_GITHUB_TOKEN/);
-    const action = await post('github', '/actions/get_issue', { owner: 'a', repo: 'b', number: 1 });
+    expect(unset.body.error.message).toMatch(/CONNECTOR_WEBHOOK_URL, CONNECTOR_WEBHOOK_SECRET/);
+    const action = await post('webhook', '/actions/send', { type: 'x', data: {} });
     expect(action).toMatchObject({ status: 503, body: { error: { code: 'CONNECTOR_NOT_CONFIGURED' } } });
-    const listed = await (await fetch(bad.url('connector', '/connectors/github'))).json() as { configured: boolean; missing: string[] };
-    expect(listed).toMatchObject({ configured: false, missing: ['CONNECTOR_GITHUB_TOKEN'] });
+    const listed = await (await fetch(bad.url('connector', '/connectors/webhook'))).json() as { configured: boolean; missing: string[] };
+    expect(listed).toMatchObject({ configured: false, missing: ['CONNECTOR_WEBHOOK_URL', 'CONNECTOR_WEBHOOK_SECRET'] });
     expect(badSlack.writes()).toEqual([]);
   });
 });
