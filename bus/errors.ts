@@ -24,6 +24,12 @@ export const ERROR_CODES = [
   'REVOCATION_UNAVAILABLE',
   'SERVICE_UNAVAILABLE',
   'INTERNAL_ERROR',
+  // The connector service's (docs/CONNECTORS.md): a provider's answer or the outbound policy.
+  'CONNECTOR_NOT_CONFIGURED',
+  'CREDENTIALS_REJECTED',
+  'PROVIDER_REJECTED',
+  'PROVIDER_UNAVAILABLE',
+  'OUTBOUND_REFUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -6,6 +6,7 @@ import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
 import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
 import { subjects } from '../bus/index.ts';
 import { schedulerSubjects } from '../services/scheduler/index.ts';
+import { connectorSubjects } from '../services/connectors/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Child, freePort, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';
@@ -18,6 +19,7 @@ const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
   'actor:revocation': subjects.revocationSnapshot.subject,
   'actor:tokens': subjects.tokenValidate.subject,
   'actor:scheduler': schedulerSubjects.health.subject,
+  'actor:connectors': connectorSubjects.list.subject,
 };
 
 export interface ProcessPlan {

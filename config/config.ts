@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
+import { loadConnectorSettings } from './connectors.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -90,6 +91,11 @@ export interface SuiteConfig {
   readonly tracing: TracingSettings;
   /** The trust service (docs/TRUST.md): score gating (off by default) and the anomaly bounds. */
   readonly trust: TrustSettings;
+  /**
+   * The connectors' variables that are set (`CONNECTOR_*`, docs/CONNECTORS.md), by name. Holds
+   * credentials: only the connector service reads it, and nothing logs it.
+   */
+  readonly connectors: Readonly<Record<string, string>>;
 }
 
 export interface TrustSettings {
@@ -233,6 +239,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       maxFanOut: int('SUITE_TRUST_MAX_FANOUT', 32, 1, 100_000),
       stallMs: int('SUITE_TRUST_STALL_MS', 300_000, 1000, 30 * 24 * 3_600_000),
     },
+    connectors: loadConnectorSettings(str, (variable, message) => new ConfigError(variable, message)),
   });
 }
 

@@ -27,6 +27,11 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   REVOCATION_UNAVAILABLE: 503,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
+  CONNECTOR_NOT_CONFIGURED: 503,
+  CREDENTIALS_REJECTED: 503,
+  PROVIDER_REJECTED: 422,
+  PROVIDER_UNAVAILABLE: 502,
+  OUTBOUND_REFUSED: 403,
 });
 
 export function statusOf(code: ErrorCode): number {

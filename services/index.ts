@@ -2,6 +2,7 @@ import { spineService } from './spine/index.ts';
 import { tokenService } from './token/index.ts';
 import { schedulerService } from './scheduler/index.ts';
 import { trustService } from './trust/index.ts';
+import { connectorsService } from './connectors/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -13,6 +14,7 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   tokenService,
   schedulerService,
   trustService,
+  connectorsService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';

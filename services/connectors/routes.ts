@@ -1,0 +1,78 @@
+import { Type } from 'typebox';
+import type { Bus } from '../../bus/index.ts';
+import { BUILT_IN_MANIFESTS, generateConnector, MAX_PROMPT_LENGTH } from '../../core/connectors/index.ts';
+import { sendError, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
+import { connectorSubjects } from './subjects.ts';
+
+const GenerateBody = Type.Object({
+  prompt: Type.String({ minLength: 1, maxLength: MAX_PROMPT_LENGTH, description: 'What the connector should do, in words; a base URL may be included' }),
+}, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const ActionParams = Type.Object({ id: Type.String({ maxLength: 64 }), action: Type.String({ maxLength: 64 }) });
+
+/** A provider call may take the connector's own timeout (up to 120 s) plus the trace's append. */
+const ACT_TIMEOUT_MS = 150_000;
+const VERIFY_TIMEOUT_MS = 60_000;
+
+/**
+ * The connector listener (8084): the registry and POST /generate (public), verify (`connector:read`) and
+ * actions (`connector:execute`). Each built-in action has its own route, whose body schema is the
+ * action's input schema (so it is validated as sent, named in the error, and listed in the OpenAPI
+ * document); any other `/connectors/{id}/actions/{action}` is a 404.
+ */
+export function connectorRoutes(bus: Bus): EdgeRoutes {
+  return async (app) => {
+    app.get('/connectors', {
+      config: { authority: { kind: 'public' } },
+    }, async (_request, reply) => sendResult(reply, await bus.request(connectorSubjects.list, {})));
+
+    app.get('/connectors/:id', {
+      config: { authority: { kind: 'public' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(connectorSubjects.get, { id: request.params.id })));
+
+    app.post('/connectors/:id/verify', {
+      config: { authority: { kind: 'scope', scope: 'connector:read' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(connectorSubjects.verify, { id: request.params.id }, { timeoutMs: VERIFY_TIMEOUT_MS })));
+
+    for (const manifest of BUILT_IN_MANIFESTS) {
+      for (const action of manifest.actions) {
+        app.post(`/connectors/${manifest.id}/actions/${action.name}`, {
+          config: { authority: { kind: 'scope', scope: 'connector:execute' } },
+          schema: { body: action.input, summary: action.description },
+        }, async (request, reply) => {
+          const p = request.principal;
+          return sendResult(reply, await bus.request(connectorSubjects.act, {
+            id: manifest.id, action: action.name, input: request.body,
+            attested: { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId: p.tenantId ?? null },
+            timestamp: new Date().toISOString(),
+          }, { timeoutMs: ACT_TIMEOUT_MS }));
+        });
+      }
+    }
+
+    // Pure and fast (core/connectors): run by the edge itself, like the policy generator.
+    app.post('/generate', {
+      config: { authority: { kind: 'public' } },
+      schema: { body: GenerateBody },
+    }, async (request, reply) => {
+      const generated = generateConnector(request.body.prompt);
+      if (!generated.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: generated.message });
+      return reply.code(200).send(generated.value);
+    });
+
+    app.post('/connectors/:id/actions/:action', {
+      config: { authority: { kind: 'scope', scope: 'connector:execute' } },
+      schema: { params: ActionParams },
+    }, async (request, reply) => {
+      const { id, action } = request.params;
+      const known = BUILT_IN_MANIFESTS.some((m) => m.id === id);
+      return sendError(reply, {
+        code: 'NOT_FOUND',
+        message: known ? `the ${id} connector has no action "${action}"; GET /connectors/${id} lists its actions` : `no connector with id "${id}"; GET /connectors lists them`,
+      });
+    });
+
+  };
+}
