@@ -212,7 +212,8 @@ describe.each([
       ok: false, error: { code: 'INVALID_REQUEST', message: `${echo.subject}: /text must not contain NUL (U+0000)` },
     });
     // A peer that skips the bus's own checks (a foreign NATS client): the receiving side refuses.
-    for (const [payload, words] of [['{"text":"a\\u0000b"}', 'NUL'], ['{"text":"\\ud800"}', 'lone surrogate'], ['{"text":"a","__proto__":{}}', '__proto__']]) {
+    const hostile: Array<[string, string]> = [['{"text":"a\\u0000b"}', 'NUL'], ['{"text":"\\ud800"}', 'lone surrogate'], ['{"text":"a","__proto__":{}}', '__proto__']];
+    for (const [payload, words] of hostile) {
       const reply = await raw.transport.request(echo.subject, raw.transport.payloads === 'text' ? payload : bytes(payload), {}, 2000);
       expect(parse(reply.payload)).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining(words) } });
     }

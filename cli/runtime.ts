@@ -60,6 +60,8 @@ export async function startSuite(
   const logger = baseLogger ?? createLogger({ level: config.logLevel as 'info', service: 'suite' });
   const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  // When the process must be gone by (SUITE_SHUTDOWN_GRACE_MS from the start of stop()).
+  const shutdown = { deadline: Date.now() + config.shutdownGraceMs };
   try {
     // One tracer provider per process (shared if this process starts several suites). First in
     // infra, so it stops last: after the bus drained and storage closed, it flushes their spans.
@@ -71,12 +73,14 @@ export async function startSuite(
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
       propagation: tracing.propagation,
-      // A refused payload is a peer's mistake, described by its message; a handler's throw is ours
-      // and keeps its stack.
-      onError: (err, info) => logger.warn(
-        err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
-        'bus message failed',
-      ),
+      // A refused payload is a peer's mistake, described by its message; a handler's throw is ours:
+      // the caller got INTERNAL_ERROR (a 500), so its cause is logged as an error, stack included.
+      onError: (err, info) => info.stage === 'handler'
+        ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
+        : logger.warn(
+          err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
+          'bus message failed',
+        ),
     });
     phases.infra.push({ name: 'bus', stop: () => bus.drain() });
 
@@ -97,12 +101,15 @@ export async function startSuite(
     }
     const ring = await createHmacKeyRing(config.hmacSecrets);
     const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
-    phases.sink.push({ name: 'audit-sink', stop: async () => { await audit.flush(); audit.close(); } });
+    phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
 
     const need = (role: Role) => roles.includes(role);
+    // The chain writers of this process: /ready is 503 while the commits of any keep failing.
+    const writers: Array<{ readonly stalled: boolean }> = [];
     if (need('actor:chain-writer') && storage) {
       const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
       await writer.start();
+      writers.push(writer);
       phases.actors.push({ name: 'chain-writer', stop: () => writer.stop() });
     }
     if ((need('actor:chain-writer') || need('actor:executions')) && storage) {
@@ -115,6 +122,7 @@ export async function startSuite(
         logger: logger.child({ component: 'executions' }),
         roles: { writer: need('actor:chain-writer'), reader: need('actor:executions') },
       });
+      if (executions.writer) writers.push(executions.writer);
       phases.actors.push({ name: 'executions', stop: () => executions.stop() });
     }
     if (need('actor:audit') && storage) {
@@ -168,6 +176,7 @@ export async function startSuite(
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
+        ...(writers.length > 0 ? { chainsHealthy: () => writers.every((w) => !w.stalled) } : {}),
       });
       edges.push(edge);
       phases.edges.push({ name: role, stop: () => edge.stop() });
@@ -176,12 +185,33 @@ export async function startSuite(
     let stopping: Promise<void> | undefined;
     return {
       bus, storage, edges, revocations: view,
-      stop: () => (stopping ??= unwind(phases, logger)),
+      stop: () => {
+        if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
+        return (stopping ??= unwind(phases, logger));
+      },
     };
   } catch (err) {
     await unwind(phases, logger);
     throw err;
   }
+}
+
+/** Time kept, after the audit entries are waited for, for the phases after them (actors, bus, storage). */
+const AFTER_AUDIT_RESERVE_MS = 3_000;
+
+/**
+ * Shutdown's wait for the audit entries recorded so far: up to what the grace time leaves, minus
+ * the time the later phases need, so the outcome is logged before the grace timer ends the process.
+ * What the chain did not take by then is logged by `close()` (count, first and last ids).
+ */
+async function drainAudit(audit: AuditBatcher, deadline: number, logger: Logger): Promise<void> {
+  const pending = audit.backlog;
+  if (pending > 0) {
+    const waitMs = Math.max(0, deadline - Date.now() - AFTER_AUDIT_RESERVE_MS);
+    logger.info({ pending, waitMs }, 'waiting for audit entries to be committed');
+    if (await audit.flush(waitMs)) logger.info({ committed: pending }, 'audit entries committed');
+  }
+  audit.close();
 }
 
 async function unwind(p: Phases, logger: Logger): Promise<void> {

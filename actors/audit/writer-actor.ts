@@ -5,7 +5,7 @@ import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
 import type { AuditRecord } from '../chain/index.ts';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { auditChainSpec } from './chain-spec.ts';
-import { errorData } from '../errors.ts';
+import { replyOf } from '../errors.ts';
 import { findAuditIds } from '../../storage/index.ts';
 
 type Appended = { id: string; seq: number; hash: string };
@@ -47,6 +47,11 @@ export class AuditWriterActor {
     return this.#writer.isLeader;
   }
 
+  /** Its commits keep failing (ChainWriter `stalled`): `/ready` of this process answers 503. */
+  get stalled(): boolean {
+    return this.#writer.stalled;
+  }
+
   async start(): Promise<void> {
     await this.#writer.start();
   }
@@ -58,13 +63,9 @@ export class AuditWriterActor {
 
   #serve(): void {
     if (this.#serving) return;
-    this.#serving = this.#bus.serve(subjects.auditAppend, async ({ data }) => {
-      try {
-        return { ok: true, value: { records: await this.#appendOnce(data.entries, data.retry === true) } };
-      } catch (err) {
-        return { ok: false, error: errorData(err) };
-      }
-    }, { queue: 'chain-writer.audit' });
+    this.#serving = this.#bus.serve(subjects.auditAppend, ({ data }) => replyOf(async () => ({
+      records: await this.#appendOnce(data.entries, data.retry === true),
+    })), { queue: 'chain-writer.audit' });
   }
 
   /**

@@ -45,6 +45,9 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   onCommitted?: (records: readonly Rec[]) => void;
   /** Called when this writer gains or loses leadership. */
   onLeadership?: (leader: boolean) => void;
+  /** How long commits may keep failing before `stalled` turns true (default 10 s; see `stalled`). */
+  stallMs?: number;
+  clock?: () => number;
 }
 
 type State = 'idle' | 'standby' | 'leader' | 'stopping' | 'stopped';
@@ -82,6 +85,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #leaseTick: Promise<void> | undefined;
   /** Set while the drain waits with room in its pipeline: called by the next append. */
   #onArrival: (() => void) | undefined;
+  /** When commits started failing (none succeeded since), and when the last one failed. */
+  #failingSince: number | undefined;
+  #lastFailure = 0;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
@@ -93,6 +99,19 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   get head(): { seq: number; hash: string } {
     return { ...this.#head };
+  }
+
+  /**
+   * True while this writer's commits keep failing: none has succeeded for `stallMs`, and one failed
+   * within the last `stallMs`. The second condition keeps a process that stopped receiving appends
+   * (taken out of a load balancer because it was not ready) from staying unready for want of a
+   * commit to prove it recovered. A fenced commit (another writer took over) is not a failure.
+   */
+  get stalled(): boolean {
+    if (this.#failingSince === undefined) return false;
+    const now = (this.#o.clock ?? Date.now)();
+    const stallMs = this.#o.stallMs ?? 10_000;
+    return now - this.#failingSince >= stallMs && now - this.#lastFailure < stallMs;
   }
 
   async start(): Promise<void> {
@@ -220,6 +239,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         this.#committed(oldest.sealed);
         continue;
       }
+      if (!isFenced(err)) this.#commitFailed(err);
       const after = inflight.splice(0);
       const outcomes = await Promise.all(after.map((c) => c.outcome));
       // Callers hear of the failure once this writer knows where the head is and whether it leads.
@@ -239,7 +259,16 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     }
   }
 
+  /** A commit failed for another reason than fencing: say why (its callers only hear 503), and count it. */
+  #commitFailed(err: unknown): void {
+    const now = (this.#o.clock ?? Date.now)();
+    this.#failingSince ??= now;
+    this.#lastFailure = now;
+    this.#o.logger?.warn({ err, chain: this.#o.spec.chain, failingForMs: now - this.#failingSince }, 'chain commit failed');
+  }
+
   #committed(sealed: Sealed<Input, Rec>): void {
+    this.#failingSince = undefined;
     this.#head = { seq: sealed.last.seq, hash: sealed.last.hash };
     let at = 0;
     for (const p of sealed.batch) {
@@ -278,6 +307,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         }
       }
     } catch (err) {
+      // A record that cannot be sealed (hashed) is a bug or an input no check caught: say which.
+      this.#o.logger?.error({ err, chain: this.#o.spec.chain, inputs: batch.length }, 'chain records could not be sealed; appends refused');
       fail(batch, err);
       return undefined;
     }

@@ -16,6 +16,7 @@ import {
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../errors.ts';
+import { clipText } from '../../bus/text-rule.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
 
 export interface IdentityActorOptions {
@@ -78,7 +79,8 @@ export class IdentityActor {
     if (identity === null) {
       throw new SuiteError('CONFLICT', `"${req.subject}" is already enrolled; an enrolment is never replaced (see docs/IDENTITIES.md)`);
     }
-    await this.#o.audit.recordAndWait({
+    // Enrolled (committed): answered as done even while the entry waits for a stalled trail.
+    await this.#o.audit.recordEffect({
       subject: req.caller.sub, action: 'identity:enrol', resource: `identity:${req.subject}`, result: 'allow',
       reason: `enrolled ${req.kind} with key ${parsed.keyId}`, tenantId: req.caller.tenantId ?? null,
     });
@@ -128,9 +130,9 @@ export class IdentityActor {
       if (!result.ok) throw new SuiteError(result.error.code, `identity suspended, but revoking its tokens failed (${result.error.message}); repeat the suspension to finish`);
       revoked += result.value.revoked;
     }
-    await this.#o.audit.recordAndWait({
+    await this.#o.audit.recordEffect({
       subject: req.caller.sub, action: 'identity:suspend', resource: `identity:${req.subject}`, result: 'allow',
-      reason: `suspended, ${revoked} token(s) revoked: ${reason}`.slice(0, 1024), tenantId: req.caller.tenantId ?? null,
+      reason: clipText(`suspended, ${revoked} token(s) revoked: ${reason}`, 1024), tenantId: req.caller.tenantId ?? null,
     });
     return { subject: identity.subject, status: 'suspended' as const, reason, suspendedAt, revokedTokens: revoked };
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { SuiteError } from '../../bus/errors.ts';
+import { clipText } from '../../bus/text-rule.ts';
 import type { Storage } from '../../storage/types.ts';
 import {
   currentPin,
@@ -88,9 +89,10 @@ export class ModelActor {
     return { name, current, baselines, attestations, attestationCount: total };
   }
 
-  #audit(req: { name: string; caller: RequestOf<typeof subjects.modelsPin>['caller'] }, action: string, reason: string): Promise<void> {
-    return this.#o.audit.recordAndWait({
-      subject: req.caller.sub, action, resource: `model:${req.name}`, result: 'allow', reason: reason.slice(0, 1024),
+  /** The pin or attestation is committed: never answered as failed because its entry is late. */
+  async #audit(req: { name: string; caller: RequestOf<typeof subjects.modelsPin>['caller'] }, action: string, reason: string): Promise<void> {
+    await this.#o.audit.recordEffect({
+      subject: req.caller.sub, action, resource: `model:${req.name}`, result: 'allow', reason: clipText(reason, 1024),
       tenantId: req.caller.tenantId ?? null,
     });
   }

@@ -1,5 +1,6 @@
 import type { Bus, RequestOf, Result, Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/errors.ts';
+import { clipText } from '../../bus/text-rule.ts';
 import { subjects, type Tenant, type UsageReport } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import {
@@ -160,9 +161,10 @@ export class TenancyActor {
     };
   }
 
+  /** The change is committed (a rotated key must reach its caller): never answered as failed for a late entry. */
   async #audited(by: string, tenantId: string, what: string): Promise<void> {
-    await this.#o.audit.recordAndWait({
-      subject: by, action: 'tenant:manage', resource: `tenant:${tenantId}`, result: 'allow', reason: what.slice(0, 1024), tenantId,
+    await this.#o.audit.recordEffect({
+      subject: by, action: 'tenant:manage', resource: `tenant:${tenantId}`, result: 'allow', reason: clipText(what, 1024), tenantId,
     });
   }
 }
