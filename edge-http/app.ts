@@ -8,7 +8,7 @@ import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
-import { installJsonBody } from './plugins/json-body.ts';
+import { installTextInput } from './plugins/text-input.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
 import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
@@ -116,7 +116,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
   // body) adds its parser in its own plugin.
   app.removeContentTypeParser('text/plain');
-  installJsonBody(root);
+  installTextInput(root);
   installPrincipal(root);
   installRequestIdEcho(root);
   installErrors(root, onUnmatched);

@@ -19,7 +19,7 @@ import { textProblem } from '../bus/text-rule.ts';
  *   surrogate, a length cap, bounded nesting, no prototype keys) in every string it holds, keys
  *   included: "params/subject must not contain NUL (U+0000)". Applied here once, it holds for
  *   every route, present and future, without each schema having to remember it; JSON bodies met
- *   it already in the parser (plugins/json-body.ts), bodies of other parsers meet it here.
+ *   it already in the parser (plugins/text-input.ts), bodies of other parsers meet it here.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const validator = Compile(schema);
