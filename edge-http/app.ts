@@ -6,7 +6,7 @@ import type { AuditSink, CapabilityVerifier } from './authority.ts';
 import { accessLogger } from './plugins/access-log.ts';
 import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
-import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
 import { installTextInput } from './plugins/text-input.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
@@ -95,6 +95,7 @@ export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
     // Fastify's own 503 body, which is not in the error shape.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(onUnmatched),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as EdgeApp;
   try {
