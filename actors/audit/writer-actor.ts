@@ -1,7 +1,7 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
-import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
+import { ChainWriter, FailureStreak, type ChainWriterOptions } from '../chain-writer/index.ts';
 import type { AuditRecord } from '../chain/index.ts';
 import type { AuditInput } from '../../bus/subjects.ts';
 import { auditChainSpec } from './chain-spec.ts';
@@ -28,6 +28,7 @@ export class AuditWriterActor {
   readonly #writer: ChainWriter<AuditInput, AuditRecord>;
   readonly #storage: Storage;
   readonly #inFlight = new Map<string, Promise<Appended>>();
+  readonly #lookups = new FailureStreak();
   #serving: Subscription | undefined;
 
   constructor(o: AuditWriterActorOptions) {
@@ -47,9 +48,13 @@ export class AuditWriterActor {
     return this.#writer.isLeader;
   }
 
-  /** Its commits keep failing (ChainWriter `stalled`): `/ready` of this process answers 503. */
+  /**
+   * Its appends keep failing: the commits (ChainWriter `stalled`), or the look-up of a retried
+   * batch's ids that comes before them (a retry never reaches a commit while that fails).
+   * `/ready` of this process then answers 503.
+   */
   get stalled(): boolean {
-    return this.#writer.stalled;
+    return this.#writer.stalled || this.#lookups.stalled;
   }
 
   async start(): Promise<void> {
@@ -75,7 +80,7 @@ export class AuditWriterActor {
    */
   async #appendOnce(entries: readonly AuditInput[], retry: boolean): Promise<Appended[]> {
     // Fresh ids cannot be in the chain yet: ask the database only for a retried batch.
-    const committed = retry ? await findAuditIds(this.#storage.pool, entries.map((e) => e.id)) : new Map<string, Appended>();
+    const committed = retry ? await this.#committedAmong(entries) : new Map<string, Appended>();
     const answers = new Map<string, Promise<Appended>>();
     const fresh: AuditInput[] = [];
     const freshIds = new Set<string>();
@@ -102,6 +107,17 @@ export class AuditWriterActor {
       );
     }
     return Promise.all(entries.map((e) => answers.get(e.id) as Promise<Appended>));
+  }
+
+  async #committedAmong(entries: readonly AuditInput[]): Promise<Map<string, Appended>> {
+    try {
+      const found = await findAuditIds(this.#storage.pool, entries.map((e) => e.id));
+      this.#lookups.succeeded();
+      return found;
+    } catch (err) {
+      this.#lookups.failed();
+      throw err;
+    }
   }
 
   async #unserve(): Promise<void> {

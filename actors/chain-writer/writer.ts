@@ -2,6 +2,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/errors.ts';
 import type { Storage } from '../../storage/types.ts';
 import { GENESIS_HASH } from '../chain/index.ts';
+import { FailureStreak } from './failure-streak.ts';
 import {
   acquireChainLease,
   ensureChainHead,
@@ -85,12 +86,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #leaseTick: Promise<void> | undefined;
   /** Set while the drain waits with room in its pipeline: called by the next append. */
   #onArrival: (() => void) | undefined;
-  /** When commits started failing (none succeeded since), and when the last one failed. */
-  #failingSince: number | undefined;
-  #lastFailure = 0;
+  readonly #commits: FailureStreak;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
+    this.#commits = new FailureStreak(options.stallMs, options.clock);
   }
 
   get isLeader(): boolean {
@@ -102,16 +102,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 
   /**
-   * True while this writer's commits keep failing: none has succeeded for `stallMs`, and one failed
-   * within the last `stallMs`. The second condition keeps a process that stopped receiving appends
-   * (taken out of a load balancer because it was not ready) from staying unready for want of a
-   * commit to prove it recovered. A fenced commit (another writer took over) is not a failure.
+   * True while this writer's commits keep failing (FailureStreak: none succeeded for `stallMs`, one
+   * failed within it). A fenced commit (another writer took over) is not a failure.
    */
   get stalled(): boolean {
-    if (this.#failingSince === undefined) return false;
-    const now = (this.#o.clock ?? Date.now)();
-    const stallMs = this.#o.stallMs ?? 10_000;
-    return now - this.#failingSince >= stallMs && now - this.#lastFailure < stallMs;
+    return this.#commits.stalled;
   }
 
   async start(): Promise<void> {
@@ -261,14 +256,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   /** A commit failed for another reason than fencing: say why (its callers only hear 503), and count it. */
   #commitFailed(err: unknown): void {
-    const now = (this.#o.clock ?? Date.now)();
-    this.#failingSince ??= now;
-    this.#lastFailure = now;
-    this.#o.logger?.warn({ err, chain: this.#o.spec.chain, failingForMs: now - this.#failingSince }, 'chain commit failed');
+    const failingForMs = this.#commits.failed();
+    this.#o.logger?.warn({ err, chain: this.#o.spec.chain, failingForMs }, 'chain commit failed');
   }
 
   #committed(sealed: Sealed<Input, Rec>): void {
-    this.#failingSince = undefined;
+    this.#commits.succeeded();
     this.#head = { seq: sealed.last.seq, hash: sealed.last.hash };
     let at = 0;
     for (const p of sealed.batch) {
