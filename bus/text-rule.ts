@@ -45,33 +45,55 @@ export interface TextProblem {
  * never quote the value (it may be a secret, and it is what the rule refused).
  */
 export function textProblem(value: unknown, schema?: TSchema): TextProblem | undefined {
-  return walk(value, schema, '', 0, false);
+  const found = walk(value, schema, 0, false);
+  if (found === undefined) return undefined;
+  // The path is built only for a value refused: on the way down, building one per field cost
+  // more than all the checks together (an audit batch of 2,000 entries crosses the bus twice).
+  const path = found.keys.reverse().map((key) => `/${typeof key === 'number' ? key : escapePointer(key)}`).join('');
+  return { path, message: found.message };
 }
 
-function walk(value: unknown, schema: unknown, path: string, depth: number, hashed: boolean): TextProblem | undefined {
+/** A refusal on its way up: the keys from it to the root, innermost first. */
+interface Found {
+  keys: Array<string | number>;
+  message: string;
+}
+
+function walk(value: unknown, schema: unknown, depth: number, hashed: boolean): Found | undefined {
   if (typeof value === 'string') {
     const message = stringProblem(value, hashed || isHashed(schema));
-    return message === undefined ? undefined : { path, message };
+    return message === undefined ? undefined : { keys: [], message };
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  if (depth >= MAX_DEPTH) return { path, message: `must not be nested more than ${MAX_DEPTH} levels deep` };
+  if (depth >= MAX_DEPTH) return { keys: [], message: `must not be nested more than ${MAX_DEPTH} levels deep` };
   const inHashed = hashed || isHashed(schema);
   if (Array.isArray(value)) {
     const items = inHashed ? undefined : childSchema(schema, 'items');
     for (let i = 0; i < value.length; i++) {
-      const problem = walk(value[i], items, `${path}/${i}`, depth + 1, inHashed);
-      if (problem !== undefined) return problem;
+      const found = walk(value[i], items, depth + 1, inHashed);
+      if (found !== undefined) {
+        found.keys.push(i);
+        return found;
+      }
     }
     return undefined;
   }
   const properties = inHashed ? undefined : (childSchema(schema, 'properties') as Record<string, unknown> | undefined);
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const keyMessage = keyProblem(key, record[key]);
-    if (keyMessage !== undefined) return { path, message: keyMessage };
-    const child = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
-    const problem = walk(record[key], child, `${path}/${escapePointer(key)}`, depth + 1, inHashed);
-    if (problem !== undefined) return problem;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const child = record[key];
+    // A key the schema declares is one of our own names: only other keys need checking.
+    const declared = properties !== undefined && Object.hasOwn(properties, key);
+    if (!declared) {
+      const keyMessage = keyProblem(key, child);
+      if (keyMessage !== undefined) return { keys: [], message: keyMessage };
+    }
+    const found = walk(child, declared ? properties[key] : undefined, depth + 1, inHashed);
+    if (found !== undefined) {
+      found.keys.push(key);
+      return found;
+    }
   }
   return undefined;
 }
