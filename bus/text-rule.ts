@@ -61,14 +61,17 @@ interface Found {
 
 function walk(value: unknown, schema: unknown, depth: number, hashed: boolean): Found | undefined {
   if (typeof value === 'string') {
+    // The common case first, in line: a short, well-formed string without NUL.
+    if (value.length <= MAX_STRING_LENGTH && value.isWellFormed() && !value.includes('\0')) return undefined;
     const message = stringProblem(value, hashed || isHashed(schema));
     return message === undefined ? undefined : { keys: [], message };
   }
   if (typeof value !== 'object' || value === null) return undefined;
   if (depth >= MAX_DEPTH) return { keys: [], message: `must not be nested more than ${MAX_DEPTH} levels deep` };
-  const inHashed = hashed || isHashed(schema);
+  const inHashed = hashed || (schema !== undefined && isHashed(schema));
+  const guide = inHashed ? undefined : (schema as Record<string, unknown> | undefined);
   if (Array.isArray(value)) {
-    const items = inHashed ? undefined : childSchema(schema, 'items');
+    const items = guide === undefined ? undefined : childSchema(guide, 'items');
     for (let i = 0; i < value.length; i++) {
       const found = walk(value[i], items, depth + 1, inHashed);
       if (found !== undefined) {
@@ -78,18 +81,20 @@ function walk(value: unknown, schema: unknown, depth: number, hashed: boolean): 
     }
     return undefined;
   }
-  const properties = inHashed ? undefined : (childSchema(schema, 'properties') as Record<string, unknown> | undefined);
+  const properties = guide === undefined ? undefined : (childSchema(guide, 'properties') as Record<string, unknown> | undefined);
   const record = value as Record<string, unknown>;
-  for (const key in record) {
-    if (!Object.hasOwn(record, key)) continue;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const child = record[key];
     // A key the schema declares is one of our own names: only other keys need checking.
-    const declared = properties !== undefined && Object.hasOwn(properties, key);
-    if (!declared) {
+    let declared = properties === undefined ? undefined : properties[key];
+    if (declared !== undefined && !Object.hasOwn(properties as object, key)) declared = undefined;
+    if (declared === undefined) {
       const keyMessage = keyProblem(key, child);
       if (keyMessage !== undefined) return { keys: [], message: keyMessage };
     }
-    const found = walk(child, declared ? properties[key] : undefined, depth + 1, inHashed);
+    const found = walk(child, declared, depth + 1, inHashed);
     if (found !== undefined) {
       found.keys.push(key);
       return found;
