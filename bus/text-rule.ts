@@ -2,8 +2,9 @@ import { Type, type TSchema, type TUnknown } from 'typebox';
 
 /**
  * The one rule every value from outside obeys before any of it may reach storage, applied once at
- * each boundary rather than remembered by each schema: by the HTTP edge to every part it validates
- * (edge-http/validation.ts) and by the bus to every request and event it sends or receives
+ * each boundary rather than remembered by each schema: by the HTTP edge to every JSON body, every
+ * part it validates and every query string and path (edge-http/plugins/text-input.ts,
+ * edge-http/validation.ts), and by the bus to every request and event it sends or receives
  * (bus/define.ts), for callers that are not HTTP. docs/ERRORS.md, "What no request may carry".
  *
  * - A string (a value or a key) holds no NUL: Postgres cannot store U+0000 in text or json, so the

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_DEPTH, MAX_STRING_LENGTH, hashedJson } from '../bus/text-rule.ts';
+import { MAX_DEPTH, MAX_STRING_LENGTH, hashedJson } from '../bus/index.ts';
 import { testApp, type TestApp } from './test-app.ts';
 
 let t: TestApp | undefined;

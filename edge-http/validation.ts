@@ -2,7 +2,7 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastif
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import { textProblem } from '../bus/text-rule.ts';
+import { textProblem } from '../bus/index.ts';
 
 /**
  * Request validation with TypeBox's own compiler, the one the bus validates with, so a schema

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { RouteEntry } from '../edge-http/index.ts';
-import { HASHED_KEYWORD } from '../bus/text-rule.ts';
+import { HASHED_KEYWORD } from '../bus/index.ts';
 
 /**
  * Hostile requests for one route, built from what the route declares (its URL and its request

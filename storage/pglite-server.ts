@@ -67,7 +67,8 @@ const HANDOFF_TIMEOUT_MS = 5_000;
  * ECONNRESET (measured: 33 of 36 concurrent innocent queries beside 24 failing ones).
  *
  * pglite-socket keeps `handlers` and `handleConnection` private; this wraps the instance's method
- * (its listener calls `this.handleConnection` per connection). storage/pglite.test.ts checks it.
+ * (its listener calls `this.handleConnection` per connection). storage/pglite.test.ts and
+ * pglite-server.test.ts check it.
  */
 function oneClientAtATime(server: PGLiteSocketServer, prepare: (socket: Socket) => Promise<boolean>): void {
   const s = server as unknown as { handlers: Set<unknown>; handleConnection(socket: Socket): Promise<void> };

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus } from '../../bus/index.ts';
-import { describeMessageProblems } from '../../bus/define.ts';
+import { describeMessageProblems, type Bus } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/errors.ts';
 import { AuditInputSchema } from '../../bus/schemas/audit.ts';
 import { subjects, type AuditInput } from '../../bus/subjects.ts';

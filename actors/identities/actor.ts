@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { SuiteError } from '../../bus/errors.ts';
 import type { IdentityData } from '../../bus/schemas/identities.ts';
@@ -16,7 +16,6 @@ import {
 } from '../../storage/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../errors.ts';
-import { clipText } from '../../bus/text-rule.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
 
 export interface IdentityActorOptions {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { SuiteError } from '../../bus/errors.ts';
-import { clipText } from '../../bus/text-rule.ts';
 import type { Storage } from '../../storage/types.ts';
 import {
   currentPin,

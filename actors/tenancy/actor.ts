@@ -1,6 +1,5 @@
-import type { Bus, RequestOf, Result, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Result, type Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/errors.ts';
-import { clipText } from '../../bus/text-rule.ts';
 import { subjects, type Tenant, type UsageReport } from '../../bus/subjects.ts';
 import type { Storage } from '../../storage/types.ts';
 import {

@@ -1,6 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { BillingEvent } from '../../bus/subjects.ts';
-import { clipText } from '../../bus/text-rule.ts';
+import { clipText } from '../../bus/index.ts';
 import { claimBillingEvent, findTenantByExternalRef, setBillingEventOutcome, setTenantPlan, setTenantStatus } from '../../storage/index.ts';
 import type { TenancyActorOptions } from './actor.ts';
 import { findPlan } from './plans.ts';

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { SuiteError } from '../../bus/errors.ts';
 import type { Storage } from '../../storage/types.ts';
@@ -17,7 +17,6 @@ import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 
 import { replyOf } from '../errors.ts';
-import { clipText } from '../../bus/text-rule.ts';
 
 export interface TokenActorOptions {
   bus: Bus;

@@ -1,7 +1,7 @@
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { SuiteError } from '../../bus/errors.ts';
-import { textProblem } from '../../bus/text-rule.ts';
+import { textProblem } from '../../bus/index.ts';
 
 /**
  * The text rule (bus/text-rule.ts: no NUL, no lone surrogate, a length cap, bounded nesting, no

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { hashedJson } from '../../bus/text-rule.ts';
+import { hashedJson, type Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/subjects.ts';
 import { hashCanonical } from '../../actors/chain/index.ts';
 import type { EdgeRoutes } from '../types.ts';

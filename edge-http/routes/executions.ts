@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
+import { hashedJson, type Bus } from '../../bus/index.ts';
 import { subjects, type ExecutionClaim } from '../../bus/subjects.ts';
-import { hashedJson } from '../../bus/text-rule.ts';
 import { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from '../../bus/schemas/executions.ts';
 import { costProblem } from '../../actors/executions/index.ts';
 import { hashCanonical } from '../../actors/chain/index.ts';
