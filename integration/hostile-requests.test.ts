@@ -54,4 +54,12 @@ describe('the requests that wedged the embedded suite', () => {
       await expectSuiteWorks(t, `after ${c.name}`);
     });
   }
+
+  it('issues a token with 100 scopes of 200 characters, and the audit trail goes on (its entry once exceeded its own limit and was retried forever, on any storage)', async () => {
+    t = await startTestSuite();
+    const scope = Array.from({ length: 100 }, (_, i) => `s${i}:${'a'.repeat(190)}`);
+    const issued = await call(t.url('token', '/auth/token'), { adminKey: t.adminKey, body: { sub: 'many-scopes', scope }, timeoutMs: 3_000 });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    await expectSuiteWorks(t, 'after a token with 100 long scopes');
+  });
 });
