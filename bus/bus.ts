@@ -1,5 +1,5 @@
 import { SuiteError } from './errors.ts';
-import { describeProblems } from './define.ts';
+import { describeMessageProblems } from './define.ts';
 import { checkReplyPayload, encodeJson, failure } from './envelope.ts';
 import { InFlight, settlesWithin } from './inflight.ts';
 import {
@@ -128,7 +128,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   const bus: Bus = {
     async request(subject, data, requestOptions = {}) {
       const name = subject.subject;
-      const problem = describeProblems(subject.request, data);
+      const problem = describeMessageProblems(subject.request, data);
       if (problem !== undefined) return failure('INVALID_REQUEST', `${name}: ${problem}`);
       let payload: Payload;
       try {
@@ -173,7 +173,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
       const { suffix } = publishOptions;
       const target = suffix === undefined ? subject.subject : `${subject.subject}.${suffix}`;
       if (!isValidSubject(target)) throw new SuiteError('INVALID_REQUEST', `"${suffix}" is not a valid subject suffix`);
-      const problem = describeProblems(subject.event, data);
+      const problem = describeMessageProblems(subject.event, data);
       if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', `${subject.subject}: ${problem}`);
       let payload: Payload;
       try {

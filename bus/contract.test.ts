@@ -201,6 +201,25 @@ describe.each([
     expect(refused).toContain('invalid-request');
   });
 
+  it('refuses a request carrying a NUL, a lone surrogate or a __proto__ key, on sending and on receiving, before any handler', async () => {
+    const { echo } = subjectsFor(uniquePrefix());
+    const server = await pool.open();
+    const raw = await pool.open();
+    let calls = 0;
+    server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
+    await server.bus.flush();
+    expect(await server.bus.request(echo, { text: 'a\u0000b' })).toEqual({
+      ok: false, error: { code: 'INVALID_REQUEST', message: `${echo.subject}: /text must not contain NUL (U+0000)` },
+    });
+    // A peer that skips the bus's own checks (a foreign NATS client): the receiving side refuses.
+    const hostile: Array<[string, string]> = [['{"text":"a\\u0000b"}', 'NUL'], ['{"text":"\\ud800"}', 'lone surrogate'], ['{"text":"a","__proto__":{}}', '__proto__']];
+    for (const [payload, words] of hostile) {
+      const reply = await raw.transport.request(echo.subject, raw.transport.payloads === 'text' ? payload : bytes(payload), {}, 2000);
+      expect(parse(reply.payload)).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining(words) } });
+    }
+    expect(calls).toBe(0);
+  });
+
   it('answers INTERNAL_ERROR when a reply breaks its schema, on either side', async () => {
     const { echo } = subjectsFor(uniquePrefix());
     const [server, rawServer, client] = [await pool.open(), await pool.open(), await pool.open()];

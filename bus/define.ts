@@ -3,6 +3,7 @@ import { Compile } from 'typebox/compile';
 import type { Validator } from 'typebox/compile';
 import type { EventSubject, RequestSubject } from './types.ts';
 import { isValidSubject } from './subject-pattern.ts';
+import { textProblem } from './text-rule.ts';
 
 /**
  * Declares a request/reply subject with the schemas of its request and of its successful reply.
@@ -66,6 +67,19 @@ export function describeProblems(schema: TSchema, value: unknown): string | unde
     }
   }
   return problems.length > 0 ? problems.slice(0, MAX_REPORTED_PROBLEMS).join('; ') : 'does not match its schema';
+}
+
+/**
+ * Checks a request or an event: first the text rule (bus/text-rule.ts: no NUL, no lone surrogate,
+ * a length cap, bounded nesting, no prototype keys), then the schema. The edge applies the same
+ * rule to HTTP input; here it also holds for callers that are not HTTP (an MCP edge, a peer on
+ * NATS), so no message carries into an actor a string its storage would choke on. Replies are
+ * checked by their schema only: they come from our own actors and storage.
+ */
+export function describeMessageProblems(schema: TSchema, value: unknown): string | undefined {
+  const text = textProblem(value, schema);
+  if (text !== undefined) return `${text.path || '/'} ${text.message}`;
+  return describeProblems(schema, value);
 }
 
 function escapePointer(token: string): string {

@@ -6,7 +6,8 @@
 export { createBus } from './bus.ts';
 export type { BusOptions, ErrorStage, MessageKind, SendDone, TracePropagation } from './bus.ts';
 export { noPropagation } from './receive.ts';
-export { requestSubject, eventSubject } from './define.ts';
+export { requestSubject, eventSubject, describeMessageProblems } from './define.ts';
+export { textProblem, hashedJson, clipText, MAX_STRING_LENGTH, MAX_DEPTH, HASHED_KEYWORD, type TextProblem } from './text-rule.ts';
 export { createMemoryNetwork, createMemoryTransport } from './memory-transport.ts';
 export type { MemoryNetwork, MemoryTransportOptions } from './memory-transport.ts';
 export { connectNatsTransport } from './nats-transport.ts';
@@ -49,4 +50,5 @@ export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';
 export { ExportPageRequest, ExportPageReply } from './schemas/execution-export.ts';
+export { AuditInputSchema } from './schemas/audit.ts';
 export { CallerSchema } from './schemas/tokens.ts';

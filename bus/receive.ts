@@ -1,5 +1,5 @@
 import { SuiteError } from './errors.ts';
-import { describeProblems } from './define.ts';
+import { describeMessageProblems } from './define.ts';
 import { checkReply, decodeJson, encodeReply, failure, internalFailure } from './envelope.ts';
 import type {
   EventHandler,
@@ -79,7 +79,7 @@ export async function answerRequest<S extends RequestSubject>(
   const name = subject.subject;
   const as = ctx.payloads;
   const decoded = decodeJson(msg.payload);
-  const problem = decoded.ok ? describeProblems(subject.request, decoded.value) : decoded.problem;
+  const problem = decoded.ok ? describeMessageProblems(subject.request, decoded.value) : decoded.problem;
   if (!decoded.ok || problem !== undefined) {
     // The sender validates too, so this is a buggy or hostile peer: worth a log line.
     ctx.report(new SuiteError('INVALID_REQUEST', `${name}: ${problem}`), name, 'invalid-request');
@@ -116,7 +116,7 @@ export async function receiveEvent<S extends EventSubject>(
   msg: RawMessage,
 ): Promise<void> {
   const decoded = decodeJson(msg.payload);
-  const problem = decoded.ok ? describeProblems(subject.event, decoded.value) : decoded.problem;
+  const problem = decoded.ok ? describeMessageProblems(subject.event, decoded.value) : decoded.problem;
   if (!decoded.ok || problem !== undefined) {
     ctx.report(new SuiteError('INVALID_REQUEST', `${msg.subject}: ${problem}`), msg.subject, 'invalid-event');
     return;

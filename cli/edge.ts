@@ -26,6 +26,8 @@ export interface EdgeDeps {
   services: readonly ServiceModule[];
   /** The process's HTTP tracing; undefined when tracing is disabled (OTEL_SDK_DISABLED). */
   tracing: EdgeTracing | undefined;
+  /** False while a chain writer of this process keeps failing to commit; absent: it runs none. */
+  chainsHealthy?: () => boolean;
 }
 
 export interface RunningEdge {
@@ -82,6 +84,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
         revocations: d.revocations.trusted(),
         audit: d.audit.healthy(),
       };
+      if (d.chainsHealthy) checks.chains = d.chainsHealthy();
       if (d.storage) checks.storage = await d.storage.ping(1000);
       return checks;
     },

@@ -56,6 +56,8 @@ export async function startSuite(
   const logger = baseLogger ?? createLogger({ level: config.logLevel as 'info', service: 'suite' });
   const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  // When the process must be gone by (SUITE_SHUTDOWN_GRACE_MS from the start of stop()).
+  const shutdown = { deadline: Date.now() + config.shutdownGraceMs };
   try {
     // One tracer provider per process (shared if this process starts several suites). First in
     // infra, so it stops last: after the bus drained and storage closed, it flushes their spans.
@@ -67,12 +69,14 @@ export async function startSuite(
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
       propagation: tracing.propagation,
-      // A refused payload is a peer's mistake, described by its message; a handler's throw is ours
-      // and keeps its stack.
-      onError: (err, info) => logger.warn(
-        err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
-        'bus message failed',
-      ),
+      // A refused payload is a peer's mistake, described by its message; a handler's throw is ours:
+      // the caller got INTERNAL_ERROR (a 500), so its cause is logged as an error, stack included.
+      onError: (err, info) => info.stage === 'handler'
+        ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
+        : logger.warn(
+          err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
+          'bus message failed',
+        ),
     });
     phases.infra.push({ name: 'bus', stop: () => bus.drain() });
 
@@ -94,7 +98,7 @@ export async function startSuite(
     }
     const ring = await createHmacKeyRing(config.hmacSecrets);
     const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
-    phases.sink.push({ name: 'audit-sink', stop: async () => { await audit.flush(); audit.close(); } });
+    phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
 
     const need = (role: Role) => roles.includes(role);
     // The view and checker are made before the actors (the token actor checks tokens with them),
@@ -105,6 +109,8 @@ export async function startSuite(
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
 
     const metrics = createMetricsRegistry();
+    // Parts whose failures /ready must show (the chain writers: 503 while their commits keep failing).
+    const stalls: Array<() => boolean> = [];
     if (storage) {
       const ctx: ActorContext = {
         config, bus, storage, logger, holder, audit, ring, checker, metrics,
@@ -114,6 +120,7 @@ export async function startSuite(
         const started = await service.startActors?.(ctx);
         phases.producers.push(...(started?.producers ?? []));
         phases.actors.push(...(started?.actors ?? []));
+        if (started?.stalled) stalls.push(started.stalled);
       }
     }
 
@@ -131,6 +138,7 @@ export async function startSuite(
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
         services: SERVICE_MODULES,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
+        ...(stalls.length > 0 ? { chainsHealthy: () => !stalls.some((stalled) => stalled()) } : {}),
       });
       edges.push(edge);
       phases.edges.push({ name: role, stop: () => edge.stop() });
@@ -139,7 +147,10 @@ export async function startSuite(
     let stopping: Promise<void> | undefined;
     return {
       bus, storage, edges, revocations: view,
-      stop: () => (stopping ??= unwind(phases, logger)),
+      stop: () => {
+        if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
+        return (stopping ??= unwind(phases, logger));
+      },
     };
   } catch (err) {
     await unwind(phases, logger);
@@ -150,6 +161,24 @@ export async function startSuite(
 /** Every service's own migrations: any process that opens storage brings the whole schema up to date. */
 export function migrationSets(): MigrationSet[] {
   return SERVICE_MODULES.flatMap((s) => (s.migrations ? [s.migrations] : []));
+}
+
+/** Time kept, after the audit entries are waited for, for the phases after them (actors, bus, storage). */
+const AFTER_AUDIT_RESERVE_MS = 3_000;
+
+/**
+ * Shutdown's wait for the audit entries recorded so far: up to what the grace time leaves, minus
+ * the time the later phases need, so the outcome is logged before the grace timer ends the process.
+ * What the chain did not take by then is logged by `close()` (count, first and last ids).
+ */
+async function drainAudit(audit: AuditBatcher, deadline: number, logger: Logger): Promise<void> {
+  const pending = audit.backlog;
+  if (pending > 0) {
+    const waitMs = Math.max(0, deadline - Date.now() - AFTER_AUDIT_RESERVE_MS);
+    logger.info({ pending, waitMs }, 'waiting for audit entries to be committed');
+    if (await audit.flush(waitMs)) logger.info({ committed: pending }, 'audit entries committed');
+  }
+  audit.close();
 }
 
 async function unwind(p: Phases, logger: Logger): Promise<void> {

@@ -6,9 +6,10 @@ import type { AuditSink, CapabilityVerifier } from './authority.ts';
 import { accessLogger } from './plugins/access-log.ts';
 import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
-import { clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
 import { installOpenApi } from './plugins/openapi.ts';
+import { installTextInput } from './plugins/text-input.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
 import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
@@ -95,6 +96,7 @@ export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
     // Fastify's own 503 body, which is not in the error shape.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(onUnmatched),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as EdgeApp;
   try {
@@ -116,6 +118,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
   // body) adds its parser in its own plugin.
   app.removeContentTypeParser('text/plain');
+  installTextInput(root);
   installPrincipal(root);
   installRequestIdEcho(root);
   installErrors(root, onUnmatched);

@@ -5,7 +5,7 @@ export { SERVICES } from './types.ts';
 export type { Authority, Principal, Verified, CapabilityVerifier, AuditDecision, AuditSink } from './authority.ts';
 export type { TenantResolver } from './plugins/capability.ts';
 export { QUOTA_HEADERS, billedTenantOf, type Meter } from './plugins/metering.ts';
-export { listRoutes, RouteDeclarationError, type RouteEntry } from './plugins/authority.ts';
+export { listRoutes, routeSchemas, RouteDeclarationError, type RouteEntry } from './plugins/authority.ts';
 export { sendResult, sendError, errorBody, type ErrorBody } from './plugins/errors.ts';
 export { HTTP_STATUS, statusOf } from './status.ts';
 export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.ts';

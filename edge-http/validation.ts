@@ -2,6 +2,7 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastif
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { textProblem } from '../bus/index.ts';
 
 /**
  * Request validation with TypeBox's own compiler, the one the bus validates with, so a schema
@@ -14,12 +15,19 @@ import { Value } from 'typebox/value';
  * - One error is reported, the most useful one, so the message names a single field:
  *   "body/scope must be array". (Collecting every error of a large body is work an attacker
  *   would get to choose.)
+ * - Before the schema, every part meets the text rule (bus/text-rule.ts: no NUL, no lone
+ *   surrogate, a length cap, bounded nesting, no prototype keys) in every string it holds, keys
+ *   included: "params/subject must not contain NUL (U+0000)". Applied here once, it holds for
+ *   every route, present and future, without each schema having to remember it; JSON bodies met
+ *   it already in the parser (plugins/text-input.ts), bodies of other parsers meet it here.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const validator = Compile(schema);
   const convert = httpPart !== 'body';
   const defaults = declaresDefault(schema, new Set());
   return (input: unknown) => {
+    const problem = textProblem(input, schema);
+    if (problem !== undefined) return { error: [{ keyword: 'text', instancePath: problem.path, schemaPath: '#', params: {}, message: problem.message }] };
     let value = convert ? Value.Convert(schema, input) : input;
     if (defaults) value = Value.Default(schema, value);
     if (validator.Check(value)) return { value };

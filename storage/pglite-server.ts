@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, protocol } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
@@ -26,7 +26,7 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
   // (unnamed statements, transactions), so it serves exactly one client at a time (below); the
   // socket level admits a second so that a reconnecting client waits instead of being refused.
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
-  oneClientAtATime(server);
+  oneClientAtATime(server, (socket) => freshSession(db, socket));
   try {
     await server.start();
   } catch (error) {
@@ -59,18 +59,18 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
 const HANDOFF_TIMEOUT_MS = 5_000;
 
 /**
- * Serve one client at a time, the next waiting until the previous one's handler is gone.
+ * Serve one client at a time, the next waiting until the previous one's handler is gone, then
+ * starting on a fresh session (`prepare`).
  * pglite-socket itself refuses ("Too many connections") a connection that arrives while the last
  * one's handler is still attached, and slonik destroys its connection whenever a query fails (its
  * createConnection), then reconnects at once: every query queued behind a failing one failed with
- * ECONNRESET (measured: 33 of 36 concurrent innocent queries beside 24 failing ones). Waiting is
- * safe: the handler is removed on close, and its transaction, if any, is rolled back by the
- * server's transaction-aware query queue before another handler's queries run.
+ * ECONNRESET (measured: 33 of 36 concurrent innocent queries beside 24 failing ones).
  *
  * pglite-socket keeps `handlers` and `handleConnection` private; this wraps the instance's method
- * (its listener calls `this.handleConnection` per connection). storage/pglite.test.ts checks it.
+ * (its listener calls `this.handleConnection` per connection). storage/pglite.test.ts and
+ * pglite-server.test.ts check it.
  */
-function oneClientAtATime(server: PGLiteSocketServer): void {
+function oneClientAtATime(server: PGLiteSocketServer, prepare: (socket: Socket) => Promise<boolean>): void {
   const s = server as unknown as { handlers: Set<unknown>; handleConnection(socket: Socket): Promise<void> };
   const accept = s.handleConnection.bind(server);
   let turn: Promise<unknown> = Promise.resolve();
@@ -79,7 +79,7 @@ function oneClientAtATime(server: PGLiteSocketServer): void {
       const deadline = Date.now() + HANDOFF_TIMEOUT_MS;
       while (s.handlers.size > 0 && !socket.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
       if (socket.destroyed) return;
-      if (s.handlers.size > 0) {
+      if (s.handlers.size > 0 || !(await prepare(socket))) {
         socket.destroy();
         return;
       }
@@ -90,3 +90,33 @@ function oneClientAtATime(server: PGLiteSocketServer): void {
   };
 }
 
+/** Sync: ends an extended-protocol exchange; after an error the backend ignores everything until one. */
+const SYNC = protocol.serialize.sync();
+
+/**
+ * Give the next client a fresh session, as a new connection to Postgres has. PGlite is one backend
+ * for the life of the process: whatever a client leaves in its session stays for the next one. The
+ * one that wedged the suite: slonik destroys its connection after any failed query, the next
+ * connection's `pg` client knows none of the named prepared statements of the chain writers
+ * (storage/chains.ts), prepares them again, and every append then failed with "prepared statement
+ * already exists", destroying the connection again, for good. A client may also leave an open or
+ * aborted transaction (pglite-socket rolls back only one it saw begin), an extended-protocol
+ * exchange cut before its Sync (the backend then silently ignores the next simple queries), session
+ * settings or advisory locks.
+ *
+ * The Sync goes first, under PGlite's query lock (as pglite-socket sends protocol messages), and
+ * after any query of the previous client still running. `exec` then queues behind pglite-socket's
+ * own ROLLBACK of a departing client's transaction. DISCARD ALL (deallocate, reset, unlock, close
+ * cursors, drop temporary tables) cannot run inside a transaction, hence the ROLLBACK before it.
+ * False when the session cannot be made fresh: the connection is then refused, and retried.
+ */
+async function freshSession(db: PGlite, socket: Socket): Promise<boolean> {
+  try {
+    await db.runExclusive(() => db.execProtocolRaw(SYNC, { syncToFs: false }));
+    if (db.isInTransaction()) await db.exec('ROLLBACK');
+    await db.exec('DISCARD ALL');
+    return !db.isInTransaction() && !socket.destroyed;
+  } catch {
+    return false;
+  }
+}

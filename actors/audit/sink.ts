@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus } from '../../bus/index.ts';
+import { describeMessageProblems, type Bus } from '../../bus/index.ts';
+import { SuiteError } from '../../bus/index.ts';
+import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
 
 export interface AuditBatcherOptions {
@@ -8,25 +10,47 @@ export interface AuditBatcherOptions {
   maxBatch?: number;
   /** Entries held while the writer is unreachable; beyond this the sink reports itself unhealthy. */
   maxBacklog?: number;
-  logger?: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  /**
+   * How long the oldest entry may wait uncommitted before the sink reports itself unhealthy
+   * (default 10 s: longer than a chain writer's failover, 5 s by default). While it is, `/ready`
+   * answers 503 and bearer-token routes are refused rather than served unaudited.
+   */
+  stallMs?: number;
+  /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
+  effectWaitMs?: number;
+  logger?: { info?(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   clock?: () => number;
+}
+
+type Entry = Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null };
+
+interface Buffered {
+  entry: AuditInput;
+  /** When it was recorded (clock ms): the oldest one's age tells a stalled trail. */
+  at: number;
+  done?: (err?: Error) => void;
 }
 
 /**
  * Sends audit entries to the chain writer in batches: entries recorded in the same turn of the
  * event loop travel in one bus request, and the writer commits them in one statement. Entries
  * are kept and retried while the writer is unreachable (a failover); `healthy()` turns false when
- * the backlog is full, and callers then fail closed rather than act unaudited.
+ * the backlog is full or has not moved for `stallMs`, and callers then fail closed rather than act
+ * unaudited. An entry its own schema refuses can never be committed: it is dropped, loudly, so it
+ * cannot hold up every entry behind it.
  */
 export class AuditBatcher {
   readonly #bus: Bus;
   readonly #maxBatch: number;
   readonly #maxBacklog: number;
+  readonly #stallMs: number;
+  readonly #effectWaitMs: number;
   readonly #logger: AuditBatcherOptions['logger'];
   readonly #clock: () => number;
-  #buffer: Array<{ entry: AuditInput; done?: (err?: Error) => void }> = [];
+  #buffer: Buffered[] = [];
   #sending = false;
   #scheduled = false;
+  #closed = false;
   #retryDelay = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
@@ -39,33 +63,62 @@ export class AuditBatcher {
     this.#bus = o.bus;
     this.#maxBatch = o.maxBatch ?? 2000;
     this.#maxBacklog = o.maxBacklog ?? 200_000;
+    this.#stallMs = o.stallMs ?? 10_000;
+    this.#effectWaitMs = o.effectWaitMs ?? 1_000;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
   }
 
   /** Queue an entry; does not wait for the commit. */
-  record(entry: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): void {
-    this.#buffer.push({ entry: this.#complete(entry) });
-    this.#schedule();
+  record(entry: Entry): void {
+    this.#push({ entry: this.#complete(entry), at: this.#clock() });
   }
 
-  /** Queue an entry and resolve once it is committed to the chain (for writes such as issue and revoke). */
-  recordAndWait(entry: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): Promise<void> {
+  /**
+   * Queue an entry and resolve once it is committed to the chain: for a decision that must not
+   * take effect unaudited (issuing a token: it is handed out only once its entry is in the chain).
+   * Fails at once with SERVICE_UNAVAILABLE while the sink is unhealthy, rather than waiting out
+   * the caller's timeout.
+   */
+  recordAndWait(entry: Entry): Promise<void> {
+    if (!this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
     return new Promise((resolve, reject) => {
-      this.#buffer.push({ entry: this.#complete(entry), done: (err) => (err ? reject(err) : resolve()) });
-      this.#schedule();
+      this.#push({ entry: this.#complete(entry), at: this.#clock(), done: (err) => (err ? reject(err) : resolve()) });
+    });
+  }
+
+  /**
+   * Queue the entry of a decision that has already taken effect (a revocation, a suspension, a
+   * rotated key): wait up to `effectWaitMs` for its commit, so that in the ordinary case the
+   * caller's next audit read sees it, then answer anyway. The effect is never reported as failed
+   * because its record is late; the entry stays queued and is committed when the trail can take it
+   * (flushed at shutdown). Resolves true when committed within the wait.
+   */
+  recordEffect(entry: Entry): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.#effectWaitMs);
+      timer.unref();
+      this.#push({
+        entry: this.#complete(entry), at: this.#clock(),
+        done: (err) => {
+          clearTimeout(timer);
+          resolve(err === undefined);
+        },
+      });
     });
   }
 
   healthy(): boolean {
-    return this.#buffer.length < this.#maxBacklog;
+    if (this.#buffer.length >= this.#maxBacklog) return false;
+    const oldest = this.#buffer[0];
+    return oldest === undefined || this.#clock() - oldest.at < this.#stallMs;
   }
 
   get backlog(): number {
     return this.#buffer.length;
   }
 
-  /** Resolves when everything recorded so far has been committed (or the timeout passes). */
+  /** Resolves true when everything recorded so far has been committed, false if `timeoutMs` passed first. */
   async flush(timeoutMs = 10_000): Promise<boolean> {
     if (this.#buffer.length === 0 && !this.#sending) return true;
     return new Promise<boolean>((resolve) => {
@@ -77,15 +130,37 @@ export class AuditBatcher {
     });
   }
 
-  /** Stop retrying; entries still buffered are reported and their waiters rejected. */
+  /**
+   * Stop retrying. Entries still buffered are not committed: they are logged (how many, and the ids
+   * and times of the first and last, to reconcile the chain with) and their waiters rejected. Entries
+   * recorded after this are refused the same way, never silently kept.
+   */
   close(): void {
+    this.#closed = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
-    if (this.#buffer.length > 0) this.#logger?.error({ pending: this.#buffer.length }, 'audit entries not committed at shutdown');
-    for (const b of this.#buffer) b.done?.(new Error('audit sink closed'));
+    this.#retryTimer = undefined;
+    const lost = this.#buffer;
     this.#buffer = [];
+    if (lost.length > 0) {
+      const [first, last] = [lost[0]?.entry, lost[lost.length - 1]?.entry];
+      this.#logger?.error({
+        pending: lost.length, first: { id: first?.id, timestamp: first?.timestamp }, last: { id: last?.id, timestamp: last?.timestamp },
+      }, 'audit entries not committed at shutdown');
+    }
+    for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
   }
 
-  #complete(e: Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null }): AuditInput {
+  #push(b: Buffered): void {
+    if (this.#closed) {
+      this.#logger?.error({ id: b.entry.id, action: b.entry.action, resource: b.entry.resource }, 'audit entry recorded after the sink closed; not committed');
+      b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+      return;
+    }
+    this.#buffer.push(b);
+    this.#schedule();
+  }
+
+  #complete(e: Entry): AuditInput {
     // A random prefix per sink and a counter: unique across processes, and cheaper than random bytes per entry.
     const id = `aud_${this.#idPrefix}${(this.#idCounter++).toString(36)}`;
     return {
@@ -115,18 +190,20 @@ export class AuditBatcher {
   }
 
   async #send(): Promise<void> {
-    if (this.#sending) return;
+    if (this.#sending || this.#closed) return;
     this.#sending = true;
     try {
-      while (this.#buffer.length > 0) {
+      while (this.#buffer.length > 0 && !this.#closed) {
         const batch = this.#buffer.slice(0, this.#maxBatch);
         const retry = this.#retryDelay > 0;
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
         const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 });
+        if (this.#closed) return;
+        if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
-          this.#logger?.warn({ code: result.error.code, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
+          this.#logger?.warn({ code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
           this.#retryTimer = setTimeout(() => {
             this.#retryTimer = undefined;
             void this.#send();
@@ -144,5 +221,24 @@ export class AuditBatcher {
     } finally {
       this.#sending = false;
     }
+  }
+
+  /**
+   * A batch refused as invalid: the entries that break their schema (a recorder's bug) would be
+   * refused on every retry and hold up the whole trail behind them, so they are taken out and
+   * logged with what is wrong; the others are sent again. Answers how many were dropped (none:
+   * the refusal was about something else, and the batch is retried as usual).
+   */
+  #dropRefused(batch: readonly Buffered[]): number {
+    const refused = new Set<Buffered>();
+    for (const b of batch) {
+      const problem = describeMessageProblems(AuditInputSchema, b.entry);
+      if (problem === undefined) continue;
+      refused.add(b);
+      this.#logger?.error({ id: b.entry.id, action: b.entry.action, timestamp: b.entry.timestamp, problem }, 'audit entry refused by its schema; dropped');
+      b.done?.(new SuiteError('INTERNAL_ERROR', 'audit entry refused by its schema'));
+    }
+    if (refused.size > 0) this.#buffer = this.#buffer.filter((b) => !refused.has(b));
+    return refused.size;
   }
 }

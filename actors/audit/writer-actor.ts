@@ -1,11 +1,11 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
-import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
+import { ChainWriter, FailureStreak, type ChainWriterOptions } from '../chain-writer/index.ts';
 import type { AuditRecord } from '../../core/chain/index.ts';
 import type { AuditInput } from '../../bus/index.ts';
 import { auditChainSpec } from './chain-spec.ts';
-import { errorData } from '../base/index.ts';
+import { replyOf } from '../base/index.ts';
 import { findAuditIds } from '../../storage/index.ts';
 
 type Appended = { id: string; seq: number; hash: string };
@@ -28,6 +28,7 @@ export class AuditWriterActor {
   readonly #writer: ChainWriter<AuditInput, AuditRecord>;
   readonly #storage: Storage;
   readonly #inFlight = new Map<string, Promise<Appended>>();
+  readonly #lookups = new FailureStreak();
   #serving: Subscription | undefined;
 
   constructor(o: AuditWriterActorOptions) {
@@ -47,6 +48,15 @@ export class AuditWriterActor {
     return this.#writer.isLeader;
   }
 
+  /**
+   * Its appends keep failing: the commits (ChainWriter `stalled`), or the look-up of a retried
+   * batch's ids that comes before them (a retry never reaches a commit while that fails).
+   * `/ready` of this process then answers 503.
+   */
+  get stalled(): boolean {
+    return this.#writer.stalled || this.#lookups.stalled;
+  }
+
   async start(): Promise<void> {
     await this.#writer.start();
   }
@@ -58,13 +68,9 @@ export class AuditWriterActor {
 
   #serve(): void {
     if (this.#serving) return;
-    this.#serving = this.#bus.serve(subjects.auditAppend, async ({ data }) => {
-      try {
-        return { ok: true, value: { records: await this.#appendOnce(data.entries, data.retry === true) } };
-      } catch (err) {
-        return { ok: false, error: errorData(err) };
-      }
-    }, { queue: 'chain-writer.audit' });
+    this.#serving = this.#bus.serve(subjects.auditAppend, ({ data }) => replyOf(async () => ({
+      records: await this.#appendOnce(data.entries, data.retry === true),
+    })), { queue: 'chain-writer.audit' });
   }
 
   /**
@@ -74,7 +80,7 @@ export class AuditWriterActor {
    */
   async #appendOnce(entries: readonly AuditInput[], retry: boolean): Promise<Appended[]> {
     // Fresh ids cannot be in the chain yet: ask the database only for a retried batch.
-    const committed = retry ? await findAuditIds(this.#storage.pool, entries.map((e) => e.id)) : new Map<string, Appended>();
+    const committed = retry ? await this.#committedAmong(entries) : new Map<string, Appended>();
     const answers = new Map<string, Promise<Appended>>();
     const fresh: AuditInput[] = [];
     const freshIds = new Set<string>();
@@ -101,6 +107,17 @@ export class AuditWriterActor {
       );
     }
     return Promise.all(entries.map((e) => answers.get(e.id) as Promise<Appended>));
+  }
+
+  async #committedAmong(entries: readonly AuditInput[]): Promise<Map<string, Appended>> {
+    try {
+      const found = await findAuditIds(this.#storage.pool, entries.map((e) => e.id));
+      this.#lookups.succeeded();
+      return found;
+    } catch (err) {
+      this.#lookups.failed();
+      throw err;
+    }
   }
 
   async #unserve(): Promise<void> {

@@ -7,16 +7,26 @@ export function errorData(err: unknown): ErrorData {
   return { code: 'INTERNAL_ERROR', message: 'internal error' };
 }
 
+/** A failure of ours rather than an answer from the catalogue: its cause belongs in the log. */
+function isUnexpected(err: unknown): boolean {
+  return !(err instanceof SuiteError) || err.code === 'INTERNAL_ERROR';
+}
+
 /**
- * Run an actor's handler and turn its outcome into a bus reply: the value, or the error as catalogue
- * data. A failure that is not a catalogue error goes to `onUnexpected` (for the log); its text never
- * travels.
+ * Run an actor's handler and turn its outcome into a bus reply: the value, or a catalogue error as
+ * data. A failure of ours (anything but a catalogue error, or an INTERNAL_ERROR) goes to
+ * `onUnexpected` when given; otherwise it is thrown on, and the bus answers INTERNAL_ERROR without
+ * its text and reports it, stack and cause included, to its `onError` (the runtime logs it). Either
+ * way its text never travels, and it is never lost: a 500 whose cause nobody logged is a bug.
  */
 export async function replyOf<T>(work: () => Promise<T>, onUnexpected?: (err: unknown) => void): Promise<Result<T>> {
   try {
     return { ok: true, value: await work() };
   } catch (err) {
-    if (!(err instanceof SuiteError)) onUnexpected?.(err);
+    if (isUnexpected(err)) {
+      if (onUnexpected === undefined) throw err;
+      onUnexpected(err);
+    }
     return { ok: false, error: errorData(err) };
   }
 }

@@ -150,6 +150,38 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     await writer.stop();
   });
 
+  it('reports itself stalled once its commits have failed for stallMs, logs why each failed, and recovers with the next commit', async () => {
+    const storage = await open();
+    let now = 1_000_000;
+    const failing = { on: true };
+    const warnings: Array<{ o: Record<string, unknown>; m?: string }> = [];
+    const spec = {
+      ...auditChainSpec,
+      async insert(...args: Parameters<typeof auditChainSpec.insert>) {
+        if (failing.on) throw new Error('prepared statement "suite_insert_audit_moving_head" already exists');
+        return auditChainSpec.insert(...args);
+      },
+    };
+    const logger = { info() {}, error() {}, warn: (o: object, m?: string) => warnings.push({ o: o as Record<string, unknown>, ...(m !== undefined ? { m } : {}) }) };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', stallMs: 10_000, clock: () => now, logger });
+    await writer.start();
+    await expect(writer.append([entry(1)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(writer.stalled).toBe(false);
+    now += 10_000;
+    await expect(writer.append([entry(2)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(writer.stalled).toBe(true);
+    const logged = warnings.filter((w) => w.m === 'chain commit failed');
+    expect(logged).toHaveLength(2);
+    expect(String((logged[0]!.o.err as Error).message)).toContain('already exists');
+    // With no appends arriving (a process out of rotation), the evidence ages out.
+    now += 10_000;
+    expect(writer.stalled).toBe(false);
+    failing.on = false;
+    await writer.append([entry(3)]);
+    expect(writer.stalled).toBe(false);
+    await writer.stop();
+  });
+
   it('lets a standby take over when the leader stops, continuing the same chain', async () => {
     const storage = await open();
     const a = new ChainWriter({ storage, spec: auditChainSpec, holder: 'a', leaseMs: 300 });

@@ -2,6 +2,7 @@ import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
+import { FailureStreak } from './failure-streak.ts';
 import {
   acquireChainLease,
   ensureChainHead,
@@ -45,6 +46,9 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   onCommitted?: (records: readonly Rec[]) => void;
   /** Called when this writer gains or loses leadership. */
   onLeadership?: (leader: boolean) => void;
+  /** How long commits may keep failing before `stalled` turns true (default 10 s; see `stalled`). */
+  stallMs?: number;
+  clock?: () => number;
 }
 
 type State = 'idle' | 'standby' | 'leader' | 'stopping' | 'stopped';
@@ -82,9 +86,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #leaseTick: Promise<void> | undefined;
   /** Set while the drain waits with room in its pipeline: called by the next append. */
   #onArrival: (() => void) | undefined;
+  readonly #commits: FailureStreak;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
+    this.#commits = new FailureStreak(options.stallMs, options.clock);
   }
 
   get isLeader(): boolean {
@@ -93,6 +99,14 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   get head(): { seq: number; hash: string } {
     return { ...this.#head };
+  }
+
+  /**
+   * True while this writer's commits keep failing (FailureStreak: none succeeded for `stallMs`, one
+   * failed within it). A fenced commit (another writer took over) is not a failure.
+   */
+  get stalled(): boolean {
+    return this.#commits.stalled;
   }
 
   async start(): Promise<void> {
@@ -220,6 +234,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         this.#committed(oldest.sealed);
         continue;
       }
+      if (!isFenced(err)) this.#commitFailed(err);
       const after = inflight.splice(0);
       const outcomes = await Promise.all(after.map((c) => c.outcome));
       // Callers hear of the failure once this writer knows where the head is and whether it leads.
@@ -239,7 +254,14 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     }
   }
 
+  /** A commit failed for another reason than fencing: say why (its callers only hear 503), and count it. */
+  #commitFailed(err: unknown): void {
+    const failingForMs = this.#commits.failed();
+    this.#o.logger?.warn({ err, chain: this.#o.spec.chain, failingForMs }, 'chain commit failed');
+  }
+
   #committed(sealed: Sealed<Input, Rec>): void {
+    this.#commits.succeeded();
     this.#head = { seq: sealed.last.seq, hash: sealed.last.hash };
     let at = 0;
     for (const p of sealed.batch) {
@@ -278,6 +300,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         }
       }
     } catch (err) {
+      // A record that cannot be sealed (hashed) is a bug or an input no check caught: say which.
+      this.#o.logger?.error({ err, chain: this.#o.spec.chain, inputs: batch.length }, 'chain records could not be sealed; appends refused');
       fail(batch, err);
       return undefined;
     }

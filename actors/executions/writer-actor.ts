@@ -6,7 +6,7 @@ import type { Storage } from '../../storage/index.ts';
 import { findExecutionByIdempotencyKey, registerTraceKey, type NewExecution } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
 import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../../core/chain/index.ts';
-import { errorData } from '../base/index.ts';
+import { replyOf } from '../base/index.ts';
 import { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
 import { costProblem } from '../../core/chain/index.ts';
 
@@ -59,6 +59,11 @@ export class ExecutionWriterActor {
     return this.#writer.isLeader;
   }
 
+  /** Its commits keep failing (ChainWriter `stalled`): `/ready` of this process answers 503. */
+  get stalled(): boolean {
+    return this.#writer.stalled;
+  }
+
   get keyId(): string {
     return this.#o.signer.keyId;
   }
@@ -97,13 +102,7 @@ export class ExecutionWriterActor {
 
   #serve(): void {
     if (this.#serving) return;
-    this.#serving = this.#o.bus.serve(subjects.executionsRecord, async ({ data }) => {
-      try {
-        return { ok: true, value: await this.#record(data) };
-      } catch (err) {
-        return { ok: false, error: errorData(err) };
-      }
-    }, { queue: 'chain-writer.executions' });
+    this.#serving = this.#o.bus.serve(subjects.executionsRecord, ({ data }) => replyOf(() => this.#record(data)), { queue: 'chain-writer.executions' });
   }
 
   async #unserve(): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import type { IdentityData } from '../../bus/index.ts';
@@ -71,7 +71,8 @@ export class IdentityActor extends BusActor {
     if (identity === null) {
       throw new SuiteError('CONFLICT', `"${req.subject}" is already enrolled; an enrolment is never replaced (see docs/IDENTITIES.md)`);
     }
-    await this.#o.audit.recordAndWait({
+    // Enrolled (committed): answered as done even while the entry waits for a stalled trail.
+    await this.#o.audit.recordEffect({
       subject: req.caller.sub, action: 'identity:enrol', resource: `identity:${req.subject}`, result: 'allow',
       reason: `enrolled ${req.kind} with key ${parsed.keyId}`, tenantId: req.caller.tenantId ?? null,
     });
@@ -121,9 +122,9 @@ export class IdentityActor extends BusActor {
       if (!result.ok) throw new SuiteError(result.error.code, `identity suspended, but revoking its tokens failed (${result.error.message}); repeat the suspension to finish`);
       revoked += result.value.revoked;
     }
-    await this.#o.audit.recordAndWait({
+    await this.#o.audit.recordEffect({
       subject: req.caller.sub, action: 'identity:suspend', resource: `identity:${req.subject}`, result: 'allow',
-      reason: `suspended, ${revoked} token(s) revoked: ${reason}`.slice(0, 1024), tenantId: req.caller.tenantId ?? null,
+      reason: clipText(`suspended, ${revoked} token(s) revoked: ${reason}`, 1024), tenantId: req.caller.tenantId ?? null,
     });
     return { subject: identity.subject, status: 'suspended' as const, reason, suspendedAt, revokedTokens: revoked };
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -84,9 +84,10 @@ export class ModelActor extends BusActor {
     return { name, current, baselines, attestations, attestationCount: total };
   }
 
-  #audit(req: { name: string; caller: RequestOf<typeof subjects.modelsPin>['caller'] }, action: string, reason: string): Promise<void> {
-    return this.#o.audit.recordAndWait({
-      subject: req.caller.sub, action, resource: `model:${req.name}`, result: 'allow', reason: reason.slice(0, 1024),
+  /** The pin or attestation is committed: never answered as failed because its entry is late. */
+  async #audit(req: { name: string; caller: RequestOf<typeof subjects.modelsPin>['caller'] }, action: string, reason: string): Promise<void> {
+    await this.#o.audit.recordEffect({
+      subject: req.caller.sub, action, resource: `model:${req.name}`, result: 'allow', reason: clipText(reason, 1024),
       tenantId: req.caller.tenantId ?? null,
     });
   }

@@ -1,4 +1,4 @@
-import type { Bus, RequestOf, Result, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Result, type Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { subjects, type Tenant, type UsageReport } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -151,9 +151,10 @@ export class TenancyActor extends BusActor {
     };
   }
 
+  /** The change is committed (a rotated key must reach its caller): never answered as failed for a late entry. */
   async #audited(by: string, tenantId: string, what: string): Promise<void> {
-    await this.#o.audit.recordAndWait({
-      subject: by, action: 'tenant:manage', resource: `tenant:${tenantId}`, result: 'allow', reason: what.slice(0, 1024), tenantId,
+    await this.#o.audit.recordEffect({
+      subject: by, action: 'tenant:manage', resource: `tenant:${tenantId}`, result: 'allow', reason: clipText(what, 1024), tenantId,
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { BillingEvent } from '../../bus/index.ts';
+import { clipText } from '../../bus/index.ts';
 import { claimBillingEvent, findTenantByExternalRef, setBillingEventOutcome, setTenantPlan, setTenantStatus } from '../../storage/index.ts';
 import type { TenancyActorOptions } from './options.ts';
 import { findPlan } from '../../core/tenancy/index.ts';
@@ -28,9 +29,9 @@ export async function applyBillingEvent(o: Pick<TenancyActorOptions, 'storage' |
   if (result === null) return { duplicate: true, outcome: 'already processed' };
   if (result.outcome === 'ignored: unknown plan') o.logger?.warn({ eventId: event.id, plan: event.data?.plan }, 'billing event names a plan this build does not define');
   if (result.changed && result.tenantId !== undefined) {
-    await o.audit.recordAndWait({
+    await o.audit.recordEffect({
       subject: 'billing-webhook', action: 'tenant:manage', resource: `tenant:${result.tenantId}`, result: 'allow',
-      reason: `${result.outcome} by billing event ${event.id} (${event.type})`.slice(0, 1024), tenantId: result.tenantId,
+      reason: clipText(`${result.outcome} by billing event ${event.id} (${event.type})`, 1024), tenantId: result.tenantId,
     });
   }
   return { duplicate: false, outcome: result.outcome, ...(result.tenantId !== undefined ? { tenantId: result.tenantId } : {}) };

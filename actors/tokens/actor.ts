@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
+import { clipText, type Bus, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -86,14 +86,16 @@ export class TokenActor extends BusActor {
     if (!issued.ok) {
       const { code, message } = issued.error;
       if (code !== 'INVALID_REQUEST') {
-        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `${code}: ${message}`.slice(0, 1024), tenantId: tenantId ?? null });
+        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: clipText(`${code}: ${message}`, 1024), tenantId: tenantId ?? null });
       }
       throw new SuiteError(code, message);
     }
     const { minted, proven } = issued;
     await audit.recordAndWait({
       subject: req.caller.sub, action: 'auth:token:create', resource, result: 'allow',
-      reason: `issued ${minted.jti} with scope ${req.scope.join(' ')}, expires ${new Date(minted.exp * 1000).toISOString()}${proven ? ', with proof of the identity\'s key' : ''}`,
+      // Up to 100 scopes of 200 characters would not fit the entry's 1024: the scope comes last and
+      // is cut (the issued_tokens row keeps it whole); an entry over its limit would be refused.
+      reason: clipText(`issued ${minted.jti} (expires ${new Date(minted.exp * 1000).toISOString()}${proven ? ', with proof of the identity\'s key' : ''}) with scope ${req.scope.join(' ')}`, 1024),
       tenantId: tenantId ?? null,
     });
     return minted;
@@ -143,7 +145,9 @@ export class TokenActor extends BusActor {
     if (jti === undefined) throw new SuiteError('INVALID_REQUEST', 'body must carry token or jti');
     const result = await bus.request(subjects.revocationRevoke, { jti, by: req.caller.sub, ...(exp !== undefined ? { exp } : {}) });
     if (!result.ok) throw new SuiteError(result.error.code, result.error.message);
-    await audit.recordAndWait({
+    // The revocation is committed and broadcast: it is answered as done even when its audit entry
+    // is still queued (a stalled trail), never as a failure that did in fact take effect.
+    await audit.recordEffect({
       subject: req.caller.sub, action: 'auth:token:revoke', resource: `token:${jti}`, result: 'allow',
       reason: result.value.revoked ? 'revoked' : 'nothing to revoke (unknown or expired)', tenantId: req.caller.tenantId ?? null,
     });

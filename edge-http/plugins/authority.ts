@@ -21,6 +21,13 @@ const KINDS: ReadonlySet<string> = new Set(['public', 'scope', 'token', 'admin',
 
 /** The routes of each app, by the root instance `createEdgeApp` returned. */
 const tables = new WeakMap<object, RouteEntry[]>();
+/** The schemas a route declared (body, querystring, params, headers), by its entry in the table. */
+const schemas = new WeakMap<RouteEntry, Readonly<Record<string, unknown>>>();
+
+/** The request schemas of a listed route (tests that drive every route, the hostile-input corpus). */
+export function routeSchemas(entry: RouteEntry): Readonly<Record<string, unknown>> {
+  return schemas.get(entry) ?? {};
+}
 
 export function createRouteTable(app: FastifyInstance): RouteEntry[] {
   const table: RouteEntry[] = [];
@@ -36,7 +43,7 @@ export function createRouteTable(app: FastifyInstance): RouteEntry[] {
  * here too.
  */
 export function declaredAuthority(
-  route: { method: string | string[]; url: string; config?: { authority?: Authority } },
+  route: { method: string | string[]; url: string; config?: { authority?: Authority }; schema?: object },
   table: RouteEntry[],
 ): Authority {
   const methods = typeof route.method === 'string' ? [route.method] : route.method;
@@ -51,7 +58,11 @@ export function declaredAuthority(
   if (authority.kind === 'scope' && !isValidScope(authority.scope)) {
     throw new RouteDeclarationError(`route ${where}: invalid scope ${JSON.stringify(authority.scope)}`);
   }
-  for (const method of methods) table.push({ method, url: route.url, authority });
+  for (const method of methods) {
+    const entry = { method, url: route.url, authority };
+    table.push(entry);
+    if (route.schema !== undefined) schemas.set(entry, route.schema as Record<string, unknown>);
+  }
   return authority;
 }
 

@@ -42,6 +42,13 @@ export type OnUnmatched = (request: FastifyRequest, reply: FastifyReply) => void
 
 const GENERIC_INTERNAL = 'internal error';
 
+/**
+ * Longest path parameter the router matches (Fastify's default is 100, shorter than the subjects
+ * and ids our params schemas accept: an enrolled subject of 256 characters could not be read).
+ * Longer ones are answered 400 before routing; schemas then set each parameter's own limit.
+ */
+export const MAX_PARAM_LENGTH = 1024;
+
 interface MaybeFastifyError {
   code?: unknown;
   statusCode?: unknown;
@@ -117,8 +124,8 @@ export function frameworkErrorHandler(onUnmatched: OnUnmatched) {
     if (error.code === 'FST_ERR_BAD_URL') {
       sendError(reply, { code: 'INVALID_REQUEST', message: 'URL could not be decoded' });
     } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-      // The router refuses a path segment over its bound (100 characters) before any route's schema.
-      sendError(reply, { code: 'INVALID_REQUEST', message: 'a path parameter is too long' });
+      // Fastify's own words quote the whole path back; these name the limit (app.ts, maxParamLength).
+      sendError(reply, { code: 'INVALID_REQUEST', message: `a path parameter is longer than ${MAX_PARAM_LENGTH} characters` });
     } else {
       request.log.error({ err: error }, 'framework error');
       sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });

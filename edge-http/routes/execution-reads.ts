@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
+import { hashedJson, type Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import { hashCanonical } from '../../core/chain/index.ts';
 import type { EdgeRoutes } from '../types.ts';
@@ -44,7 +44,7 @@ const LineageQuery = Type.Object({
 }, { additionalProperties: false });
 
 /** A candidate to compare with a record: either or both; hashed here and dropped (core rule 1). */
-const ReplayBody = Type.Object({ input: Type.Optional(Type.Unknown()), output: Type.Optional(Type.Unknown()) }, { additionalProperties: false });
+const ReplayBody = Type.Object({ input: Type.Optional(hashedJson()), output: Type.Optional(hashedJson()) }, { additionalProperties: false });
 
 /** Aggregates read the whole chain (stats also verifies it): give them time. */
 const AGGREGATE_TIMEOUT_MS = 120_000;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
+import { hashedJson, type Bus } from '../../bus/index.ts';
 import { subjects, type ExecutionClaim } from '../../bus/index.ts';
 import { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from '../../bus/index.ts';
 import { costProblem } from '../../core/chain/index.ts';
@@ -28,8 +28,9 @@ export const ExecutionBody = Type.Object({
   scope: Type.Optional(Type.Array(Text(200), { maxItems: 100 })),
   module: Text(256),
   action: Text(256),
-  input: Type.Unknown(),
-  output: Type.Optional(Type.Unknown()),
+  // Hashed here and dropped, never stored: the text rule's NUL and length caps do not apply.
+  input: hashedJson(),
+  output: Type.Optional(hashedJson()),
   outcome: Outcome,
   cost: Type.Optional(Type.Union([CostBody, Type.Null()])),
   governance: Type.Optional(Type.Union([GovernanceSchema, Type.Null()])),

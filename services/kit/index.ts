@@ -62,6 +62,8 @@ export interface RunningPart {
 export interface StartedActors {
   readonly producers?: readonly RunningPart[];
   readonly actors?: readonly RunningPart[];
+  /** True while a part whose failure `/ready` must show keeps failing (the chain writers' commits). */
+  readonly stalled?: () => boolean;
 }
 
 export interface RouteContext {

@@ -17,9 +17,12 @@ export const spineService = defineService({
   async startActors(ctx) {
     const { bus, storage, holder, config, logger } = ctx;
     const actors: RunningPart[] = [];
+    // The chain writers of this process: /ready is 503 while the commits of any keep failing.
+    const writers: Array<{ readonly stalled: boolean }> = [];
     if (ctx.has('actor:chain-writer')) {
       const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
       await writer.start();
+      writers.push(writer);
       actors.push({ name: 'chain-writer', stop: () => writer.stop() });
     }
     if (ctx.has('actor:chain-writer') || ctx.has('actor:executions')) {
@@ -32,6 +35,7 @@ export const spineService = defineService({
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
       });
+      if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });
     }
     if (ctx.has('actor:audit')) {
@@ -47,7 +51,7 @@ export const spineService = defineService({
       revocation.start();
       actors.push({ name: 'revocation', stop: () => revocation.stop() });
     }
-    return { actors };
+    return { actors, ...(writers.length > 0 ? { stalled: () => writers.some((w) => w.stalled) } : {}) };
   },
 });
 

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBus, createMemoryNetwork, type Bus } from '../../bus/index.ts';
+import { subjects, type AuditInput } from '../../bus/index.ts';
+import { AuditBatcher } from './sink.ts';
+
+/**
+ * The sink against a chain writer stand-in served on a real memory bus: it commits (remembers)
+ * what it is sent, or fails every append while `failing` is set, as a wedged writer did.
+ */
+function harness(options: { stallMs?: number; effectWaitMs?: number } = {}) {
+  const bus: Bus = createBus(createMemoryNetwork().connect());
+  const committed: AuditInput[] = [];
+  const lines: Array<{ level: string; o: Record<string, unknown>; m?: string }> = [];
+  const writer = { failing: false };
+  let now = 1_000_000;
+  bus.serve(subjects.auditAppend, ({ data }) => {
+    if (writer.failing) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'append failed' } };
+    committed.push(...data.entries);
+    return { ok: true, value: { records: data.entries.map((e, i) => ({ id: e.id, seq: committed.length - data.entries.length + i + 1, hash: 'h' })) } };
+  });
+  const log = (level: string) => (o: object, m?: string) => lines.push({ level, o: o as Record<string, unknown>, ...(m !== undefined ? { m } : {}) });
+  const sink = new AuditBatcher({
+    bus, clock: () => now, logger: { info: log('info'), warn: log('warn'), error: log('error') }, ...options,
+  });
+  return {
+    bus, sink, committed, lines, writer,
+    advance: (ms: number) => (now += ms),
+    async close() {
+      sink.close();
+      await bus.drain();
+    },
+  };
+}
+
+const entry = (reason = 'granted') => ({ subject: 'agent', action: 'a:b', resource: 'token GET /x', result: 'allow' as const, reason });
+
+let current: ReturnType<typeof harness> | undefined;
+const open = (options?: Parameters<typeof harness>[0]) => (current = harness(options));
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+describe('the audit sink', () => {
+  it('turns unhealthy once its oldest entry has waited stallMs uncommitted, and healthy again once the trail takes it', async () => {
+    const h = open({ stallMs: 10_000 });
+    h.writer.failing = true;
+    h.sink.record(entry());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(h.sink.healthy()).toBe(true);
+    h.advance(10_000);
+    expect(h.sink.healthy()).toBe(false);
+    h.writer.failing = false;
+    expect(await h.sink.flush(5_000)).toBe(true);
+    expect(h.sink.healthy()).toBe(true);
+    expect(h.committed).toHaveLength(1);
+  });
+
+  it('answers a decision already taken within effectWaitMs even when the trail cannot take its entry, and commits it later', async () => {
+    const h = open({ effectWaitMs: 100 });
+    h.writer.failing = true;
+    const started = performance.now();
+    expect(await h.sink.recordEffect(entry('revoked'))).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(h.sink.backlog).toBe(1);
+    h.writer.failing = false;
+    expect(await h.sink.flush(5_000)).toBe(true);
+    expect(h.committed.map((e) => e.reason)).toEqual(['revoked']);
+    expect(await h.sink.recordEffect(entry('revoked again'))).toBe(true);
+  });
+
+  it('refuses at once to wait for a commit while unhealthy, rather than letting the caller time out', async () => {
+    const h = open({ stallMs: 1_000 });
+    h.writer.failing = true;
+    h.sink.record(entry());
+    h.advance(1_000);
+    await expect(h.sink.recordAndWait(entry())).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('drops, and logs, an entry its own schema refuses instead of retrying the whole trail behind it forever', async () => {
+    const h = open();
+    const waited = h.sink.recordAndWait(entry('x'.repeat(2000)));
+    h.sink.record(entry('fine'));
+    await expect(waited).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(await h.sink.flush(2_000)).toBe(true);
+    expect(h.committed.map((e) => e.reason)).toEqual(['fine']);
+    expect(h.lines.find((l) => l.m === 'audit entry refused by its schema; dropped')?.o).toMatchObject({ problem: expect.stringContaining('/reason') });
+  });
+
+  it('logs, when closed, how many entries were not committed and which, and refuses entries recorded afterwards', async () => {
+    const h = open();
+    h.writer.failing = true;
+    for (let i = 0; i < 3; i++) h.sink.record(entry());
+    expect(await h.sink.flush(50)).toBe(false);
+    h.sink.close();
+    const lost = h.lines.find((l) => l.m === 'audit entries not committed at shutdown');
+    expect(lost?.level).toBe('error');
+    expect(lost?.o).toMatchObject({ pending: 3, first: { id: expect.stringMatching(/^aud_/) }, last: { id: expect.stringMatching(/^aud_/) } });
+    await expect(h.sink.recordEffect(entry())).resolves.toBe(false);
+    expect(h.lines.filter((l) => l.m === 'audit entry recorded after the sink closed; not committed')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { createBus, createMemoryNetwork, requestSubject, SuiteError } from '../../bus/index.ts';
+import { replyOf } from './reply.ts';
+
+const echo = requestSubject('test.errors.echo', Type.Object({ fail: Type.String() }), Type.Object({ ok: Type.Boolean() }));
+
+/** An actor's handler on a real memory bus whose `onError` (what the runtime logs) is recorded. */
+async function serving(work: (fail: string) => Promise<{ ok: boolean }>) {
+  const reported: Array<{ error: unknown; stage: string }> = [];
+  const bus = createBus(createMemoryNetwork().connect(), { onError: (error, { stage }) => reported.push({ error, stage }) });
+  bus.serve(echo, ({ data }) => replyOf(() => work(data.fail)));
+  return { bus, reported };
+}
+
+describe('replyOf', () => {
+  it('answers INTERNAL_ERROR for a failure of ours without its text, and hands its cause to the bus to be logged', async () => {
+    const { bus, reported } = await serving(async () => {
+      throw new Error('invalid byte sequence for encoding "UTF8": 0x00');
+    });
+    const answer = await bus.request(echo, { fail: 'x' });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'INTERNAL_ERROR' } });
+    expect(JSON.stringify(answer)).not.toContain('UTF8');
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toMatchObject({ stage: 'handler', error: { message: 'invalid byte sequence for encoding "UTF8": 0x00' } });
+    await bus.drain();
+  });
+
+  it('answers a catalogue error as data and reports nothing: it is an answer, not a failure', async () => {
+    const { bus, reported } = await serving(async () => {
+      throw new SuiteError('NOT_FOUND', 'no such thing');
+    });
+    expect(await bus.request(echo, { fail: 'x' })).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'no such thing' } });
+    expect(reported).toEqual([]);
+    await bus.drain();
+  });
+
+  it('hands a failure to onUnexpected instead, when one is given', async () => {
+    const seen: unknown[] = [];
+    const result = await replyOf(async () => {
+      throw new TypeError('boom');
+    }, (err) => seen.push(err));
+    expect(result).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    expect(seen).toHaveLength(1);
+  });
+});
