@@ -1,8 +1,7 @@
 import { fsyncSync } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
+import { syncTree } from './data-dir.ts';
 
 /**
  * PGlite on a folder, with Postgres's own durability: a commit is answered only once its WAL is on
@@ -56,24 +55,5 @@ class SyncingNodeFS extends NodeFS {
       ...((emscriptenOpts.preRun as unknown[] | undefined) ?? []),
     ];
     return { emscriptenOpts: { ...emscriptenOpts, preRun } as typeof emscriptenOpts };
-  }
-}
-
-/** fsync every file and folder under `dir` (folders after their entries, so new names are kept). */
-export async function syncTree(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) await syncTree(path);
-    else if (entry.isFile()) await syncPath(path);
-  }
-  await syncPath(dir);
-}
-
-async function syncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
