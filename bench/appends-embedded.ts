@@ -1,6 +1,6 @@
 /**
- * The embedded default alone: `suite start` on a new data folder (PGlite), its start time, the
- * memory of the whole suite (its process and every child: PGlite's, or a database's processes
+ * The embedded default alone: `suite start` on a new data folder, its start time, the memory of
+ * the whole suite (its process and every child: its database's, or the processes of a database
  * given with --database-url and --database-pid) idle and at its peak under appends, and
  * POST /executions at 50 connections (bench/executions.ts loadAppends). No verification, no
  * Postgres run: what a storage change costs the appends and the memory, quickly, in alternation.
