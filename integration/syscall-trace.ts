@@ -1,126 +1,174 @@
 /**
  * Reads an strace log (`strace -f -y -o FILE`, see STRACE_ARGS) of a suite whose database runs in
- * its process tree (the embedded default), and says whether what the database acknowledged was on
- * disk first:
+ * its process tree (the embedded default: its own Postgres server, or PGlite), and says whether
+ * what the database acknowledged was on disk first:
  *
- * - an answer: a ReadyForQuery message ('Z', the end of every answer in the Postgres protocol; a
- *   client takes a commit as done when it arrives) written to a socket by the thread that writes
- *   the WAL. When it is sent, every WAL file written so far must have been synced since.
- * - a checkpoint: a write of `global/pg_control` once the database answers, other than the one
- *   that announces a shutdown (state DB_SHUTDOWNING, before the shutdown checkpoint's writes).
- *   When it is written, every file written under the data folder must have been synced since:
- *   the checkpoint it records lets go of the WAL that was the other copy of those writes. Except
- *   pg_subtrans, which Postgres rebuilds at every start and never syncs.
- *
- * A sync covers the writes made before it started (a write during a sync on another thread may
- * be missed), and a rename carries a file's unsynced writes to its new name.
+ * - a commit's answer: a ReadyForQuery message ('Z', status idle: the transaction is over; a client
+ *   takes a commit as done when it arrives) written to a socket by a process that answered a
+ *   CommandComplete of INSERT, UPDATE, DELETE, MERGE or COPY in that transaction. Its commit record was written after the request
+ *   arrived (the answering process's last read of its socket), so before the answer there must be
+ *   a write to a WAL file after that read, then a sync of that file started after the write and
+ *   finished before the answer. Any process may do either (a Postgres backend's commit is often
+ *   written and synced by another's).
+ * - a clean stop: the write of `global/pg_control` recording the shutdown checkpoint (state
+ *   DB_SHUTDOWNED), once the database has answered. By then every file written under the data
+ *   folder must have been synced, else the checkpoint lets go of the only other copy (the WAL).
+ *   Except pg_subtrans, which Postgres rebuilds at every start and never syncs.
  */
 
 /** The strace arguments that give the log this module reads. */
 export const STRACE_ARGS: readonly string[] = [
-  '-f', '-qq', '-y', '--seccomp-bpf', '-s', '48', '-e', 'signal=none',
-  '-e', 'trace=write,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat',
+  '-f', '-qq', '-y', '--seccomp-bpf', '-s', '128', '-e', 'signal=none',
+  '-e', 'trace=read,recvfrom,write,sendto,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat',
 ];
 
 export interface Violation {
   /** Line of the log (1-based) where the answer or the checkpoint was written. */
   line: number;
-  /** Files written and not synced at that moment. */
+  /** Files written and not synced at that moment (empty for an answer that no sync preceded). */
   unsynced: string[];
 }
 
 export interface DurabilityReport {
   walWrites: number;
   walSyncs: number;
-  answers: number;
-  answersUnsynced: Violation[];
-  checkpoints: number;
-  checkpointsUnsynced: Violation[];
+  /** Answers to a commit of a change, each checked. */
+  commitAnswers: number;
+  commitsUnsynced: Violation[];
+  /** pg_control writes recording a shutdown checkpoint, each checked. */
+  shutdowns: number;
+  shutdownsUnsynced: Violation[];
 }
 
-const CALL = /^(\d+)\s+(?:<\.\.\. (\w+) resumed>(.*)|(\w+)\((.*))$/;
+const LINE = /^(\d+)\s+(?:<\.\.\. (\w+) resumed>(.*)|(\w+)\((.*))$/;
 const FD_PATH = /^\d+<([^>]*)>/;
-const READY_FOR_QUERY = /Z\\0\\0\\0\\5[ITE]"(?!\.\.\.)/;
-const WRITES = new Set(['write', 'pwrite64', 'writev', 'pwritev', 'pwritev2']);
+/** A ReadyForQuery message ending the data written, with its transaction status. */
+const READY = /Z\\0\\0\\0\\5([ITE])"(?!\.\.\.)/;
+/** A CommandComplete message: 'C', a 4-byte length (its last byte escaped or not), the tag. */
+const COMMAND_COMPLETE = /C\\0\\0\\0(?:\\[0-7]{1,3}|\\[a-z]|[^\\"])([A-Z]+)/g;
+const CHANGES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
+const READS = new Set(['read', 'recvfrom']);
+const WRITES = new Set(['write', 'sendto', 'pwrite64', 'writev', 'pwritev', 'pwritev2']);
 const SYNCS = new Set(['fsync', 'fdatasync']);
 /** ControlFileData.state (offset 16, after the system identifier and two version numbers). */
 const STATE_OFFSET = 16;
-const DB_SHUTDOWNING = 3;
-const NOT_DURABLE = /\/pg_subtrans\//;
+const DB_SHUTDOWNED = 1;
+/**
+ * Files Postgres does not need after a crash, so never syncs: pg_subtrans (reset at every start),
+ * the relation cache (pg_internal.init, rebuilt when missing), the server's pid and options files,
+ * and the suite's lock.
+ */
+const NOT_DURABLE = /\/pg_subtrans\/|\/pg_internal\.init|\/postmaster\.(pid|opts)$|\/suite\.lock$/;
+
+interface Call {
+  tid: string;
+  name: string;
+  args: string;
+  result: string;
+  /** Line indexes of the call's start and end (the same unless strace split it). */
+  entry: number;
+  exit: number;
+}
 
 /** The report for the database files under `dataDir` (an absolute path). */
 export function analyseTrace(log: string, dataDir: string): DurabilityReport {
   const root = dataDir.endsWith('/') ? dataDir : `${dataDir}/`;
-  const isWal = (path: string) => path.includes('/pg_wal/');
-  const lines = log.split('\n');
-  // The database's thread: the one that writes WAL.
-  const dbThreads = new Set<string>();
-  for (const text of lines) {
-    const m = CALL.exec(text);
-    if (m?.[4] !== undefined && WRITES.has(m[4]) && isWal(FD_PATH.exec(m[5] ?? '')?.[1] ?? '') && (FD_PATH.exec(m[5] ?? '')?.[1] ?? '').startsWith(root)) dbThreads.add(m[1] as string);
-  }
-
-  /** Each file written and not yet synced: the sequence number of its last write. */
+  const isWal = (path: string) => path.startsWith(root) && path.includes('/pg_wal/');
+  const report: DurabilityReport = { walWrites: 0, walSyncs: 0, commitAnswers: 0, commitsUnsynced: [], shutdowns: 0, shutdownsUnsynced: [] };
+  const walWrites: Array<{ at: number; path: string }> = [];
+  const walSyncs: Array<{ start: number; end: number; path: string }> = [];
+  /** Each file written and not yet synced: the line of its last write. */
   const dirty = new Map<string, number>();
-  /** Syncs under way per thread: the file and the sequence number when the sync started. */
-  const syncing = new Map<string, { path: string; from: number }>();
-  const report: DurabilityReport = { walWrites: 0, walSyncs: 0, answers: 0, answersUnsynced: [], checkpoints: 0, checkpointsUnsynced: [] };
-  let seq = 0;
-  const unsynced = (only: (path: string) => boolean) => [...dirty.keys()].filter(only).sort();
-  const synced = (tid: string, result: string) => {
-    const s = syncing.get(tid);
-    syncing.delete(tid);
-    if (s === undefined || !/=\s*0\s*$/.test(result)) return;
-    if ((dirty.get(s.path) ?? 0) <= s.from) dirty.delete(s.path);
-    if (isWal(s.path)) report.walSyncs++;
+  const lastRead = new Map<string, number>();
+  /** Processes whose transaction under way has changed something (a CommandComplete of a change). */
+  const changed = new Set<string>();
+  const unsynced = (before: number) => [...dirty].filter(([p, at]) => at < before && !NOT_DURABLE.test(p)).map(([p]) => p).sort();
+
+  const onCall = (c: Call): void => {
+    const path = FD_PATH.exec(c.args)?.[1] ?? '';
+    const ok = !/=\s*-1/.test(c.result);
+    if (READS.has(c.name)) {
+      if (path.startsWith('socket:') && ok) lastRead.set(c.tid, c.exit);
+    } else if (SYNCS.has(c.name)) {
+      if (!path.startsWith(root) || !/=\s*0\s*$/.test(c.result)) return;
+      if ((dirty.get(path) ?? Number.POSITIVE_INFINITY) < c.entry) dirty.delete(path);
+      if (isWal(path)) {
+        walSyncs.push({ start: c.entry, end: c.exit, path });
+        report.walSyncs++;
+      }
+    } else if (WRITES.has(c.name) && path.startsWith(root)) {
+      dirty.set(path, c.exit);
+      if (isWal(path)) {
+        walWrites.push({ at: c.exit, path });
+        report.walWrites++;
+      }
+      if (path.endsWith('/global/pg_control') && report.commitAnswers > 0 && controlState(c.args) === DB_SHUTDOWNED) {
+        report.shutdowns++;
+        const files = unsynced(c.entry).filter((p) => p !== path);
+        if (files.length > 0) report.shutdownsUnsynced.push({ line: c.entry + 1, unsynced: files });
+      }
+    } else if (WRITES.has(c.name) && path.startsWith('socket:')) {
+      for (const m of c.args.matchAll(COMMAND_COMPLETE)) if (CHANGES.has(m[1] as string)) changed.add(c.tid);
+      const status = READY.exec(c.args)?.[1];
+      if (status === undefined || status === 'T') return;
+      // Idle or failed: the transaction is over, and the next starts with nothing changed.
+      const commit = changed.delete(c.tid) && status === 'I';
+      if (!commit) return;
+      report.commitAnswers++;
+      const request = lastRead.get(c.tid) ?? -1;
+      const synced = walSyncs.some((s) => s.end < c.entry && walWrites.some((w) => w.path === s.path && w.at > request && w.at < s.start));
+      if (!synced) report.commitsUnsynced.push({ line: c.entry + 1, unsynced: [] });
+    } else if (c.name.startsWith('rename') || c.name.startsWith('unlink')) {
+      if (!/=\s*0\s*$/.test(c.result)) return;
+      const [from, to] = [...c.args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((n) => n[1] as string);
+      if (from === undefined) return;
+      for (const [path, at] of [...dirty]) {
+        const moved = movedTo(path, from, c.name.startsWith('rename') ? to : undefined);
+        if (moved === undefined) continue;
+        dirty.delete(path);
+        if (moved !== null) dirty.set(moved, at);
+      }
+    }
   };
 
-  lines.forEach((text, index) => {
-    const m = CALL.exec(text);
+  const pending = new Map<string, { name: string; args: string; entry: number }>();
+  log.split('\n').forEach((text, index) => {
+    const m = LINE.exec(text);
     if (!m) return;
     const tid = m[1] as string;
-    seq++;
     if (m[2] !== undefined) {
-      if (SYNCS.has(m[2])) synced(tid, m[3] ?? '');
+      const started = pending.get(tid);
+      pending.delete(tid);
+      if (started?.name === m[2]) onCall({ tid, ...started, result: m[3] ?? '', exit: index });
       return;
     }
-    const call = m[4] as string;
-    const args = m[5] ?? '';
-    const path = FD_PATH.exec(args)?.[1] ?? '';
-    if (SYNCS.has(call)) {
-      if (!path.startsWith(root)) return;
-      syncing.set(tid, { path, from: seq });
-      if (!args.includes('<unfinished ...>')) synced(tid, args);
+    const rest = m[5] ?? '';
+    const cut = rest.indexOf(' <unfinished ...>');
+    if (cut >= 0) {
+      pending.set(tid, { name: m[4] as string, args: rest.slice(0, cut), entry: index });
       return;
     }
-    if (WRITES.has(call)) {
-      if (path.startsWith(root)) {
-        dirty.set(path, seq);
-        if (isWal(path)) report.walWrites++;
-        if (path.endsWith('/global/pg_control') && report.answers > 0 && controlState(args) !== DB_SHUTDOWNING) {
-          report.checkpoints++;
-          const files = unsynced((p) => p !== path && !NOT_DURABLE.test(p));
-          if (files.length > 0) report.checkpointsUnsynced.push({ line: index + 1, unsynced: files });
-        }
-      } else if (path.startsWith('socket:') && dbThreads.has(tid) && READY_FOR_QUERY.test(args)) {
-        report.answers++;
-        const files = unsynced(isWal);
-        if (files.length > 0) report.answersUnsynced.push({ line: index + 1, unsynced: files });
-      }
-      return;
-    }
-    const names = [...args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((n) => n[1] as string);
-    if (call.startsWith('rename') && names.length === 2) {
-      const [from, to] = names as [string, string];
-      const last = dirty.get(from);
-      dirty.delete(from);
-      dirty.delete(to);
-      if (last !== undefined) dirty.set(to, last);
-    } else if (call.startsWith('unlink') && names.length === 1) {
-      dirty.delete(names[0] as string);
-    }
+    const eq = rest.lastIndexOf(') = ');
+    onCall({ tid, name: m[4] as string, args: eq >= 0 ? rest.slice(0, eq) : rest, result: eq >= 0 ? rest.slice(eq + 1) : '', entry: index, exit: index });
   });
   return report;
+}
+
+/**
+ * Where `path` is after `from` was renamed to `to` (or unlinked: null); undefined when `from` is
+ * neither it nor a folder above it. Postgres names its files relative to its data folder, its
+ * working directory: such a name stands for the file whose path ends with it.
+ */
+function movedTo(path: string, from: string, to: string | undefined): string | null | undefined {
+  let base: string;
+  if (from.startsWith('/')) base = '';
+  else if (path.endsWith(`/${from}`)) base = path.slice(0, path.length - from.length);
+  else if (path.includes(`/${from}/`)) base = path.slice(0, path.lastIndexOf(`/${from}/`) + 1);
+  else return undefined;
+  const old = base + from;
+  if (path !== old && !path.startsWith(`${old}/`)) return undefined;
+  if (to === undefined) return null;
+  return (to.startsWith('/') ? to : base + to) + path.slice(old.length);
 }
 
 /** The state field of pg_control from a write's data as strace prints it (C escapes), if shown. */
