@@ -5,8 +5,11 @@
  * POST /executions at 50 connections (bench/executions.ts loadAppends). No verification, no
  * Postgres run: what a storage change costs the appends and the memory, quickly, in alternation.
  *
- *   node bench/appends-embedded.ts [--seconds 10] [--warmup 3] [--rounds 1]
+ *   node bench/appends-embedded.ts [--seconds 10] [--warmup 3] [--rounds 1] [--pglite]
  *                                  [--database-url URL --database-pid PID]
+ *
+ * `--pglite`: on a data folder holding a PGlite database, as earlier versions made (kept on
+ * PGlite, which is also the fallback where the embedded Postgres cannot run).
  *
  * Memory is given as RSS and as PSS (proportional: a page shared by N processes counts 1/N in
  * each), summed over the processes: several Postgres processes share their buffers, which RSS
@@ -21,6 +24,7 @@ import { cleanEnv, killAllChildren, spawnNode } from './child.ts';
 import { waitIdle } from './cpu.ts';
 import { appendCpuLine, loadAppends } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
+import { openStorage } from '../storage/index.ts';
 
 interface Memory {
   rssMb: number;
@@ -62,9 +66,10 @@ export interface EmbeddedAppendRun {
   cpuLine: string;
 }
 
-export async function embeddedAppends(o: { seconds: number; warmup: number; databaseUrl?: string; databasePid?: number }): Promise<EmbeddedAppendRun> {
+export async function embeddedAppends(o: { seconds: number; warmup: number; pglite?: boolean; databaseUrl?: string; databasePid?: number }): Promise<EmbeddedAppendRun> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-embedded-'));
   const dataDir = join(dir, 'data');
+  if (o.pglite === true) await (await openStorage({ dbPath: join(dataDir, 'pglite'), embeddedEngine: 'pglite' })).close();
   const env = cleanEnv({
     ...(o.databaseUrl !== undefined ? { SUITE_DATABASE_URL: o.databaseUrl } : {}),
     SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
@@ -111,10 +116,11 @@ if (import.meta.main) {
     options: {
       seconds: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, rounds: { type: 'string', default: '1' },
       'database-url': { type: 'string' }, 'database-pid': { type: 'string' }, label: { type: 'string', default: '' },
+      pglite: { type: 'boolean', default: false },
     },
   });
   const o = {
-    seconds: Number(values.seconds), warmup: Number(values.warmup),
+    seconds: Number(values.seconds), warmup: Number(values.warmup), pglite: values.pglite,
     ...(values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : {}),
     ...(values['database-pid'] !== undefined ? { databasePid: Number(values['database-pid']) } : {}),
   };
