@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { isAlive, lockDataDir, syncPath } from './data-dir.ts';
 import { StorageError, type StorageLogger } from './errors.ts';
@@ -75,7 +76,9 @@ export async function startEmbeddedPostgres(dbPath: string, binaries: PostgresBi
 async function ensureCluster(dbPath: string, binaries: PostgresBinaries): Promise<string> {
   const passwordPath = join(dbPath, PASSWORD_FILE);
   const exists = await readFile(join(dbPath, CLUSTER, 'PG_VERSION'), 'utf8').then(() => true, () => false);
-  if (exists) return (await readFile(passwordPath, 'utf8')).trim();
+  if (exists) {
+    return (await readFile(passwordPath, 'utf8')).trim() || Promise.reject(new StorageError('DATABASE_UNAVAILABLE', `${passwordPath} is empty`));
+  }
   // An initdb cut short leaves only this folder behind, never a half-made cluster.
   const fresh = join(dbPath, `${CLUSTER}.new`);
   await rm(fresh, { recursive: true, force: true });
@@ -104,8 +107,7 @@ async function endOrphan(cluster: string, logger: StorageLogger): Promise<void> 
   const pid = Number((await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
   // Only a process that is a postgres on this cluster: a pid may have been reused since.
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  if (!cmdline.includes(cluster)) return;
+  if (!(await commandLine(pid)).includes(cluster)) return;
   logger.warn({ pid, cluster }, 'a Postgres left by an earlier run still holds the cluster: stopping it');
   for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
     try {
@@ -117,6 +119,13 @@ async function endOrphan(cluster: string, logger: StorageLogger): Promise<void> 
     while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     if (!isAlive(pid)) return;
   }
+}
+
+/** A process's command line: from /proc on Linux, else from ps (macOS); empty if unknown. */
+async function commandLine(pid: number): Promise<string> {
+  const proc = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  if (proc !== undefined) return proc;
+  return promisify(execFile)('ps', ['-o', 'command=', '-p', String(pid)]).then((r) => r.stdout, () => '');
 }
 
 interface Server {
