@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'slonik';
@@ -96,7 +96,9 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     const found = await postgresBinaries();
     if (!found.ok) throw new Error(found.reason);
     const { binaries } = found;
-    const [program, ...args] = [...binaries.prefix, binaries.postgres, '-D', join(dbPath, 'postgres'), '-p', '5999', '-c', 'listen_addresses=', '-c', 'unix_socket_directories='] as unknown as [string, ...string[]];
+    const socketDir = join(dbPath, '..', 'orphan');
+    await mkdir(socketDir, { mode: 0o700 });
+    const [program, ...args] = [...binaries.prefix, binaries.postgres, '-D', join(dbPath, 'postgres'), '-c', 'listen_addresses=', '-c', `unix_socket_directories=${socketDir}`] as unknown as [string, ...string[]];
     const orphan = spawn(program, args, { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } });
     try {
       await until(async () => (await postmasterPid(dbPath).catch(() => 0)) === orphan.pid, 30_000, 'the orphan server starts');

@@ -1,8 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { lstat, mkdir, mkdtemp, open, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -12,10 +12,12 @@ import type { PostgresBinaries } from './postgres-binaries.ts';
 
 /**
  * A Postgres server of the suite's own, for the embedded default: its cluster in `<dbPath>/postgres`
- * (made by initdb on the first start), its password in `<dbPath>/postgres-password` (owner-only),
- * listening on a free loopback port for this run only. Postgres's own durability, as on any server:
- * a commit is answered once its WAL is synced (the settings below are Postgres's defaults, spelled
- * out so that no configuration file can turn them off).
+ * (made by initdb on the first start), its password in `<dbPath>/postgres-password` (owner-only).
+ * It listens on no TCP port, only on a Unix socket in a folder of this run's under the temporary
+ * directory (owner-only; created at start, removed at stop): no port to collide with the suite's
+ * own listeners or anything else, and no one else on the machine can connect. Postgres's own
+ * durability, as on any server: a commit is answered once its WAL is synced (the settings below
+ * are Postgres's defaults, spelled out so that no configuration file can turn them off).
  */
 export interface EmbeddedPostgres {
   /** postgres:// URL, with the password. */
@@ -31,13 +33,12 @@ const PASSWORD_FILE = 'postgres-password';
 const USER = 'suite';
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 30_000;
-/** A server that lost the race for its port is started again on another, this many times in all. */
-const PORT_ATTEMPTS = 3;
+/** Only names the socket file (`.s.PGSQL.5432`) in the run's own folder: no TCP port is opened. */
+const PORT = 5432;
 
 const SETTINGS: Readonly<Record<string, string>> = {
-  listen_addresses: '127.0.0.1',
-  // No Unix socket: its path would depend on the folder's (and may exceed the 107-byte limit).
-  unix_socket_directories: '',
+  listen_addresses: '',
+  unix_socket_permissions: '0700',
   fsync: 'on',
   synchronous_commit: 'on',
   full_page_writes: 'on',
@@ -55,17 +56,18 @@ export async function startEmbeddedPostgres(dbPath: string, binaries: PostgresBi
     const cluster = join(dbPath, CLUSTER);
     const password = await ensureCluster(dbPath, binaries);
     await endOrphan(cluster, logger);
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      const url = `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`;
-      const server = spawnServer(binaries, cluster, port, logger);
-      const failure = await server.ready(url);
-      if (failure === undefined) return { url, alive: server.alive, stop: () => server.stop().finally(unlock) };
-      await server.stop();
-      if (!/could not bind|already in use/i.test(failure) || attempt >= PORT_ATTEMPTS) {
-        throw new StorageError('DATABASE_UNAVAILABLE', `cannot start the embedded Postgres in ${cluster}: ${failure}`);
-      }
-    }
+    const socketDir = await socketFolder(cluster);
+    const release = async () => {
+      await rm(socketDir, { recursive: true, force: true });
+      await unlock();
+    };
+    const url = `postgres://${USER}:${password}@${encodeURIComponent(socketDir)}:${PORT}/postgres`;
+    const server = spawnServer(binaries, cluster, socketDir, logger);
+    const failure = await server.ready(url);
+    if (failure === undefined) return { url, alive: server.alive, stop: () => server.stop().finally(release) };
+    await server.stop();
+    await rm(socketDir, { recursive: true, force: true });
+    throw new StorageError('DATABASE_UNAVAILABLE', `cannot start the embedded Postgres in ${cluster}: ${failure}`);
   } catch (error) {
     await unlock();
     throw error;
@@ -121,6 +123,19 @@ async function endOrphan(cluster: string, logger: StorageLogger): Promise<void> 
   }
 }
 
+/**
+ * The socket's folder: short (a socket's path is limited to ~100 bytes), owner-only, named after
+ * the cluster so that a run killed before it could remove it leaves one folder, reused by the
+ * next. One of someone else's by that name is not used: a new one is made instead.
+ */
+async function socketFolder(cluster: string): Promise<string> {
+  const path = join(tmpdir(), `suite-pg-${createHash('sha256').update(cluster).digest('hex').slice(0, 16)}`);
+  await mkdir(path, { mode: 0o700 }).catch(() => undefined);
+  const found = await lstat(path).catch(() => undefined);
+  const ours = found?.isDirectory() === true && found.uid === process.getuid?.() && (found.mode & 0o777) === 0o700;
+  return ours ? path : mkdtemp(join(tmpdir(), 'suite-pg-'));
+}
+
 /** A process's command line: from /proc on Linux, else from ps (macOS); empty if unknown. */
 async function commandLine(pid: number): Promise<string> {
   const proc = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
@@ -135,9 +150,9 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function spawnServer(binaries: PostgresBinaries, cluster: string, port: number, logger: StorageLogger): Server {
-  const settings = Object.entries(SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  const [program, ...args] = [...binaries.serverPrefix, binaries.postgres, '-D', cluster, '-p', String(port), ...settings] as [string, ...string[]];
+function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: string, logger: StorageLogger): Server {
+  const settings = Object.entries({ ...SETTINGS, unix_socket_directories: socketDir }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  const [program, ...args] = [...binaries.serverPrefix, binaries.postgres, '-D', cluster, '-p', String(PORT), ...settings] as [string, ...string[]];
   // Its own process group: a Ctrl+C reaches the suite, which drains its pool before stopping it.
   const child = spawn(program, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv() });
   const tail: string[] = [];
@@ -223,13 +238,3 @@ async function writeSynced(path: string, text: string): Promise<void> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
