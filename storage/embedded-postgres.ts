@@ -13,9 +13,9 @@ import type { PostgresBinaries } from './postgres-binaries.ts';
 /**
  * A Postgres server of the suite's own, for the embedded default: its cluster in `<dbPath>/postgres`
  * (made by initdb on the first start), its password in `<dbPath>/postgres-password` (owner-only).
- * It listens on no TCP port, only on a Unix socket in a folder of this run's under the temporary
- * directory (owner-only; created at start, removed at stop): no port to collide with the suite's
- * own listeners or anything else, and no one else on the machine can connect. Postgres's own
+ * It listens on no TCP port, only on a Unix socket in an owner-only folder under the temporary
+ * directory (socketFolder; removed at stop): no port to collide with the suite's own listeners or
+ * anything else, and no one else on the machine can connect. Postgres's own
  * durability, as on any server: a commit is answered once its WAL is synced (the settings below
  * are Postgres's defaults, spelled out so that no configuration file can turn them off).
  */
@@ -211,9 +211,9 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
   };
 }
 
-/** Postgres needs no secret of the suite's: only a path to find unshare or setpriv, and English messages. */
+/** Nothing of the suite's environment (its secrets among it): every program is named by its path. */
 function serverEnv(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
+  return { LC_ALL: 'C' };
 }
 
 function run(command: readonly string[]): Promise<{ code: number | null; output: string }> {

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 export interface PostgresBinaries {
   readonly initdb: string;
   readonly postgres: string;
-  /** Program and arguments to put before initdb or postgres (empty: run them directly). */
+  /** Program (absolute path) and arguments to put before initdb or postgres (empty: run them directly). */
   readonly prefix: readonly string[];
   /** The same, for the long-running server: also ends it when its parent (this process) dies. */
   readonly serverPrefix: readonly string[];
@@ -26,6 +26,7 @@ export interface PostgresBinaries {
 export type BinariesOutcome = { ok: true; binaries: PostgresBinaries } | { ok: false; reason: string };
 
 const PACKAGE_PLATFORMS: Readonly<Record<string, string>> = { win32: 'windows' };
+const SYSTEM_BIN = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 /** Any user but root inside the server's namespace: Postgres only checks that it is not root. */
 const NAMESPACE_USER = '1000';
 
@@ -48,13 +49,23 @@ async function locate(): Promise<BinariesOutcome> {
     return { ok: false, reason: `no Postgres binaries for ${platform()}-${arch()} (${name}: ${(error as Error).message})` };
   }
   const root = process.getuid?.() === 0;
-  const prefix = root ? ['unshare', '--user', `--map-user=${NAMESPACE_USER}`, `--map-group=${NAMESPACE_USER}`] : [];
-  if (root && !(await runs([...prefix, 'true']))) {
+  const [unshare, setpriv, yes] = [await program('unshare'), await program('setpriv'), await program('true')];
+  const prefix = root && unshare !== undefined ? [unshare, '--user', `--map-user=${NAMESPACE_USER}`, `--map-group=${NAMESPACE_USER}`] : [];
+  if (root && (unshare === undefined || yes === undefined || !(await runs([...prefix, yes])))) {
     return { ok: false, reason: 'running as root, and no user namespace could be made for Postgres (it refuses to run as root)' };
   }
-  const watch = platform() === 'linux' && (await runs(['setpriv', '--pdeathsig', 'SIGINT', '--', 'true']));
-  const serverPrefix = watch ? [...prefix, 'setpriv', '--pdeathsig', 'SIGINT', '--'] : prefix;
+  const watch = platform() === 'linux' && setpriv !== undefined && yes !== undefined && (await runs([setpriv, '--pdeathsig', 'SIGINT', '--', yes]));
+  const serverPrefix = watch ? [...prefix, setpriv, '--pdeathsig', 'SIGINT', '--'] : prefix;
   return { ok: true, binaries: { initdb: paths.initdb, postgres: paths.postgres, prefix, serverPrefix } };
+}
+
+/** The system's own copy of a util-linux program (by absolute path: no search path is trusted). */
+async function program(name: string): Promise<string | undefined> {
+  for (const dir of SYSTEM_BIN) {
+    const path = `${dir}/${name}`;
+    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+  }
+  return undefined;
 }
 
 async function runs(command: readonly string[]): Promise<boolean> {
