@@ -12,7 +12,7 @@ import { ensureChainHead, insertExecutions, openStorage, registerTraceKey } from
 
 const BATCH = 1000;
 
-/** `place`: a PGlite data directory, or a Postgres URL. */
+/** `place`: the embedded database's folder, or a Postgres URL. */
 export async function fillExecutionChain(place: { dbPath: string } | { databaseUrl: string }, n: number, privateKeyPem: string): Promise<void> {
   const storage = await openStorage(place);
   try {

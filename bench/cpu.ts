@@ -1,7 +1,7 @@
 /**
  * Where the CPU went, from Linux /proc (elsewhere every figure is 0 or "unknown"): how much the
- * server under test used (its whole process tree: the embedded suite runs PGlite in a child
- * process), split per thread and child, and how much everything else on the machine used meanwhile.
+ * server under test used (its whole process tree: the embedded suite runs its database in child
+ * processes), split per thread and child, and how much everything else on the machine used meanwhile.
  * On a shared machine, a figure measured beside someone else's load is suspect; this says so.
  */
 import { readFile, readdir } from 'node:fs/promises';
@@ -48,7 +48,9 @@ async function processTree(root: number): Promise<number[]> {
 async function label(pid: number, root: number): Promise<string> {
   if (pid === root) return '';
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return cmdline.includes('pglite') ? 'PGlite process' : `child ${pid}`;
+  if (cmdline.includes('pglite')) return 'PGlite process';
+  // The server (its binary's path) and its processes (`postgres: <role> ...`).
+  return /(^|\/)postgres[\0: ]/.test(cmdline) ? 'Postgres processes' : `child ${pid}`;
 }
 
 /** Ticks per part of the tree of `root`: its threads by name, each child process as a whole. */

@@ -4,7 +4,7 @@
  * with the server's peak memory and how it answered other requests meanwhile.
  *
  *   node bench/executions.ts [--exec-seconds 10] [--warmup 3] [--verify-records 100000] [--memory-records 1000000]
- *                            [--verify-storages pglite,postgres]
+ *                            [--verify-storages embedded,postgres]
  *
  * `--exec-seconds 0` skips the appends (verification only).
  *
@@ -12,7 +12,7 @@
  * each, the suite idle): this machine's speed drifts by 20% and more within minutes, so a rate
  * measured once at the start could be far from the one a run ten minutes later had.
  *
- * The suite runs as `suite start` (memory bus) on PGlite (the embedded default) and on the local
+ * The suite runs as `suite start` (memory bus) on its embedded default (its own Postgres server) and on the local
  * Postgres, on both cores, unpinned: appends are a pipeline (HTTP edge, writer, database), and
  * verification uses every core by design. Chains to verify are written straight into the storage by
  * bench/chain-fill.ts (valid records, signed with a published key), then verified through
@@ -134,8 +134,8 @@ export interface Suite {
   stop(): Promise<void>;
 }
 
-/** Where the suite keeps its data: embedded PGlite, or a throw-away database on the local Postgres. */
-export type Backend = 'pglite' | 'postgres';
+/** Where the suite keeps its data: the embedded default (its own Postgres in the data folder), or a throw-away database on the local Postgres. */
+export type Backend = 'embedded' | 'postgres';
 
 export interface Place {
   dataDir: string;
@@ -168,7 +168,7 @@ export async function startSuite(p: Place): Promise<Suite> {
   return { child, base: `http://127.0.0.1:${port}`, adminKey, stop: () => child.stop(30_000) };
 }
 
-/** Resident memory of a process and of its children (PGlite runs in one), in MB. */
+/** Resident memory of a process and of its children (the embedded database runs in them), in MB. */
 export function rssMb(pid: number): { server: number; children: number } {
   const rss = (p: number) => {
     try {
@@ -271,7 +271,7 @@ async function benchVerify(backend: Backend, records: number): Promise<VerifyRes
   try {
     const t0 = performance.now();
     const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await fillExecutionChain(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : { dbPath: join(where.dataDir, 'pglite') }, records, key);
+    await fillExecutionChain(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : { dbPath: join(where.dataDir, 'database') }, records, key);
     const fillSeconds = (performance.now() - t0) / 1000;
     const suite = await startSuite(where);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -349,9 +349,9 @@ export async function runExecutionsBench(o: {
   seconds: number; warmup: number; verifyRecords: number; memoryRecords: number; verifyStorages?: readonly Backend[];
 }): Promise<ExecutionsBenchResult> {
   const raw = await rawRates();
-  const appends = o.seconds > 0 ? [await benchAppends('pglite', o), await benchAppends('postgres', o)] : [];
+  const appends = o.seconds > 0 ? [await benchAppends('embedded', o), await benchAppends('postgres', o)] : [];
   const verifications: VerifyResult[] = [];
-  if (o.verifyRecords > 0) for (const b of o.verifyStorages ?? ['pglite', 'postgres']) verifications.push(await benchVerify(b, o.verifyRecords));
+  if (o.verifyRecords > 0) for (const b of o.verifyStorages ?? ['embedded', 'postgres']) verifications.push(await benchVerify(b, o.verifyRecords));
   if (o.memoryRecords > 0) verifications.push(await benchVerify('postgres', o.memoryRecords));
   return { raw, appends, verifications };
 }
@@ -414,17 +414,17 @@ export const EXECUTIONS_ARGS = {
   'memory-records': { type: 'string', default: '1000000' },
 } as const;
 
-/** `--verify-storages pglite,postgres` (either or both). */
+/** `--verify-storages embedded,postgres` (either or both). */
 export function verifyStoragesFrom(value: string): Backend[] {
   const list = value.split(',').map((b) => b.trim()).filter(Boolean);
-  for (const b of list) if (b !== 'pglite' && b !== 'postgres') throw new Error(`--verify-storages: unknown storage ${b}`);
+  for (const b of list) if (b !== 'embedded' && b !== 'postgres') throw new Error(`--verify-storages: unknown storage ${b}`);
   return list as Backend[];
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { ...EXECUTIONS_ARGS, warmup: { type: 'string', default: '3' }, 'verify-storages': { type: 'string', default: 'pglite,postgres' } },
+    options: { ...EXECUTIONS_ARGS, warmup: { type: 'string', default: '3' }, 'verify-storages': { type: 'string', default: 'embedded,postgres' } },
   });
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   const r = await runExecutionsBench({

@@ -175,7 +175,7 @@ export function httpMarkdown(r: HttpBenchResult): string {
   };
   return [
     `autocannon: ${s.connections} connections, pipelining ${s.pipelining}, ${s.warmupSeconds} s warm-up (discarded) then ${s.seconds} s measured, per target; a run during which other processes used more than ${s.foreignLimitPct}% of a core is run again (${s.attempts} runs at most). ` +
-      `Suite: embedded (\`suite start\`, memory bus, PGlite), SUITE_LOG_LEVEL=warn, **SUITE_RATE_LIMIT_MAX=${RATE_LIMIT_MAX}** (the limiter runs but never refuses). CPU: ${r.pinning.note}.`,
+      `Suite: embedded (\`suite start\`, memory bus, its own Postgres), SUITE_LOG_LEVEL=warn, **SUITE_RATE_LIMIT_MAX=${RATE_LIMIT_MAX}** (the limiter runs but never refuses). CPU: ${r.pinning.note}.`,
     '',
     '| target | req/s (mean) | p50 ms | p99 ms | max ms | requests | non-2xx | errors+timeouts | vs bare | server CPU | other processes\' CPU |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -187,7 +187,7 @@ export function httpMarkdown(r: HttpBenchResult): string {
     verdict(r.validate, 'validate'),
     verdict(r.protectedGet, `protected GET (${r.protectedPath})`),
     '',
-    'Where the server\'s CPU went during each measured run (% of one core, per thread of the server process, and its PGlite child process as a whole; V8Worker = GC and compiler helper threads):',
+    'Where the server\'s CPU went during each measured run (% of one core, per thread of the server process, and its database processes as a whole; V8Worker = GC and compiler helper threads):',
     '',
     ...[r.bare, r.healthGet, r.protectedGet, r.validate].map((x) => `- ${x.name}: ${threadSplit(x.serverThreads)}`),
     '',

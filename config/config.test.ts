@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtemp, stat, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, ConfigError, ensureStoredSecrets } from './index.ts';
@@ -56,9 +56,20 @@ describe('configuration', () => {
   });
 
   it('places the embedded database in the data folder unless SUITE_DB_PATH says otherwise', () => {
-    expect(loadConfig({ SUITE_DATA_DIR: '/d' }).dbPath).toBe('/d/pglite');
+    expect(loadConfig({ SUITE_DATA_DIR: '/d' }).dbPath).toBe('/d/database');
     expect(loadConfig({ SUITE_DATA_DIR: '/d', SUITE_DB_PATH: '/elsewhere' }).dbPath).toBe('/elsewhere');
     expect(loadConfig({ SUITE_DATA_DIR: '/d', SUITE_DATABASE_URL: 'postgres://h/db' }).dbPath).toBeUndefined();
+  });
+
+  it("keeps an earlier version's database where it was: <data folder>/pglite", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'suite-cfg-'));
+    try {
+      expect(loadConfig({ SUITE_DATA_DIR: dir }).dbPath).toBe(`${dir}/database`);
+      await mkdir(join(dir, 'pglite'));
+      expect(loadConfig({ SUITE_DATA_DIR: dir }).dbPath).toBe(`${dir}/pglite`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('generates first-run secrets once, owner-only, and reuses them afterwards', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
@@ -34,7 +35,7 @@ export interface SuiteConfig {
   /** `SUITE_DATA_DIR`: where first-run secrets live; also the default home of the embedded database. */
   readonly dataDir: string | undefined;
   readonly databaseUrl: string | undefined;
-  /** PGlite data directory; undefined = in memory (nothing survives a restart). */
+  /** Folder of the embedded database; undefined = in memory (nothing survives a restart). */
   readonly dbPath: string | undefined;
   /** `SUITE_NATS_URL`, comma-separated for a cluster; undefined = the in-process memory bus. */
   readonly natsServers: readonly string[] | undefined;
@@ -131,6 +132,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/**
+ * `<data folder>/database`; but a data folder of an earlier version keeps its database where that
+ * version put it, `<data folder>/pglite` (storage/ decides which engine opens it).
+ */
+function embeddedDbPath(dataDir: string): string {
+  const earlier = `${dataDir}/pglite`;
+  return existsSync(earlier) ? earlier : `${dataDir}/database`;
+}
+
 export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   const str = (name: string): string | undefined => {
     const v = env[name];
@@ -198,7 +208,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     production,
     dataDir,
     databaseUrl,
-    dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? `${dataDir}/pglite` : undefined),
+    dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? embeddedDbPath(dataDir) : undefined),
     natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
     busNamespace,
     host: str('SUITE_HOST') ?? '127.0.0.1',

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StorageError } from './errors.ts';
 
@@ -44,7 +44,8 @@ export async function lockDataDir(dbPath: string): Promise<() => Promise<void>> 
   throw inUse(dbPath, Number.NaN);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (someone else's included). */
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
@@ -62,4 +63,24 @@ function inUse(dbPath: string, pid: number): StorageError {
     `The data folder ${dbPath} is in use by ${who}. Stop it first; if no such process runs, ` +
       `delete ${join(dbPath, LOCK_FILE)}.`,
   );
+}
+
+/** fsync one file or folder (a folder: the names in it, after a create or a rename). */
+export async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync every file and folder under `dir` (folders after their entries). */
+export async function syncTree(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await syncTree(path);
+    else if (entry.isFile()) await syncPath(path);
+  }
+  await syncPath(dir);
 }

@@ -1,8 +1,12 @@
-import { resolve } from 'node:path';
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { DatabasePool } from 'slonik';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import type { StorageLogger } from './errors.ts';
 import { silentLogger } from './errors.ts';
 import { DEFAULT_MIGRATIONS_DIR, migrate, type MigrationSet } from './migrate.ts';
 import { startPglite } from './pglite.ts';
+import { postgresBinaries, type PostgresBinaries } from './postgres-binaries.ts';
 import { createStorageHandle, createSuitePool, redactUrl, type PoolSettings } from './postgres.ts';
 import type { Storage, StorageOptions } from './types.ts';
 
@@ -18,6 +22,11 @@ export interface OpenStorageOptions extends StorageOptions {
   connectionTimeoutMs?: number;
   /** OpenTelemetry spans for queries, when the process records traces (postgres.ts). Default off. */
   tracing?: boolean;
+  /**
+   * With `dbPath`: the engine for a new folder. Default 'postgres' (the embedded server) where it
+   * can run; 'pglite' for tests of the PGlite folder that earlier versions made.
+   */
+  embeddedEngine?: 'postgres' | 'pglite';
 }
 
 const DEFAULT_POOL_SIZE = 10;
@@ -26,7 +35,9 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
 
 /**
- * Open the storage: Postgres when `databaseUrl` is set, else PGlite (in `dbPath`, or in memory).
+ * Open the storage: Postgres when `databaseUrl` is set; else, with `dbPath`, the suite's own
+ * Postgres server on that folder (embeddedEngine below says when PGlite keeps it instead); else
+ * PGlite in memory.
  * Pending migrations are applied before the pool is handed out, so every caller sees the current
  * schema. Fails with StorageError (DATABASE_UNAVAILABLE, MIGRATION_*) rather than returning a
  * storage that cannot work.
@@ -38,23 +49,25 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 
   if (options.databaseUrl !== undefined && options.databaseUrl !== '') {
     const url = options.databaseUrl;
-    await migrate({ url, dir, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
-    const pool = await createSuitePool(
-      url,
-      {
-        maxPoolSize: options.poolSize ?? DEFAULT_POOL_SIZE,
-        statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-        connectionTimeoutMs,
-        idleTimeoutMs: 30_000,
-        tracing: options.tracing ?? false,
-      },
-      logger,
-    );
+    const pool = await openPostgres(url, options, logger);
     logger.info({ kind: 'postgres', url: redactUrl(url) }, 'storage open');
     return createStorageHandle('postgres', pool, async () => {});
   }
 
   const dbPath = options.dbPath === undefined ? undefined : resolve(options.dbPath);
+  const engine = dbPath === undefined ? undefined : await embeddedEngine(dbPath, options.embeddedEngine, logger);
+  if (dbPath !== undefined && engine !== undefined) {
+    const server = await startEmbeddedPostgres(dbPath, engine, logger);
+    try {
+      const pool = await openPostgres(server.url, options, logger);
+      logger.info({ kind: 'postgres', embedded: true, dbPath }, 'storage open');
+      return createStorageHandle('postgres', pool, server.stop, server.alive);
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+  }
+
   const backend = await startPglite(dbPath, logger);
   try {
     // Sequential on purpose: the socket serves one client, so migrate's connection closes
@@ -78,3 +91,42 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     throw error;
   }
 }
+
+/** Migrations applied, then the suite's pool: a Postgres server, external or the embedded one. */
+async function openPostgres(url: string, options: OpenStorageOptions, logger: StorageLogger): Promise<DatabasePool> {
+  const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  await migrate({ url, dir: options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
+  return createSuitePool(
+    url,
+    {
+      maxPoolSize: options.poolSize ?? DEFAULT_POOL_SIZE,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      connectionTimeoutMs,
+      idleTimeoutMs: 30_000,
+      tracing: options.tracing ?? false,
+    },
+    logger,
+  );
+}
+
+/**
+ * Which engine keeps a data folder: the embedded Postgres server (binaries from npm, see
+ * postgres-binaries.ts), unless the folder already holds a PGlite database (every version before
+ * this one made one: it stays on PGlite, now durable too, see pglite-durable.ts) or this machine
+ * cannot run the server (no binaries for it; root without user namespaces), where PGlite is the
+ * fallback: durable, but slower to append and heavier (docs/PERFORMANCE.md).
+ * Undefined: PGlite.
+ */
+async function embeddedEngine(dbPath: string, wanted: OpenStorageOptions['embeddedEngine'], logger: StorageLogger): Promise<PostgresBinaries | undefined> {
+  if (wanted === 'pglite') return undefined;
+  if (await exists(join(dbPath, 'PG_VERSION'))) {
+    logger.info({ dbPath }, 'the data folder holds a PGlite database (made by an earlier version): kept on PGlite');
+    return undefined;
+  }
+  const found = await postgresBinaries();
+  if (found.ok) return found.binaries;
+  logger.warn({ dbPath, reason: found.reason }, 'the embedded Postgres cannot run here: PGlite keeps the data folder instead');
+  return undefined;
+}
+
+const exists = (path: string) => access(path).then(() => true, () => false);

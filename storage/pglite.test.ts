@@ -30,11 +30,11 @@ describe('PGlite storage', () => {
     await mkdir(dbPath, { mode: 0o755 });
     await chmod(dbPath, 0o755);
     try {
-      const storage = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+      const storage = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS, embeddedEngine: 'pglite' });
       try {
         expect((await stat(dbPath)).mode & 0o777).toBe(0o700);
         // Two PGlites on one folder would corrupt it; PGlite itself does not prevent that.
-        const second = openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+        const second = openStorage({ dbPath, migrationsDir: NO_MIGRATIONS, embeddedEngine: 'pglite' });
         await expect(second).rejects.toMatchObject({ code: 'DATABASE_IN_USE' });
       } finally {
         await storage.close();
@@ -96,7 +96,7 @@ describe('PGlite storage', () => {
     await writeFile(
       script,
       `import { openStorage } from ${JSON.stringify(new URL('./open.ts', import.meta.url).href)};
-       await openStorage({ dbPath: ${JSON.stringify(dbPath)}, migrationsDir: ${JSON.stringify(NO_MIGRATIONS)} });
+       await openStorage({ dbPath: ${JSON.stringify(dbPath)}, migrationsDir: ${JSON.stringify(NO_MIGRATIONS)}, embeddedEngine: 'pglite' });
        console.log('open');
        setInterval(() => {}, 1_000);`,
     );
@@ -108,7 +108,7 @@ describe('PGlite storage', () => {
       parent.kill('SIGKILL');
       await once(parent, 'exit');
       await waitFor(async () => !isRunning(pgliteProcess) && !(await exists(join(dbPath, 'suite.lock'))), 15_000);
-      const reopened = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+      const reopened = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS, embeddedEngine: 'pglite' });
       await reopened.close();
     } finally {
       await rm(folder, { recursive: true, force: true });

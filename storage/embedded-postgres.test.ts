@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'slonik';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from './data-dir.ts';
+import { openStorage } from './open.ts';
+import { postgresBinaries } from './postgres-binaries.ts';
+
+/**
+ * The embedded default's own Postgres server (embedded-postgres.ts): its folder, its lifetime tied
+ * to the suite's, and the folders earlier versions left. On a machine that cannot run it (no
+ * binaries for it; root without user namespaces) storage falls back to PGlite, and these tests
+ * would fail: the suite's supported machines run it, as root (CI) or not.
+ */
+const NO_MIGRATIONS = '/nonexistent/suite-migrations';
+const folders: string[] = [];
+afterAll(async () => {
+  await Promise.all(folders.map((f) => rm(f, { recursive: true, force: true })));
+});
+
+async function newDbPath(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'suite-embedded-pg-'));
+  folders.push(folder);
+  return join(folder, 'database');
+}
+
+const postmasterPid = async (dbPath: string) => Number((await readFile(join(dbPath, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
+  it('keeps its data across a restart, in an owner-only folder that a second storage cannot open meanwhile', async () => {
+    const dbPath = await newDbPath();
+    const first = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+    try {
+      expect(first.kind).toBe('postgres');
+      await first.pool.query(sql.unsafe`CREATE TABLE kept (v text)`);
+      await first.pool.query(sql.unsafe`INSERT INTO kept VALUES ('acknowledged')`);
+      expect((await stat(dbPath)).mode & 0o777).toBe(0o700);
+      expect((await stat(join(dbPath, 'postgres'))).mode & 0o777).toBe(0o700);
+      expect((await stat(join(dbPath, 'postgres-password'))).mode & 0o777).toBe(0o600);
+      await expect(openStorage({ dbPath, migrationsDir: NO_MIGRATIONS })).rejects.toMatchObject({ code: 'DATABASE_IN_USE' });
+    } finally {
+      await first.close();
+    }
+    const pid = await postmasterPid(dbPath).catch(() => 0);
+    expect(pid === 0 || !isAlive(pid)).toBe(true);
+
+    const second = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+    try {
+      expect(await second.pool.oneFirst(sql.unsafe`SELECT v FROM kept`)).toBe('acknowledged');
+      // Its settings: a commit is answered once its WAL is on disk.
+      const settings = await second.pool.anyFirst(sql.unsafe`SELECT setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')`);
+      expect(settings).toEqual(['on', 'on', 'on']);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it('stops its server when the process that opened it is killed, and the next start opens the folder', async () => {
+    const dbPath = await newDbPath();
+    const script = join(dbPath, '..', 'open-and-hang.mjs');
+    await writeFile(
+      script,
+      `import { openStorage } from ${JSON.stringify(new URL('./open.ts', import.meta.url).href)};
+       await openStorage({ dbPath: ${JSON.stringify(dbPath)}, migrationsDir: ${JSON.stringify(NO_MIGRATIONS)} });
+       console.log('open');
+       setInterval(() => {}, 1_000);`,
+    );
+    const opener = spawn(process.execPath, [script], { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    await once(opener.stdout, 'data');
+    const server = await postmasterPid(dbPath);
+    expect(isAlive(server)).toBe(true);
+    opener.kill('SIGKILL');
+    await once(opener, 'exit');
+    // Told by the kernel that its parent died (Linux); elsewhere the next start stops it (below).
+    if (process.platform === 'linux') await until(() => !isAlive(server), 30_000, 'the server stops after its parent is killed');
+    const reopened = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+    await reopened.close();
+  }, 60_000);
+
+  it('stops a server that an earlier run left on its folder before starting its own', async () => {
+    const dbPath = await newDbPath();
+    const made = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+    await made.close();
+    // An orphan: the server started on the cluster with nothing watching it, its suite gone.
+    const found = await postgresBinaries();
+    if (!found.ok) throw new Error(found.reason);
+    const { binaries } = found;
+    const socketDir = join(dbPath, '..', 'orphan');
+    await mkdir(socketDir, { mode: 0o700 });
+    const [program, ...args] = [...binaries.prefix, binaries.postgres, '-D', join(dbPath, 'postgres'), '-c', 'listen_addresses=', '-c', `unix_socket_directories=${socketDir}`] as unknown as [string, ...string[]];
+    const orphan = spawn(program, args, { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } });
+    try {
+      await until(async () => (await postmasterPid(dbPath).catch(() => 0)) === orphan.pid, 30_000, 'the orphan server starts');
+      const storage = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+      try {
+        expect(orphan.exitCode !== null || orphan.signalCode !== null).toBe(true);
+        expect(await postmasterPid(dbPath)).not.toBe(orphan.pid);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      orphan.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('leaves a PGlite data folder of an earlier version on PGlite', async () => {
+    const dbPath = await newDbPath();
+    const earlier = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS, embeddedEngine: 'pglite' });
+    await earlier.pool.query(sql.unsafe`CREATE TABLE kept (v text)`);
+    await earlier.pool.query(sql.unsafe`INSERT INTO kept VALUES ('from PGlite')`);
+    await earlier.close();
+    const now = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
+    try {
+      expect(now.kind).toBe('pglite');
+      expect(await now.pool.oneFirst(sql.unsafe`SELECT v FROM kept`)).toBe('from PGlite');
+    } finally {
+      await now.close();
+    }
+  }, 60_000);
+});
