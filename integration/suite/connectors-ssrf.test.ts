@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { ssrfCorpus, startCanary, type Canary } from '../../testing/ssrf.ts';
 
 /**
  * The connector actions under the SSRF guard (issue 16): URLs aimed at this machine, the metadata
@@ -12,48 +11,19 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
  * receives: 0. Redirects are tried on a suite whose policy allows only the redirector (127.0.0.2).
  */
 
-let canary: Server;
-let canaryConnections = 0;
+let canary: Canary;
 let P = 0;
-let redirector: Server;
 let R = 0;
 
-async function listen(server: Server, host: string): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return (server.address() as AddressInfo).port;
-}
-
 beforeAll(async () => {
-  canary = createServer((_req, res) => res.end('canary'));
-  canary.on('connection', () => { canaryConnections += 1; });
-  P = await listen(canary, '127.0.0.1');
-  redirector = createServer((req, res) => {
-    const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '';
-    res.writeHead(302, { location: to.replaceAll('$P', String(P)) }).end();
-  });
-  R = await listen(redirector, '127.0.0.2');
+  canary = await startCanary();
+  P = canary.port;
+  R = canary.redirectorPort;
 });
 
-afterAll(async () => {
-  await new Promise((resolve) => canary.close(resolve));
-  await new Promise((resolve) => redirector.close(resolve));
-});
+afterAll(() => canary.close());
 
-const corpus = (p: number) => [
-  `http://127.0.0.1:${p}/`, `http://localhost:${p}/`, `http://LOCALHOST:${p}/`, `http://localhost.:${p}/`,
-  `http://2130706433:${p}/`, `http://0x7f000001:${p}/`, `http://0x7F.0.0.1:${p}/`, `http://0177.0.0.1:${p}/`,
-  `http://017700000001:${p}/`, `http://127.1:${p}/`, `http://127.0.1:${p}/`, `http://127.000.000.001:${p}/`,
-  `http://１２７.０.０.１:${p}/`, `http://127.0.0.2:${p}/`, `http://127.255.255.254:${p}/`, `http://[::1]:${p}/`,
-  `http://[0:0:0:0:0:0:0:1]:${p}/`, `http://[::ffff:127.0.0.1]:${p}/`, `http://[::ffff:7f00:1]:${p}/`,
-  `http://[0:0:0:0:0:ffff:127.0.0.1]:${p}/`, `http://[64:ff9b::127.0.0.1]:${p}/`, `http://[2002:7f00:1::]:${p}/`,
-  `http://[::127.0.0.1]:${p}/`, `http://0.0.0.0:${p}/`, `http://0:${p}/`, `http://[::]:${p}/`, `https://127.0.0.1:${p}/`,
-  `http://user:pass@127.0.0.1:${p}/`, `http://user@localhost:${p}/`, `http://example.com@127.0.0.1:${p}/`,
-  `ftp://127.0.0.1:${p}/`, `gopher://127.0.0.1:${p}/_GET%20/`, `ws://127.0.0.1:${p}/`, 'file:///etc/passwd',
-  'data:text/plain,canary', `http://[::1%25lo]:${p}/`,
-  'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/latest/meta-data/', 'http://[fd00:ec2::254]/latest/meta-data/',
-  'http://10.0.0.1/', 'http://172.16.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://224.0.0.1/',
-  'http://[ff02::1]/', 'http://[fe80::1]/', 'http://[fc00::1]/',
-];
+const corpus = ssrfCorpus;
 
 async function actWith(t: TestSuite, token: string, id: string, action: string, body: unknown) {
   const res = await fetch(t.url('connector', `/connectors/${id}/actions/${action}`), {
@@ -80,7 +50,7 @@ describe('connector actions under the distributed default', () => {
   afterAll(() => t?.stop());
 
   it('refuses every URL of the corpus and every configured loopback provider; the canary receives 0 connections', async () => {
-    const before = canaryConnections;
+    const before = canary.connections();
     const urls = corpus(P);
     expect(urls.length).toBeGreaterThanOrEqual(45);
     const statuses: Record<string, number> = {};
@@ -99,7 +69,7 @@ describe('connector actions under the distributed default', () => {
     expect(hook.body.error?.message).not.toMatch(/127\.0\.0\.1|::1/);
     const verify = await fetch(t.url('connector', '/connectors/webhook/verify'), { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect(verify.status).toBe(503);
-    expect(canaryConnections - before).toBe(0);
+    expect(canary.connections() - before).toBe(0);
     expect(statuses[403]).toBeGreaterThan(30);
   });
 });
@@ -114,13 +84,13 @@ describe('connector actions and redirects', () => {
   afterAll(() => t?.stop());
 
   it('follows no redirect from an allowed host to a refused address: the canary receives 0 connections', async () => {
-    const before = canaryConnections;
+    const before = canary.connections();
     const targets = ['http://127.0.0.1:$P/', 'http://localhost:$P/', 'http://2130706433:$P/', 'http://[::1]:$P/', 'http://[::ffff:127.0.0.1]:$P/', 'http://169.254.169.254/', 'file:///etc/passwd'];
     for (const to of targets) {
       const r = await actWith(t, token, 'http', 'request', { method: 'GET', url: `http://127.0.0.2:${R}/?to=${encodeURIComponent(to)}` });
       expect(r.status, `${to}: ${JSON.stringify(r.body)}`).not.toBe(200);
     }
-    expect(canaryConnections - before).toBe(0);
+    expect(canary.connections() - before).toBe(0);
   });
 
   it('reaches the allowed redirector itself, so the refusals above are the guard\'s and not a broken setup', async () => {
@@ -132,8 +102,8 @@ describe('connector actions and redirects', () => {
 
 describe('the canary', () => {
   it('counts a connection made to it, so 0 above means none was made', async () => {
-    const before = canaryConnections;
+    const before = canary.connections();
     expect(await (await fetch(`http://127.0.0.1:${P}/`)).text()).toBe('canary');
-    expect(canaryConnections - before).toBe(1);
+    expect(canary.connections() - before).toBe(1);
   });
 });
