@@ -12,3 +12,7 @@ export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';
 export { HealthSchema, ReadySchema, NotReadySchema, type Health } from './plugins/ops.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
+// The routes' own schemas and claim builder, for the MCP edge's tools (edge-mcp/): a tool accepts what its route accepts.
+export { ExecutionBody, executionClaim, VerifyBody } from './routes/executions.ts';
+export { AttentionQuery, KINDS as ATTENTION_KINDS } from './routes/execution-reads.ts';
+export { TokenRequest, ValidateBody, AuditQuery } from './routes/token.ts';

@@ -1,6 +1,7 @@
 import { spineService } from './spine/index.ts';
 import { tokenService } from './token/index.ts';
 import { schedulerService } from './scheduler/index.ts';
+import { mcpService } from './mcp/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -11,6 +12,7 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   spineService,
   tokenService,
   schedulerService,
+  mcpService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';
