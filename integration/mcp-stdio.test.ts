@@ -8,6 +8,7 @@ import { mintToken } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
 import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { NATS_URL } from '../testing/bus.ts';
 
 /**
  * `suite mcp` as an MCP client launches it: a real child process on stdio, driven by the SDK's own
@@ -144,5 +145,43 @@ describe('suite mcp with a suite running on this machine: bridged to its /mcp', 
     await revoke(t.url('token'), t.adminKey, { jti });
     await expect(child.client.callTool({ name: 'validate_token', arguments: { token: 'x.y.z' } })).rejects.toThrow(/TOKEN_REVOKED/);
     expect((await child.client.listTools()).tools).toEqual([]);
+  });
+});
+
+describe('suite mcp with SUITE_NATS_URL: joins the bus as an edge', () => {
+  const secret = randomBytes(32).toString('hex');
+  const shared = { SUITE_NATS_URL: NATS_URL, SUITE_BUS_NAMESPACE: `mcp${randomBytes(4).toString('hex')}`, SUITE_HMAC_SECRET: secret };
+  let t: TestSuite;
+  let child: Child;
+  let jti: string;
+
+  beforeAll(async () => {
+    // The actors (and the HTTP edges) in this process, the MCP edge in the child: one bus between them.
+    t = await startTestSuite(shared);
+    const minted = await t.mint(['execution:read'], { sub: 'bus-agent' });
+    jti = minted.jti;
+    // A token port where nothing listens: the child must not look for a running suite, but join the bus.
+    child = await launch({ ...shared, SUITE_MCP_TOKEN: minted.token, SUITE_TOKEN_PORT: String(await freePort()) });
+  }, 60_000);
+  afterAll(async () => {
+    await child?.client.close();
+    await t?.stop();
+  });
+
+  it('lists its tools and returns the signed trace of a call made over the bus', async () => {
+    expect((await child.client.listTools()).tools.map((tool) => tool.name)).toContain('attention_list');
+    const result = await child.client.callTool({ name: 'attention_list', arguments: {} });
+    const { trace } = result.structuredContent as { trace: { id: string; subject: string; module: string } };
+    expect(trace).toMatchObject({ subject: 'bus-agent', module: 'mcp' });
+    // The record is on the chain the suite in this process keeps.
+    const res = await fetch(t.url('token', `/executions/${trace.id}`), { headers: { authorization: `Bearer ${(await t.mint(['execution:read'])).token}` } });
+    expect(res.status).toBe(200);
+    expect(child.stderr()).toMatch(/"mode":"bus"/);
+  });
+
+  it('refuses the token on the next call once it is revoked elsewhere', async () => {
+    await revoke(t.url('token'), t.adminKey, { jti });
+    await expect.poll(async () => (await child.client.listTools()).tools.length, { timeout: 5_000 }).toBe(0);
+    await expect(child.client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_REVOKED/);
   });
 });
