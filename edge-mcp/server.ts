@@ -49,6 +49,28 @@ const OutputSchema = {
 /** TypeBox schemas carry symbols: the wire gets their JSON. */
 const jsonSchemaOf = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool['inputSchema'];
 
+interface Prepared {
+  readonly byName: ReadonlyMap<string, { tool: McpTool; check: Validator }>;
+  readonly listed: ReadonlyMap<string, Tool>;
+}
+type Validator = ReturnType<typeof Compile>;
+
+/** Schemas compiled and descriptions written once per tool list, not once per HTTP request. */
+const preparedLists = new WeakMap<readonly McpTool[], Prepared>();
+function prepared(tools: readonly McpTool[]): Prepared {
+  let p = preparedLists.get(tools);
+  if (p === undefined) {
+    p = {
+      byName: new Map(tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }])),
+      listed: new Map(tools.map((t) => [t.name, {
+        name: t.name, description: `${t.description} (scope ${t.scope})`, inputSchema: jsonSchemaOf(t.input), outputSchema: OutputSchema,
+      } satisfies Tool])),
+    };
+    preparedLists.set(tools, p);
+  }
+  return p;
+}
+
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
  * (Streamable HTTP, stateless). It translates `tools/list` and `tools/call` into the capability
@@ -57,10 +79,7 @@ const jsonSchemaOf = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as 
  */
 export function createMcpServer(deps: McpServerDeps): Server {
   const server = new Server({ name: 'agent-authority-suite', version: deps.version }, { capabilities: { tools: {} } });
-  const byName = new Map(deps.tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }]));
-  const listed = new Map(deps.tools.map((t) => [t.name, {
-    name: t.name, description: `${t.description} (scope ${t.scope})`, inputSchema: jsonSchemaOf(t.input), outputSchema: OutputSchema,
-  } satisfies Tool]));
+  const { byName, listed } = prepared(deps.tools);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const who = await deps.authenticate();
@@ -96,12 +115,12 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
     let outcome: ToolOutcome;
     try {
-      outcome = await tool.run(args, caller, deps.bus);
+      outcome = await tool.run(args as Parameters<McpTool['run']>[0], caller, deps.bus);
     } catch (err) {
       deps.logger.error({ err, tool: tool.name }, 'tool call failed');
       outcome = { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the call failed' } };
     }
-    const trace = await traceOf(deps.bus, tool.name, args, outcome, caller);
+    const trace = await traceOf(deps.bus, tool, args, outcome, caller);
     const structured = outcome.ok ? { result: outcome.value, trace } : { error: outcome.error, trace };
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],
@@ -113,9 +132,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
 }
 
 /** Record the call on the execution chain; the call already happened, so a trace that cannot be made is an error. */
-async function traceOf(bus: Bus, action: string, input: unknown, outcome: ToolOutcome, caller: Principal): Promise<Record<string, unknown>> {
+async function traceOf(bus: Bus, tool: McpTool, input: unknown, outcome: ToolOutcome, caller: Principal): Promise<Record<string, unknown>> {
   const made = executionClaim({
-    subject: caller.sub ?? 'anonymous', scope: [...caller.scope], module: 'mcp', action, input,
+    // The claimed scope is the one the call exercised; the token's whole scope is attested beside it.
+    subject: caller.sub ?? 'anonymous', scope: [tool.scope], module: 'mcp', action: tool.name, input,
     output: outcome.ok ? outcome.value : { error: outcome.error }, outcome: outcome.ok ? 'success' : 'failure',
   });
   if (!made.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);

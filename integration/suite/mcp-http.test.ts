@@ -139,4 +139,35 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await expect(client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_MISSING/);
     await client.close();
   });
+
+  it('answers hostile bodies with 4xx, never 500, and records nothing', async () => {
+    const { token } = await t.mint(['*'], { sub: 'mcp-agent-hostile' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` };
+    let deep = '0';
+    for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
+    const call = (args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_execution","arguments":${args}}}`;
+    const bodies = [
+      '', 'null', '[]', '"x"', deep, '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"x":1}}}',
+      `{"jsonrpc":"2.0","id":1,"method":"${'m'.repeat(100_000)}"}`, '{"jsonrpc":"2.0","id":1,"method":"tools/list\\u0000"}',
+      call('{"subject":"\\ud800","module":"m","action":"a","input":1,"outcome":"success"}'),
+      call('{"subject":"s\\u0000","module":"m","action":"a","input":1,"outcome":"success"}'),
+      call('{"subject":"s","module":"m","action":"a","input":"\\ud800","outcome":"success"}'),
+      call(`{"subject":"s","module":"m","action":"a","input":${deep},"outcome":"success"}`),
+      call('{"__proto__":{"x":1},"subject":"s","module":"m","action":"a","input":1,"outcome":"success"}'),
+    ];
+    for (const body of bodies) {
+      const res = await fetch(t.url('token', '/mcp'), { method: 'POST', headers, body });
+      const label = `${body.slice(0, 60)} -> ${res.status}`;
+      expect(res.status, label).toBeLessThan(500);
+      // A JSON-RPC error travels with 200 inside a valid envelope; `[]` is an empty batch (no request:
+      // 202 with nothing done); anything else is a 4xx.
+      if (res.status === 200) expect((await res.json()) as { error?: unknown }, label).toHaveProperty('error');
+      else if (body !== '[]') expect(res.status, label).toBeGreaterThanOrEqual(400);
+    }
+    expect(({}) as Record<string, unknown>).not.toHaveProperty('polluted');
+    const list = await fetch(t.url('token', '/executions?subject=s'), { headers: { authorization: `Bearer ${token}` } });
+    expect(((await list.json()) as { records: unknown[] }).records).toEqual([]);
+    const traces = await fetch(t.url('token', '/executions?subject=mcp-agent-hostile'), { headers: { authorization: `Bearer ${token}` } });
+    expect(((await traces.json()) as { records: unknown[] }).records).toEqual([]);
+  });
 });
