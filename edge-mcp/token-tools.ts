@@ -46,6 +46,7 @@ export function tokenTools(): McpTool[] {
       name: 'record_execution',
       description: 'Record an agent action on the signed execution chain (input and output are hashed, never stored); returns the signed record.',
       scope: 'execution:record',
+      route: 'POST /executions',
       input: ExecutionBody,
       async run(args, caller, bus) {
         const made = executionClaim(args);
@@ -58,6 +59,7 @@ export function tokenTools(): McpTool[] {
       name: 'get_execution',
       description: 'Read one signed execution record by its id (exec_...).',
       scope: 'execution:read',
+      route: 'GET /executions/:id',
       input: RecordId,
       run: async (args, caller, bus) => ownRecord(await bus.request(subjects.executionsGet, { id: args.id }), caller),
     }),
@@ -65,6 +67,7 @@ export function tokenTools(): McpTool[] {
       name: 'explain_execution',
       description: 'Explain an execution record in plain sentences derived from its signed fields.',
       scope: 'execution:read',
+      route: 'GET /executions/:id/explain',
       input: RecordId,
       run: (args, caller, bus) => bus.request(subjects.executionsExplain, { id: args.id, ...tenantOf(caller) }),
     }),
@@ -72,13 +75,17 @@ export function tokenTools(): McpTool[] {
       name: 'execution_conditions',
       description: 'The five conditions of an execution record (outcome, identity, capability, governance, integrity), each reported on its own.',
       scope: 'execution:read',
+      route: 'GET /executions/:id/conditions',
       input: RecordId,
       run: (args, caller, bus) => bus.request(subjects.executionsConditions, { id: args.id, ...tenantOf(caller) }),
     }),
     defineTool({
       name: 'verify_execution',
       description: 'Verify a record (given whole, or by id) or, with neither, the whole execution chain; optionally against a PEM public key.',
+      // The body of the public POST /executions/verify, the scope of GET /executions-verify-chain: a
+      // tool call is traced in its caller's name, so it needs a caller (docs/MCP.md).
       scope: 'execution:read',
+      route: 'GET /executions-verify-chain',
       input: VerifyBody,
       async run(args, _caller, bus) {
         if (args.record !== undefined && args.id !== undefined) return { ok: false, error: { code: 'INVALID_REQUEST', message: 'give either record or id, not both' } };
@@ -89,6 +96,7 @@ export function tokenTools(): McpTool[] {
       name: 'attention_list',
       description: 'Execution records that need attention (failed outcome, unproven identity, capability or governance issues), newest first.',
       scope: 'execution:read',
+      route: 'GET /executions/attention',
       input: AttentionQuery,
       run(args, caller, bus) {
         const kinds = args.reason !== undefined ? [...new Set(args.reason.split(','))] : [...ATTENTION_KINDS];
@@ -102,6 +110,7 @@ export function tokenTools(): McpTool[] {
       name: 'mint_token',
       description: 'Mint a capability token for a subject with scopes your own token already grants (attenuation only).',
       scope: 'auth:token:create',
+      route: 'POST /auth/token',
       input: TokenRequest,
       run: (args, caller, bus) => bus.request(subjects.tokenIssue, { ...args, caller: callerOfPrincipal(caller) }),
     }),
@@ -109,6 +118,7 @@ export function tokenTools(): McpTool[] {
       name: 'validate_token',
       description: 'Check a capability token (signature, expiry, revocation) and optionally whether it grants requiredScope.',
       scope: 'auth:token:validate',
+      route: 'POST /auth/token/validate',
       input: ValidateBody,
       run: (args, caller, bus) => bus.request(subjects.tokenValidate, { ...args, caller: callerOfPrincipal(caller) }),
     }),
@@ -116,6 +126,7 @@ export function tokenTools(): McpTool[] {
       name: 'read_audit',
       description: 'Read the hash-chained audit trail of allow/deny decisions, filtered by subject, result or time window.',
       scope: 'audit:read',
+      route: 'GET /audit',
       input: AuditQuery,
       run(args, caller, bus) {
         return bus.request(subjects.auditList, {

@@ -16,6 +16,8 @@ export interface McpTool<S extends TObject = TObject> {
   /** One line a model can act on. */
   readonly description: string;
   readonly scope: string;
+  /** The route it stands for, `METHOD /path` as the route table names it (docs/ROUTES.md). */
+  readonly route: string;
   readonly input: S;
   run(args: Static<S>, caller: Principal, bus: Bus): Promise<ToolOutcome>;
 }

@@ -5,6 +5,9 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { runDocumentedScript } from '../../testing/trace-format.ts';
+import { listRoutes } from '../../edge-http/index.ts';
+import { SERVICE_MODULES } from '../../services/index.ts';
+import { mcpToolsOf } from '../../cli/edge.ts';
 
 /**
  * `/mcp` on the token listener (issue 18), with the SDK's own client against a real suite: discovery
@@ -34,6 +37,13 @@ async function publicKeyPem(): Promise<string> {
 }
 
 describe('MCP over Streamable HTTP at /mcp', () => {
+  it('gives every tool the scope of the route it stands for, as the running listeners declare it', () => {
+    const authorities = new Map<string, unknown>(t.suite.edges.flatMap((e) => listRoutes(e.app).map((r) => [`${r.method} ${r.url}`, r.authority] as const)));
+    const tools = mcpToolsOf(SERVICE_MODULES);
+    expect(tools.length).toBe(11);
+    for (const tool of tools) expect(authorities.get(tool.route), `${tool.name} (${tool.route})`).toMatchObject({ kind: 'scope', scope: tool.scope });
+  });
+
   it('lists only the tools a narrow token can call', async () => {
     const { token } = await t.mint(['execution:read']);
     const client = await connect(token);

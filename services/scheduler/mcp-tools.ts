@@ -9,6 +9,7 @@ export function schedulerTools(): McpTool[] {
       name: 'create_schedule',
       description: 'Create a durable cron schedule that runs an HTTP or script task, each run traced on the execution chain.',
       scope: 'schedule:create',
+      route: 'POST /schedule',
       input: ScheduleBody,
       run: (args, caller, bus) => bus.request(subjects.scheduleCreate, { ...args, owner: attestationOf(caller) }),
     }),
@@ -16,6 +17,7 @@ export function schedulerTools(): McpTool[] {
       name: 'queue_task',
       description: 'Queue a one-off HTTP or script task (priority, delay, retry), run by a scheduler worker and traced.',
       scope: 'queue:write',
+      route: 'POST /queue',
       input: QueueBody,
       async run(args, caller, bus) {
         const r = await bus.request(subjects.enqueue, { ...args, owner: attestationOf(caller) });
