@@ -48,7 +48,13 @@ async function main(argv: string[]): Promise<number> {
   // Standard output is the MCP protocol's channel: the log goes to standard error, as JSON.
   if (command === 'mcp') {
     const logger = createLogger({ level: config.logLevel as 'info', service: 'suite-mcp', format: 'json', destination: pino.destination({ dest: 2, sync: false }) });
-    return mcpCommand(config, logger, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    const stop = new AbortController();
+    process.once('SIGTERM', () => stop.abort());
+    process.once('SIGINT', () => stop.abort());
+    const code = await mcpCommand(config, logger, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
+    // Standard input may still hold the event loop open once the session is over.
+    process.stdin.destroy();
+    return code;
   }
   // JSON for collectors unless asked otherwise, or unless a person watches (a terminal).
   const logFormat = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');

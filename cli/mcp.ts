@@ -15,6 +15,8 @@ export interface McpIo {
   /** The protocol's channel: nothing else is ever written to it. */
   readonly stdout: Writable;
   readonly stderr: Writable;
+  /** Aborted on SIGTERM or SIGINT: close the session and stop the embedded suite cleanly (its database flushed). */
+  readonly signal?: AbortSignal;
 }
 
 /** How long a running suite on this machine gets to answer the probe. */
@@ -54,6 +56,7 @@ async function serveLocally(suite: RunningSuite, config: SuiteConfig, token: str
     io.stderr.write(`suite mcp: SUITE_MCP_TOKEN refused: ${first.error.code}: ${first.error.message}\n`);
     return 1;
   }
+  if (io.signal?.aborted) return 0;
   logger.info({ sub: first.principal.sub, mode: config.natsServers !== undefined ? 'bus' : 'embedded' }, 'MCP server on stdio');
   const server = createMcpServer({
     bus: suite.bus, tools: mcpToolsOf(SERVICE_MODULES), authenticate, audit: suite.audit,
@@ -62,6 +65,7 @@ async function serveLocally(suite: RunningSuite, config: SuiteConfig, token: str
   const transport = new StdioServerTransport(io.stdin, io.stdout);
   const closed = new Promise<void>((done) => { server.onclose = () => done(); });
   io.stdin.once('end', () => void server.close());
+  io.signal?.addEventListener('abort', () => void server.close(), { once: true });
   await server.connect(transport);
   await closed;
   return 0;
@@ -100,6 +104,7 @@ async function bridge(url: URL, token: string, logger: Logger, io: McpIo): Promi
   const closed = new Promise<void>((done) => {
     local.onclose = () => done();
     io.stdin.once('end', () => done());
+    io.signal?.addEventListener('abort', () => done(), { once: true });
   });
   local.onmessage = (message) => {
     remote.send(message).catch((err: unknown) => {

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,4 +185,43 @@ describe('suite mcp with SUITE_NATS_URL: joins the bus as an edge', () => {
     await expect.poll(async () => (await child.client.listTools()).tools.length, { timeout: 5_000 }).toBe(0);
     await expect(child.client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_REVOKED/);
   });
+});
+
+describe('suite mcp and bad input on stdio', () => {
+  it('answers garbage and bad calls with JSON-RPC errors, keeps serving, and stops cleanly on SIGTERM', async () => {
+    const secret = randomBytes(32).toString('hex');
+    const minted = await mintToken(await createHmacKeyRing([secret]), { sub: 'raw-agent', scope: ['execution:read'], lifetimeSeconds: 600, now: Math.floor(Date.now() / 1000) });
+    const child = spawn(process.execPath, [SUITE, 'mcp'], { env: baseEnv({ SUITE_HMAC_SECRET: secret, SUITE_MCP_TOKEN: minted.token }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const answers = new Map<number, { result?: unknown; error?: { code: number; message: string } }>();
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const message = JSON.parse(line) as { id?: number; result?: unknown; error?: { code: number; message: string } };
+      if (typeof message.id === 'number') answers.set(message.id, message);
+    });
+    const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    const answer = async (id: number) => {
+      await expect.poll(() => answers.has(id), { timeout: 30_000 }).toBe(true);
+      return answers.get(id) as { result?: unknown; error?: { code: number; message: string } };
+    };
+    send('this is not json');
+    send('{"jsonrpc":"2.0","id":"x","method":42}');
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    expect((await answer(1)).result).toMatchObject({ serverInfo: { name: 'agent-authority-suite' } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_execution', arguments: { id: 'exec_zz' } } });
+    expect((await answer(2)).error?.message).toMatch(/arguments\/id/);
+    send({ jsonrpc: '2.0', id: 3, method: 'no/such/method' });
+    expect((await answer(3)).error?.code).toBe(-32601);
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    expect(((await answer(4)).result as { tools: unknown[] }).tools.length).toBe(5);
+    // Every line on stdout was a JSON-RPC message (JSON.parse above would have thrown otherwise).
+    expect(lines.every((l) => l.startsWith('{"'))).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/"level":50/);
+  }, 90_000);
 });
