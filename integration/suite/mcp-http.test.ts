@@ -113,6 +113,25 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
+  it('schedules and queues through the scheduler tools, each call traced, a duplicate id a traced failure', async () => {
+    const { token } = await t.mint(['schedule:create', 'schedule:read', 'queue:write', 'queue:read'], { sub: 'mcp-scheduler' });
+    const client = await connect(token);
+    const task = { type: 'http', url: 'http://127.0.0.1:9/never', method: 'POST' };
+    const scheduled = await client.callTool({ name: 'create_schedule', arguments: { id: 'mcp-nightly', cron: '0 3 * * *', task } });
+    expect(scheduled.isError, JSON.stringify(scheduled.structuredContent)).toBeFalsy();
+    expect(scheduled.structuredContent).toMatchObject({ result: { id: 'mcp-nightly' }, trace: { action: 'create_schedule', outcome: 'success' } });
+    const listed = await fetch(t.url('scheduler', '/schedule'), { headers: { authorization: `Bearer ${token}` } });
+    expect(((await listed.json()) as { schedules: Array<{ id: string }> }).schedules.map((x) => x.id)).toContain('mcp-nightly');
+    const again = await client.callTool({ name: 'create_schedule', arguments: { id: 'mcp-nightly', cron: '0 4 * * *', task } });
+    expect(again.structuredContent).toMatchObject({ error: { code: 'CONFLICT' }, trace: { action: 'create_schedule', outcome: 'failure' } });
+    const queued = await client.callTool({ name: 'queue_task', arguments: { id: 'mcp-once', delay: 3_600_000, task } });
+    expect(queued.isError, JSON.stringify(queued.structuredContent)).toBeFalsy();
+    expect(queued.structuredContent).toMatchObject({ result: { id: 'mcp-once' }, trace: { action: 'queue_task', outcome: 'success' } });
+    const status = await fetch(t.url('scheduler', '/queue/mcp-once/status'), { headers: { authorization: `Bearer ${token}` } });
+    expect(status.status).toBe(200);
+    await client.close();
+  });
+
   it('refuses a token revoked mid-session on its next call, and lists no tool for it', async () => {
     const minted = await t.mint(['execution:read'], { sub: 'mcp-agent-revoked' });
     const client = await connect(minted.token);
