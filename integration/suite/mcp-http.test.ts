@@ -194,6 +194,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       else if (body !== '[]') expect(res.status, label).toBeGreaterThanOrEqual(400);
     }
     expect(({}) as Record<string, unknown>).not.toHaveProperty('polluted');
+    const unparseable = await fetch(t.url('token', '/mcp'), { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect({ status: unparseable.status, body: await unparseable.json() }).toMatchObject({ status: 400, body: { error: { code: 'INVALID_REQUEST' } } });
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(t.url('token', '/mcp'), { method, headers: { authorization: `Bearer ${token}` } });
+      expect({ method, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, status: 405, allow: 'POST' });
+    }
     const list = await fetch(t.url('token', '/executions?subject=s'), { headers: { authorization: `Bearer ${token}` } });
     expect(((await list.json()) as { records: unknown[] }).records).toEqual([]);
     const traces = await fetch(t.url('token', '/executions?subject=mcp-agent-hostile'), { headers: { authorization: `Bearer ${token}` } });
