@@ -95,7 +95,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services) }),
+    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services), metrics: d.metrics }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),

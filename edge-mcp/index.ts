@@ -7,3 +7,4 @@ export { defineTool, type McpTool, type ToolOutcome } from './tool.ts';
 export { tokenTools, attestationOf } from './token-tools.ts';
 export { createMcpServer, REFUSED, type McpServerDeps } from './server.ts';
 export { mcpRoutes, bearerAuthenticator, type McpRouteDeps } from './http.ts';
+export { mcpMetrics, type McpMetrics, type McpCallResult } from './metrics.ts';

@@ -8,6 +8,7 @@ import { scopeGrants } from '../core/capability/index.ts';
 import { executionClaim, type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { attestationOf } from './token-tools.ts';
+import type { McpMetrics } from './metrics.ts';
 
 /** JSON-RPC server error for a refused credential or scope; `data.code` is the suite's error code. */
 export const REFUSED = -32001;
@@ -25,6 +26,8 @@ export interface McpServerDeps {
   readonly logger: Logger;
   /** The name the server gives in `initialize`. */
   readonly version: string;
+  /** Counts calls by tool and result (absent: not counted). */
+  readonly metrics?: McpMetrics;
 }
 
 /** The trace beside every completed call's result: the signed record that attests it. */
@@ -91,11 +94,13 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     const entry = byName.get(name);
+    // Unknown names are not counted: a label per name a caller makes up would grow without bound.
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
     const { tool, check } = entry;
     const resource = `mcp tools/call ${tool.name}`;
     const refuse = (subject: string, error: ErrorData, tenantId?: string): never => {
       deps.audit.record({ subject, action: tool.scope, resource, result: 'deny', reason: error.code, tenantId });
+      deps.metrics?.call(tool.name, 'refused');
       throw new McpError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: tool.scope });
     };
     const who = await deps.authenticate();
@@ -111,6 +116,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const args = Value.Default(tool.input, structuredClone(request.params.arguments ?? {}));
     if (!check.Check(args)) {
       const first = check.Errors(args)[0];
+      deps.metrics?.call(tool.name, 'invalid');
       throw new McpError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
     }
     let outcome: ToolOutcome;
@@ -121,6 +127,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       outcome = { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the call failed' } };
     }
     const trace = await traceOf(deps.bus, tool, args, outcome, caller);
+    deps.metrics?.call(tool.name, outcome.ok ? 'success' : 'failure');
     const structured = outcome.ok ? { result: outcome.value, trace } : { error: outcome.error, trace };
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],

@@ -90,6 +90,12 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
+  it('counts tool calls by tool and result on /metrics', async () => {
+    const metrics = await (await fetch(t.url('token', '/metrics'))).text();
+    expect(metrics).toMatch(/^mcp_tool_calls_total\{tool="mint_token",result="refused"\} [1-9]/m);
+    expect(metrics).toMatch(/^mcp_tool_calls_total\{tool="record_execution",result="success"\} [1-9]/m);
+  });
+
   it('traces a failed call with outcome failure', async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'mcp-agent-fail' });
     const client = await connect(token);

@@ -77,6 +77,8 @@ export interface RouteContext {
   readonly audit: AuditSink;
   /** The MCP tools of every service module (`mcpTools`), in the order of the list. */
   readonly mcpTools: readonly McpTool[];
+  /** The process's metrics registry (what `/metrics` of its edges serves). */
+  readonly metrics: MetricsRegistry;
 }
 
 /** A service module, frozen; the names of its roles are checked to be its own. */

@@ -1,4 +1,4 @@
-import { mcpRoutes } from '../../edge-mcp/index.ts';
+import { mcpMetrics, mcpRoutes } from '../../edge-mcp/index.ts';
 import { defineService } from '../kit/index.ts';
 
 /** What `initialize` reports as the server's version: the MCP surface's, not the package's. */
@@ -13,7 +13,8 @@ export const mcpService = defineService({
   name: 'mcp',
   listener: 'token',
   actorRoles: [],
-  routes: ({ bus, logger, verifier, audit, mcpTools }) => mcpRoutes({
+  routes: ({ bus, logger, verifier, audit, mcpTools, metrics }) => mcpRoutes({
     bus, tools: mcpTools, verifier, audit, logger: logger.child({ component: 'mcp' }), version: MCP_SERVER_VERSION,
+    metrics: mcpMetrics(metrics.registry),
   }),
 });
