@@ -1,23 +1,25 @@
 /**
  * The layering of docs/ARCHITECTURE.md as rules, checked by `npm test` (dependency-cruiser).
- * Layers, bottom to top: core < bus < storage, config, observability < actors < edge-http
+ * Layers, bottom to top: core < bus < storage, config, observability < actors < edge-http, edge-mcp
  * < services < cli. Test harnesses (testing/), whole-suite and multi-process tests (integration/),
  * benchmarks (bench/) and the cluster tools (compose/) stand outside and may use any layer; no
  * product folder may use them.
  */
-const PRODUCT = '^(core|bus|storage|config|observability|actors|edge-http|services|cli)/';
+const PRODUCT = '^(core|bus|storage|config|observability|actors|edge-http|edge-mcp|services|cli)/';
 // A module is a top-level folder, or for core, actors and services each of their sub-folders.
 const above = (layers) => `^(${layers.join('|')})/`;
 
 /** Folder -> the layers above it, which it must never import. */
 const LAYERS = [
-  ['core', ['bus', 'storage', 'config', 'observability', 'actors', 'edge-http', 'services', 'cli']],
-  ['bus', ['storage', 'config', 'observability', 'actors', 'edge-http', 'services', 'cli']],
-  ['storage', ['actors', 'edge-http', 'services', 'cli']],
-  ['config', ['storage', 'actors', 'edge-http', 'services', 'cli']],
-  ['observability', ['storage', 'actors', 'edge-http', 'services', 'cli']],
-  ['actors', ['edge-http', 'services', 'cli']],
-  ['edge-http', ['actors', 'services', 'cli']],
+  ['core', ['bus', 'storage', 'config', 'observability', 'actors', 'edge-http', 'edge-mcp', 'services', 'cli']],
+  ['bus', ['storage', 'config', 'observability', 'actors', 'edge-http', 'edge-mcp', 'services', 'cli']],
+  ['storage', ['actors', 'edge-http', 'edge-mcp', 'services', 'cli']],
+  ['config', ['storage', 'actors', 'edge-http', 'edge-mcp', 'services', 'cli']],
+  ['observability', ['storage', 'actors', 'edge-http', 'edge-mcp', 'services', 'cli']],
+  ['actors', ['edge-http', 'edge-mcp', 'services', 'cli']],
+  ['edge-http', ['actors', 'edge-mcp', 'services', 'cli']],
+  // The MCP edge stands on edge-http (its schemas, capability check types); never the reverse.
+  ['edge-mcp', ['actors', 'storage', 'services', 'cli']],
   ['services', ['cli']],
 ];
 
@@ -59,17 +61,17 @@ module.exports = {
       from: { path: '^(core|actors|services)/([^/]+)/' },
       to: {
         path: PRODUCT,
-        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^edge-http/routes/index\\.ts$', '^(bus|storage|config|observability|edge-http|cli)/index\\.ts$'],
+        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^edge-http/routes/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
       },
     },
     {
       name: 'index-only-flat-folders',
       severity: 'error',
       comment: 'Another folder is reached through its index.ts only.',
-      from: { path: '^(bus|storage|config|observability|edge-http|cli)/' },
+      from: { path: '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/' },
       to: {
         path: PRODUCT,
-        pathNot: ['^$1/', '^services/index\\.ts$', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|cli)/index\\.ts$'],
+        pathNot: ['^$1/', '^services/index\\.ts$', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
       },
     },
   ],

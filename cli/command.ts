@@ -12,6 +12,8 @@ import { openStorage } from '../storage/index.ts';
 import { parseRoles, ALL_ROLES } from './roles.ts';
 import { migrationSets, startSuite } from './runtime.ts';
 import { verifyCommand } from './verify.ts';
+import { mcpCommand } from './mcp.ts';
+import { pino } from 'pino';
 import { firstScreen } from './first-screen.ts';
 
 const USAGE = `usage:
@@ -19,6 +21,7 @@ const USAGE = `usage:
   suite run ROLE... [--data-dir DIR] chosen roles: all, ${ALL_ROLES.join(', ')}
   suite migrate                     apply database migrations and exit
   suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
+  suite mcp [--data-dir DIR]        the MCP server on stdio, acting with SUITE_MCP_TOKEN (docs/MCP.md)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
 async function main(argv: string[]): Promise<number> {
@@ -30,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command, ...rest] = positionals;
-  if (values.help || command === undefined || !['start', 'run', 'migrate'].includes(command)) {
+  if (values.help || command === undefined || !['start', 'run', 'migrate', 'mcp'].includes(command)) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
@@ -42,6 +45,17 @@ async function main(argv: string[]): Promise<number> {
   let created = false;
   if (env.SUITE_DATA_DIR) ({ secrets: stored, created } = await ensureStoredSecrets(env.SUITE_DATA_DIR));
   const config = loadConfig(env, stored);
+  // Standard output is the MCP protocol's channel: the log goes to standard error, as JSON.
+  if (command === 'mcp') {
+    const logger = createLogger({ level: config.logLevel as 'info', service: 'suite-mcp', format: 'json', destination: pino.destination({ dest: 2, sync: false }) });
+    const stop = new AbortController();
+    process.once('SIGTERM', () => stop.abort());
+    process.once('SIGINT', () => stop.abort());
+    const code = await mcpCommand(config, logger, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: stop.signal });
+    // Standard input may still hold the event loop open once the session is over.
+    process.stdin.destroy();
+    return code;
+  }
   // JSON for collectors unless asked otherwise, or unless a person watches (a terminal).
   const logFormat = config.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
   const logger = createLogger({ level: config.logLevel as 'info', service: 'suite', format: logFormat, color: config.color && process.stdout.isTTY === true });

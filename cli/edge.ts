@@ -5,7 +5,7 @@ import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
-import { createEdgeApp, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
+import { createEdgeApp, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
@@ -71,13 +71,20 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
   };
 }
 
+/** The MCP tools of every service module, in the order of the list. */
+export function mcpToolsOf(services: readonly ServiceModule[]) {
+  return services.flatMap((s) => s.mcpTools?.() ?? []);
+}
+
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
+  const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
+  const audit = { record: (decision: AuditDecision) => d.audit.record(decision) };
   const app = await createEdgeApp({
     service: d.service,
     logger,
-    verifier: edgeVerifier(d.checker, d.config.adminKey, d.audit),
-    audit: { record: (decision) => d.audit.record(decision) },
+    verifier,
+    audit,
     readiness: async () => {
       const checks: Record<string, boolean> = {
         bus: d.bus.isConnected(),
@@ -91,7 +98,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger }),
+    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services), metrics: d.metrics }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),

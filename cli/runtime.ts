@@ -19,6 +19,10 @@ export interface RunningSuite {
   readonly storage: Storage | undefined;
   readonly edges: readonly RunningEdge[];
   readonly revocations: RevocationView | undefined;
+  /** The process's token checker (over `revocations`); undefined when it checks no token. */
+  readonly checker: TokenChecker | undefined;
+  /** The process's audit sink. */
+  readonly audit: AuditBatcher;
   /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
   stop(): Promise<void>;
 }
@@ -26,6 +30,8 @@ export interface RunningSuite {
 export interface SuiteOptions {
   /** Tests: record spans into these processors (observability/tracing.ts, `spanProcessors`). */
   spanProcessors?: readonly SpanProcessor[];
+  /** Check tokens without an edge listener (`suite mcp` over stdio): keep a revocation view and a checker. */
+  checksTokens?: boolean;
 }
 
 interface Stoppable {
@@ -103,7 +109,7 @@ export async function startSuite(
     const need = (role: Role) => roles.includes(role);
     // The view and checker are made before the actors (the token actor checks tokens with them),
     // and started after: the view's first snapshot comes from the revocation actor.
-    const view = need('actor:tokens') || roles.some(isEdgeRole)
+    const view = need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
       ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) })
       : undefined;
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
@@ -146,7 +152,7 @@ export async function startSuite(
 
     let stopping: Promise<void> | undefined;
     return {
-      bus, storage, edges, revocations: view,
+      bus, storage, edges, revocations: view, checker, audit,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
         return (stopping ??= unwind(phases, logger));

@@ -46,6 +46,8 @@ export interface SuiteConfig {
   /** Newest first: the first signs, all validate. */
   readonly hmacSecrets: readonly string[];
   readonly adminKey: string | undefined;
+  /** `SUITE_MCP_TOKEN`: the capability token `suite mcp` (stdio) acts with; required by that command only. */
+  readonly mcpToken: string | undefined;
   readonly tracePrivateKeyPem: string | undefined;
   readonly audience: string | undefined;
   readonly logLevel: string;
@@ -215,6 +217,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     ports,
     hmacSecrets,
     adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,
+    mcpToken: str('SUITE_MCP_TOKEN'),
     tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
     audience: str('SUITE_AUDIENCE'),
     logLevel,

@@ -27,10 +27,10 @@ const ListQuery = Type.Object({
   limit: Limit, cursor: Cursor, subject: Word, outcome: Word, module: Word, action: Word, from: Time, to: Time,
 }, { additionalProperties: false });
 
-const KINDS = ['outcome', 'identity', 'capability', 'governance'] as const;
+export const KINDS = ['outcome', 'identity', 'capability', 'governance'] as const;
 type Kind = (typeof KINDS)[number];
 const KIND = `(?:${KINDS.join('|')})`;
-const AttentionQuery = Type.Object({
+export const AttentionQuery = Type.Object({
   limit: Limit, cursor: Cursor,
   /** Comma-separated kinds of reason; all four when absent. */
   reason: Type.Optional(Type.String({ pattern: `^${KIND}(?:,${KIND})*$` })),

@@ -75,7 +75,7 @@ const KeyQuery = Type.Object({ keyId: Type.Optional(KeyId) }, { additionalProper
  * neither for the whole chain; `publicKey` (PEM) checks every signature against that key instead
  * of the published ones.
  */
-const VerifyBody = Type.Object({
+export const VerifyBody = Type.Object({
   record: Type.Optional(SuppliedRecordSchema),
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   publicKey: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),

@@ -8,7 +8,7 @@ import { callerOf } from './caller.ts';
 
 const Scope = Type.String({ minLength: 1, maxLength: 200 });
 
-const TokenRequest = Type.Object({
+export const TokenRequest = Type.Object({
   sub: Type.String({ minLength: 1, maxLength: 256 }),
   scope: Type.Array(Scope, { minItems: 1, maxItems: 100 }),
   expiresIn: Type.Optional(Type.String({ minLength: 2, maxLength: 16 })),
@@ -19,7 +19,7 @@ const TokenRequest = Type.Object({
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
-const ValidateBody = Type.Object({
+export const ValidateBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 8192 }),
   requiredScope: Type.Optional(Scope),
 }, { additionalProperties: false });
@@ -29,7 +29,7 @@ const RevokeBody = Type.Object({
   jti: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
 }, { additionalProperties: false, minProperties: 1 });
 
-const AuditQuery = Type.Object({
+export const AuditQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),
   subject: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),

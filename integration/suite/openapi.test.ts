@@ -65,6 +65,9 @@ function schemaProblems(doc: Document): string[] {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
   addFormats(ajv);
   for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs']) ajv.addKeyword(keyword);
+  // Specification extensions (`x-…`) are allowed in a Schema Object (OpenAPI 3.1, 4.8.24); ours:
+  // `x-suite-hashed` marks a value hashed on arrival and never stored (docs/ERRORS.md, the text rule).
+  for (const keyword of ['x-suite-hashed']) ajv.addKeyword(keyword);
   // The document is added whole so that `#/components/schemas/...` references resolve; Ajv compiles
   // its root on the way, whose fields are the document's, not schema keywords.
   const documentFields = Object.keys(doc).filter((key) => !ajv.getKeyword(key));

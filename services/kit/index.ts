@@ -5,7 +5,8 @@ import type { MigrationSet, Storage } from '../../storage/index.ts';
 import type { HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../../actors/audit/index.ts';
 import type { TokenChecker } from '../../actors/capability/index.ts';
-import type { EdgeRoutes } from '../../edge-http/index.ts';
+import type { AuditSink, CapabilityVerifier, EdgeRoutes } from '../../edge-http/index.ts';
+import type { McpTool } from '../../edge-mcp/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 
 /**
@@ -27,6 +28,8 @@ export interface ServiceModule {
   readonly startActors?: (ctx: ActorContext) => Promise<StartedActors>;
   /** The routes it serves on its listener; they talk to actors over the bus only. */
   readonly routes?: (ctx: RouteContext) => EdgeRoutes;
+  /** Its routes as MCP tools (edge-mcp/): each with its route's scope and schema, one bus request. */
+  readonly mcpTools?: () => readonly McpTool[];
 }
 
 export type ActorRoleName = `actor:${string}`;
@@ -70,6 +73,14 @@ export interface RouteContext {
   readonly config: SuiteConfig;
   readonly bus: Bus;
   readonly logger: Logger;
+  /** The listener's capability check, for a route that holds its own authority (`/mcp`). */
+  readonly verifier: CapabilityVerifier;
+  /** The listener's audit sink. */
+  readonly audit: AuditSink;
+  /** The MCP tools of every service module (`mcpTools`), in the order of the list. */
+  readonly mcpTools: readonly McpTool[];
+  /** The process's metrics registry (what `/metrics` of its edges serves). */
+  readonly metrics: MetricsRegistry;
 }
 
 /** A service module, frozen; the names of its roles are checked to be its own. */

@@ -5,6 +5,7 @@ import { createScriptRunner } from './script-runner.ts';
 import { schedulerMetrics } from './metrics.ts';
 import { queueDepth } from './task-store.ts';
 import { schedulerRoutes } from './routes.ts';
+import { schedulerTools } from './mcp-tools.ts';
 
 export { schedulerSubjects } from './subjects.ts';
 
@@ -17,6 +18,7 @@ export const schedulerService = defineService({
   name: 'scheduler',
   listener: 'scheduler',
   actorRoles: ['actor:scheduler'],
+  mcpTools: schedulerTools,
   migrations: { name: 'scheduler', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:scheduler')) return {};

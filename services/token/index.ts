@@ -7,6 +7,7 @@ import {
   aiRoutes, billingRoutes, executionReadRoutes, executionRoutes, identityRoutes, issueRoutes, modelRoutes,
   signupRoutes, tenantRoutes, tokenRoutes,
 } from '../../edge-http/routes/index.ts';
+import { tokenTools } from '../../edge-mcp/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
 
 /**
@@ -17,6 +18,7 @@ export const tokenService = defineService({
   name: 'token',
   listener: 'token',
   actorRoles: ['actor:tokens'],
+  mcpTools: tokenTools,
   async startActors(ctx) {
     if (!ctx.has('actor:tokens')) return {};
     const { bus, storage, audit, ring, checker, config, logger } = ctx;

@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { bearerToken, type EdgeRoutes, type Verified } from '../edge-http/index.ts';
+import { createMcpServer, type McpServerDeps } from './server.ts';
+import type { CapabilityVerifier } from '../edge-http/index.ts';
+
+export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
+  /** The process's capability check (cli/edge.ts `edgeVerifier`): the HTTP edges' own. */
+  readonly verifier: CapabilityVerifier;
+}
+
+/** The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it. */
+export function bearerAuthenticator(verifier: CapabilityVerifier, authorization: string | undefined): () => Promise<Verified> {
+  return async () => {
+    if (authorization === undefined) return { ok: false, error: { code: 'TOKEN_MISSING', message: 'no Authorization header' } };
+    const token = bearerToken(authorization);
+    if (token === null) return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
+    // Fail closed (spec, Authentication rule 10), as the capability check of every route.
+    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
+    return verifier.verifyBearer(token);
+  };
+}
+
+/**
+ * `/mcp` (Streamable HTTP, stateless: every POST stands alone, so any replica of the token edge can
+ * answer it). The route is public to the HTTP capability check because the MCP layer holds the
+ * authority: each message checks the request's bearer token and each tool its own scope, and
+ * answers in MCP terms (an empty tool list, an MCP error naming the missing scope).
+ */
+export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
+  return (app) => {
+    app.post('/mcp', { config: { authority: { kind: 'public' } } }, async (request, reply) => {
+      const server = createMcpServer({ ...deps, authenticate: bearerAuthenticator(deps.verifier, request.headers.authorization) });
+      // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
+      // (request id, access log, metrics) see an ordinary reply.
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+        return await send(reply, response);
+      } finally {
+        await server.close();
+      }
+    });
+    // Stateless: no server-initiated stream to open, no session to end (the transport spec's 405).
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({
+        method, url: '/mcp', config: { authority: { kind: 'public' } },
+        handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ error: { code: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' } }),
+      });
+    }
+  };
+}
+
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+  }
+  // The body was read and parsed by the edge (its size limit and JSON rules); the transport gets it as `parsedBody`.
+  headers.delete('content-length');
+  return new Request(`http://localhost${request.url}`, { method: 'POST', headers });
+}
+
+async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
+  });
+  const text = await response.text();
+  return reply.send(text === '' ? undefined : text);
+}

@@ -1,0 +1,10 @@
+/**
+ * The MCP edge (issue 18, docs/MCP.md): the suite's routes as Model Context Protocol tools, over
+ * Streamable HTTP (`/mcp` on the token listener) and stdio (`suite mcp`). Like the HTTP edges it
+ * holds no domain logic: a tool call is the capability check and one bus request, and its trace.
+ */
+export { defineTool, type McpTool, type ToolOutcome } from './tool.ts';
+export { tokenTools, attestationOf } from './token-tools.ts';
+export { createMcpServer, REFUSED, type McpServerDeps } from './server.ts';
+export { mcpRoutes, bearerAuthenticator, type McpRouteDeps } from './http.ts';
+export { mcpMetrics, type McpMetrics, type McpCallResult } from './metrics.ts';

@@ -1,0 +1,152 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+import type { Logger } from 'pino';
+import { subjects, type Bus, type ErrorData } from '../bus/index.ts';
+import { scopeGrants } from '../core/capability/index.ts';
+import { executionClaim, type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
+import type { McpTool, ToolOutcome } from './tool.ts';
+import { attestationOf } from './token-tools.ts';
+import type { McpMetrics } from './metrics.ts';
+
+/** JSON-RPC server error for a refused credential or scope; `data.code` is the suite's error code. */
+export const REFUSED = -32001;
+
+export interface McpServerDeps {
+  readonly bus: Bus;
+  readonly tools: readonly McpTool[];
+  /**
+   * The caller, checked anew for every message (signature, expiry, revocation, the staleness of the
+   * revocation view): a token revoked mid-session lists nothing and is refused on its next call.
+   */
+  authenticate(): Promise<Verified>;
+  /** The edge's audit sink: every call's decision, allow or deny, is recorded. */
+  readonly audit: AuditSink;
+  readonly logger: Logger;
+  /** The name the server gives in `initialize`. */
+  readonly version: string;
+  /** Counts calls by tool and result (absent: not counted). */
+  readonly metrics?: McpMetrics;
+}
+
+/** The trace beside every completed call's result: the signed record that attests it. */
+const TraceSchema = {
+  type: 'object',
+  required: ['id', 'hash', 'prevHash', 'signature', 'keyId'],
+  properties: {
+    id: { type: 'string' }, hash: { type: 'string' }, prevHash: { type: 'string' },
+    signature: { type: 'string' }, keyId: { type: 'string' },
+  },
+} as const;
+const OutputSchema = {
+  type: 'object' as const,
+  required: ['trace'],
+  properties: {
+    result: { description: 'What the route answers; absent when the call failed' },
+    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    trace: TraceSchema,
+  },
+};
+
+/** TypeBox schemas carry symbols: the wire gets their JSON. */
+const jsonSchemaOf = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool['inputSchema'];
+
+interface Prepared {
+  readonly byName: ReadonlyMap<string, { tool: McpTool; check: Validator }>;
+  readonly listed: ReadonlyMap<string, Tool>;
+}
+type Validator = ReturnType<typeof Compile>;
+
+/** Schemas compiled and descriptions written once per tool list, not once per HTTP request. */
+const preparedLists = new WeakMap<readonly McpTool[], Prepared>();
+function prepared(tools: readonly McpTool[]): Prepared {
+  let p = preparedLists.get(tools);
+  if (p === undefined) {
+    p = {
+      byName: new Map(tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }])),
+      listed: new Map(tools.map((t) => [t.name, {
+        name: t.name, description: `${t.description} (scope ${t.scope})`, inputSchema: jsonSchemaOf(t.input), outputSchema: OutputSchema,
+      } satisfies Tool])),
+    };
+    preparedLists.set(tools, p);
+  }
+  return p;
+}
+
+/**
+ * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
+ * (Streamable HTTP, stateless). It translates `tools/list` and `tools/call` into the capability
+ * check and one bus request; every completed call, failed ones too, is recorded on the execution
+ * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
+ */
+export function createMcpServer(deps: McpServerDeps): Server {
+  const server = new Server({ name: 'agent-authority-suite', version: deps.version }, { capabilities: { tools: {} } });
+  const { byName, listed } = prepared(deps.tools);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const who = await deps.authenticate();
+    // A caller that cannot be trusted sees no tool: nothing to call, nothing to learn.
+    if (!who.ok) return { tools: [] };
+    return { tools: deps.tools.filter((t) => scopeGrants(who.principal.scope, t.scope)).map((t) => listed.get(t.name) as Tool) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const entry = byName.get(name);
+    // Unknown names are not counted: a label per name a caller makes up would grow without bound.
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
+    const { tool, check } = entry;
+    const resource = `mcp tools/call ${tool.name}`;
+    const refuse = (subject: string, error: ErrorData, tenantId?: string): never => {
+      deps.audit.record({ subject, action: tool.scope, resource, result: 'deny', reason: error.code, tenantId });
+      deps.metrics?.call(tool.name, 'refused');
+      throw new McpError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: tool.scope });
+    };
+    const who = await deps.authenticate();
+    if (!who.ok) return refuse('anonymous', who.error);
+    const caller = who.principal;
+    const subject = caller.sub ?? 'anonymous';
+    if (!scopeGrants(caller.scope, tool.scope)) {
+      refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${tool.scope}` }, caller.tenantId);
+    }
+    deps.audit.record({ subject, action: tool.scope, resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
+
+    // Defaults first (limit 50, as the routes), then the route's own schema, as sent: no coercion.
+    const args = Value.Default(tool.input, structuredClone(request.params.arguments ?? {}));
+    if (!check.Check(args)) {
+      const first = check.Errors(args)[0];
+      deps.metrics?.call(tool.name, 'invalid');
+      throw new McpError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
+    }
+    let outcome: ToolOutcome;
+    try {
+      outcome = await tool.run(args as Parameters<McpTool['run']>[0], caller, deps.bus);
+    } catch (err) {
+      deps.logger.error({ err, tool: tool.name }, 'tool call failed');
+      outcome = { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the call failed' } };
+    }
+    const trace = await traceOf(deps.bus, tool, args, outcome, caller);
+    deps.metrics?.call(tool.name, outcome.ok ? 'success' : 'failure');
+    const structured = outcome.ok ? { result: outcome.value, trace } : { error: outcome.error, trace };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(structured) }],
+      structuredContent: structured,
+      ...(outcome.ok ? {} : { isError: true }),
+    };
+  });
+  return server;
+}
+
+/** Record the call on the execution chain; the call already happened, so a trace that cannot be made is an error. */
+async function traceOf(bus: Bus, tool: McpTool, input: unknown, outcome: ToolOutcome, caller: Principal): Promise<Record<string, unknown>> {
+  const made = executionClaim({
+    // The claimed scope is the one the call exercised; the token's whole scope is attested beside it.
+    subject: caller.sub ?? 'anonymous', scope: [tool.scope], module: 'mcp', action: tool.name, input,
+    output: outcome.ok ? outcome.value : { error: outcome.error }, outcome: outcome.ok ? 'success' : 'failure',
+  });
+  if (!made.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);
+  const r = await bus.request(subjects.executionsRecord, { claim: made.claim, attested: attestationOf(caller), timestamp: new Date().toISOString() });
+  if (!r.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${r.error.code}`);
+  return r.value.record as unknown as Record<string, unknown>;
+}

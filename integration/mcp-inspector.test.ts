@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+
+/**
+ * The official MCP Inspector in CLI mode (a dev dependency, headless) lists the suite's tools and
+ * calls one, over Streamable HTTP (`/mcp`) and over stdio (`suite mcp`, bridged to this suite).
+ */
+
+const INSPECTOR = new URL('../node_modules/.bin/mcp-inspector', import.meta.url).pathname;
+const SUITE = new URL('../cli/suite.ts', import.meta.url).pathname;
+
+let t: TestSuite;
+let home: string;
+beforeAll(async () => {
+  t = await startTestSuite();
+  home = mkdtempSync(join(tmpdir(), 'mcp-inspector-'));
+}, 60_000);
+afterAll(async () => {
+  await t?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Run the inspector without a terminal; resolves with its exit status and output. */
+function inspector(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(INSPECTOR, ['--cli', ...args], {
+      // Its catalog and settings in a throw-away home; never the developer's.
+      env: { PATH: process.env.PATH ?? '', HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json'), CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+  });
+}
+
+describe('the MCP Inspector CLI against the suite', () => {
+  it('lists the tools a token grants and calls one over Streamable HTTP', async () => {
+    const { token } = await t.mint(['execution:read'], { sub: 'inspector-http' });
+    const common = [t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
+    const list = await inspector([...common, '--method', 'tools/list']);
+    expect(list.status, list.stderr).toBe(0);
+    const names = (JSON.parse(list.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(['attention_list', 'execution_conditions', 'explain_execution', 'get_execution', 'verify_execution']);
+    const call = await inspector([...common, '--method', 'tools/call', '--tool-name', 'attention_list', '--tool-arg', 'limit=3']);
+    expect(call.status, call.stderr).toBe(0);
+    const result = JSON.parse(call.stdout) as { structuredContent: { trace: { module: string; action: string; signature: string } } };
+    expect(result.structuredContent.trace).toMatchObject({ module: 'mcp', action: 'attention_list', signature: expect.any(String) });
+  }, 120_000);
+
+  it('lists the tools and calls one over stdio, with suite mcp as the server', async () => {
+    const { token } = await t.mint(['auth:token:validate'], { sub: 'inspector-stdio' });
+    const env = ['-e', `SUITE_MCP_TOKEN=${token}`, '-e', `SUITE_TOKEN_PORT=${new URL(t.url('token')).port}`, '-e', `PATH=${process.env.PATH ?? ''}`];
+    const target = ['--', process.execPath, SUITE, 'mcp'];
+    const list = await inspector([...env, '--method', 'tools/list', ...target]);
+    expect(list.status, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual(['validate_token']);
+    const call = await inspector([...env, '--method', 'tools/call', '--tool-name', 'validate_token', '--tool-arg', 'token=x.y.z', ...target]);
+    expect(call.status, call.stderr).toBe(0);
+    expect((JSON.parse(call.stdout) as { structuredContent: { trace: { action: string } } }).structuredContent.trace.action).toBe('validate_token');
+  }, 120_000);
+});
