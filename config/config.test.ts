@@ -30,6 +30,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUITE_HMAC_PREVIOUS_SECRETS: 'short' })).toThrow(/SUITE_HMAC_PREVIOUS_SECRETS/);
   });
 
+  it('reads the outbound allow-list as addresses and ranges, and refuses anything else naming SUITE_OUTBOUND_ALLOW', () => {
+    expect(loadConfig({}).outboundAllow).toBeUndefined();
+    expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'none' }).outboundAllow).toEqual([]);
+    expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'loopback, 10.0.0.0/8 fd00::/8,192.168.1.5' }).outboundAllow)
+      .toEqual(['127.0.0.0/8', '::1/128', '10.0.0.0/8', 'fd00::/8', '192.168.1.5']);
+    for (const bad of ['10.0.0.0/33', 'intranet.local', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => loadConfig({ SUITE_OUTBOUND_ALLOW: bad }), bad).toThrow(/SUITE_OUTBOUND_ALLOW/);
+    }
+  });
+
   it('lets environment variables win over stored first-run secrets', () => {
     const stored = { hmacSecret: 'y'.repeat(40), adminKey: 'stored-admin', tracePrivateKeyPem: '-----BEGIN PRIVATE KEY-----\n' };
     const fromStore = loadConfig({}, stored);

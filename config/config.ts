@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 
@@ -54,6 +55,11 @@ export interface SuiteConfig {
   readonly chainLeaseMs: number;
   readonly shutdownGraceMs: number;
   readonly schedulerScriptRoot: string | undefined;
+  /**
+   * `SUITE_OUTBOUND_ALLOW`: non-public addresses and CIDR ranges outbound calls may reach (`none`,
+   * `loopback`, addresses, ranges). Undefined = the mode's default (actors/outbound/policy.ts).
+   */
+  readonly outboundAllow: readonly string[] | undefined;
   readonly signupEnabled: boolean;
   readonly billingWebhookSecret: string | undefined;
   /**
@@ -170,6 +176,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
+    outboundAllow: outboundAllowList(str('SUITE_OUTBOUND_ALLOW')),
     signupEnabled: bool('SUITE_SIGNUP_ENABLED', false),
     billingWebhookSecret: str('BILLING_WEBHOOK_SECRET'),
     llm: { openai: str('OPENAI_API_KEY') !== undefined, anthropic: str('ANTHROPIC_API_KEY') !== undefined, ollamaHost: ollamaHost(str('OLLAMA_HOST')) },
@@ -195,6 +202,28 @@ function ollamaHost(raw: string | undefined): string | undefined {
   if (url.username !== '' || url.password !== '') throw new ConfigError('OLLAMA_HOST', 'must not carry credentials');
   const port = url.port !== '' ? url.port : hasScheme ? (url.protocol === 'https:' ? '443' : '80') : '11434';
   return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+/** `none` (nothing), `loopback` (127.0.0.0/8 and ::1), IPv4/IPv6 addresses and CIDR ranges. */
+function outboundAllowList(raw: string | undefined): readonly string[] | undefined {
+  if (raw === undefined) return undefined;
+  const entries: string[] = [];
+  for (const entry of raw.split(/[\s,]+/).filter((e) => e !== '')) {
+    if (entry === 'none') continue;
+    if (entry === 'loopback') {
+      entries.push('127.0.0.0/8', '::1/128');
+      continue;
+    }
+    const [network = '', bits, extra] = entry.split('/');
+    const family = isIP(network);
+    const maxBits = family === 4 ? 32 : 128;
+    const badBits = bits !== undefined && (!/^[0-9]{1,3}$/.test(bits) || Number(bits) > maxBits);
+    if (family === 0 || badBits || extra !== undefined) {
+      throw new ConfigError('SUITE_OUTBOUND_ALLOW', `"${entry.slice(0, 60)}" is not an address or CIDR range (or none, loopback)`);
+    }
+    entries.push(entry);
+  }
+  return entries;
 }
 
 function deepFreeze<T>(value: T): T {
