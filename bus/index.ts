@@ -44,6 +44,7 @@ export type { ErrorCode, ErrorData } from './errors.ts';
 // The spine's and token service's subjects, and the message schemas edges build their bodies from.
 export { subjects } from './subjects.ts';
 export type { AuditInput, AuditEntry, Caller, ExecutionClaim, RecordRequestData, VerifyReplyData, Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './subjects.ts';
+export { CallerSchema } from './schemas/tokens.ts';
 export { GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './schemas/executions.ts';
 export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';

@@ -12,3 +12,4 @@ export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';
 export { HealthSchema, ReadySchema, NotReadySchema, type Health } from './plugins/ops.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
+export { callerOf } from './routes/caller.ts';

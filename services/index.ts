@@ -1,5 +1,6 @@
 import { spineService } from './spine/index.ts';
 import { tokenService } from './token/index.ts';
+import { benchService } from './bench/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -9,6 +10,7 @@ import type { ServiceModule } from './kit/index.ts';
 export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   spineService,
   tokenService,
+  benchService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';

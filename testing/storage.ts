@@ -79,7 +79,7 @@ export interface StoragePlace {
 export interface StorageKindUnderTest {
   readonly kind: Storage['kind'];
   /** A fresh, empty, migrated storage of this kind (in-memory PGlite, or a new Postgres database). */
-  open(options?: Pick<OpenStorageOptions, 'migrationsDir' | 'logger'>): Promise<TestStorage>;
+  open(options?: Pick<OpenStorageOptions, 'migrationsDir' | 'migrationSets' | 'logger'>): Promise<TestStorage>;
   /** A place to open, close and reopen storage of this kind on. */
   place(): Promise<StoragePlace>;
 }
