@@ -3,6 +3,7 @@ import type { BenchSettings } from '../../config/index.ts';
 import type { OutboundGuard } from '../../actors/outbound/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { httpTarget } from './providers/http.ts';
+import { anthropicTarget, ollamaTarget, openaiTarget } from './providers/llm.ts';
 import { shownUrl, type Target } from './providers/types.ts';
 import type { ProviderName } from './subjects.ts';
 import type { JobRequest } from './store.ts';
@@ -46,9 +47,30 @@ export function targetOf(provider: ProviderName, model: string | null, request: 
         url, method: request.method ?? 'GET', headers: request.headers ?? {}, body: request.body,
         dispatcher, timeoutMs: CALL_TIMEOUT_MS.http,
       });
-    default:
-      throw new SuiteError('INVALID_REQUEST', `provider ${provider} is not available in this build`);
+    case 'openai':
+    case 'anthropic':
+    case 'ollama': {
+      const options = {
+        base: url, model: model ?? '', prompt: request.prompt ?? DEFAULT_PROMPT, maxTokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+        apiKey: keyFor(provider, url, ctx.settings), dispatcher, timeoutMs: CALL_TIMEOUT_MS.llm,
+      };
+      return provider === 'openai' ? openaiTarget(options) : provider === 'anthropic' ? anthropicTarget(options) : ollamaTarget(options);
+    }
   }
+}
+
+export const DEFAULT_PROMPT = 'Write one sentence about the sea.';
+export const DEFAULT_MAX_TOKENS = 64;
+
+/**
+ * The configured key of a provider, only for its configured base URL: a job naming its own `url`
+ * (a local or compatible server) gets no key, so no caller can have the suite's key sent to them.
+ */
+function keyFor(provider: 'openai' | 'anthropic' | 'ollama', url: URL, settings: BenchSettings) {
+  const same = (base: string) => url.toString().replace(/\/+$/, '') === base;
+  if (provider === 'openai') return same(settings.openaiBaseUrl) ? settings.openaiApiKey : undefined;
+  if (provider === 'anthropic') return same(settings.anthropicBaseUrl) ? settings.anthropicApiKey : undefined;
+  return undefined;
 }
 
 export { shownUrl };
