@@ -63,6 +63,11 @@ describe('POST /run validation', () => {
     ['a name too long', { provider: 'http', url: 'http://127.0.0.1:1/', name: 'x'.repeat(201) }, 'name'],
     ['an unknown field', { provider: 'http', url: 'http://127.0.0.1:1/', color: 'red' }, ''],
     ['headers on an LLM provider', { provider: 'ollama', model: 'm', headers: { a: 'b' } }, 'headers'],
+    ['a NUL in the body', { provider: 'http', url: 'http://127.0.0.1:1/', body: 'a\u0000b' }, 'body'],
+    ['a lone surrogate in the body', { provider: 'http', url: 'http://127.0.0.1:1/', body: 'a\ud800b' }, 'body'],
+    ['a lone surrogate in the url', { provider: 'http', url: 'http://127.0.0.1:1/\udc00' }, 'url'],
+    ['a CR in a header value', { provider: 'http', url: 'http://127.0.0.1:1/', headers: { 'x-a': 'a\rb' } }, 'headers'],
+    ['a header name with a space', { provider: 'http', url: 'http://127.0.0.1:1/', headers: { 'x a': 'b' } }, 'headers'],
     ['a prompt on provider http', { provider: 'http', url: 'http://127.0.0.1:1/', prompt: 'hi' }, 'prompt'],
   ];
   it.each(cases)('answers 400 INVALID_REQUEST naming the field for %s, storing and counting nothing', async (_, body, field) => {

@@ -12,6 +12,8 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 const StatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
+// Stored as jsonb: no NUL and no lone surrogate (Postgres refuses both), as bus Text; no CR or LF in a header.
+const HEADER_VALUE = '^(?:[^\\u0000\\r\\n\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
 const HeaderName = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$';
 
 /** Limits of POST /run (spec, "Limits"; the maxima the spec leaves open are ours, docs/BENCHMARK.md). */
@@ -26,15 +28,15 @@ export const JobRef = Text(200);
 export const RunFields = {
   provider: ProviderSchema,
   model: Type.Optional(Text(200)),
-  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  url: Type.Optional(Text(2048)),
   name: Type.Optional(RunName),
   testRuns: Type.Integer({ minimum: 1, maximum: RUN_LIMITS.testRuns, default: 10 }),
   warmupRuns: Type.Integer({ minimum: 0, maximum: RUN_LIMITS.warmupRuns, default: 2 }),
   concurrency: Type.Integer({ minimum: 1, maximum: RUN_LIMITS.concurrency, default: 1 }),
   // Provider http only: the request each call sends.
   method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('HEAD')])),
-  headers: Type.Optional(Type.Record(Type.String({ pattern: HeaderName }), Type.String({ maxLength: 4096, pattern: '^[^\\r\\n\\u0000]*$' }), { maxProperties: 32 })),
-  body: Type.Optional(Type.String({ maxLength: 65_536 })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096, pattern: HEADER_VALUE }), { maxProperties: 32, propertyNames: { pattern: HeaderName } })),
+  body: Type.Optional(Text(65_536, 0)),
   // LLM providers only: what each call asks for.
   prompt: Type.Optional(Text(16_384)),
   maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 4096 })),
