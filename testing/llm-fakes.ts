@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 /**
  * Local servers speaking the streaming APIs of OpenAI (chat completions, server-sent events),
@@ -24,14 +25,23 @@ export interface FakeServer {
   /** The base URL a provider is configured with (OpenAI's ends in /v1). */
   readonly base: string;
   readonly requests: Array<{ path: string; headers: IncomingMessage['headers']; body: any }>;
+  /**
+   * How each streamed answer was really paced, from the request's arrival (timers fire late on a
+   * busy machine, so `ttftMs` and `itlMs` are floors): time to the first token's write, and the gaps
+   * between token writes.
+   */
+  readonly pacing: Array<{ ttftMs: number; gapsMs: number[] }>;
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, body: any, res: ServerResponse, o: Required<Pick<FakeOptions, 'ttftMs' | 'itlMs' | 'tokens'>> & FakeOptions) => void;
+type Handler = (req: IncomingMessage, body: any, res: ServerResponse, o: Required<Pick<FakeOptions, 'ttftMs' | 'itlMs' | 'tokens'>> & FakeOptions & { pace: Pace }) => void;
+interface Pace { arrived: number; record: { ttftMs: number; gapsMs: number[] } }
 
 async function startFake(o: FakeOptions, path: string, basePath: string, handle: Handler): Promise<FakeServer> {
   const requests: FakeServer['requests'] = [];
+  const pacing: FakeServer['pacing'] = [];
   const server = createServer((req, res) => {
+    const pace: Pace = { arrived: performance.now(), record: { ttftMs: NaN, gapsMs: [] } };
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -46,7 +56,8 @@ async function startFake(o: FakeOptions, path: string, basePath: string, handle:
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
         return;
       }
-      handle(req, body, res, { ttftMs: 50, itlMs: 10, tokens: 5, ...o });
+      pacing.push(pace.record);
+      handle(req, body, res, { ttftMs: 50, itlMs: 10, tokens: 5, ...o, pace });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,6 +65,7 @@ async function startFake(o: FakeOptions, path: string, basePath: string, handle:
   return {
     base: `http://127.0.0.1:${port}${basePath}`,
     requests,
+    pacing,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
@@ -62,11 +74,16 @@ async function startFake(o: FakeOptions, path: string, basePath: string, handle:
 }
 
 /** Write `parts` one by one: the first after `ttftMs`, the next ones `itlMs` apart. */
-function paced(res: ServerResponse, o: { ttftMs: number; itlMs: number }, parts: string[], after: () => void): void {
+function paced(res: ServerResponse, o: { ttftMs: number; itlMs: number; pace: Pace }, parts: string[], after: () => void): void {
   let i = 0;
+  let last = 0;
   const next = () => {
     if (res.destroyed) return;
     if (i === parts.length) return after();
+    const now = performance.now();
+    if (i === 0) o.pace.record.ttftMs = now - o.pace.arrived;
+    else o.pace.record.gapsMs.push(now - last);
+    last = now;
     res.write(parts[i++]);
     setTimeout(next, o.itlMs);
   };

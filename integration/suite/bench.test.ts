@@ -235,3 +235,45 @@ describe('LLM runs', () => {
     expect(providers.find((p: { name: string }) => p.name === 'anthropic').configured).toBe(false);
   });
 });
+
+describe('the core benchmark', () => {
+  const latest = async (other?: string) => {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const r = await call('/bench/core');
+      if (r.status === 200 && r.body.runId !== other) return r.body;
+      if (Date.now() > until) throw new Error('no core run stored');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  it('has nothing before a run (404), runs the six operations, and compares the latest run with the previous one on this machine', async () => {
+    expect((await call('/bench/core')).status).toBe(404);
+    expect((await call('/bench/core/regression')).status).toBe(404);
+    const started = await call('/bench/core', { token: runner, body: { iterations: 30, chainLength: 50 } });
+    expect(started.status).toBe(202);
+    expect(started.body).toMatchObject({ runId: expect.stringMatching(/^core_/), status: 'running' });
+    expect((await call('/bench/core', { token: runner, body: {} })).status).toBe(409);
+    const first = await latest();
+    expect(Object.keys(first.result.operations).sort()).toEqual(['explain', 'tokenIssue', 'tokenValidate', 'traceAppend', 'verifyChain', 'verifyRecord']);
+    expect(first.result.operations.traceAppend.summary.count).toBe(30);
+    expect(first.result.operations.traceAppend.samplesMs).toBeUndefined();
+    expect(first.machine).toMatchObject({ node: process.version });
+    expect((await call('/bench/core/regression')).status).toBe(404);
+    await call('/bench/core', { token: runner, body: { iterations: 30, chainLength: 50 } });
+    const second = await latest(first.runId);
+    const r = await call('/bench/core/regression');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ latest: second.runId, previous: first.runId, machineKey: first.machineKey });
+    expect(['regression', 'improvement', 'no significant change']).toContain(r.body.verdict);
+    expect(Object.keys(r.body.operations)).toHaveLength(6);
+    expect(r.body.operations.explain).toMatchObject({ alpha: 0.05, welch: expect.any(Object), mannWhitney: expect.any(Object) });
+  });
+
+  it('needs bench:run to start, and refuses bad settings', async () => {
+    expect((await call('/bench/core', { token: reader, body: {} })).status).toBe(403);
+    const bad = await call('/bench/core', { token: runner, body: { iterations: 5 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('iterations');
+  });
+});

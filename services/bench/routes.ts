@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Bus } from '../../bus/index.ts';
 import { callerOf, sendError, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
 import { latencyBuckets, markdownReport } from '../../core/bench/index.ts';
-import { benchSubjects, CompareQuery, HistoryQuery, JobId, RunBody, type RunSettings } from './subjects.ts';
+import { benchSubjects, CompareQuery, CoreBody, HistoryQuery, JobId, RunBody, type RunSettings } from './subjects.ts';
 import { reportInputOf } from './report.ts';
 import type { ProviderInfo } from './providers-table.ts';
 
@@ -81,5 +81,17 @@ export function benchRoutes(bus: Bus, o: BenchRouteOptions): EdgeRoutes {
     }, async (request, reply) => sendResult(reply, await bus.request(benchSubjects.compare, { ...request.query, caller: callerOf(request) })));
 
     app.get('/providers', { config: { authority: { kind: 'public' } } }, async () => ({ providers: o.providers }));
+
+    // The suite's own core operations (docs/BENCHMARK.md, "Core benchmark").
+    app.post('/bench/core', {
+      config: { authority: { kind: 'scope', scope: 'bench:run' } },
+      schema: { body: CoreBody },
+    }, async (request, reply) => sendResult(reply, await bus.request(benchSubjects.coreRun, { ...request.body, caller: callerOf(request) }), 202));
+
+    app.get('/bench/core', { config: { authority: { kind: 'public' } } },
+      async (_request, reply) => sendResult(reply, await bus.request(benchSubjects.coreLatest, {})));
+
+    app.get('/bench/core/regression', { config: { authority: { kind: 'public' } } },
+      async (_request, reply) => sendResult(reply, await bus.request(benchSubjects.coreRegression, {})));
   };
 }

@@ -9,12 +9,13 @@ import { BusActor, replyOf } from '../../actors/base/index.ts';
 import { compareLatencies, estimateDurationSeconds, formatDuration } from '../../core/bench/index.ts';
 import { benchSubjects, type JobStatus, type JobViewData } from './subjects.ts';
 import {
-  claimJob, failAbandonedJobs, finishJob, getJob, insertJob, latestJobNamed, listJobs, releaseJob, renewJob,
+  claimJob, failAbandonedJobs, finishJob, getJob, insertCoreRun, insertJob, latestCoreRuns, latestJobNamed, listJobs, releaseJob, renewJob,
   type ClaimedJob, type JobScope,
 } from './store.ts';
 import { checkedUrl, shownUrl, targetOf, targetUrlOf } from './targets.ts';
 import { measure, resultOf, TargetRefusedError } from './measure.ts';
-import { thisMachine } from './machine.ts';
+import { machineKey, thisMachine } from './machine.ts';
+import { runCoreBench } from './core-ops.ts';
 
 export interface BenchRunnerOptions {
   bus: Bus;
@@ -47,6 +48,7 @@ export class BenchRunnerActor extends BusActor {
   #pumping: Promise<void> | undefined;
   #current: { id: string; abort: AbortController } | undefined;
   #stopping = false;
+  #core: { abort: AbortController; done: Promise<void> } | undefined;
 
   constructor(o: BenchRunnerOptions) {
     super();
@@ -63,13 +65,62 @@ export class BenchRunnerActor extends BusActor {
       bus.serve(benchSubjects.get, ({ data }) => replyOf(() => this.#get(data.jobId, data.caller), unexpected), queue),
       bus.serve(benchSubjects.history, ({ data }) => replyOf(() => this.#history(data), unexpected), queue),
       bus.serve(benchSubjects.compare, ({ data }) => replyOf(() => this.#compare(data), unexpected), queue),
+      bus.serve(benchSubjects.coreRun, ({ data }) => replyOf(() => this.#coreRun(data), unexpected), queue),
+      bus.serve(benchSubjects.coreLatest, () => replyOf(() => this.#coreLatest(), unexpected), queue),
+      bus.serve(benchSubjects.coreRegression, () => replyOf(() => this.#coreRegression(), unexpected), queue),
     ];
   }
 
   protected override async stopped(): Promise<void> {
     this.#stopping = true;
     this.#current?.abort.abort(new Error('the runner is stopping'));
-    await this.#pumping;
+    this.#core?.abort.abort(new Error('the runner is stopping'));
+    await Promise.all([this.#pumping, this.#core?.done]);
+  }
+
+  /** One core run at a time per runner, in the background; its result is stored when it ends. */
+  async #coreRun(req: RequestOf<typeof benchSubjects.coreRun>) {
+    if (this.#core !== undefined) throw new SuiteError('CONFLICT', 'a core benchmark is already running on this runner; read GET /bench/core when it ends');
+    const runId = `core_${randomBytes(16).toString('hex')}`;
+    const abort = new AbortController();
+    const busy = this.#current !== undefined;
+    const done = runCoreBench({ iterations: req.iterations, chainLength: req.chainLength }, abort.signal).then(async (operations) => {
+      const machine = thisMachine();
+      await insertCoreRun(this.#o.storage.pool, {
+        id: runId, machineKey: machineKey(machine), machine, createdBy: req.caller.sub,
+        result: { settings: { iterations: req.iterations, chainLength: req.chainLength }, beside: busy ? 'a job was being measured' : null, operations },
+      });
+    }).catch((err: unknown) => {
+      if (!abort.signal.aborted) this.#o.logger.error({ err }, 'a core benchmark failed');
+    }).finally(() => {
+      this.#core = undefined;
+    });
+    this.#core = { abort, done };
+    return { runId, status: 'running' as const, estimatedDuration: formatDuration(Math.max(1, Math.ceil((req.iterations * 6 * 0.3 + req.chainLength * 2) / 1000))) };
+  }
+
+  async #coreLatest() {
+    const [latest] = await latestCoreRuns(this.#o.storage.pool, 1);
+    if (latest === undefined) throw new SuiteError('NOT_FOUND', 'no core benchmark has run yet (POST /bench/core)');
+    return { ...latest, result: withoutCoreSamples(latest.result) };
+  }
+
+  async #coreRegression() {
+    const { pool } = this.#o.storage;
+    const [latest] = await latestCoreRuns(pool, 1);
+    if (latest === undefined) throw new SuiteError('NOT_FOUND', 'no core benchmark has run yet (POST /bench/core)');
+    const previous = (await latestCoreRuns(pool, 2, latest.machineKey))[1];
+    if (previous === undefined) throw new SuiteError('NOT_FOUND', 'the latest core run has no previous run on the same machine to compare with');
+    const ops = (r: typeof latest) => (r.result.operations ?? {}) as Record<string, { samplesMs: number[] }>;
+    const operations: Record<string, Record<string, unknown>> = {};
+    for (const [name, op] of Object.entries(ops(latest))) {
+      const before = ops(previous)[name];
+      if (before === undefined || before.samplesMs.length < 2 || op.samplesMs.length < 2) continue;
+      operations[name] = { ...compareLatencies(before.samplesMs, op.samplesMs) };
+    }
+    const verdicts = Object.values(operations).map((c) => c.verdict);
+    const verdict = verdicts.includes('regression') ? 'regression' as const : verdicts.includes('improvement') ? 'improvement' as const : 'no significant change' as const;
+    return { verdict, machineKey: latest.machineKey, latest: latest.runId, previous: previous.runId, operations };
   }
 
   /** Look for work now (after a submit, on the poll timer); one pump at a time. */
@@ -224,6 +275,12 @@ export class BenchRunnerActor extends BusActor {
       candidate: { jobId: b.job.jobId, name: b.job.name, ...c.candidate },
     };
   }
+}
+
+function withoutCoreSamples(result: Record<string, unknown>): Record<string, unknown> {
+  const operations = Object.fromEntries(Object.entries((result.operations ?? {}) as Record<string, Record<string, unknown>>)
+    .map(([name, { samplesMs: _, ...rest }]) => [name, rest]));
+  return { ...result, operations };
 }
 
 function withoutSamples(result: Record<string, unknown>): Record<string, unknown> {

@@ -183,3 +183,22 @@ export async function releaseJob(db: CommonQueryMethods, id: string, holder: str
     update bench_jobs set status = 'queued', claimed_by = null, lease_until = null, attempts = greatest(0, attempts - 1), progress_done = 0
     where id = ${id} and claimed_by = ${holder} and status = 'running'`);
 }
+
+const CoreRow = rowSchema(Type.Object({
+  runId: Type.String(), machineKey: Type.String(), machine: Type.Record(Type.String(), Type.Unknown()),
+  result: Type.Record(Type.String(), Type.Unknown()), createdBy: Type.String(), createdAt: Type.String(),
+}));
+const CORE = sql.fragment`id as "runId", machine_key as "machineKey", machine, result, created_by as "createdBy",
+  to_json(created_at)#>>'{}' as "createdAt"`;
+
+export async function insertCoreRun(db: CommonQueryMethods, run: { id: string; machineKey: string; machine: object; result: object; createdBy: string }): Promise<void> {
+  await db.query(sql.unsafe`
+    insert into bench_core_runs (id, machine_key, machine, result, created_by)
+    values (${run.id}, ${run.machineKey}, ${sql.jsonb(run.machine as never)}, ${sql.jsonb(run.result as never)}, ${run.createdBy})`);
+}
+
+/** The newest core runs, of one machine when `machineKey` is given. */
+export async function latestCoreRuns(db: CommonQueryMethods, limit: number, machineKey?: string) {
+  const where = machineKey === undefined ? sql.fragment`true` : sql.fragment`machine_key = ${machineKey}`;
+  return [...await db.any(sql.type(CoreRow)`select ${CORE} from bench_core_runs where ${where} order by created_at desc, id desc limit ${limit}`)];
+}

@@ -96,11 +96,30 @@ const ProgressEvent = Type.Object({
   jobId: JobId, status: StatusSchema, done: Type.Integer(), total: Type.Integer(), tenantId: Type.Optional(Type.String()),
 });
 
+export const CoreBody = Type.Object({
+  iterations: Type.Integer({ minimum: 10, maximum: 1000, default: 200 }),
+  chainLength: Type.Integer({ minimum: 10, maximum: 10_000, default: 1000 }),
+}, { additionalProperties: false });
+const CoreRequest = Type.Object({ ...CoreBody.properties, caller: CallerSchema });
+const CoreStarted = Type.Object({ runId: Type.String(), status: Type.Literal('running'), estimatedDuration: Type.String() });
+const CoreRun = Type.Object({
+  runId: Type.String(), machineKey: Type.String(), machine: Type.Record(Type.String(), Type.Unknown()),
+  result: Type.Record(Type.String(), Type.Unknown()), createdBy: Type.String(), createdAt: Type.String(),
+});
+const CoreRegression = Type.Object({
+  verdict: Type.Union([Type.Literal('regression'), Type.Literal('improvement'), Type.Literal('no significant change')]),
+  machineKey: Type.String(), latest: Type.String(), previous: Type.String(),
+  operations: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())),
+});
+
 export const benchSubjects = {
   submit: requestSubject('suite.bench.submit', SubmitRequest, SubmitReply),
   get: requestSubject('suite.bench.get', JobRequest, JobView),
   history: requestSubject('suite.bench.history', HistoryRequest, HistoryReply),
   compare: requestSubject('suite.bench.compare', CompareRequest, CompareReply),
+  coreRun: requestSubject('suite.bench.core-run', CoreRequest, CoreStarted),
+  coreLatest: requestSubject('suite.bench.core-latest', Type.Object({}), CoreRun),
+  coreRegression: requestSubject('suite.bench.core-regression', Type.Object({}), CoreRegression),
   /** A job's progress and state changes, for live views (the dashboard). */
   progress: eventSubject('suite.bench.progress', ProgressEvent),
 } as const;

@@ -37,8 +37,10 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const within = (measured: number, expected: number) => Math.abs(measured - expected) <= Math.max(expected * 0.1, 2);
 
 describe.each(providers)('the $name provider', (p) => {
-  it('measures time to first token and inter-token latency within 10% (or 2 ms) of what the server was told', async () => {
-    const { target } = await targetOn(p, { ttftMs: 120, itlMs: 30, tokens: 8 });
+  // The server's timers are floors (late on a busy machine): the measurement is held to the pacing
+  // the server really kept, which it records; and that pacing to what it was told, loosely.
+  it('measures time to first token and inter-token latency within 10% (or 2 ms) of the server\'s pacing', async () => {
+    const { target, server } = await targetOn(p, { ttftMs: 120, itlMs: 30, tokens: 8 });
     const ttfts: number[] = [];
     const gaps: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -49,8 +51,12 @@ describe.each(providers)('the $name provider', (p) => {
       expect(r.gapsMs).toHaveLength(7);
       expect(r.latencyMs).toBeGreaterThanOrEqual(r.ttftMs! + 7 * 29);
     }
-    expect(within(median(ttfts), 120), `ttft ${median(ttfts)}`).toBe(true);
-    expect(within(median(gaps), 30), `itl ${median(gaps)}`).toBe(true);
+    const sentTtft = median(server.pacing.map((q) => q.ttftMs));
+    const sentGap = median(server.pacing.flatMap((q) => q.gapsMs));
+    expect(within(median(ttfts), sentTtft), `ttft ${median(ttfts)} against ${sentTtft} sent`).toBe(true);
+    expect(within(median(gaps), sentGap), `itl ${median(gaps)} against ${sentGap} sent`).toBe(true);
+    expect(sentTtft).toBeGreaterThanOrEqual(119);
+    expect(sentGap).toBeGreaterThanOrEqual(29);
   });
 
   it('calls a stream that ends without the end signal a protocol error, and one with an error event a stream error', async () => {
