@@ -17,6 +17,13 @@ describe('latency summaries from the HDR histogram', () => {
     expect(Math.abs(s.stddevMs - Math.sqrt(9999 / 12)) / 28.866).toBeLessThan(0.001);
   });
 
+  it('never shows a percentile above the maximum (a bucket\'s top is above the samples in it)', () => {
+    const s = summarizeLatencies([10, 20, 160.6]);
+    expect(s.maxMs).toBe(160.6);
+    expect(s.p999Ms).toBeLessThanOrEqual(160.6);
+    expect(s.p99Ms).toBeLessThanOrEqual(160.6);
+  });
+
   it('keeps sub-millisecond samples (microsecond resolution)', () => {
     const s = summarizeLatencies([0.25, 0.25, 0.25, 0.25]);
     expect(s.p50Ms).toBeCloseTo(0.25, 3);

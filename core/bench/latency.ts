@@ -41,7 +41,9 @@ function read(histogram: hdr.Histogram): LatencySummary {
     p50Ms: 0, p90Ms: 0, p95Ms: 0, p99Ms: 0, p999Ms: 0,
     maxMs: toMs(histogram.maxValue),
   };
-  for (const [key, percentile] of PERCENTILES) summary[key] = toMs(histogram.getValueAtPercentile(percentile));
+  // A percentile is its bucket's highest equivalent value (up to 0.1% above the samples in it): never
+  // shown above the exact maximum.
+  for (const [key, percentile] of PERCENTILES) summary[key] = Math.min(summary.maxMs, toMs(histogram.getValueAtPercentile(percentile)));
   return summary;
 }
 
