@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Bus, Caller, RequestOf, Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
@@ -31,6 +32,8 @@ export interface BenchRunnerOptions {
 export const MAX_ATTEMPTS = 2;
 const PROGRESS_EVERY_MS = 250;
 const JOB_ID = /^bench_[0-9a-f]{32}$/;
+// Taken per use, not at load: the process registers its tracer provider after modules load.
+const tracer = () => trace.getTracer('suite.bench');
 
 /** Which jobs a caller sees: the admin all, a tenant its own, anyone else the untenanted ones. */
 export function scopeOf(caller: Caller): JobScope {
@@ -138,14 +141,27 @@ export class BenchRunnerActor extends BusActor {
         for (const id of await failAbandonedJobs(storage.pool, MAX_ATTEMPTS)) this.#publish(id, 'failed', 0, 0);
         const job = await claimJob(storage.pool, holder, settings.leaseMs, MAX_ATTEMPTS);
         if (job === null) return;
-        await this.#run(job);
+        // One span per measured job: its settings, and how it ended (bench.outcome).
+        await tracer().startActiveSpan('bench.run', { attributes: {
+          'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
+          'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
+        } }, async (span) => {
+          try {
+            const outcome = await this.#run(job);
+            span.setAttribute('bench.outcome', outcome);
+            if (outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
+          } finally {
+            span.end();
+          }
+        });
       }
     } catch (err) {
       logger.error({ err }, 'the bench runner could not take or finish a job');
     }
   }
 
-  async #run(job: ClaimedJob): Promise<void> {
+  /** Measure a claimed job; says how it ended for this runner. */
+  async #run(job: ClaimedJob): Promise<'succeeded' | 'failed' | 'released' | 'lost'> {
     const { storage, settings, holder, logger, guard } = this.#o;
     const total = job.settings.warmupRuns + job.settings.testRuns;
     const abort = new AbortController();
@@ -180,18 +196,21 @@ export class BenchRunnerActor extends BusActor {
       if ((result.succeeded as number) === 0) {
         const kinds = Object.entries(result.errorsByKind as Record<string, number>).map(([k, n]) => `${k}: ${n}`).join(', ');
         await this.#finish(job, { status: 'failed', done: total, error: { code: 'NO_SUCCESSFUL_CALL', message: `no call succeeded (${kinds || 'no calls'})` } });
-      } else {
-        await this.#finish(job, { status: 'succeeded', done: total, result });
+        return 'failed';
       }
+      await this.#finish(job, { status: 'succeeded', done: total, result });
+      return 'succeeded';
     } catch (err) {
-      if (this.#stopping && !lost) {
+      if (lost) return 'lost';
+      if (this.#stopping) {
         // Stopping on purpose: give the job back so another runner starts it again at once.
         await releaseJob(storage.pool, job.id, holder);
         this.#publish(job.id, 'queued', 0, total, job.tenantId);
-      } else if (!lost) {
-        await this.#finish(job, { status: 'failed', done, error: failureOf(err) });
-        if (!(err instanceof SuiteError) && !(err instanceof TargetRefusedError)) logger.error({ err, jobId: job.id }, 'a bench job failed');
+        return 'released';
       }
+      await this.#finish(job, { status: 'failed', done, error: failureOf(err) });
+      if (!(err instanceof SuiteError) && !(err instanceof TargetRefusedError)) logger.error({ err, jobId: job.id }, 'a bench job failed');
+      return 'failed';
     } finally {
       clearInterval(renew);
       this.#current = undefined;

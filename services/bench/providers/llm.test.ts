@@ -41,9 +41,10 @@ describe.each(providers)('the $name provider', (p) => {
   // the server really kept, which it records; and that pacing to what it was told, loosely.
   it('measures time to first token and inter-token latency within 10% (or 2 ms) of the server\'s pacing', async () => {
     const { target, server } = await targetOn(p, { ttftMs: 120, itlMs: 30, tokens: 8 });
+    // Five calls, their medians: one call descheduled on a loaded machine does not decide.
     const ttfts: number[] = [];
     const gaps: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const r = await target.call(AbortSignal.timeout(10_000));
       expect(r).toMatchObject({ ok: true, status: 200, outputTokens: 8 });
       ttfts.push(r.ttftMs!);
