@@ -85,6 +85,27 @@ describe('POST /run validation', () => {
   it('refuses a body that is not an object', async () => {
     expect((await run([1, 2])).status).toBe(400);
   });
+
+  it('answers 400 to hostile bodies: a __proto__ key, deep nesting, a 100 KB name, broken JSON', async () => {
+    const url = 'http://127.0.0.1:1/';
+    const deep = JSON.parse(`${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`);
+    const bodies: unknown[] = [
+      `{"provider":"http","url":"${url}","__proto__":{"testRuns":1}}`,
+      `{"provider":"http","url":"${url}","headers":{"__proto__":"x"}}`,
+      { provider: 'http', url, body: deep },
+      { provider: 'http', url, name: 'x'.repeat(100_000) },
+      '{"provider":"http",',
+    ];
+    for (const body of bodies) {
+      const r = await run(body);
+      expect(r.status, r.text.slice(0, 200)).toBe(400);
+      expect(r.body.error.code).toBe('INVALID_REQUEST');
+    }
+    expect((await call('/history', { token: reader })).body.runs.every((x: { target: string }) => x.target !== url)).toBe(true);
+    expect((await call('/run/%00', { token: reader })).status).toBe(400);
+    expect((await call('/history?limit=abc', { token: reader })).status).toBe(400);
+    expect((await call('/compare?baseline=%00&candidate=x', { token: reader })).status).toBe(400);
+  });
 });
 
 describe('an http run', () => {
