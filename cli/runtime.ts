@@ -104,9 +104,11 @@ export async function startSuite(
       : undefined;
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
 
+    // Made before the actors, so that theirs (bench runs) join the listeners' in one registry.
+    const metrics = createMetricsRegistry();
     if (storage) {
       const ctx: ActorContext = {
-        config, bus, storage, logger, holder, audit, ring, checker,
+        config, bus, storage, logger, holder, audit, ring, checker, metrics,
         has: (role) => roles.includes(role as Role),
       };
       for (const service of SERVICE_MODULES) {
@@ -125,7 +127,6 @@ export async function startSuite(
     }
 
     const edges: RunningEdge[] = [];
-    const metrics = createMetricsRegistry();
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,

@@ -163,7 +163,7 @@ describe('GET /compare', () => {
   it('calls slow after fast a regression, the reverse an improvement, and fast against fast no significant change', async () => {
     const ids: Record<string, string> = {};
     for (const [name, server] of [['cmp-fast-a', fast], ['cmp-slow', slow], ['cmp-fast-b', fast]] as const) {
-      const r = await run({ provider: 'http', url: server.url, name, testRuns: 60, warmupRuns: 5 });
+      const r = await run({ provider: 'http', url: server.url, name, testRuns: 150, warmupRuns: 5 });
       ids[name] = r.body.jobId;
       await finished(r.body.jobId);
     }

@@ -25,9 +25,11 @@ export const benchService = defineService({
   migrations: { name: 'bench', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:bench-runner')) return {};
-    const { bus, storage, holder, config, logger } = ctx;
+    const { bus, storage, holder, config, logger, metrics } = ctx;
     const guard = guardOf(config);
-    const runner = new BenchRunnerActor({ bus, storage, holder, settings: config.bench, guard, logger: logger.child({ component: 'bench-runner' }) });
+    const runner = new BenchRunnerActor({
+      bus, storage, holder, settings: config.bench, guard, registry: metrics.registry, logger: logger.child({ component: 'bench-runner' }),
+    });
     runner.start();
     return {
       actors: [{

@@ -8,6 +8,8 @@ export interface MeasureOptions {
   signal: AbortSignal;
   /** Calls finished so far, warm-ups included. */
   onProgress(done: number): void;
+  /** Each call as it ends (metrics). */
+  onCall?(ok: boolean): void;
 }
 
 export interface Measured {
@@ -33,6 +35,7 @@ export async function measure(target: Target, o: MeasureOptions): Promise<Measur
         // A refused target stays refused: the policy, not the target, answered.
         if (result.refusal !== undefined) throw new TargetRefusedError(result.refusal);
         keep?.push(result);
+        o.onCall?.(result.ok && (result.status === undefined || result.status < 400));
         done += 1;
         o.onProgress(done);
       }

@@ -16,6 +16,8 @@ import {
 import { checkedUrl, shownUrl, targetOf, targetUrlOf } from './targets.ts';
 import { measure, resultOf, TargetRefusedError } from './measure.ts';
 import { machineKey, thisMachine } from './machine.ts';
+import { benchMetrics, type BenchMetrics } from './metrics.ts';
+import type { Registry } from 'prom-client';
 import { runCoreBench } from './core-ops.ts';
 
 export interface BenchRunnerOptions {
@@ -26,6 +28,8 @@ export interface BenchRunnerOptions {
   holder: string;
   settings: BenchSettings;
   guard: OutboundGuard;
+  /** Where its metrics go; none when the process has no registry (tests). */
+  registry?: Registry;
 }
 
 /** Claims a job may take before it is failed: the first runner, and one more if that one died. */
@@ -53,9 +57,12 @@ export class BenchRunnerActor extends BusActor {
   #stopping = false;
   #core: { abort: AbortController; done: Promise<void> } | undefined;
 
+  readonly #metrics: BenchMetrics | undefined;
+
   constructor(o: BenchRunnerOptions) {
     super();
     this.#o = o;
+    this.#metrics = o.registry ? benchMetrics(o.registry) : undefined;
   }
 
   protected subscriptions(): Subscription[] {
@@ -146,11 +153,14 @@ export class BenchRunnerActor extends BusActor {
           'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
           'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
         } }, async (span) => {
+          this.#metrics?.running.inc();
           try {
             const outcome = await this.#run(job);
+            this.#metrics?.jobs.inc({ provider: job.provider, outcome });
             span.setAttribute('bench.outcome', outcome);
             if (outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
           } finally {
+            this.#metrics?.running.dec();
             span.end();
           }
         });
@@ -183,6 +193,7 @@ export class BenchRunnerActor extends BusActor {
       const target = targetOf(job.provider, job.model, job.request, { guard, settings });
       const measured = await measure(target, {
         settings: job.settings, signal: abort.signal,
+        onCall: (ok) => this.#metrics?.calls.inc({ provider: job.provider, result: ok ? 'ok' : 'error' }),
         onProgress: (d) => {
           done = d;
           const now = Date.now();

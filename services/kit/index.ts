@@ -6,6 +6,7 @@ import type { HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../../actors/audit/index.ts';
 import type { TokenChecker } from '../../actors/capability/index.ts';
 import type { EdgeRoutes } from '../../edge-http/index.ts';
+import type { MetricsRegistry } from '../../observability/index.ts';
 
 /**
  * What a service is to the runtime: the roles it adds, how its actors start, the routes it adds to a
@@ -43,6 +44,8 @@ export interface ActorContext {
   readonly ring: HmacKeyRing;
   /** Checks capability tokens against the revocation view; undefined in a process that checks none. */
   readonly checker: TokenChecker | undefined;
+  /** This process's Prometheus registry (served on its listeners' `/metrics`). */
+  readonly metrics: MetricsRegistry;
   /** Whether this process takes the role. */
   has(role: ActorRoleName): boolean;
 }

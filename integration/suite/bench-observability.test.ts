@@ -16,7 +16,7 @@ afterAll(async () => {
   await target?.close();
 });
 
-describe('bench runs are traced', () => {
+describe('bench runs are traced and counted', () => {
   it('records one bench.run span per job, with its settings and outcome', async () => {
     const token = (await t.mint(['bench:run', 'bench:read'])).token;
     const r = await call(t, '/run', { service: 'bench', token, body: { provider: 'http', url: target.url, testRuns: 5, concurrency: 2 } });
@@ -28,5 +28,13 @@ describe('bench runs are traced', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(span.attributes).toMatchObject({ 'bench.provider': 'http', 'bench.test_runs': 5, 'bench.concurrency': 2, 'bench.outcome': 'succeeded' });
+  });
+
+  it('counts jobs and calls on /metrics', async () => {
+    const text = await (await fetch(t.url('bench', '/metrics'))).text();
+    expect(text).toContain('bench_jobs_total{provider="http",outcome="succeeded"} 1');
+    // 5 measured calls and the 2 default warm-ups.
+    expect(text).toContain('bench_calls_total{provider="http",result="ok"} 7');
+    expect(text).toContain('bench_jobs_running 0');
   });
 });
