@@ -151,3 +151,31 @@ describe('tracing configuration', () => {
     expect(loadConfig({ OTEL_SDK_DISABLED: 'TRUE' }).tracing.disabled).toBe(true);
   });
 });
+
+describe('benchmark settings', () => {
+  it('defaults the providers\' base URLs and the runner\'s lease and poll', () => {
+    expect(loadConfig({}).bench).toMatchObject({
+      openaiBaseUrl: 'https://api.openai.com/v1', anthropicBaseUrl: 'https://api.anthropic.com', ollamaBaseUrl: 'http://127.0.0.1:11434',
+      openaiApiKey: undefined, anthropicApiKey: undefined, leaseMs: 10_000, pollMs: 1000,
+    });
+    expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1/', OLLAMA_HOST: 'gpu-box' }).bench).toMatchObject({
+      openaiBaseUrl: 'http://127.0.0.1:8000/v1', ollamaBaseUrl: 'http://gpu-box:11434',
+    });
+  });
+
+  it('holds the keys as secrets that no JSON, string or inspection of the configuration shows', async () => {
+    const key = 'sk-config-test-0123456789';
+    const config = loadConfig({ OPENAI_API_KEY: key, ANTHROPIC_API_KEY: key });
+    expect(config.bench.openaiApiKey?.reveal()).toBe(key);
+    const { inspect } = await import('node:util');
+    for (const shown of [JSON.stringify(config), String(config.bench.openaiApiKey), inspect(config, { depth: 10 })]) expect(shown).not.toContain(key);
+  });
+
+  it('names the variable of a bad base URL or a lease out of range', () => {
+    expect(() => loadConfig({ OPENAI_BASE_URL: 'api.openai.com' })).toThrow(/OPENAI_BASE_URL/);
+    expect(() => loadConfig({ ANTHROPIC_BASE_URL: 'https://user:pw@api.anthropic.com' })).toThrow(/ANTHROPIC_BASE_URL/);
+    expect(() => loadConfig({ OPENAI_BASE_URL: 'https://x/v1?key=1' })).toThrow(/OPENAI_BASE_URL/);
+    expect(() => loadConfig({ SUITE_BENCH_LEASE_MS: '10' })).toThrow(/SUITE_BENCH_LEASE_MS/);
+    expect(() => loadConfig({ SUITE_BENCH_POLL_MS: 'often' })).toThrow(/SUITE_BENCH_POLL_MS/);
+  });
+});

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
+import { Secret } from './secret.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -99,6 +100,8 @@ export interface SuiteConfig {
    * credentials: only the connector service reads it, and nothing logs it.
    */
   readonly connectors: Readonly<Record<string, string>>;
+  /** The benchmark service (docs/BENCHMARK.md): where each LLM provider is, its key, the runner's lease. */
+  readonly bench: BenchSettings;
 }
 
 export interface TrustSettings {
@@ -112,6 +115,22 @@ export interface TrustSettings {
   readonly maxFanOut: number;
   /** `SUITE_TRUST_STALL_MS`: a chain with a pending interaction and no activity for this long is stalled. */
   readonly stallMs: number;
+}
+
+export interface BenchSettings {
+  /** `OPENAI_BASE_URL`, default https://api.openai.com/v1 (any OpenAI-compatible server). */
+  readonly openaiBaseUrl: string;
+  /** `ANTHROPIC_BASE_URL`, default https://api.anthropic.com. */
+  readonly anthropicBaseUrl: string;
+  /** `OLLAMA_HOST`, default http://127.0.0.1:11434. */
+  readonly ollamaBaseUrl: string;
+  /** `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`: sent only to their configured base URL, never shown. */
+  readonly openaiApiKey: Secret | undefined;
+  readonly anthropicApiKey: Secret | undefined;
+  /** `SUITE_BENCH_LEASE_MS`: a runner's claim on a job; another runner takes the job this long after the runner died. */
+  readonly leaseMs: number;
+  /** `SUITE_BENCH_POLL_MS`: how often an idle runner looks for queued jobs. */
+  readonly pollMs: number;
 }
 
 /** Secrets made on first run and kept in the data folder; environment variables always win. */
@@ -253,6 +272,15 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       stallMs: int('SUITE_TRUST_STALL_MS', 300_000, 1000, 30 * 24 * 3_600_000),
     },
     connectors: loadConnectorSettings(str, (variable, message) => new ConfigError(variable, message)),
+    bench: {
+      openaiBaseUrl: baseUrl('OPENAI_BASE_URL', str('OPENAI_BASE_URL') ?? 'https://api.openai.com/v1'),
+      anthropicBaseUrl: baseUrl('ANTHROPIC_BASE_URL', str('ANTHROPIC_BASE_URL') ?? 'https://api.anthropic.com'),
+      ollamaBaseUrl: ollamaHost(str('OLLAMA_HOST')) ?? 'http://127.0.0.1:11434',
+      openaiApiKey: secretOf(str('OPENAI_API_KEY')),
+      anthropicApiKey: secretOf(str('ANTHROPIC_API_KEY')),
+      leaseMs: int('SUITE_BENCH_LEASE_MS', 10_000, 300, 600_000),
+      pollMs: int('SUITE_BENCH_POLL_MS', 1000, 10, 60_000),
+    },
   });
 }
 
@@ -274,6 +302,22 @@ function ollamaHost(raw: string | undefined): string | undefined {
   if (url.username !== '' || url.password !== '') throw new ConfigError('OLLAMA_HOST', 'must not carry credentials');
   const port = url.port !== '' ? url.port : hasScheme ? (url.protocol === 'https:' ? '443' : '80') : '11434';
   return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+const secretOf = (value: string | undefined): Secret | undefined => (value === undefined ? undefined : new Secret(value));
+
+/** An http(s) base URL without credentials, query or fragment, kept without a trailing slash. */
+function baseUrl(variable: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(variable, 'must be an http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, 'must be an http:// or https:// URL');
+  if (url.username !== '' || url.password !== '') throw new ConfigError(variable, 'must not carry credentials');
+  if (url.search !== '' || url.hash !== '') throw new ConfigError(variable, 'must not carry a query or fragment');
+  return url.toString().replace(/\/+$/, '');
 }
 
 /** `none` (nothing), `loopback` (127.0.0.0/8 and ::1), IPv4/IPv6 addresses and CIDR ranges. */

@@ -4,6 +4,7 @@ import { schedulerService } from './scheduler/index.ts';
 import { trustService } from './trust/index.ts';
 import { connectorsService } from './connectors/index.ts';
 import { mcpService } from './mcp/index.ts';
+import { benchService } from './bench/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -17,6 +18,7 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   trustService,
   connectorsService,
   mcpService,
+  benchService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';
