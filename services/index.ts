@@ -3,6 +3,7 @@ import { tokenService } from './token/index.ts';
 import { schedulerService } from './scheduler/index.ts';
 import { trustService } from './trust/index.ts';
 import { connectorsService } from './connectors/index.ts';
+import { dashboardService } from './dashboard/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -15,6 +16,7 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   schedulerService,
   trustService,
   connectorsService,
+  dashboardService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';

@@ -1,0 +1,137 @@
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
+import { ensureDashboardBuilt } from '../cli/dashboard-build.ts';
+import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+
+/**
+ * The dashboard in a real browser (Debian's chromium, driven by playwright-core) against a real suite
+ * in this process: every listener on a fixed free port, so the dashboard's health probes reach them.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let t: TestSuite;
+let browser: Browser;
+let reader: string;
+
+async function signIn(page: Page, token: string, hash = ''): Promise<void> {
+  await page.goto(t.url('dashboard', `/${hash}`));
+  await page.fill('#token', token);
+  await page.press('#token', 'Enter');
+}
+
+async function record(token: string, subject: string): Promise<{ id: string; seq: number }> {
+  const res = await fetch(t.url('token', '/executions'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ subject, module: 'dashboard-test', action: 'append', input: { n: subject }, outcome: 'success' }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; seq: number };
+}
+
+beforeAll(async () => {
+  ensureDashboardBuilt(pino({ level: 'silent' }));
+  const env: Record<string, string> = {};
+  for (const s of SERVICES) env[PORT_VARIABLES[s]] = String(await freePort());
+  t = await startTestSuite(env);
+  reader = (await t.mint(['execution:read', 'execution:record'], { sub: 'dashboard-person' })).token;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe('the dashboard in a browser', () => {
+  test('the overview shows every service ready, from the running suite over the live socket', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader);
+    for (const s of ['token', 'scheduler', 'bench', 'connector', 'trust']) {
+      await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
+    }
+    expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
+    // The token is in the tab's session storage, nowhere else.
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([1, 0, '']);
+    await page.close();
+  });
+
+  test('a trace recorded through the API appears in the chain view without a reload', async () => {
+    const page = await browser.newPage();
+    await signIn(page, reader, '#/chain');
+    await page.waitForSelector('table.chain');
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    const made = await record(reader, 'live-subject');
+    await page.waitForSelector(`tr[data-id="${made.id}"]`, { timeout: 5000 });
+    await page.click('text=Verify the chain');
+    await expect.poll(() => page.textContent('[data-testid="verify-result"]'), { timeout: 15_000 }).toMatch(/^valid: \d+ records checked/);
+    await page.close();
+  });
+
+  test('a record opens with its fields, five conditions and explanation', async () => {
+    const made = await record(reader, 'record-subject');
+    const page = await browser.newPage();
+    await signIn(page, reader, `#/records/${made.id}`);
+    await page.waitForSelector('ul.conditions');
+    expect(await page.locator('ul.conditions li').count()).toBe(5);
+    expect(await page.textContent('dl.fields')).toContain('record-subject');
+    await page.close();
+  });
+
+  test('the verifier accepts a good record and rejects a tampered one, in the browser', async () => {
+    const made = await record(reader, 'verify-subject');
+    const res = await fetch(t.url('token', `/executions/${made.id}`), { headers: { authorization: `Bearer ${reader}` } });
+    const good = (await res.json()) as Record<string, unknown>;
+    const page = await browser.newPage();
+    await page.goto(t.url('dashboard', '/#/verify'));
+    await page.fill('#verify-input', JSON.stringify(good));
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toBe('Valid: 1 record checked.');
+    await page.fill('#verify-input', JSON.stringify({ ...good, outcome: 'failure' }));
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toMatch(new RegExp(`^Invalid at record ${made.seq}: hash mismatch`));
+    await page.close();
+  });
+
+  test('a token without execution:read sees "not permitted" on the chain view', async () => {
+    const other = (await t.mint(['trust:read'], { sub: 'narrow-person' })).token;
+    const page = await browser.newPage();
+    await signIn(page, other, '#/chain');
+    await page.waitForSelector('.not-permitted');
+    expect(await page.textContent('.not-permitted')).toContain('CAPABILITY_INSUFFICIENT');
+    await page.close();
+  });
+
+  test('a stopped service shows UNKNOWN with the reason on hover, within a few seconds', async () => {
+    const page = await browser.newPage();
+    await signIn(page, reader);
+    await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
+    const edge = t.suite.edges.find((e) => e.service === 'trust');
+    await edge!.stop();
+    const started = Date.now();
+    await page.waitForSelector('tr[data-service="trust"][data-state="unknown"]', { timeout: 8000 });
+    expect(Date.now() - started).toBeLessThan(8000);
+    const title = await page.getAttribute('tr[data-service="trust"] .unknown', 'title');
+    expect(title).toMatch(/could not be reached/);
+    // The others stay ready: only the stopped one is unknown.
+    expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
+    await page.close();
+  });
+});
