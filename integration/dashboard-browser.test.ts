@@ -110,6 +110,25 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
+  test('the verifier accepts an exported chain and names the tampered record', async () => {
+    for (const n of [1, 2, 3]) await record(reader, `export-${n}`);
+    const res = await fetch(t.url('token', '/executions/export'), { headers: { authorization: `Bearer ${reader}` } });
+    const file = await res.text();
+    const lines = file.split('\n');
+    const records = lines.filter((l) => /^[0-9a-f]/.test(l)).length;
+    const page = await browser.newPage();
+    await page.goto(t.url('dashboard', '/#/verify'));
+    await page.fill('#verify-input', file);
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toBe(`Valid: ${records} records checked.`);
+    // Record 2's signed bytes changed: its hash no longer matches; the ones before it still pass.
+    const tampered = lines.map((l) => (l.includes('"seq":2,') ? l.replace('"outcome":"success"', '"outcome":"failure"') : l)).join('\n');
+    await page.fill('#verify-input', tampered);
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toMatch(/^Invalid at record 2: hash mismatch/);
+    await page.close();
+  });
+
   test('a token without execution:read sees "not permitted" on the chain view', async () => {
     const other = (await t.mint(['trust:read'], { sub: 'narrow-person' })).token;
     const page = await browser.newPage();
@@ -119,7 +138,7 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
-  test('a stopped service shows UNKNOWN with the reason on hover, within a few seconds', async () => {
+  test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
     const page = await browser.newPage();
     await signIn(page, reader);
     await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
@@ -132,6 +151,13 @@ describe('the dashboard in a browser', () => {
     expect(title).toMatch(/could not be reached/);
     // The others stay ready: only the stopped one is unknown.
     expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
+    // The trust listener comes back (a second suite, every role, its trust edge on the same port).
+    const back = await startTestSuite({ ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(t.config.ports.trust) });
+    try {
+      await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 8000 });
+    } finally {
+      await back.stop();
+    }
     await page.close();
   });
 });

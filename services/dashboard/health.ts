@@ -27,7 +27,8 @@ export async function probe(service: ServiceName, baseUrl: string): Promise<Serv
   try {
     response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    const c = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message;
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
     return { service, state: 'unknown', checkedAt, reason: timedOut ? `no answer from ${baseUrl} within ${PROBE_TIMEOUT_MS} ms` : `${baseUrl} could not be reached${cause ? ` (${cause})` : ''}` };
   }
