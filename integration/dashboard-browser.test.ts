@@ -23,6 +23,12 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** `UPDATE_DOCS=1` also writes each view's screenshot at 1280x800 into docs/screenshots/ (docs/DASHBOARD.md). */
+const UPDATE_DOCS = process.env.UPDATE_DOCS === '1';
+async function shot(page: Page, name: string): Promise<void> {
+  if (UPDATE_DOCS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
+}
+
 let t: TestSuite;
 let browser: Browser;
 let reader: string;
@@ -68,18 +74,24 @@ describe('the dashboard in a browser', () => {
       await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
     }
     expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
+    await shot(page, 'overview');
+    if (UPDATE_DOCS) {
+      const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
+      console.log(`overview: first contentful paint ${paint?.toFixed(0)} ms after navigation`);
+    }
     // The token is in the tab's session storage, nowhere else.
     expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([1, 0, '']);
     await page.close();
   });
 
   test('a trace recorded through the API appears in the chain view without a reload', async () => {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, reader, '#/chain');
     await page.waitForSelector('table.chain');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     const made = await record(reader, 'live-subject');
     await page.waitForSelector(`tr[data-id="${made.id}"]`, { timeout: 5000 });
+    await shot(page, 'chain');
     await page.click('text=Verify the chain');
     await expect.poll(() => page.textContent('[data-testid="verify-result"]'), { timeout: 15_000 }).toMatch(/^valid: \d+ records checked/);
     await page.close();
@@ -87,11 +99,12 @@ describe('the dashboard in a browser', () => {
 
   test('a record opens with its fields, five conditions and explanation', async () => {
     const made = await record(reader, 'record-subject');
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, reader, `#/records/${made.id}`);
     await page.waitForSelector('ul.conditions');
     expect(await page.locator('ul.conditions li').count()).toBe(5);
     expect(await page.textContent('dl.fields')).toContain('record-subject');
+    await shot(page, 'record');
     await page.close();
   });
 
@@ -116,7 +129,7 @@ describe('the dashboard in a browser', () => {
     const file = await res.text();
     const lines = file.split('\n');
     const records = lines.filter((l) => /^[0-9a-f]/.test(l)).length;
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(t.url('dashboard', '/#/verify'));
     await page.fill('#verify-input', file);
     await page.click('text=Verify in the browser');
@@ -126,6 +139,7 @@ describe('the dashboard in a browser', () => {
     await page.fill('#verify-input', tampered);
     await page.click('text=Verify in the browser');
     await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toMatch(/^Invalid at record 2: hash mismatch/);
+    await shot(page, 'verifier');
     await page.close();
   });
 
