@@ -1,17 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { DASHBOARD_DIST } from '../services/dashboard/index.ts';
 
 /**
- * `suite start` builds the dashboard (`npm run build`) when dashboard/dist is missing, so a fresh
- * checkout serves it on 3001 at once. Without Vite (an install without dev dependencies) it says so
- * and goes on: the dashboard listener then answers 503 "not built" on `/`.
+ * `suite start` builds the dashboard (as `npm run build` does) when dashboard/dist is missing, so a
+ * fresh checkout serves it on 3001 at once. Without Vite (an install without dev dependencies) it
+ * says so and goes on: the dashboard listener then answers 503 "not built" on `/`.
+ *
+ * The build goes to a folder of its own, renamed into place when complete: several processes
+ * starting at once (tests, a cluster) never serve or delete each other's half-written files.
+ * Vite's output is captured, not printed: standard output carries only the log, standard error
+ * only the start-up screen.
  */
 export function ensureDashboardBuilt(logger: Logger): void {
-  if (existsSync(join(DASHBOARD_DIST, 'index.html'))) return;
+  const dist = DASHBOARD_DIST.replace(/\/$/, '');
+  if (existsSync(join(dist, 'index.html'))) return;
   let viteBin: string;
   try {
     viteBin = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
@@ -20,7 +26,17 @@ export function ensureDashboardBuilt(logger: Logger): void {
     return;
   }
   logger.info('building the dashboard (dashboard/dist is missing)');
-  const root = dirname(DASHBOARD_DIST);
-  const r = spawnSync(process.execPath, [viteBin, 'build', root], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120_000 });
-  if (r.status !== 0) logger.warn({ status: r.status }, 'the dashboard build failed: run `npm run build` to see why');
+  const staging = `${dist}.build-${process.pid}-${Date.now()}`;
+  const r = spawnSync(process.execPath, [viteBin, 'build', dirname(dist), '--outDir', staging, '--emptyOutDir'], { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    logger.warn({ status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-2000) }, 'the dashboard build failed: run `npm run build` to see why');
+    return;
+  }
+  try {
+    renameSync(staging, dist);
+  } catch {
+    // Another process finished first: its build is as good as ours.
+    rmSync(staging, { recursive: true, force: true });
+  }
 }

@@ -46,15 +46,19 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
     const root = app as unknown as FastifyInstance;
     const hub = new LiveHub(deps.bus);
     hub.start();
-    const watch = startHealthWatch(probeTargets(deps.config.host, deps.config.ports), HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+    // Probes start once this listener serves (the runtime starts it last), not during start-up.
+    let watch: ReturnType<typeof startHealthWatch> | undefined;
+    root.addHook('onListen', async () => {
+      watch ??= startHealthWatch(probeTargets(deps.config.host, deps.config.ports), HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+    });
     root.addHook('onClose', async () => {
-      watch.stop();
+      watch?.stop();
       await hub.stop();
     });
 
     await staticRoutes(app, root, dist);
 
-    app.get('/dashboard/health', { config: { authority: PUBLIC } }, async () => ({ services: watch.latest() }));
+    app.get('/dashboard/health', { config: { authority: PUBLIC } }, async () => ({ services: watch?.latest() ?? [] }));
 
     await root.register(fastifyWebsocket, {
       options: {
