@@ -74,6 +74,10 @@ describe('the dashboard in a browser', () => {
       await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
     }
     expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
+    // The chain's head follows appends live.
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    const made = await record(reader, 'overview-subject');
+    await expect.poll(() => page.textContent('[data-testid="chain-head"]'), { timeout: 5000 }).toContain(`record ${made.seq}, hash`);
     await shot(page, 'overview');
     if (UPDATE_DOCS) {
       const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);

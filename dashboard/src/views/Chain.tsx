@@ -3,10 +3,10 @@ import { A } from '@solidjs/router';
 import { api } from '../api';
 import { token } from '../auth';
 import { onTrace } from '../live';
+import { lastVerification, verifyChain, verifying } from '../chain-state';
 import { NotPermitted } from './Unknown';
 
 interface Row { seq: number; id: string; subject: string; outcome: string; action?: string; timestamp?: string }
-interface ChainVerify { valid: boolean; checked: number; headHash: string; brokenAt?: number; reason?: string }
 
 export function Chain() {
   const [page] = createResource(token, () => api<{ records: Row[] }>('/executions?limit=50'));
@@ -18,23 +18,13 @@ export function Chain() {
     const seen = new Set(live().map((r) => r.id));
     return [...live(), ...loaded.filter((r) => !seen.has(r.id))].sort((a, b) => b.seq - a.seq);
   };
-  const [verify, setVerify] = createSignal<{ text: string; ok: boolean } | null>(null);
-  const runVerify = async () => {
-    setVerify({ text: 'verifying…', ok: true });
-    const r = await api<ChainVerify>('/executions/verify', { method: 'POST', body: {} });
-    if (r.kind !== 'ok') return setVerify({ text: `verification could not run: ${r.message}`, ok: false });
-    const v = r.value;
-    setVerify(v.valid
-      ? { text: `valid: ${v.checked} records checked, head ${v.headHash.slice(0, 16)}…`, ok: true }
-      : { text: `INVALID at record ${v.brokenAt ?? '?'}: ${v.reason ?? 'no reason given'} (${v.checked} checked)`, ok: false });
-  };
-
   return (
     <section aria-labelledby="chain-title">
       <h1 id="chain-title">Trace chain</h1>
       <p>
-        <button type="button" onClick={runVerify}>Verify the chain</button>{' '}
-        <Show when={verify()}>{(v) => <span class={v().ok ? 'ok' : 'bad'} role="status" data-testid="verify-result">{v().text}</span>}</Show>
+        <button type="button" onClick={verifyChain} disabled={verifying()}>Verify the chain</button>{' '}
+        <Show when={verifying()}><span role="status">verifying…</span></Show>
+        <Show when={!verifying() && lastVerification()}>{(v) => <span class={v().ok ? 'ok' : 'bad'} role="status" data-testid="verify-result">{v().text}</span>}</Show>
       </p>
       <Switch>
         <Match when={page()?.kind === 'not-permitted'}><NotPermitted what="the trace chain (scope execution:read)" message={(page() as { message: string }).message} /></Match>
