@@ -82,6 +82,23 @@ describe('GET /live, the dashboard socket', () => {
     await expect(open(minted.token)).rejects.toThrow('upgrade refused: 401');
   });
 
+  it('forwards revocations to a token that may revoke, and closes a token that expires with 4401', async () => {
+    const admin = await open((await t.mint(['auth:token:revoke'])).token);
+    const reader = await open((await t.mint(['execution:read'])).token);
+    const victim = await t.mint(['execution:read']);
+    await fetch(t.url('token', '/auth/token/revoke'), {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: victim.jti }),
+    });
+    expect(await until(() => admin.messages.find((m) => m.kind === 'revocation'))).toEqual({ kind: 'revocation', jti: victim.jti, exp: victim.exp });
+    expect(reader.messages.some((m) => m.kind === 'revocation')).toBe(false);
+    admin.ws.close();
+    reader.ws.close();
+
+    const short = await open((await t.mint(['execution:read'], { expiresIn: '2s' })).token);
+    expect(await short.closed).toEqual({ code: 4401, reason: 'token expired' });
+  });
+
   it('refuses the upgrade without a token or with a bad one (401)', async () => {
     await expect(open('not.a.token')).rejects.toThrow('upgrade refused: 401');
     const bare = new WebSocket(t.url('dashboard', '/live').replace('http', 'ws'), ['suite.live.v1']);
