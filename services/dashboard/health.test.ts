@@ -61,6 +61,10 @@ describe('the dashboard\'s health probes', () => {
     }
   });
 
+  it('say why a listener configured with port 0 is unknown, without calling it', async () => {
+    expect(await probe('bench', 'http://127.0.0.1:0')).toMatchObject({ state: 'unknown', reason: expect.stringContaining('port 0') });
+  });
+
   it('probe a wildcard bind address on loopback', () => {
     expect(probeTargets('0.0.0.0', { token: 8081, scheduler: 8082, bench: 8083, connector: 8084, trust: 8085, dashboard: 3001 })).toEqual({
       token: 'http://127.0.0.1:8081', scheduler: 'http://127.0.0.1:8082', bench: 'http://127.0.0.1:8083', connector: 'http://127.0.0.1:8084', trust: 'http://127.0.0.1:8085',

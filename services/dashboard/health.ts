@@ -23,6 +23,7 @@ export function probeTargets(host: string, ports: Readonly<Record<ServiceName, n
 export async function probe(service: ServiceName, baseUrl: string): Promise<ServiceHealth> {
   const started = performance.now();
   const checkedAt = new Date().toISOString();
+  if (baseUrl.endsWith(':0')) return { service, state: 'unknown', checkedAt, reason: 'configured with port 0: its port is chosen at start and unknown to the dashboard' };
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
