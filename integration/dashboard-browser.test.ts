@@ -156,6 +156,27 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
+  test('at a phone width nothing scrolls sideways, and the views are reached by keyboard', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(page, reader);
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    // Tab from the start of the page to the "Trace chain" link, then Enter.
+    await page.focus('body');
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Trace chain'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
+    }
+    expect(focused).toBe('Trace chain');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('table.chain');
+    expect(page.url()).toMatch(/#\/chain$/);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.close();
+  });
+
   test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
     const page = await browser.newPage();
     await signIn(page, reader);
