@@ -7,7 +7,8 @@ import { DASHBOARD_DIST } from '../services/dashboard/index.ts';
 
 /**
  * `suite start` builds the dashboard (as `npm run build` does) when dashboard/dist is missing, so a
- * fresh checkout serves it on 3001 at once. Without Vite (an install without dev dependencies) it
+ * fresh checkout serves it on 3001 at once (Vite, its Solid plugin and Solid are dependencies, not
+ * dev dependencies, so a production install can build it too). Should Vite still be missing, it
  * says so and goes on: the dashboard listener then answers 503 "not built" on `/`.
  *
  * The build goes to a folder of its own, renamed into place when complete: several processes
