@@ -156,6 +156,22 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
+  test('when the live socket ends (the token revoked), every figure turns UNKNOWN instead of keeping the last values', async () => {
+    const minted = await t.mint(['execution:read'], { sub: 'soon-revoked' });
+    const page = await browser.newPage();
+    await signIn(page, minted.token);
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    const res = await fetch(t.url('token', '/auth/token/revoke'), {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: minted.jti }),
+    });
+    expect(res.status).toBe(200);
+    await page.waitForSelector('tr[data-service="token"][data-state="unknown"]', { timeout: 5000 });
+    expect(await page.locator('tr[data-state="ready"]').count()).toBe(0);
+    expect(await page.getAttribute('tr[data-service="token"] .unknown', 'title')).toContain('token revoked');
+    await page.close();
+  });
+
   test('at a phone width nothing scrolls sideways, and the views are reached by keyboard', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(page, reader);
