@@ -41,6 +41,20 @@ module.exports = {
       to: { path: ['^(testing|integration|bench|compose)/', '\\.test\\.ts$'] },
     },
     {
+      name: 'dashboard-is-browser-code',
+      severity: 'error',
+      comment: 'dashboard/ runs in the browser: it imports nothing of the server but pure core/ (it talks to the suite over HTTP and its socket).',
+      from: { path: '^dashboard/' },
+      to: { path: PRODUCT, pathNot: '^core/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'no-product-imports-dashboard',
+      severity: 'error',
+      comment: 'The server serves the built dashboard as files; it never imports its source.',
+      from: { path: PRODUCT },
+      to: { path: '^dashboard/' },
+    },
+    {
       name: 'no-service-to-service',
       severity: 'error',
       comment: 'Services talk over the bus; one service folder never imports another (services/kit is the shared contract).',
@@ -80,6 +94,6 @@ module.exports = {
     exclude: { path: ['^node_modules', '^\\.data', '^dashboard/dist'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

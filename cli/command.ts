@@ -15,6 +15,7 @@ import { verifyCommand } from './verify.ts';
 import { mcpCommand } from './mcp.ts';
 import { pino } from 'pino';
 import { firstScreen } from './first-screen.ts';
+import { ensureDashboardBuilt } from './dashboard-build.ts';
 
 const USAGE = `usage:
   suite start [--data-dir DIR]      every role in one process (embedded default)
@@ -74,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
 
   const roles = parseRoles(command === 'start' ? [] : rest);
   if (config.adminKey === undefined) logger.warn('no admin key configured (SUITE_ADMIN_KEY): the first token cannot be minted');
+  if (command === 'start') ensureDashboardBuilt(logger);
   const suite = await startSuite(config, roles, logger);
 
   // After the start-up lines (pino writes them asynchronously), on standard error: apart from the

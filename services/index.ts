@@ -5,6 +5,7 @@ import { trustService } from './trust/index.ts';
 import { connectorsService } from './connectors/index.ts';
 import { mcpService } from './mcp/index.ts';
 import { benchService } from './bench/index.ts';
+import { dashboardService } from './dashboard/index.ts';
 import type { ServiceModule } from './kit/index.ts';
 
 /**
@@ -19,6 +20,7 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   connectorsService,
   mcpService,
   benchService,
+  dashboardService,
 ]);
 
 export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';

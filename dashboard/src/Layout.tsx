@@ -1,0 +1,38 @@
+import { createEffect, createSignal, Show, type ParentProps } from 'solid-js';
+import { A } from '@solidjs/router';
+import { setToken, token } from './auth';
+import { connect, connection, who } from './live';
+
+export function Layout(props: ParentProps) {
+  const [draft, setDraft] = createSignal('');
+  createEffect(() => connect(token()));
+  return (
+    <>
+      <header>
+        <strong>Agent Authority Suite</strong>
+        <nav aria-label="views">
+          <A href="/" end>Overview</A>
+          <A href="/chain">Trace chain</A>
+          <A href="/verify">Verifier</A>
+        </nav>
+        <Show
+          when={token()}
+          fallback={
+            <form onSubmit={(e) => { e.preventDefault(); setToken(draft()); setDraft(''); }}>
+              <label for="token">Token</label>
+              <input id="token" type="password" autocomplete="off" placeholder="paste a capability token" value={draft()} onInput={(e) => setDraft(e.currentTarget.value)} />
+              <button type="submit">Use</button>
+            </form>
+          }
+        >
+          <span class="who" data-testid="who">
+            {who() ? `${who()!.sub} (${who()!.scope.join(' ') || 'no scope'})` : ''}{' '}
+            <span class={`conn ${connection().state}`} title={connection().reason} data-testid="connection">live: {connection().state}</span>
+          </span>
+          <button type="button" onClick={() => setToken(null)}>Forget token</button>
+        </Show>
+      </header>
+      <main>{props.children}</main>
+    </>
+  );
+}

@@ -1,0 +1,218 @@
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
+import { ensureDashboardBuilt } from '../cli/dashboard-build.ts';
+import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+
+/**
+ * The dashboard in a real browser (Debian's chromium, driven by playwright-core) against a real suite
+ * in this process: every listener on a fixed free port, so the dashboard's health probes reach them.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `UPDATE_DOCS=1` also writes each view's screenshot at 1280x800 into docs/screenshots/ (docs/DASHBOARD.md). */
+const UPDATE_DOCS = process.env.UPDATE_DOCS === '1';
+async function shot(page: Page, name: string): Promise<void> {
+  if (UPDATE_DOCS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
+}
+
+let t: TestSuite;
+let browser: Browser;
+let reader: string;
+
+async function signIn(page: Page, token: string, hash = ''): Promise<void> {
+  await page.goto(t.url('dashboard', `/${hash}`));
+  await page.fill('#token', token);
+  await page.press('#token', 'Enter');
+}
+
+async function record(token: string, subject: string): Promise<{ id: string; seq: number }> {
+  const res = await fetch(t.url('token', '/executions'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ subject, module: 'dashboard-test', action: 'append', input: { n: subject }, outcome: 'success' }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string; seq: number };
+}
+
+beforeAll(async () => {
+  ensureDashboardBuilt(pino({ level: 'silent' }));
+  const env: Record<string, string> = {};
+  for (const s of SERVICES) env[PORT_VARIABLES[s]] = String(await freePort());
+  t = await startTestSuite(env);
+  reader = (await t.mint(['execution:read', 'execution:record'], { sub: 'dashboard-person' })).token;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe('the dashboard in a browser', () => {
+  test('the overview shows every service ready, from the running suite over the live socket', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader);
+    for (const s of ['token', 'scheduler', 'bench', 'connector', 'trust']) {
+      await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
+    }
+    expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
+    // The chain's head follows appends live.
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    const made = await record(reader, 'overview-subject');
+    await expect.poll(() => page.textContent('[data-testid="chain-head"]'), { timeout: 5000 }).toContain(`record ${made.seq}, hash`);
+    await shot(page, 'overview');
+    if (UPDATE_DOCS) {
+      const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
+      console.log(`overview: first contentful paint ${paint?.toFixed(0)} ms after navigation`);
+    }
+    // The token is in the tab's session storage, nowhere else.
+    expect(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie])).toEqual([1, 0, '']);
+    await page.close();
+  });
+
+  test('a trace recorded through the API appears in the chain view without a reload', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader, '#/chain');
+    await page.waitForSelector('table.chain');
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    const made = await record(reader, 'live-subject');
+    await page.waitForSelector(`tr[data-id="${made.id}"]`, { timeout: 5000 });
+    await shot(page, 'chain');
+    await page.click('text=Verify the chain');
+    await expect.poll(() => page.textContent('[data-testid="verify-result"]'), { timeout: 15_000 }).toMatch(/^valid: \d+ records checked/);
+    await page.close();
+  });
+
+  test('a record opens with its fields, five conditions and explanation', async () => {
+    const made = await record(reader, 'record-subject');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader, `#/records/${made.id}`);
+    await page.waitForSelector('ul.conditions');
+    expect(await page.locator('ul.conditions li').count()).toBe(5);
+    expect(await page.textContent('dl.fields')).toContain('record-subject');
+    await shot(page, 'record');
+    await page.close();
+  });
+
+  test('the verifier accepts a good record and rejects a tampered one, in the browser', async () => {
+    const made = await record(reader, 'verify-subject');
+    const res = await fetch(t.url('token', `/executions/${made.id}`), { headers: { authorization: `Bearer ${reader}` } });
+    const good = (await res.json()) as Record<string, unknown>;
+    const page = await browser.newPage();
+    await page.goto(t.url('dashboard', '/#/verify'));
+    await page.fill('#verify-input', JSON.stringify(good));
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toBe('Valid: 1 record checked.');
+    await page.fill('#verify-input', JSON.stringify({ ...good, outcome: 'failure' }));
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toMatch(new RegExp(`^Invalid at record ${made.seq}: hash mismatch`));
+    await page.close();
+  });
+
+  test('the verifier accepts an exported chain and names the tampered record', async () => {
+    for (const n of [1, 2, 3]) await record(reader, `export-${n}`);
+    const res = await fetch(t.url('token', '/executions/export'), { headers: { authorization: `Bearer ${reader}` } });
+    const file = await res.text();
+    const lines = file.split('\n');
+    const records = lines.filter((l) => /^[0-9a-f]/.test(l)).length;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(t.url('dashboard', '/#/verify'));
+    await page.fill('#verify-input', file);
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toBe(`Valid: ${records} records checked.`);
+    // Record 2's signed bytes changed: its hash no longer matches; the ones before it still pass.
+    const tampered = lines.map((l) => (l.includes('"seq":2,') ? l.replace('"outcome":"success"', '"outcome":"failure"') : l)).join('\n');
+    await page.fill('#verify-input', tampered);
+    await page.click('text=Verify in the browser');
+    await expect.poll(() => page.textContent('[data-testid="verifier-report"] p')).toMatch(/^Invalid at record 2: hash mismatch/);
+    await shot(page, 'verifier');
+    await page.close();
+  });
+
+  test('a token without execution:read sees "not permitted" on the chain view', async () => {
+    const other = (await t.mint(['trust:read'], { sub: 'narrow-person' })).token;
+    const page = await browser.newPage();
+    await signIn(page, other, '#/chain');
+    await page.waitForSelector('.not-permitted');
+    expect(await page.textContent('.not-permitted')).toContain('CAPABILITY_INSUFFICIENT');
+    await page.close();
+  });
+
+  test('when the live socket ends (the token revoked), every figure turns UNKNOWN instead of keeping the last values', async () => {
+    const minted = await t.mint(['execution:read'], { sub: 'soon-revoked' });
+    const page = await browser.newPage();
+    await signIn(page, minted.token);
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    const res = await fetch(t.url('token', '/auth/token/revoke'), {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: minted.jti }),
+    });
+    expect(res.status).toBe(200);
+    await page.waitForSelector('tr[data-service="token"][data-state="unknown"]', { timeout: 5000 });
+    expect(await page.locator('tr[data-state="ready"]').count()).toBe(0);
+    expect(await page.getAttribute('tr[data-service="token"] .unknown', 'title')).toContain('token revoked');
+    await page.close();
+  });
+
+  test('at a phone width nothing scrolls sideways, and the views are reached by keyboard', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await signIn(page, reader);
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    // Tab from the start of the page to the "Trace chain" link, then Enter.
+    await page.focus('body');
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Trace chain'; i++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
+    }
+    expect(focused).toBe('Trace chain');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('table.chain');
+    expect(page.url()).toMatch(/#\/chain$/);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    await page.close();
+  });
+
+  test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
+    const page = await browser.newPage();
+    await signIn(page, reader);
+    await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
+    const edge = t.suite.edges.find((e) => e.service === 'trust');
+    await edge!.stop();
+    const started = Date.now();
+    await page.waitForSelector('tr[data-service="trust"][data-state="unknown"]', { timeout: 8000 });
+    expect(Date.now() - started).toBeLessThan(8000);
+    const title = await page.getAttribute('tr[data-service="trust"] .unknown', 'title');
+    expect(title).toMatch(/could not be reached/);
+    // The others stay ready: only the stopped one is unknown.
+    expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
+    // The trust listener comes back (a second suite, every role, its trust edge on the same port).
+    const back = await startTestSuite({ ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(t.config.ports.trust) });
+    try {
+      await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 8000 });
+    } finally {
+      await back.stop();
+    }
+    await page.close();
+  });
+});

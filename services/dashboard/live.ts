@@ -1,0 +1,138 @@
+import type { WebSocket } from 'ws';
+import { subjects, type Bus, type Subscription } from '../../bus/index.ts';
+import { scopeGrants } from '../../core/capability/index.ts';
+import type { Principal } from '../../edge-http/index.ts';
+import type { ServiceHealth } from './health.ts';
+
+/**
+ * The live socket's message kinds (docs/DASHBOARD.md, "The socket"). The server only speaks; what a
+ * client sends is ignored.
+ */
+export type LiveMessage =
+  | { kind: 'hello'; sub: string; scope: readonly string[]; expiresAt: number | null; services: ServiceHealth[] }
+  | { kind: 'health'; services: ServiceHealth[] }
+  | { kind: 'trace.appended'; id: string; seq: number; hash: string; subject: string; outcome: string }
+  | { kind: 'revocation'; jti: string; exp: number }
+  | { kind: 'bye'; reason: string };
+
+/** The subprotocol the dashboard speaks; the token travels beside it (`bearer.<token>`), never echoed. */
+export const LIVE_PROTOCOL = 'suite.live.v1';
+export const BEARER_PROTOCOL_PREFIX = 'bearer.';
+/** Closed because the token stopped being valid (revoked, expired): the client must not retry with it. */
+export const CLOSE_TOKEN_ENDED = 4401;
+
+interface Client {
+  socket: WebSocket;
+  principal: Principal;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const SCOPE_TRACES = 'execution:read';
+const SCOPE_REVOCATIONS = 'auth:token:revoke';
+
+/**
+ * The fan-out of one dashboard edge: one bus subscription per event kind for the whole process, and
+ * per client a filter by its token's scopes. A client whose token is revoked (the same revocation
+ * events every edge's revocation view applies) or expires is told why and closed.
+ */
+export class LiveHub {
+  private readonly clients = new Set<Client>();
+  private subscriptions: Subscription[] = [];
+  private health: ServiceHealth[] = [];
+
+  private readonly bus: Bus;
+
+  constructor(bus: Bus) {
+    this.bus = bus;
+  }
+
+  start(): void {
+    this.subscriptions = [
+      this.bus.subscribe(subjects.executionsAppended, ({ data }) => {
+        this.broadcast((c) => canSeeTraces(c.principal), { kind: 'trace.appended', id: data.id, seq: data.seq, hash: data.hash, subject: data.subject, outcome: data.outcome });
+      }),
+      this.bus.subscribe(subjects.revocationRevoked, ({ data }) => {
+        for (const c of this.clients) {
+          if (c.principal.jti === data.jti) this.end(c, 'token revoked');
+        }
+        this.broadcast((c) => scopeGrants(c.principal.scope, SCOPE_REVOCATIONS), { kind: 'revocation', jti: data.jti, exp: data.exp });
+      }),
+    ];
+  }
+
+  /** Every probe round, to every client: health is public on each listener. */
+  setHealth(round: ServiceHealth[]): void {
+    this.health = round;
+    this.broadcast(() => true, { kind: 'health', services: round });
+  }
+
+  add(socket: WebSocket, principal: Principal): void {
+    const client: Client = { socket, principal, timer: undefined };
+    this.clients.add(client);
+    if (principal.exp !== undefined) {
+      // setTimeout holds at most ~24.8 days; a longer-lived token is re-armed at that bound.
+      const ms = Math.min(principal.exp * 1000 - Date.now(), 2 ** 31 - 1);
+      client.timer = setTimeout(() => this.end(client, 'token expired'), Math.max(0, ms));
+      client.timer.unref();
+    }
+    socket.on('close', () => this.drop(client));
+    socket.on('error', () => this.drop(client));
+    send(client, {
+      kind: 'hello', sub: principal.sub ?? 'anonymous', scope: principal.scope,
+      expiresAt: principal.exp ?? null, services: this.health,
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const c of [...this.clients]) {
+      send(c, { kind: 'bye', reason: 'the dashboard edge is stopping' });
+      c.socket.close(1001, 'going away');
+      this.drop(c);
+    }
+    await Promise.all(this.subscriptions.map((s) => s.unsubscribe()));
+  }
+
+  private end(client: Client, reason: string): void {
+    send(client, { kind: 'bye', reason });
+    client.socket.close(CLOSE_TOKEN_ENDED, reason);
+    this.drop(client);
+  }
+
+  private drop(client: Client): void {
+    if (client.timer) clearTimeout(client.timer);
+    this.clients.delete(client);
+  }
+
+  private broadcast(to: (c: Client) => boolean, message: LiveMessage): void {
+    const text = JSON.stringify(message);
+    for (const c of this.clients) if (to(c)) sendText(c, text);
+  }
+}
+
+/**
+ * Trace events carry the subject of any tenant's record: only tokens that read the whole chain (no
+ * tenant) get them live; a tenant's token reads its own records over HTTP.
+ */
+function canSeeTraces(p: Principal): boolean {
+  return p.tenantId === undefined && scopeGrants(p.scope, SCOPE_TRACES);
+}
+
+function send(client: Client, message: LiveMessage): void {
+  sendText(client, JSON.stringify(message));
+}
+
+function sendText(client: Client, text: string): void {
+  // OPEN only: a socket that is closing would throw; its close handler drops it.
+  if (client.socket.readyState === 1) client.socket.send(text);
+}
+
+/** The token offered as a subprotocol (`bearer.<token>`), for browsers that cannot set headers on a socket. */
+export function bearerFromProtocols(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value === undefined) return undefined;
+  for (const part of value.split(',')) {
+    const p = part.trim();
+    if (p.startsWith(BEARER_PROTOCOL_PREFIX) && p.length > BEARER_PROTOCOL_PREFIX.length) return p.slice(BEARER_PROTOCOL_PREFIX.length);
+  }
+  return undefined;
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
+import { Type } from 'typebox';
+import type { Bus } from '../../bus/index.ts';
+import type { SuiteConfig } from '../../config/index.ts';
+import { sendError, type Authority, type EdgeApp, type EdgeRoutes } from '../../edge-http/index.ts';
+import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
+import { probeTargets, startHealthWatch } from './health.ts';
+import { BEARER_PROTOCOL_PREFIX, LIVE_PROTOCOL, LiveHub, bearerFromProtocols } from './live.ts';
+
+/** Where `npm run build` (vite, dashboard/vite.config.ts) writes the browser app. */
+export const DASHBOARD_DIST = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
+
+/** Health rounds: a stopped service shows UNKNOWN within about two of these plus the probe timeout. */
+export const HEALTH_INTERVAL_MS = 2000;
+
+const PUBLIC: Authority = { kind: 'public' };
+/**
+ * The socket accepts any valid token (each message kind is then filtered by its scopes, live.ts), or
+ * the admin key from a client that can set headers (not a browser).
+ */
+const ANY_TOKEN: Authority = { kind: 'token', admin: true };
+
+const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$' }) });
+
+export interface DashboardRouteDeps {
+  bus: Bus;
+  config: SuiteConfig;
+  /** The built app's folder; tests point it elsewhere. */
+  distDir?: string;
+}
+
+/**
+ * The dashboard listener (3001): the built Solid app as public static files (it holds no secret: the
+ * person pastes a token into the page), the execution chain's reads (same origin, so the browser
+ * needs no CORS), the health of every listener, and the live socket `GET /live`.
+ */
+export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
+  const dist = deps.distDir ?? DASHBOARD_DIST;
+  const chainRoutes = executionRoutes(deps.bus);
+  const readRoutes = executionReadRoutes(deps.bus);
+  return async (app) => {
+    const root = app as unknown as FastifyInstance;
+    const hub = new LiveHub(deps.bus);
+    hub.start();
+    // Probes start once this listener serves (the runtime starts it last), not during start-up.
+    let watch: ReturnType<typeof startHealthWatch> | undefined;
+    root.addHook('onListen', async () => {
+      watch ??= startHealthWatch(probeTargets(deps.config.host, deps.config.ports), HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+    });
+    root.addHook('onClose', async () => {
+      watch?.stop();
+      await hub.stop();
+    });
+
+    await staticRoutes(app, root, dist);
+
+    app.get('/dashboard/health', { config: { authority: PUBLIC } }, async () => ({ services: watch?.latest() ?? [] }));
+
+    await root.register(fastifyWebsocket, {
+      options: {
+        maxPayload: 1024,
+        // Answer with the dashboard's protocol, never the token the client offered beside it.
+        handleProtocols: (offered: Set<string>) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
+      },
+    });
+    // Browsers cannot set headers on a WebSocket: the token comes as a subprotocol and is moved to
+    // Authorization before the route's capability check (route hooks run after this scope's).
+    root.addHook('onRequest', async (request) => {
+      if (request.headers.authorization !== undefined || request.headers.upgrade === undefined) return;
+      const token = bearerFromProtocols(request.headers['sec-websocket-protocol']);
+      if (token !== undefined) request.headers.authorization = `Bearer ${token}`;
+    });
+    root.route({
+      method: 'GET',
+      url: '/live',
+      config: { authority: ANY_TOKEN },
+      handler: async (_request, reply) => sendError(reply, { code: 'INVALID_REQUEST', message: `GET /live is a WebSocket: connect with the subprotocols "${LIVE_PROTOCOL}" and "${BEARER_PROTOCOL_PREFIX}<token>"` }),
+      wsHandler: (socket, request) => hub.add(socket, request.principal),
+    });
+
+    await chainRoutes(app);
+    await readRoutes(app);
+  };
+}
+
+async function staticRoutes(app: EdgeApp, root: FastifyInstance, dist: string): Promise<void> {
+  const built = existsSync(`${dist}/index.html`);
+  if (built) await root.register(fastifyStatic, { root: dist, serve: false });
+  const notBuilt = (reply: Parameters<typeof sendError>[0]) => sendError(reply, { code: 'SERVICE_UNAVAILABLE', message: 'the dashboard is not built: run `npm run build`' });
+  app.get('/', { config: { authority: PUBLIC } }, async (_request, reply) => (built ? reply.type('text/html').sendFile('index.html') : notBuilt(reply)));
+  app.get('/assets/:file', { config: { authority: PUBLIC }, schema: { params: AssetParams } }, async (request, reply) => {
+    if (!built) return notBuilt(reply);
+    // Names are content-hashed by the build: they may be kept for a year.
+    return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(`assets/${request.params.file}`);
+  });
+}
