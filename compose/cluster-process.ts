@@ -7,6 +7,8 @@ import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.
 import { subjects } from '../bus/index.ts';
 import { schedulerSubjects } from '../services/scheduler/index.ts';
 import { connectorSubjects } from '../services/connectors/index.ts';
+import { trustSubjects } from '../services/trust/index.ts';
+import { benchSubjects } from '../services/bench/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Child, freePort, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';
@@ -20,6 +22,8 @@ const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
   'actor:tokens': subjects.tokenValidate.subject,
   'actor:scheduler': schedulerSubjects.health.subject,
   'actor:connectors': connectorSubjects.list.subject,
+  'actor:trust': trustSubjects.score.subject,
+  'actor:bench-runner': benchSubjects.get.subject,
 };
 
 export interface ProcessPlan {

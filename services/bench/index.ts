@@ -58,3 +58,4 @@ export const benchService = defineService({
     });
   },
 });
+export { benchSubjects } from './subjects.ts';
