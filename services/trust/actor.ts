@@ -23,9 +23,16 @@ export interface TrustArbiterOptions {
  * and writes the database only, in transactions where a rule spans rows), and the `trace appended`
  * broadcast (same queue: one replica links each execution to the interactions that named it).
  */
+/** How long appended executions gather before they are linked, and the most linked at once. */
+const LINK_EVERY_MS = 100;
+const LINK_BATCH_MAX = 500;
+
 export class TrustArbiterActor extends BusActor {
   readonly #deps: TrustDeps;
   readonly #logger: Logger;
+  /** Appended executions waiting to be linked: one statement per batch, not one per append. */
+  #appended: Array<{ id: string; outcome: string }> = [];
+  #linking: Promise<void> = Promise.resolve();
 
   constructor(o: TrustArbiterOptions) {
     super();
@@ -39,6 +46,7 @@ export class TrustArbiterActor extends BusActor {
     const queue = { queue: 'trust' };
     const unexpected = (err: unknown) => this.#logger.error({ err }, 'trust handler failed');
     const on = <T, R>(work: (deps: TrustDeps, data: T) => Promise<R>) => ({ data }: { data: T }) => replyOf(() => work(d, data), unexpected);
+    this.every(LINK_EVERY_MS, () => void this.#link());
     return [
       bus.serve(s.recordEvent, on(events.recordEvent), queue),
       bus.serve(s.eventsOf, on(events.listEvents), queue),
@@ -69,8 +77,23 @@ export class TrustArbiterActor extends BusActor {
       bus.serve(s.getChain, on(interactions.chain), queue),
       bus.serve(s.anomalies, on(interactions.anomalies), queue),
       bus.subscribe(subjects.executionsAppended, ({ data }) => {
-        interactions.appended(d, data).catch((err: unknown) => this.#logger.warn({ err, execution: data.id }, 'linking an appended execution failed'));
+        this.#appended.push({ id: data.id, outcome: data.outcome });
+        if (this.#appended.length >= LINK_BATCH_MAX) void this.#link();
       }, queue),
     ];
+  }
+
+  /** Link what has gathered, one batch at a time (in order, so a later batch never overtakes). */
+  #link(): Promise<void> {
+    const batch = this.#appended;
+    if (batch.length === 0) return this.#linking;
+    this.#appended = [];
+    this.#linking = this.#linking.then(() => interactions.appended(this.#deps, batch)).catch((err: unknown) =>
+      this.#logger.warn({ err, executions: batch.length }, 'linking appended executions failed'));
+    return this.#linking;
+  }
+
+  protected override async stopped(): Promise<void> {
+    await this.#link();
   }
 }

@@ -6,7 +6,7 @@ import { tenantColumn, tenantOf } from './context.ts';
 import { newId } from './queries/common.ts';
 import {
   addChild, anomaliesOfChain, chainTenant, getChain, getInteraction, insertChain, insertInteraction, insertObservation, interactionsOfChain,
-  lastInteractions, linkExecution, linksOf, listAnomalies, listChains, observationsOf, stalledChains, touchChain, upsertAnomaly,
+  lastInteractions, linkExecution, linkExecutions, linksOf, listAnomalies, listChains, observationsOf, stalledChains, touchChain, upsertAnomaly,
 } from './queries/interactions.ts';
 import type { req } from './schemas.ts';
 
@@ -107,6 +107,7 @@ export async function anomalies(deps: TrustDeps, r: Static<typeof req.anomalies>
 }
 
 /** `trace appended`: an execution some interaction named is now on the chain. */
-export async function appended(deps: TrustDeps, e: { id: string; outcome: string }): Promise<void> {
-  await linkExecution(deps.storage.pool, e.id, e.outcome);
+/** Executions appended to the chain, gathered by the actor (actor.ts), linked to the interactions that named them. */
+export async function appended(deps: TrustDeps, executions: ReadonlyArray<{ id: string; outcome: string }>): Promise<void> {
+  await linkExecutions(deps.storage.pool, executions);
 }

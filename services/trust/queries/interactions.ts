@@ -122,10 +122,22 @@ export async function lastInteractions(db: CommonQueryMethods, chainIds: readonl
  * progress of their chains. Answers how many interactions it linked.
  */
 export async function linkExecution(db: CommonQueryMethods, executionId: string, outcome: string): Promise<number> {
+  return linkExecutions(db, [{ id: executionId, outcome }]);
+}
+
+/**
+ * Link executions to the interactions that named them, in one statement for a batch of appended
+ * executions (most name none: one statement per append cost the chain a database round trip each).
+ */
+export async function linkExecutions(db: CommonQueryMethods, executions: ReadonlyArray<{ id: string; outcome: string }>): Promise<number> {
+  if (executions.length === 0) return 0;
+  const ids = sql.array(executions.map((e) => e.id), 'text');
+  const outcomes = sql.array(executions.map((e) => e.outcome), 'text');
   const linked = await db.any(sql.type(rowSchema(Type.Object({ chainId: Type.String() })))`
-    with linked as (
+    with appended as (select * from unnest(${ids}, ${outcomes}) as a(execution_id, outcome)),
+    linked as (
       insert into trust_execution_links (execution_id, interaction_id, outcome)
-      select ${executionId}, id, ${outcome} from trust_interactions where execution_id = ${executionId}
+      select a.execution_id, i.id, a.outcome from appended a join trust_interactions i on i.execution_id = a.execution_id
       on conflict do nothing returning interaction_id)
     select i.chain_id as "chainId" from linked l join trust_interactions i on i.id = l.interaction_id`);
   const chains = [...new Set(linked.map((r) => r.chainId))];
