@@ -4,27 +4,13 @@
  */
 import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
 import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
-import { subjects } from '../bus/index.ts';
-import { schedulerSubjects } from '../services/scheduler/index.ts';
-import { connectorSubjects } from '../services/connectors/index.ts';
-import { trustSubjects } from '../services/trust/index.ts';
-import { benchSubjects } from '../services/bench/index.ts';
+import { SERVICE_MODULES } from '../services/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Child, freePort, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';
 
-/** A reply on this subject shows the role is up (the chain writer answers only once it leads). */
-const ACTOR_SUBJECTS: Readonly<Record<ActorRole, string>> = {
-  'actor:chain-writer': subjects.auditAppend.subject,
-  'actor:audit': subjects.auditList.subject,
-  'actor:executions': subjects.executionsGet.subject,
-  'actor:revocation': subjects.revocationSnapshot.subject,
-  'actor:tokens': subjects.tokenValidate.subject,
-  'actor:scheduler': schedulerSubjects.health.subject,
-  'actor:connectors': connectorSubjects.list.subject,
-  'actor:trust': trustSubjects.score.subject,
-  'actor:bench-runner': benchSubjects.get.subject,
-};
+/** A reply on this subject shows the role is up (each service declares its roles'; services/kit). */
+const ACTOR_SUBJECTS: Readonly<Record<string, string>> = Object.assign({}, ...SERVICE_MODULES.map((s) => s.readiness ?? {}));
 
 export interface ProcessPlan {
   readonly name: string;
@@ -96,7 +82,7 @@ export class ClusterProcess {
     const isActor = (r: Role): r is ActorRole => !isEdgeRole(r);
     const pending = new Set<string>([...this.services, ...this.roles.filter(isActor)]);
     const isReady = async (item: string): Promise<boolean> => {
-      const subject = (ACTOR_SUBJECTS as Readonly<Record<string, string>>)[item];
+      const subject = ACTOR_SUBJECTS[item];
       if (subject !== undefined) return hasResponder(this.#shared.probe, subject);
       const ready = await fetch(this.url(item as ServiceName, '/ready'), { signal: AbortSignal.timeout(1000) });
       return ready.status === 200;

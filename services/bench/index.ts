@@ -1,3 +1,4 @@
+import { benchSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy, type OutboundGuard } from '../../actors/outbound/index.ts';
 import type { SuiteConfig } from '../../config/index.ts';
 import { defineService } from '../kit/index.ts';
@@ -22,6 +23,7 @@ export const benchService = defineService({
   name: 'bench',
   listener: 'bench',
   actorRoles: ['actor:bench-runner'],
+  readiness: { 'actor:bench-runner': benchSubjects.get.subject },
   migrations: { name: 'bench', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:bench-runner')) return {};
@@ -58,4 +60,3 @@ export const benchService = defineService({
     });
   },
 });
-export { benchSubjects } from './subjects.ts';

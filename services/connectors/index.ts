@@ -1,3 +1,4 @@
+import { connectorSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { defineService } from '../kit/index.ts';
 import { ConnectorsActor } from './actor.ts';
@@ -15,6 +16,7 @@ export const connectorsService = defineService({
   name: 'connectors',
   listener: 'connector',
   actorRoles: ['actor:connectors'],
+  readiness: { 'actor:connectors': connectorSubjects.list.subject },
   async startActors(ctx) {
     if (!ctx.has('actor:connectors')) return {};
     const { config, bus, logger } = ctx;

@@ -22,6 +22,11 @@ export interface ServiceModule {
   readonly listener?: ServiceName;
   /** Actor roles this service adds (`suite run actor:<name> ...`). */
   readonly actorRoles: readonly ActorRoleName[];
+  /**
+   * For each of its actor roles, a request subject that role serves: a responder on it shows the
+   * role is up (the local cluster waits on it; the chain writer answers only once it leads).
+   */
+  readonly readiness?: Readonly<Partial<Record<ActorRoleName, string>>>;
   /** Its own numbered migrations (storage/migrate.ts, "migration sets"). */
   readonly migrations?: MigrationSet;
   /** Start the actors of the roles this process takes (`ctx.has(role)`); return what to stop. */

@@ -1,3 +1,4 @@
+import { schedulerSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { defineService } from '../kit/index.ts';
 import { SchedulerActor } from './actor.ts';
@@ -18,6 +19,7 @@ export const schedulerService = defineService({
   name: 'scheduler',
   listener: 'scheduler',
   actorRoles: ['actor:scheduler'],
+  readiness: { 'actor:scheduler': schedulerSubjects.health.subject },
   mcpTools: schedulerTools,
   migrations: { name: 'scheduler', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {

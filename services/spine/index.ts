@@ -1,3 +1,4 @@
+import { subjects } from '../../bus/index.ts';
 import { DEFAULT_MIGRATIONS_DIR } from '../../storage/index.ts';
 import { AuditReaderActor, AuditWriterActor } from '../../actors/audit/index.ts';
 import { startExecutionActors } from '../../actors/executions/index.ts';
@@ -14,6 +15,12 @@ import { defineService, type RunningPart } from '../kit/index.ts';
 export const spineService = defineService({
   name: 'spine',
   actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation'],
+  readiness: {
+    'actor:chain-writer': subjects.auditAppend.subject,
+    'actor:audit': subjects.auditList.subject,
+    'actor:executions': subjects.executionsGet.subject,
+    'actor:revocation': subjects.revocationSnapshot.subject,
+  },
   async startActors(ctx) {
     const { bus, storage, holder, config, logger } = ctx;
     const actors: RunningPart[] = [];

@@ -1,3 +1,4 @@
+import { subjects } from '../../bus/index.ts';
 import { TokenActor } from '../../actors/tokens/index.ts';
 import { TenancyActor } from '../../actors/tenancy/index.ts';
 import { IdentityActor } from '../../actors/identities/index.ts';
@@ -18,6 +19,7 @@ export const tokenService = defineService({
   name: 'token',
   listener: 'token',
   actorRoles: ['actor:tokens'],
+  readiness: { 'actor:tokens': subjects.tokenValidate.subject },
   mcpTools: tokenTools,
   async startActors(ctx) {
     if (!ctx.has('actor:tokens')) return {};

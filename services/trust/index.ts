@@ -1,3 +1,4 @@
+import { trustSubjects } from './subjects.ts';
 import { defineService } from '../kit/index.ts';
 import { TrustArbiterActor } from './actor.ts';
 import { trustRoutes } from './routes.ts';
@@ -11,6 +12,7 @@ export const trustService = defineService({
   name: 'trust',
   listener: 'trust',
   actorRoles: ['actor:trust'],
+  readiness: { 'actor:trust': trustSubjects.score.subject },
   migrations: { name: 'trust', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:trust')) return {};
