@@ -26,6 +26,8 @@ export interface EdgeDeps {
   services: readonly ServiceModule[];
   /** The process's HTTP tracing; undefined when tracing is disabled (OTEL_SDK_DISABLED). */
   tracing: EdgeTracing | undefined;
+  /** Where this process reaches a listener: its own edges at their bound ports (cli/runtime.ts). */
+  listenerUrl: (service: ServiceName) => string | undefined;
   /** False while a chain writer of this process keeps failing to commit; absent: it runs none. */
   chainsHealthy?: () => boolean;
 }
@@ -98,7 +100,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services), metrics: d.metrics }),
+    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services), metrics: d.metrics, listenerUrl: d.listenerUrl }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { SuiteConfig } from '../config/index.ts';
+import { listenerUrl, type ServiceName, type SuiteConfig } from '../config/index.ts';
 import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, SuiteError, type Bus } from '../bus/index.ts';
 import { openStorage, type MigrationSet, type Storage } from '../storage/index.ts';
 import { TokenChecker } from '../actors/capability/index.ts';
@@ -139,10 +139,12 @@ export async function startSuite(
     }
 
     const edges: RunningEdge[] = [];
+    // The dashboard's probes and proxy reach this process's listeners at the ports they were bound to.
+    const locate = (service: ServiceName) => listenerUrl(config, service, edges.find((e) => e.service === service)?.port);
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
-        services: SERVICE_MODULES,
+        services: SERVICE_MODULES, listenerUrl: locate,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
         ...(stalls.length > 0 ? { chainsHealthy: () => !stalls.some((stalled) => stalled()) } : {}),
       });

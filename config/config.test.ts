@@ -26,6 +26,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUITE_TOKEN_PORT: 'eighty' })).toThrow(/SUITE_TOKEN_PORT/);
     expect(() => loadConfig({ SUITE_SCHEDULER_PORT: '70000' })).toThrow(/SUITE_SCHEDULER_PORT/);
     expect(() => loadConfig({ SUITE_DATABASE_URL: 'mysql://x' })).toThrow(/SUITE_DATABASE_URL/);
+    expect(() => loadConfig({ SUITE_TRUST_URL: 'trust:8085' })).toThrow(/SUITE_TRUST_URL/);
+    expect(() => loadConfig({ SUITE_TOKEN_URL: 'http://user:pw@token:8081' })).toThrow(/SUITE_TOKEN_URL/);
+    expect(loadConfig({ SUITE_TRUST_URL: 'http://trust:8085/' }).listenerUrls).toEqual({ trust: 'http://trust:8085' });
     expect(() => loadConfig({ SUITE_ACCESS_LOG: 'maybe' })).toThrow(/SUITE_ACCESS_LOG/);
     expect(() => loadConfig({ SUITE_HMAC_PREVIOUS_SECRETS: 'short' })).toThrow(/SUITE_HMAC_PREVIOUS_SECRETS/);
   });

@@ -22,6 +22,16 @@ export const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
   dashboard: 3001,
 };
 
+/** Where another process reaches each listener, when it runs elsewhere (SuiteConfig.listenerUrls). */
+export const URL_VARIABLES: Readonly<Record<ServiceName, string>> = {
+  token: 'SUITE_TOKEN_URL',
+  scheduler: 'SUITE_SCHEDULER_URL',
+  bench: 'SUITE_BENCH_URL',
+  connector: 'SUITE_CONNECTOR_URL',
+  trust: 'SUITE_TRUST_URL',
+  dashboard: 'SUITE_DASHBOARD_URL',
+};
+
 export const PORT_VARIABLES: Readonly<Record<ServiceName, string>> = {
   token: 'SUITE_TOKEN_PORT',
   scheduler: 'SUITE_SCHEDULER_PORT',
@@ -44,6 +54,12 @@ export interface SuiteConfig {
   readonly busNamespace: string | undefined;
   readonly host: string;
   readonly ports: Readonly<Record<ServiceName, number>>;
+  /**
+   * `SUITE_<LISTENER>_URL` (e.g. `SUITE_TRUST_URL=http://trust:8085`): where another process reaches
+   * a listener that runs elsewhere (the dashboard's probes and same-origin proxy). Unset: a listener
+   * of this process at its bound port, else `host` and the configured port.
+   */
+  readonly listenerUrls: Readonly<Partial<Record<ServiceName, string>>>;
   /** Newest first: the first signs, all validate. */
   readonly hmacSecrets: readonly string[];
   readonly adminKey: string | undefined;
@@ -200,6 +216,22 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
 
   const ports = {} as Record<ServiceName, number>;
   for (const service of SERVICES) ports[service] = int(PORT_VARIABLES[service], DEFAULT_PORTS[service], 0, 65535);
+  const listenerUrls: Partial<Record<ServiceName, string>> = {};
+  for (const service of SERVICES) {
+    const name = URL_VARIABLES[service];
+    const value = str(name);
+    if (value === undefined) continue;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new ConfigError(name, 'must be an http:// or https:// URL');
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '') {
+      throw new ConfigError(name, 'must be an http:// or https:// URL with no query, fragment or credentials');
+    }
+    listenerUrls[service] = url.href.replace(/\/+$/, '');
+  }
 
   const dataDir = str('SUITE_DATA_DIR');
   const databaseUrl = str('SUITE_DATABASE_URL');
@@ -234,6 +266,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     busNamespace,
     host: str('SUITE_HOST') ?? '127.0.0.1',
     ports,
+    listenerUrls,
     hmacSecrets,
     adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,
     mcpToken: str('SUITE_MCP_TOKEN'),

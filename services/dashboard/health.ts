@@ -13,17 +13,14 @@ export const WATCHED: readonly ServiceName[] = SERVICES.filter((s) => s !== 'das
 /** A probe slower than this is a failure: the overview must turn UNKNOWN within a few seconds. */
 const PROBE_TIMEOUT_MS = 1500;
 
-/** The base URL of each listener; a wildcard bind address is probed on loopback. */
-export function probeTargets(host: string, ports: Readonly<Record<ServiceName, number>>): Record<string, string> {
-  const h = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  return Object.fromEntries(WATCHED.map((s) => [s, `http://${h}:${ports[s]}`]));
-}
+/** Where a listener is reached (config's `listenerUrl`); undefined: nothing says where. */
+export type LocateListener = (service: ServiceName) => string | undefined;
 
 /** One probe of `GET /ready` (it names the failing dependencies); never throws. */
-export async function probe(service: ServiceName, baseUrl: string): Promise<ServiceHealth> {
+export async function probe(service: ServiceName, baseUrl: string | undefined): Promise<ServiceHealth> {
   const started = performance.now();
   const checkedAt = new Date().toISOString();
-  if (baseUrl.endsWith(':0')) return { service, state: 'unknown', checkedAt, reason: 'configured with port 0: its port is chosen at start and unknown to the dashboard' };
+  if (baseUrl === undefined) return { service, state: 'unknown', checkedAt, reason: 'configured with port 0 in another process: its port is chosen at start and unknown to the dashboard (set its SUITE_<LISTENER>_URL)' };
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
@@ -53,12 +50,12 @@ export async function probe(service: ServiceName, baseUrl: string): Promise<Serv
  * Probes every listener on a fixed period and hands each round to `onRound`. Rounds do not overlap:
  * a slow round delays the next one rather than stacking probes.
  */
-export function startHealthWatch(targets: Record<string, string>, intervalMs: number, onRound: (round: ServiceHealth[]) => void): { stop(): void; latest(): ServiceHealth[] } {
+export function startHealthWatch(locate: LocateListener, intervalMs: number, onRound: (round: ServiceHealth[]) => void): { stop(): void; latest(): ServiceHealth[] } {
   let latest: ServiceHealth[] = WATCHED.map((service) => ({ service, state: 'unknown', checkedAt: new Date().toISOString(), reason: 'not probed yet' }));
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const round = async () => {
-    latest = await Promise.all(WATCHED.map((s) => probe(s, targets[s] as string)));
+    latest = await Promise.all(WATCHED.map((s) => probe(s, locate(s))));
     if (stopped) return;
     onRound(latest);
     timer = setTimeout(() => void round(), intervalMs);

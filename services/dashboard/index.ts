@@ -14,5 +14,5 @@ export const dashboardService = defineService({
   name: 'dashboard',
   listener: 'dashboard',
   actorRoles: [],
-  routes: ({ bus, config }) => dashboardRoutes({ bus, config }),
+  routes: ({ bus, config, listenerUrl }) => dashboardRoutes({ bus, config, listenerUrl }),
 });

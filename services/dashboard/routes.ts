@@ -8,7 +8,8 @@ import type { Bus } from '../../bus/index.ts';
 import type { SuiteConfig } from '../../config/index.ts';
 import { sendError, type Authority, type EdgeApp, type EdgeRoutes } from '../../edge-http/index.ts';
 import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
-import { probeTargets, startHealthWatch } from './health.ts';
+import { startHealthWatch, type LocateListener } from './health.ts';
+import { proxyRoutes } from './proxy.ts';
 import { BEARER_PROTOCOL_PREFIX, LIVE_PROTOCOL, LiveHub, bearerFromProtocols } from './live.ts';
 
 /** Where `npm run build` (vite, dashboard/vite.config.ts) writes the browser app. */
@@ -29,6 +30,8 @@ const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{
 export interface DashboardRouteDeps {
   bus: Bus;
   config: SuiteConfig;
+  /** Where the other listeners are reached (probes and the same-origin proxy). */
+  listenerUrl: LocateListener;
   /** The built app's folder; tests point it elsewhere. */
   distDir?: string;
 }
@@ -49,7 +52,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
     // Probes start once this listener serves (the runtime starts it last), not during start-up.
     let watch: ReturnType<typeof startHealthWatch> | undefined;
     root.addHook('onListen', async () => {
-      watch ??= startHealthWatch(probeTargets(deps.config.host, deps.config.ports), HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+      watch ??= startHealthWatch(deps.listenerUrl, HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
     });
     root.addHook('onClose', async () => {
       watch?.stop();
@@ -84,6 +87,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
 
     await chainRoutes(app);
     await readRoutes(app);
+    await proxyRoutes(app, root, deps.listenerUrl);
   };
 }
 

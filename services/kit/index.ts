@@ -86,6 +86,8 @@ export interface RouteContext {
   readonly mcpTools: readonly McpTool[];
   /** The process's metrics registry (what `/metrics` of its edges serves). */
   readonly metrics: MetricsRegistry;
+  /** Where this process reaches a listener (config's `listenerUrl`, with the ports its own edges got). */
+  readonly listenerUrl: (service: ServiceName) => string | undefined;
 }
 
 /** A service module, frozen; the names of its roles are checked to be its own. */
