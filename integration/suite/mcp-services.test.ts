@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_STRING_LENGTH } from '../../bus/index.ts';
 import type { ExecutionRecord } from '../../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
@@ -89,6 +90,38 @@ describe('discovery of the bench, connector and trust tools', () => {
     expect(tools.get('connector_github_get_issue')?.inputSchema.required).toEqual(expect.arrayContaining(['owner', 'repo', 'number']));
     expect(tools.get('read_evidence')?.inputSchema).toMatchObject({ required: ['subjectId', 'limit'], additionalProperties: false });
     expect(tools.get('compare_benchmarks')?.description).toMatch(/\(scope bench:read\)$/);
+  });
+});
+
+describe('hostile arguments to the bench, connector and trust tools', () => {
+  it('answers each with an MCP invalid-params error (or the edge\'s 400), never an internal error, and the server keeps answering', async () => {
+    const { client } = await connect(['bench:*', 'connector:*', 'trust:*'], 'mcp-hostile');
+    const nested = (depth: number) => {
+      let value: unknown = 0;
+      for (let i = 0; i < depth; i++) value = [value];
+      return value;
+    };
+    // A lone surrogate, a `__proto__` key, nesting or a string past the edge's limits never reaches
+    // the MCP layer: the edge answers the body 400, as on every route. The rest fail the tool's schema.
+    const hostile: Array<[Record<string, unknown>, number]> = [
+      [{ unexpected: 'a\ud800b' }, 400],
+      [JSON.parse('{"__proto__":{"polluted":true}}') as Record<string, unknown>, 400],
+      [{ nested: nested(2_000) }, 400],
+      [{ long: 'x'.repeat(MAX_STRING_LENGTH + 1) }, 400],
+      [{ nested: nested(10) }, -32602],
+      [{ long: 'x'.repeat(10_000) }, -32602],
+      [{ unexpected: null }, -32602],
+    ];
+    const tools = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(tools.length).toBe(19);
+    for (const name of tools) {
+      for (const [args, code] of hostile) {
+        const refused = await client.callTool({ name, arguments: args }).catch((err: unknown) => err);
+        expect(refused, `${name} ${JSON.stringify(args).slice(0, 40)}`).toMatchObject({ code });
+      }
+    }
+    expect(({}) as Record<string, unknown>).not.toHaveProperty('polluted');
+    expect(await names(client)).toEqual([...tools].sort());
   });
 });
 
