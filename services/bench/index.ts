@@ -4,6 +4,7 @@ import type { SuiteConfig } from '../../config/index.ts';
 import { defineService } from '../kit/index.ts';
 import { BenchRunnerActor } from './runner.ts';
 import { benchRoutes } from './routes.ts';
+import { benchTools } from './mcp-tools.ts';
 import { providersOf } from './providers-table.ts';
 import { targetUrlOf } from './targets.ts';
 
@@ -24,6 +25,7 @@ export const benchService = defineService({
   listener: 'bench',
   actorRoles: ['actor:bench-runner'],
   readiness: { 'actor:bench-runner': benchSubjects.get.subject },
+  mcpTools: benchTools,
   migrations: { name: 'bench', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:bench-runner')) return {};

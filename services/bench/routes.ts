@@ -5,6 +5,7 @@ import { callerOf, sendError, sendResult, type EdgeRoutes } from '../../edge-htt
 import { latencyBuckets, markdownReport } from '../../core/bench/index.ts';
 import { benchSubjects, CompareQuery, CoreBody, HistoryQuery, JobId, RunBody, type RunSettings } from './subjects.ts';
 import { reportInputOf } from './report.ts';
+import { providerRuleBroken } from './run-rules.ts';
 import type { ProviderInfo } from './providers-table.ts';
 
 export interface BenchRouteOptions {
@@ -13,21 +14,8 @@ export interface BenchRouteOptions {
   providers: readonly ProviderInfo[];
 }
 
-const JobParams = Type.Object({ jobId: JobId });
-const HTTP_ONLY = ['method', 'headers', 'body'] as const;
-const LLM_ONLY = ['prompt', 'maxTokens'] as const;
-
-/** What the schema cannot say: fields that depend on the provider. Checked before a unit is metered. */
-function providerRuleBroken(body: RunSettings): string | undefined {
-  if (body.provider === 'http') {
-    if (body.url === undefined) return 'body/url is required for provider http';
-    for (const f of LLM_ONLY) if (body[f] !== undefined) return `body/${f} applies to the LLM providers, not http`;
-    return undefined;
-  }
-  if (body.model === undefined) return `body/model is required for provider ${body.provider}`;
-  for (const f of HTTP_ONLY) if (body[f] !== undefined) return `body/${f} applies to provider http only`;
-  return undefined;
-}
+/** The path of GET /run/{jobId} (its MCP tool takes the same field). */
+export const JobParams = Type.Object({ jobId: JobId });
 
 /** The benchmark service's routes (spec, "Benchmark service"; docs/BENCHMARK.md). */
 export function benchRoutes(bus: Bus, o: BenchRouteOptions): EdgeRoutes {

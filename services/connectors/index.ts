@@ -3,6 +3,7 @@ import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index
 import { defineService } from '../kit/index.ts';
 import { ConnectorsActor } from './actor.ts';
 import { connectorRoutes } from './routes.ts';
+import { connectorTools } from './mcp-tools.ts';
 
 export { connectorSubjects } from './subjects.ts';
 
@@ -17,6 +18,7 @@ export const connectorsService = defineService({
   listener: 'connector',
   actorRoles: ['actor:connectors'],
   readiness: { 'actor:connectors': connectorSubjects.list.subject },
+  mcpTools: connectorTools,
   async startActors(ctx) {
     if (!ctx.has('actor:connectors')) return {};
     const { config, bus, logger } = ctx;

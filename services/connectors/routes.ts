@@ -7,12 +7,13 @@ import { connectorSubjects } from './subjects.ts';
 const GenerateBody = Type.Object({
   prompt: Type.String({ minLength: 1, maxLength: MAX_PROMPT_LENGTH, description: 'What the connector should do, in words; a base URL may be included' }),
 }, { additionalProperties: false });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+/** A connector's id in the path (its MCP tools take the same field). */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const ActionParams = Type.Object({ id: Type.String({ maxLength: 64 }), action: Type.String({ maxLength: 64 }) });
 
 /** A provider call may take the connector's own timeout (up to 120 s) plus the trace's append. */
-const ACT_TIMEOUT_MS = 150_000;
-const VERIFY_TIMEOUT_MS = 60_000;
+export const ACT_TIMEOUT_MS = 150_000;
+export const VERIFY_TIMEOUT_MS = 60_000;
 
 /**
  * The connector listener (8084): the registry and POST /generate (public), verify (`connector:read`) and

@@ -2,6 +2,7 @@ import { trustSubjects } from './subjects.ts';
 import { defineService } from '../kit/index.ts';
 import { TrustArbiterActor } from './actor.ts';
 import { trustRoutes } from './routes.ts';
+import { trustTools } from './mcp-tools.ts';
 
 /**
  * The trust service (listener 8085; docs/TRUST.md): evidence and appeals, advisory scores, grounding
@@ -13,6 +14,7 @@ export const trustService = defineService({
   listener: 'trust',
   actorRoles: ['actor:trust'],
   readiness: { 'actor:trust': trustSubjects.score.subject },
+  mcpTools: trustTools,
   migrations: { name: 'trust', dir: new URL('./migrations/', import.meta.url) },
   async startActors(ctx) {
     if (!ctx.has('actor:trust')) return {};

@@ -11,12 +11,12 @@ import { trustSubjects as s } from './subjects.ts';
 /** The trust edge (listener 8085; spec, "Trust service"; docs/TRUST.md). Routes talk to the trust arbiter over the bus. */
 
 const scope = (name: string) => ({ authority: { kind: 'scope' as const, scope: name } });
-const ListQuery = Type.Object({ limit: Limit }, { additionalProperties: false });
-const AnomalyQuery = Type.Object({
+export const ListQuery = Type.Object({ limit: Limit }, { additionalProperties: false });
+export const AnomalyQuery = Type.Object({
   limit: Limit,
   kind: Type.Optional(Type.Enum(['cycle', 'runaway-depth', 'runaway-fanout', 'stall', 'disagreement'])),
 }, { additionalProperties: false });
-const SubjectParams = Type.Object({ subjectId: Name });
+export const SubjectParams = Type.Object({ subjectId: Name });
 const EventParams = Type.Object({ eventId: IdParam });
 const AppealParams = Type.Object({ appealId: IdParam });
 const DisputeParams = Type.Object({ disputeId: IdParam });
