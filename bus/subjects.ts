@@ -8,6 +8,7 @@ import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
 import * as tenancy from './schemas/tenancy.ts';
 import * as tokens from './schemas/tokens.ts';
+import * as live from './schemas/live.ts';
 
 /**
  * Every subject of the suite, declared once with its schemas. `suite.<domain>.<verb>`; events end
@@ -73,6 +74,10 @@ export const subjects = {
   modelsAttest: requestSubject('suite.models.attest', models.AttestRequest, models.AttestReply),
   modelsList: requestSubject('suite.models.list', models.ListModelsRequest, models.ListModelsReply),
   modelsGet: requestSubject('suite.models.get', models.GetModelRequest, models.GetModelReply),
+
+  // Published by the benchmark and scheduler services for live views (schemas/live.ts).
+  benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
+  schedulerEvent: eventSubject('suite.scheduler.event', live.SchedulerEvent),
 } as const;
 
 export type { AuditInput, AuditEntry } from './schemas/audit.ts';

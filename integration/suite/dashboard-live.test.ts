@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
 import WebSocket from 'ws';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
@@ -97,6 +98,51 @@ describe('GET /live, the dashboard socket', () => {
 
     const short = await open((await t.mint(['execution:read'], { expiresIn: '2s' })).token);
     expect(await short.closed).toEqual({ code: 4401, reason: 'token expired' });
+  });
+
+  it('forwards the scheduler\'s events to a token that reads the queue, and not to one that does not', async () => {
+    const target = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const watcher = await open((await t.mint(['queue:read'])).token);
+      const narrow = await open((await t.mint(['execution:read'])).token);
+      const writer = (await t.mint(['queue:write'])).token;
+      const res = await fetch(t.url('scheduler', '/queue'), {
+        method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ task: { type: 'http', url: `http://127.0.0.1:${(target.address() as { port: number }).port}/` } }),
+      });
+      expect(res.status).toBe(201);
+      const { id } = (await res.json()) as { id: string };
+      const events = () => watcher.messages.filter((m) => m.kind === 'scheduler.event').map((m) => m.event as { kind: string; taskId: string; detail: string });
+      await until(() => events().find((e) => e.taskId === id && e.kind === 'task-queued'));
+      const attempt = await until(() => events().find((e) => e.taskId === id && e.kind === 'task-attempt'), 10_000);
+      expect(attempt.detail).toContain('succeeded');
+      expect(narrow.messages.some((m) => m.kind === 'scheduler.event')).toBe(false);
+      watcher.ws.close();
+      narrow.ws.close();
+    } finally {
+      target.close();
+    }
+  });
+
+  it('forwards a benchmark job\'s progress to a token that reads runs', async () => {
+    const target = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    try {
+      const watcher = await open((await t.mint(['bench:read'])).token);
+      const runner = (await t.mint(['bench:run'])).token;
+      const res = await fetch(t.url('bench', '/run'), {
+        method: 'POST', headers: { authorization: `Bearer ${runner}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ provider: 'http', url: `http://127.0.0.1:${(target.address() as { port: number }).port}/`, testRuns: 5, warmupRuns: 0 }),
+      });
+      expect(res.status).toBe(202);
+      const { jobId } = (await res.json()) as { jobId: string };
+      const done = await until(() => watcher.messages.find((m) => m.kind === 'bench.progress' && m.jobId === jobId && m.status === 'succeeded'), 15_000);
+      expect(done).toMatchObject({ done: 5, total: 5 });
+      watcher.ws.close();
+    } finally {
+      target.close();
+    }
   });
 
   it('refuses the upgrade without a token or with a bad one (401)', async () => {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CallerSchema, eventSubject, requestSubject, Text } from '../../bus/index.ts';
+import { CallerSchema, requestSubject, subjects, Text } from '../../bus/index.ts';
 
 /** The benchmark service's bus subjects (`suite.bench.<verb>`) and message schemas (docs/BENCHMARK.md). */
 
@@ -92,9 +92,6 @@ const CompareReply = Type.Object({
   mannWhitney: Type.Object({ u: Type.Number(), pValue: Type.Number(), probabilityOfSuperiority: Type.Number(), significant: Type.Boolean() }),
 });
 
-const ProgressEvent = Type.Object({
-  jobId: JobId, status: StatusSchema, done: Type.Integer(), total: Type.Integer(), tenantId: Type.Optional(Type.String()),
-});
 
 export const CoreBody = Type.Object({
   iterations: Type.Integer({ minimum: 10, maximum: 1000, default: 200 }),
@@ -121,5 +118,5 @@ export const benchSubjects = {
   coreLatest: requestSubject('suite.bench.core-latest', Type.Object({}), CoreRun),
   coreRegression: requestSubject('suite.bench.core-regression', Type.Object({}), CoreRegression),
   /** A job's progress and state changes, for live views (the dashboard). */
-  progress: eventSubject('suite.bench.progress', ProgressEvent),
+  progress: subjects.benchProgress,
 } as const;

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import { subjects, type Bus, type Subscription } from '../../bus/index.ts';
+import { subjects, type Bus, type EventOf, type Subscription } from '../../bus/index.ts';
 import { scopeGrants } from '../../core/capability/index.ts';
 import type { Principal } from '../../edge-http/index.ts';
 import type { ServiceHealth } from './health.ts';
@@ -13,6 +13,9 @@ export type LiveMessage =
   | { kind: 'health'; services: ServiceHealth[] }
   | { kind: 'trace.appended'; id: string; seq: number; hash: string; subject: string; outcome: string }
   | { kind: 'revocation'; jti: string; exp: number }
+  | ({ kind: 'bench.progress' } & EventOf<typeof subjects.benchProgress>)
+  /** Nested: the scheduler's event has a `kind` of its own (`schedule-fired`, `task-attempt`, …). */
+  | { kind: 'scheduler.event'; event: EventOf<typeof subjects.schedulerEvent> }
   | { kind: 'bye'; reason: string };
 
 /** The subprotocol the dashboard speaks; the token travels beside it (`bearer.<token>`), never echoed. */
@@ -29,6 +32,9 @@ interface Client {
 
 const SCOPE_TRACES = 'execution:read';
 const SCOPE_REVOCATIONS = 'auth:token:revoke';
+const SCOPE_BENCH = 'bench:read';
+/** Any of these reads the scheduler's state over HTTP (queue, schedules, its log): so it may watch it. */
+const SCOPES_SCHEDULER = ['queue:read', 'schedule:read', 'runtime:read'];
 
 /**
  * The fan-out of one dashboard edge: one bus subscription per event kind for the whole process, and
@@ -56,6 +62,13 @@ export class LiveHub {
           if (c.principal.jti === data.jti) this.end(c, 'token revoked');
         }
         this.broadcast((c) => scopeGrants(c.principal.scope, SCOPE_REVOCATIONS), { kind: 'revocation', jti: data.jti, exp: data.exp });
+      }),
+      // A tenant's token sees its own tenant's jobs and tasks only, as over HTTP.
+      this.bus.subscribe(subjects.benchProgress, ({ data }) => {
+        this.broadcast((c) => c.principal.tenantId === data.tenantId && scopeGrants(c.principal.scope, SCOPE_BENCH), { kind: 'bench.progress', ...data });
+      }),
+      this.bus.subscribe(subjects.schedulerEvent, ({ data }) => {
+        this.broadcast((c) => (c.principal.tenantId ?? '') === data.namespace && SCOPES_SCHEDULER.some((s) => scopeGrants(c.principal.scope, s)), { kind: 'scheduler.event', event: data });
       }),
     ];
   }

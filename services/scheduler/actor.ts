@@ -15,7 +15,8 @@ import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
 import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
 import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
-import { insertEvents, listEvents } from './event-store.ts';
+import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
+import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
 
@@ -63,7 +64,7 @@ export class SchedulerActor extends BusActor {
     this.#o = o;
     this.#breakers = new HostBreakers(o.breaker);
     this.#ticker = new ScheduleTicker({
-      storage: o.storage, logger: o.logger, maxSleepMs: o.settings.tickMaxSleepMs,
+      storage: o.storage, logger: o.logger, maxSleepMs: o.settings.tickMaxSleepMs, onEvents: this.#publish,
       onFired: ({ dueAt, latenessMs }) => {
         o.onFired?.(latenessMs);
         for (const at of new Set(dueAt)) this.#workers.wakeAt(at);
@@ -72,7 +73,7 @@ export class SchedulerActor extends BusActor {
     this.#workers = new WorkerPool({
       bus: o.bus, storage: o.storage, logger: o.logger, holder: o.holder, slots: o.settings.workers, pollMs: o.settings.pollMs,
       leaseMarginMs: o.settings.leaseMarginMs, random: o.random ?? Math.random, run: (task, timeoutMs) => this.#run(task, timeoutMs),
-      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
+      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}), onEvents: this.#publish,
     });
   }
 
@@ -142,7 +143,7 @@ export class SchedulerActor extends BusActor {
       timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, nextRunAt: next?.toISOString() ?? null,
     });
     if (!inserted) throw new SuiteError('CONFLICT', `a schedule with id "${req.id}" exists; delete it first to replace it`);
-    await insertEvents(this.#o.storage.pool, [{ namespace, kind: 'schedule-created', scheduleId: req.id, detail: `cron "${req.cron.trim()}"${req.timezone ? ` in ${req.timezone}` : ''} by ${req.owner.sub}` }]);
+    await this.#record([{ namespace, kind: 'schedule-created', scheduleId: req.id, detail: `cron "${req.cron.trim()}"${req.timezone ? ` in ${req.timezone}` : ''} by ${req.owner.sub}` }]);
     this.#ticker.wake();
     return { id: req.id, nextRun: next?.toISOString() ?? null, durable: this.#o.durable };
   }
@@ -155,7 +156,7 @@ export class SchedulerActor extends BusActor {
   async #delete(req: RequestOf<typeof subjects.scheduleDelete>) {
     if (!(await deleteSchedule(this.#o.storage.pool, req.namespace, req.id))) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
     await dropPendingFirings(this.#o.storage.pool, req.namespace, req.id);
-    await insertEvents(this.#o.storage.pool, [{ namespace: req.namespace, kind: 'schedule-deleted', scheduleId: req.id, detail: `by ${req.actor}` }]);
+    await this.#record([{ namespace: req.namespace, kind: 'schedule-deleted', scheduleId: req.id, detail: `by ${req.actor}` }]);
     return { id: req.id, deleted: true as const };
   }
 
@@ -164,19 +165,29 @@ export class SchedulerActor extends BusActor {
     // Not found is answered after the transaction, not thrown inside it: a rolled-back transaction
     // makes slonik replace its connection, and PGlite's one session then sees a second pg client
     // re-prepare named statements it already holds ("prepared statement ... already exists").
+    const event = { namespace: req.namespace, kind: state === 'active' ? 'schedule-resumed' : 'schedule-paused', scheduleId: req.id, detail: `by ${req.actor}` };
     const row = await this.#o.storage.pool.transaction(async (tx) => {
       const current = await lockSchedule(tx, req.namespace, req.id);
       if (current === null) return null;
       const next = state === 'active' ? nextRunAfter(current.cron, current.timezone ?? undefined, new Date())?.toISOString() ?? null : null;
       const updated = await setScheduleState(tx, req.namespace, req.id, state, next);
       if (state === 'paused') await dropPendingFirings(tx, req.namespace, req.id);
-      await insertEvents(tx, [{ namespace: req.namespace, kind: state === 'active' ? 'schedule-resumed' : 'schedule-paused', scheduleId: req.id, detail: `by ${req.actor}` }]);
+      await insertEvents(tx, [event]);
       return updated;
     });
     if (row === null) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
+    this.#publish([event]);
     if (state === 'active') this.#ticker.wake();
     return scheduleView(row);
   }
+
+  /** Commit events to the log, then tell live views. */
+  async #record(events: NewEvent[]): Promise<void> {
+    await insertEvents(this.#o.storage.pool, events);
+    this.#publish(events);
+  }
+
+  readonly #publish = (events: readonly NewEvent[]): void => publishEvents(this.#o.bus, this.#o.logger, events);
 
   async #enqueue(req: RequestOf<typeof subjects.enqueue>) {
     await this.#checkTask(req.task);
@@ -191,6 +202,8 @@ export class SchedulerActor extends BusActor {
     }
     if (inserted.outcome === 'duplicate') throw new SuiteError('CONFLICT', `a task with id "${id}" exists`);
     if ((req.delay ?? 0) === 0) this.#workers.wake();
+    // Not kept in the log (one more write per task); live views see it.
+    this.#publish([{ namespace, kind: 'task-queued', taskId: id, detail: `${req.priority ?? 'normal'} priority${req.delay ? `, due in ${req.delay} ms` : ''}` }]);
     return { accepted: true as const, task: inserted.task };
   }
 

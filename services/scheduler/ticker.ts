@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/index.ts';
 import { nextAfterFiring } from '../../core/scheduling/index.ts';
 import { advanceSchedules, claimDueSchedules, earliestNextRun } from './schedule-store.ts';
 import { insertFirings } from './task-store.ts';
-import { insertEvents } from './event-store.ts';
+import { insertEvents, type NewEvent } from './event-store.ts';
 
 export interface TickerOptions {
   readonly storage: Storage;
@@ -12,6 +12,8 @@ export interface TickerOptions {
   readonly maxSleepMs: number;
   /** Told of the firings just enqueued: their due times (epoch ms) and how late each was enqueued. */
   readonly onFired: (firings: { readonly dueAt: readonly number[]; readonly latenessMs: readonly number[] }) => void;
+  /** The events of each committed batch of firings (for the live feed). */
+  readonly onEvents?: (events: readonly NewEvent[]) => void;
 }
 
 const BATCH = 1000;
@@ -80,6 +82,7 @@ export class ScheduleTicker {
   }
 
   async #claimBatch(): Promise<number> {
+    let events: NewEvent[] = [];
     const due = await this.#o.storage.pool.transaction(async (tx) => {
       const rows = await claimDueSchedules(tx, BATCH, FIRING_LOOKAHEAD_MS);
       if (rows.length === 0) return rows;
@@ -90,12 +93,14 @@ export class ScheduleTicker {
       await insertFirings(tx, rows.map((r) => ({
         namespace: r.namespace, scheduleId: r.id, dueAt: r.dueAt, task: r.task, retry: r.retry, timeoutMs: r.timeoutMs, owner: r.owner,
       })));
-      await insertEvents(tx, rows.map((r) => ({
+      events = rows.map((r) => ({
         namespace: r.namespace, kind: 'schedule-fired', scheduleId: r.id, detail: `due ${r.dueAt}, enqueued ${describeLateness(r.latenessMs)}`,
-      })));
+      }));
+      await insertEvents(tx, events);
       return rows;
     });
     if (due.length > 0) {
+      this.#o.onEvents?.(events);
       // Lateness as the queue sees it: from the due time to the firing committed (0 if ahead of it).
       const committed = Date.now();
       const dueAt = due.map((r) => Date.parse(r.dueAt));

@@ -8,7 +8,7 @@ import { hasAttemptLeft, retryDelay, type RetryPolicy } from '../../core/schedul
 import type { Storage } from '../../storage/index.ts';
 import type { AttemptResult } from './attempt.ts';
 import { claimTasks, endAttempt, reclaimExpiredLeases, type ClaimedTask } from './task-store.ts';
-import { insertEvents } from './event-store.ts';
+import { insertEvents, type NewEvent } from './event-store.ts';
 import type { Owner, Task } from './schemas.ts';
 
 const tracer = trace.getTracer('suite.scheduler');
@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
   readonly random: () => number;
   /** Told of each attempt's end, for metrics. */
   readonly onAttempt?: (result: AttemptResult, waitedMs: number) => void;
+  /** The events it commits (for the live feed). */
+  readonly onEvents?: (events: readonly NewEvent[]) => void;
 }
 
 /**
@@ -92,10 +94,12 @@ export class WorkerPool {
   async reclaim(): Promise<void> {
     const back = await reclaimExpiredLeases(this.#o.storage.pool);
     if (back.length === 0) return;
-    await insertEvents(this.#o.storage.pool, back.map((t) => ({
+    const events = back.map((t) => ({
       namespace: t.namespace, kind: t.state === 'dead' ? 'task-dead' : 'task-reclaimed', taskId: t.id, attempt: t.attempts,
       detail: t.state === 'dead' ? 'its worker stopped answering on the last attempt allowed' : 'its worker stopped answering; queued for another attempt',
-    })));
+    }));
+    await insertEvents(this.#o.storage.pool, events);
+    this.#o.onEvents?.(events);
     this.wake();
   }
 
@@ -162,7 +166,9 @@ export class WorkerPool {
     });
     const detail = `${result.outcome}${result.status !== null ? ` (HTTP ${result.status})` : ''} in ${result.durationMs} ms`
       + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
-    await insertEvents(this.#o.storage.pool, [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }]);
+    const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
+    await insertEvents(this.#o.storage.pool, events);
+    this.#o.onEvents?.(events);
   }
 
   /** The attempt on the execution chain, in the owner's name (issue 14: every attempt is signed). */

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+
+/**
+ * Events services publish for live views (the dashboard's socket, docs/DASHBOARD.md). They live
+ * here, not in the publishing service's folder, because the dashboard subscribes to them and a
+ * service never imports another.
+ */
+
+/** A benchmark job's progress: at most every 250 ms while it runs, and at each change of state. */
+export const BenchProgressEvent = Type.Object({
+  jobId: Type.String({ pattern: '^bench_[0-9a-f]{32}$' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  done: Type.Integer(),
+  total: Type.Integer(),
+  tenantId: Type.Optional(Type.String()),
+});
+
+/**
+ * What the scheduler did, as its log (`GET /runtime/logs`) records it, plus `task-queued` (not kept
+ * in the log). `namespace` is the owner's tenant, `''` for none.
+ */
+export const SchedulerEvent = Type.Object({
+  namespace: Type.String(),
+  kind: Type.String(),
+  taskId: Type.Union([Type.String(), Type.Null()]),
+  scheduleId: Type.Union([Type.String(), Type.Null()]),
+  attempt: Type.Union([Type.Integer(), Type.Null()]),
+  detail: Type.String(),
+  at: Type.String(),
+});
