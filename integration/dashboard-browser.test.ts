@@ -1,37 +1,18 @@
-import { createServer } from 'node:net';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
-import { ensureDashboardBuilt } from '../cli/dashboard-build.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { startDashboardBrowser, UPDATE_DOCS, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 
 /**
  * The dashboard in a real browser (Debian's chromium, driven by playwright-core) against a real suite
- * in this process: every listener on a fixed free port, so the dashboard's health probes reach them.
+ * in this process (testing/dashboard-browser.ts): the overview, the chain, a record, the verifier.
  */
-const CHROMIUM = '/usr/bin/chromium';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** `UPDATE_DOCS=1` also writes each view's screenshot at 1280x800 into docs/screenshots/ (docs/DASHBOARD.md). */
-const UPDATE_DOCS = process.env.UPDATE_DOCS === '1';
-async function shot(page: Page, name: string): Promise<void> {
-  if (UPDATE_DOCS) await page.screenshot({ path: `docs/screenshots/${name}.png` });
-}
-
+let d: DashboardBrowser;
 let t: TestSuite;
 let browser: Browser;
 let reader: string;
+const shot = (page: Page, name: string) => d.shot(page, name);
 
 async function signIn(page: Page, token: string, hash = ''): Promise<void> {
   await page.goto(t.url('dashboard', `/${hash}`));
@@ -50,20 +31,14 @@ async function record(token: string, subject: string): Promise<{ id: string; seq
 }
 
 beforeAll(async () => {
-  ensureDashboardBuilt(pino({ level: 'silent' }));
-  const env: Record<string, string> = {};
-  for (const s of SERVICES) env[PORT_VARIABLES[s]] = String(await freePort());
-  t = await startTestSuite(env);
+  d = await startDashboardBrowser();
+  t = d.t;
+  browser = d.browser;
   reader = (await t.mint(['execution:read', 'execution:record'], { sub: 'dashboard-person' })).token;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+  await d?.stop();
 });
 
 describe('the dashboard in a browser', () => {

@@ -1,4 +1,5 @@
-import { createEffect, createSignal, Show, type ParentProps } from 'solid-js';
+import { createEffect, createSignal, For, Show, type ParentProps } from 'solid-js';
+import { ROUTES } from './routes';
 import { A } from '@solidjs/router';
 import { setToken, token } from './auth';
 import { connect, connection, who } from './live';
@@ -11,9 +12,7 @@ export function Layout(props: ParentProps) {
       <header>
         <strong>Agent Authority Suite</strong>
         <nav aria-label="views">
-          <A href="/" end>Overview</A>
-          <A href="/chain">Trace chain</A>
-          <A href="/verify">Verifier</A>
+          <For each={ROUTES.filter((r) => r.label !== undefined)}>{(r) => <A href={r.path} end={r.path === '/'}>{r.label}</A>}</For>
         </nav>
         <Show
           when={token()}

@@ -31,3 +31,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (response.status === 401 || response.status === 403) return { kind: 'not-permitted', message };
   return { kind: 'error', status: response.status, message };
 }
+
+/** The listeners the dashboard reads through its same-origin proxy (`/api/<listener>/…`, docs/DASHBOARD.md). */
+export type Listener = 'token' | 'scheduler' | 'bench' | 'connector' | 'trust';
+
+/** A call to another listener's route, through the dashboard edge (same origin, no CORS). */
+export function apiOf<T>(listener: Listener, path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResult<T>> {
+  return api<T>(`/api/${listener}${path}`, init);
+}

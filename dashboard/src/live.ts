@@ -7,11 +7,21 @@ export type ServiceHealth =
 
 export interface TraceAppended { kind: 'trace.appended'; id: string; seq: number; hash: string; subject: string; outcome: string }
 
+export interface BenchProgress { kind: 'bench.progress'; jobId: string; status: 'queued' | 'running' | 'succeeded' | 'failed'; done: number; total: number; tenantId?: string }
+export interface SchedulerEvent {
+  kind: 'scheduler.event';
+  /** `kind`: schedule-created, -fired, -paused, -resumed, -deleted; task-queued, -attempt, -reclaimed, -dead. */
+  event: { namespace: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string; at: string };
+}
+export interface Revocation { kind: 'revocation'; jti: string; exp: number }
+
+/** The socket's events a view may follow (docs/DASHBOARD.md, "The socket"). */
+export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation;
+
 type Message =
   | { kind: 'hello'; sub: string; scope: string[]; expiresAt: number | null; services: ServiceHealth[] }
   | { kind: 'health'; services: ServiceHealth[] }
-  | TraceAppended
-  | { kind: 'revocation'; jti: string; exp: number }
+  | LiveEvent
   | { kind: 'bye'; reason: string };
 
 export type Connection = { state: 'closed' | 'connecting' | 'open'; reason: string };
@@ -23,13 +33,19 @@ const TOKEN_ENDED = 4401;
 const [connection, setConnection] = createSignal<Connection>({ state: 'closed', reason: 'no token pasted' });
 const [health, setHealth] = createSignal<{ services: ServiceHealth[]; receivedAt: number } | null>(null);
 const [who, setWho] = createSignal<{ sub: string; scope: string[] } | null>(null);
-const traceListeners = new Set<(t: TraceAppended) => void>();
+const listeners = new Set<(e: LiveEvent) => void>();
 
 export { connection, health, who };
 
+/** Follow one kind of live event; returns the function that stops following (call it in onCleanup). */
+export function onLive<K extends LiveEvent['kind']>(kind: K, listener: (e: Extract<LiveEvent, { kind: K }>) => void): () => void {
+  const l = (e: LiveEvent) => { if (e.kind === kind) listener(e as Extract<LiveEvent, { kind: K }>); };
+  listeners.add(l);
+  return () => listeners.delete(l);
+}
+
 export function onTrace(listener: (t: TraceAppended) => void): () => void {
-  traceListeners.add(listener);
-  return () => traceListeners.delete(listener);
+  return onLive('trace.appended', listener);
 }
 
 let socket: WebSocket | null = null;
@@ -54,8 +70,8 @@ export function connect(token: string | null): void {
       setWho({ sub: m.sub, scope: m.scope });
       if (m.services.length > 0) setHealth({ services: m.services, receivedAt: Date.now() });
     } else if (m.kind === 'health') setHealth({ services: m.services, receivedAt: Date.now() });
-    else if (m.kind === 'trace.appended') for (const l of traceListeners) l(m);
     else if (m.kind === 'bye') bye = m.reason;
+    else for (const l of listeners) l(m);
   };
   ws.onclose = (event) => {
     if (socket !== ws) return;

@@ -1,0 +1,15 @@
+import { lazy, type Component } from 'solid-js';
+import { Overview } from './views/Overview';
+
+/**
+ * Every view: its hash route, its name in the navigation, and its component. Views other than the
+ * overview load on first visit (their own chunk), so the first screen's bundle stays small.
+ */
+export interface ViewRoute { path: string; label?: string; component: Component }
+
+export const ROUTES: readonly ViewRoute[] = [
+  { path: '/', label: 'Overview', component: Overview },
+  { path: '/chain', label: 'Trace chain', component: lazy(() => import('./views/Chain').then((m) => ({ default: m.Chain }))) },
+  { path: '/records/:id', component: lazy(() => import('./views/Record').then((m) => ({ default: m.RecordView }))) },
+  { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
+];
