@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { ALL_ROLES, EDGE_ROLES, ACTOR_ROLES } from '../cli/roles.ts';
-import { PORT_VARIABLES } from '../config/index.ts';
+import { PORT_VARIABLES, SERVICES, URL_VARIABLES } from '../config/index.ts';
 
 /**
  * docker-compose.yml, checked by reading it: no Docker engine runs here, so nothing is started.
@@ -122,6 +122,17 @@ describe('compose/docker-compose.yml', () => {
       const edges = rolesOf(name, s).filter((r): r is keyof typeof EDGE_ROLES => r in EDGE_ROLES);
       const listens = edges.map((r) => env[PORT_VARIABLES[EDGE_ROLES[r]]]);
       expect({ name, published: published.filter((p) => p.name === name).map((p) => p.container) }).toEqual({ name, published: listens });
+    }
+  });
+
+  test('the dashboard reaches every other listener at a service that runs its edge, on the port it listens on', () => {
+    const [, dashboard] = suite.find(([, s]) => rolesOf('dashboard', s).includes('edge:dashboard')) as [string, Service];
+    const env = envOf(dashboard);
+    for (const listener of SERVICES.filter((l) => l !== 'dashboard')) {
+      const url = new URL(env[URL_VARIABLES[listener]] ?? 'missing://');
+      const target = compose.services[url.hostname];
+      expect({ listener, runsEdge: target ? rolesOf(url.hostname, target).includes(`edge:${listener}`) : false }).toEqual({ listener, runsEdge: true });
+      expect({ listener, port: url.port }).toEqual({ listener, port: envOf(target as Service)[PORT_VARIABLES[listener]] });
     }
   });
 
