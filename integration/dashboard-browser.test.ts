@@ -87,6 +87,33 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
+  test('a record shows its lineage both ways and compares pasted content with its hashes', async () => {
+    const post = async (body: Record<string, unknown>) => {
+      const res = await fetch(t.url('token', '/executions'), {
+        method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ module: 'dashboard-test', action: 'step', ...body }),
+      });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string };
+    };
+    const producer = await post({ subject: 'producer', input: { q: 1 }, output: { moved: 'lineage-browser' }, outcome: 'failure' });
+    const consumer = await post({ subject: 'consumer', input: { moved: 'lineage-browser' }, outcome: 'success' });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader, `#/records/${consumer.id}`);
+    await page.waitForSelector(`[data-testid="lineage"] [data-lineage-id="${producer.id}"]`);
+    await page.fill('#replay-input', JSON.stringify({ moved: 'lineage-browser' }));
+    await page.click('button:text-is("Compare")');
+    await expect.poll(() => page.textContent('[data-testid="replay-result"]')).toMatch(/^Input matches; output not compared/);
+    await page.fill('#replay-input', JSON.stringify({ moved: 'something else' }));
+    await page.click('button:text-is("Compare")');
+    await expect.poll(() => page.textContent('[data-testid="replay-result"]')).toMatch(/^Input does not match/);
+    // The producer's blast radius names the consumer; its link opens the consumer's record.
+    await page.evaluate((id) => { location.hash = `#/records/${id}`; }, producer.id);
+    await page.click(`[data-testid="lineage"] [data-lineage-id="${consumer.id}"] a`, { timeout: 5000 });
+    await page.waitForSelector(`h1:has-text("Record ${consumer.id}")`, { timeout: 5000 });
+    await page.close();
+  });
+
   test('the verifier accepts a good record and rejects a tampered one, in the browser', async () => {
     const made = await record(reader, 'verify-subject');
     const res = await fetch(t.url('token', `/executions/${made.id}`), { headers: { authorization: `Bearer ${reader}` } });

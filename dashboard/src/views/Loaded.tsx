@@ -16,7 +16,8 @@ export function Loaded<T>(props: { result: ApiResult<T> | undefined; what: strin
         <p>{props.what}: <Unknown reason={(r() as { message: string }).message} /></p>
       </Match>
       <Match when={r()?.kind === 'error'}><p class="bad" role="alert">{props.what} could not be read: {(r() as { message: string }).message}</p></Match>
-      <Match when={r()?.kind === 'ok' && r()}>{(ok) => props.children((ok() as { value: T }).value)}</Match>
+      {/* keyed: a new answer (a refetch, another id) renders afresh; the children read their value once. */}
+      <Match when={r()?.kind === 'ok' ? (r() as { value: T }) : undefined} keyed>{(ok) => props.children(ok.value)}</Match>
     </Switch>
   );
 }

@@ -3,6 +3,8 @@ import { useParams } from '@solidjs/router';
 import { api, type ApiResult } from '../api';
 import { token } from '../auth';
 import { NotPermitted } from './Unknown';
+import { RecordLineage } from './RecordLineage';
+import { RecordReplay } from './RecordReplay';
 
 interface Conditions { conditions: { condition: string; state: string; field: string; detail: string }[]; conclusion: string }
 interface Explain { sentences: { text: string; fields: string[] }[]; basis: string }
@@ -47,6 +49,8 @@ export function RecordView() {
               return <><For each={e.sentences}>{(s) => <p title={`from ${s.fields.join(', ')}`}>{s.text}</p>}</For><p><small>{e.basis}</small></p></>;
             })()}
           </Show>
+          <RecordLineage id={params.id} />
+          <RecordReplay id={params.id} />
         </Match>
       </Switch>
     </section>
