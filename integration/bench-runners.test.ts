@@ -163,7 +163,9 @@ describe('bench runners in separate processes', () => {
   });
 
   test("a job whose runner died twice is failed RUNNER_LOST by the runner left, once the dead claim's lease runs out", async () => {
-    // The two runners stopped above come back, so that two can die and one is left.
+    // The two runners stopped above come back, so that two can die and one is left. (Their readiness
+    // probe is answered by any runner of the queue group, so one may still be starting when the job
+    // is claimed; it then takes part later, within the generous waits below.)
     await Promise.all(RUNNERS.filter((n) => !cluster.process(n).running).map((n) => cluster.process(n).start()));
     const jobId = await submit('/lost', 500);
     const { name: first } = await measuredBy(jobId, '/lost', 5, 1);
