@@ -49,6 +49,8 @@ describe('the dashboard in a browser', () => {
       await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
     }
     expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
+    // Key figures this token may not read say so, rather than showing a zero.
+    await page.waitForSelector('[data-figure="queued"][data-state="not-permitted"]');
     // The chain's head follows appends live.
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     const made = await record(reader, 'overview-subject');
@@ -183,7 +185,8 @@ describe('the dashboard in a browser', () => {
     // Tab from the start of the page to the "Trace chain" link, then Enter.
     await page.focus('body');
     let focused = '';
-    for (let i = 0; i < 10 && focused !== 'Trace chain'; i++) {
+    // From wherever focus was (the page holds many focusable figures), Tab cycles back to the header.
+    for (let i = 0; i < 60 && focused !== 'Trace chain'; i++) {
       await page.keyboard.press('Tab');
       focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
     }
@@ -196,9 +199,11 @@ describe('the dashboard in a browser', () => {
   });
 
   test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
+    const watcher = (await t.mint(['execution:read', 'trust:read', 'queue:read'], { sub: 'figures-person' })).token;
     const page = await browser.newPage();
-    await signIn(page, reader);
+    await signIn(page, watcher);
     await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-figure="anomalies"][data-state="value"]');
     const edge = t.suite.edges.find((e) => e.service === 'trust');
     await edge!.stop();
     const started = Date.now();
@@ -206,15 +211,23 @@ describe('the dashboard in a browser', () => {
     expect(Date.now() - started).toBeLessThan(8000);
     const title = await page.getAttribute('tr[data-service="trust"] .unknown', 'title');
     expect(title).toMatch(/could not be reached/);
-    // The others stay ready: only the stopped one is unknown.
+    // The others stay ready: only the stopped one is unknown; so are its key figures, not the others'.
     expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
+    await page.waitForSelector('[data-figure="anomalies"][data-state="unknown"]', { timeout: 8000 });
+    expect(await page.getAttribute('[data-figure="anomalies"] .unknown', 'title')).toMatch(/trust listener could not be reached/);
+    expect(await page.getAttribute('[data-figure="queued"]', 'data-state')).toBe('value');
     // The trust listener comes back (a second suite, every role, its trust edge on the same port).
-    const back = await startTestSuite({ ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(t.config.ports.trust) });
+    // It shares the first suite's signing secret, so the page's token is valid there too.
+    const back = await startTestSuite({
+      ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(t.config.ports.trust),
+      SUITE_HMAC_SECRET: t.config.hmacSecrets[0] as string,
+    });
     try {
       await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 8000 });
+      await page.waitForSelector('[data-figure="anomalies"][data-state="value"]', { timeout: 8000 });
     } finally {
       await back.stop();
     }
     await page.close();
-  });
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { token } from '../auth';
 import { connection, health, onTrace, type ServiceHealth } from '../live';
 import { NotPermitted } from './Unknown';
 import { Unknown } from './Unknown';
+import { KeyFigures } from './KeyFigures';
 
 /** A health round older than this is no longer current: shown as UNKNOWN rather than passed off. */
 const STALE_MS = 6000;
@@ -65,6 +66,7 @@ export function Overview() {
             </For>
           </tbody>
         </table>
+        <KeyFigures />
         <h2>Execution chain</h2>
         <Switch>
           <Match when={newest()?.kind === 'not-permitted'}><NotPermitted what="the execution chain (scope execution:read)" message={(newest() as { message: string }).message} /></Match>
