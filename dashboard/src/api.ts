@@ -7,9 +7,13 @@ export type ApiResult<T> =
   | { kind: 'error'; status: number; message: string }
   | { kind: 'unreachable'; message: string };
 
+/** A call's method, JSON body, and extra headers (`x-suite-admin-key`, `x-suite-tenant-key`) for this call only. */
+export interface CallOptions { method?: string; body?: unknown; headers?: Record<string, string> }
+
 /** Same-origin call with the pasted token; never throws. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = {};
+export async function api<T>(path: string, init: CallOptions = {}): Promise<ApiResult<T>> {
+  // Extra headers (the admin key or a tenant key a view holds in memory) go first: the token is added after.
+  const headers: Record<string, string> = { ...init.headers };
   const t = token();
   if (t) headers.authorization = `Bearer ${t}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
@@ -36,6 +40,6 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
 export type Listener = 'token' | 'scheduler' | 'bench' | 'connector' | 'trust';
 
 /** A call to another listener's route, through the dashboard edge (same origin, no CORS). */
-export function apiOf<T>(listener: Listener, path: string, init: { method?: string; body?: unknown } = {}): Promise<ApiResult<T>> {
+export function apiOf<T>(listener: Listener, path: string, init: CallOptions = {}): Promise<ApiResult<T>> {
   return api<T>(`/api/${listener}${path}`, init);
 }

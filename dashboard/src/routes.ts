@@ -11,5 +11,9 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/', label: 'Overview', component: Overview },
   { path: '/chain', label: 'Trace chain', component: lazy(() => import('./views/Chain').then((m) => ({ default: m.Chain }))) },
   { path: '/records/:id', component: lazy(() => import('./views/Record').then((m) => ({ default: m.RecordView }))) },
+  { path: '/tenants', label: 'Tenants', component: lazy(() => import('./views/tenants/Tenants').then((m) => ({ default: m.Tenants }))) },
+  { path: '/tenants/:id', component: lazy(() => import('./views/tenants/TenantDetail').then((m) => ({ default: m.TenantDetail }))) },
+  { path: '/scheduler', label: 'Scheduler', component: lazy(() => import('./views/scheduler/Scheduler').then((m) => ({ default: m.Scheduler }))) },
+  { path: '/scheduler/tasks/:id', component: lazy(() => import('./views/scheduler/Task').then((m) => ({ default: m.Task }))) },
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
 ];
