@@ -11,5 +11,8 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/', label: 'Overview', component: Overview },
   { path: '/chain', label: 'Trace chain', component: lazy(() => import('./views/Chain').then((m) => ({ default: m.Chain }))) },
   { path: '/records/:id', component: lazy(() => import('./views/Record').then((m) => ({ default: m.RecordView }))) },
+  { path: '/attention', label: 'Attention', component: lazy(() => import('./views/attention/Attention').then((m) => ({ default: m.Attention }))) },
+  { path: '/tokens', label: 'Tokens', component: lazy(() => import('./views/tokens/Tokens').then((m) => ({ default: m.Tokens }))) },
+  { path: '/audit', label: 'Audit', component: lazy(() => import('./views/audit/Audit').then((m) => ({ default: m.Audit }))) },
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
 ];
