@@ -57,7 +57,7 @@ export function AttentionList(props: { tick: number }) {
                           <For each={r.reasons}>{(x) => <li data-kind={x.kind}><strong>{x.kind}</strong>{x.state ? ` ${x.state}` : ''}: {x.detail} <small>({x.field})</small></li>}</For>
                         </ul>
                       </td>
-                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td>{r.timestamp}</td>
+                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td>{r.timestamp.replace('T', ' ')}</td>
                     </tr>
                   )}
                 </For>

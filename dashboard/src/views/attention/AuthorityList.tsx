@@ -76,7 +76,7 @@ function SubjectRow(props: { s: SubjectAuthority }) {
       <td>{counted(s.capability, (x: { state: string }) => x.state)}</td>
       <td>{counted(s.actions, (x: { module: string; action: string }) => `${x.module}/${x.action}`)}{s.truncated ? ' (cut at 100)' : ''}</td>
       <td>{counted(s.outcomes, (x: { outcome: string }) => x.outcome)}</td>
-      <td>{s.firstSeen} – {s.lastSeen}</td>
+      <td>{s.firstSeen.replace('T', ' ')} – {s.lastSeen.replace('T', ' ')}</td>
     </tr>
   );
 }

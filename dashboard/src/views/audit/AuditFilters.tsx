@@ -32,8 +32,8 @@ export function AuditFilters(props: { filter: AuditFilter; apply: (f: AuditFilte
           <option value="">allow and deny</option><option value="allow">allow</option><option value="deny">deny</option>
         </select>
       </div>
-      <div><label for="audit-from">From</label><input id="audit-from" type="datetime-local" value={from()} onInput={(e) => setFrom(e.currentTarget.value)} /></div>
-      <div><label for="audit-to">To</label><input id="audit-to" type="datetime-local" value={to()} onInput={(e) => setTo(e.currentTarget.value)} /></div>
+      <div><label for="audit-from">From (your local time)</label><input id="audit-from" type="datetime-local" value={from()} onInput={(e) => setFrom(e.currentTarget.value)} /></div>
+      <div><label for="audit-to">To (inclusive)</label><input id="audit-to" type="datetime-local" value={to()} onInput={(e) => setTo(e.currentTarget.value)} /></div>
       <div>
         <label for="audit-limit">Per page</label>
         <select id="audit-limit" value={limit()} onChange={(e) => setLimit(e.currentTarget.value)}>
