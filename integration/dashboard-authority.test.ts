@@ -261,3 +261,28 @@ describe('scopes and small screens', () => {
     await page.close();
   });
 });
+
+describe('a stopped token listener', () => {
+  // Last in this file: the token listener does not come back.
+  test('tokens and audit show UNKNOWN with the reason, and the admin-key mint says the service could not be reached', async () => {
+    const everything = (await d.t.mint(['auth:token:create', 'audit:read'], { sub: 'stopped-person' })).token;
+    const page = await d.open(everything, '#/audit');
+    await page.waitForSelector('[data-testid="audit-table"]');
+    await d.t.suite.edges.find((e) => e.service === 'token')!.stop();
+
+    await page.reload();
+    const unknown = await page.waitForSelector('.unknown');
+    expect(await unknown.getAttribute('title')).toContain('SERVICE_UNAVAILABLE');
+    expect(await page.$('[data-testid="audit-table"]')).toBeNull();
+
+    await page.click('nav a:text("Tokens")');
+    await page.waitForSelector('.unknown');
+    expect(await page.$('[data-testid="your-token"]')).toBeNull();
+    await page.fill('#admin-sub', 'nobody');
+    await page.fill('#admin-scope', 'audit:read');
+    await page.fill('#admin-key', d.t.adminKey);
+    await page.click('button:text("Mint with the admin key")');
+    expect(await (await page.waitForSelector('[data-testid="admin-refusal"]')).textContent()).toContain('The token service could not be reached (UNKNOWN)');
+    await page.close();
+  });
+});

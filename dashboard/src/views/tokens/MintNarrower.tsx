@@ -1,6 +1,7 @@
 import { createSignal, For, Show } from 'solid-js';
 import { apiOf } from '../../api';
 import { scopesOf, tokenRequest } from './scope-input';
+import { failureText } from './call';
 import { MintedToken, type Minted } from './MintedToken';
 import type { Capabilities } from './capabilities';
 
@@ -31,7 +32,7 @@ export function MintNarrower(props: { caps: Capabilities }) {
     const r = await apiOf<{ token: string; jti: string; exp: number }>('token', '/auth/token', { method: 'POST', body });
     setBusy(false);
     if (r.kind === 'ok') setMinted({ ...r.value, sub: body.sub, scope });
-    else setRefusal(`Refused by the token service: ${r.message}`);
+    else setRefusal(failureText(r.kind === 'error' ? r.status : r.kind === 'unreachable' ? null : 403, r.message));
   };
 
   return (

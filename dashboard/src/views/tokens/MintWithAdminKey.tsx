@@ -1,5 +1,5 @@
 import { createSignal, Show } from 'solid-js';
-import { errorText, postToken } from './call';
+import { errorText, failureText, postToken } from './call';
 import { scopesOf, tokenRequest } from './scope-input';
 import { MintedToken, type Minted } from './MintedToken';
 
@@ -29,8 +29,8 @@ export function MintWithAdminKey() {
     const body = tokenRequest({ sub: sub(), scope: scopes, expiresIn: expiresIn(), aud: '' });
     const r = await postToken('/auth/token', body, { adminKey });
     setBusy(false);
-    if (r.kind === 'unreachable') return void setRefusal(`The token service could not be reached: ${r.message}`);
-    if (r.status !== 200) return void setRefusal(`Refused by the token service: ${errorText(r.status, r.body)}`);
+    if (r.kind === 'unreachable') return void setRefusal(failureText(null, r.message));
+    if (r.status !== 200) return void setRefusal(failureText(r.status, errorText(r.status, r.body)));
     const v = r.body as { token: string; jti: string; exp: number };
     setMinted({ token: v.token, jti: v.jti, exp: v.exp, sub: body.sub, scope: scopes });
   };

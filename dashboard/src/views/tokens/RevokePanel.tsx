@@ -1,5 +1,6 @@
 import { createSignal, Show } from 'solid-js';
 import { apiOf } from '../../api';
+import { failureText } from './call';
 
 /** A JWT has three dot-separated parts; a jti has none. */
 const looksLikeToken = (s: string) => s.split('.').length === 3;
@@ -17,7 +18,7 @@ export function RevokePanel() {
     setResult(null);
     const r = await apiOf<{ revoked: boolean; jti: string }>('token', '/auth/token/revoke', { method: 'POST', body: looksLikeToken(v) ? { token: v } : { jti: v } });
     setBusy(false);
-    if (r.kind !== 'ok') return void setResult({ ok: false, text: `Refused: ${r.message}` });
+    if (r.kind !== 'ok') return void setResult({ ok: false, text: failureText(r.kind === 'error' ? r.status : r.kind === 'unreachable' ? null : 403, r.message) });
     setResult(r.value.revoked
       ? { ok: true, text: `Revoked ${r.value.jti}: every listener refuses it from now on.` }
       : { ok: false, text: `Nothing to revoke: ${r.value.jti || 'this token'} is unknown, already revoked or expired.` });

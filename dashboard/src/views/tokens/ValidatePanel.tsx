@@ -1,5 +1,5 @@
 import { createSignal, Match, Switch } from 'solid-js';
-import { errorText, postToken, type Answer } from './call';
+import { errorText, failureText, postToken, type Answer } from './call';
 import { when } from './capabilities';
 
 type Validation = { valid: true; sub: string; scope: string[]; exp: number; requiredScope?: string; scopeSatisfied?: boolean }
@@ -49,9 +49,9 @@ export function ValidatePanel() {
           <Match when={validation()?.valid === false && (validation() as Validation & { valid: false })}>
             {(v) => <p class="bad">Not valid: {v().error}{v().requiredScope ? ` (required scope ${v().requiredScope})` : ''}</p>}
           </Match>
-          <Match when={answer()?.kind === 'unreachable'}><p class="bad">The token service could not be reached: {(answer() as { message: string }).message}</p></Match>
+          <Match when={answer()?.kind === 'unreachable'}><p class="bad">{failureText(null, (answer() as { message: string }).message)}</p></Match>
           <Match when={answer()?.kind === 'answer'}>
-            <p class="bad">Refused: {errorText((answer() as { status: number }).status, (answer() as { body: unknown }).body)}</p>
+            <p class="bad">{failureText((answer() as { status: number }).status, errorText((answer() as { status: number }).status, (answer() as { body: unknown }).body))}</p>
           </Match>
         </Switch>
       </div>

@@ -36,3 +36,13 @@ export function errorText(status: number, body: unknown): string {
   const e = (body as { error?: { code?: string; message?: string } } | null)?.error;
   return typeof e === 'object' && e !== null ? `${e.code ?? status}: ${e.message ?? 'no message'}` : `answer ${status}`;
 }
+
+/**
+ * Why a call did not succeed, in words: a stopped or unreachable token listener (the proxy's 503) is
+ * not a refusal, so it is not called one.
+ */
+export function failureText(status: number | null, message: string): string {
+  return status === null || status === 503
+    ? `The token service could not be reached (UNKNOWN): ${message}`
+    : `Refused by the token service: ${message}`;
+}
