@@ -1,5 +1,6 @@
 import { lazy, type Component } from 'solid-js';
 import { Overview } from './views/Overview';
+import { TRUST_ROUTES } from './views/trust/routes';
 
 /**
  * Every view: its hash route, its name in the navigation, and its component. Views other than the
@@ -12,4 +13,5 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/chain', label: 'Trace chain', component: lazy(() => import('./views/Chain').then((m) => ({ default: m.Chain }))) },
   { path: '/records/:id', component: lazy(() => import('./views/Record').then((m) => ({ default: m.RecordView }))) },
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
+  ...TRUST_ROUTES,
 ];

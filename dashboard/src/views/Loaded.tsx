@@ -16,7 +16,8 @@ export function Loaded<T>(props: { result: ApiResult<T> | undefined; what: strin
         <p>{props.what}: <Unknown reason={(r() as { message: string }).message} /></p>
       </Match>
       <Match when={r()?.kind === 'error'}><p class="bad" role="alert">{props.what} could not be read: {(r() as { message: string }).message}</p></Match>
-      <Match when={r()?.kind === 'ok' && r()}>{(ok) => props.children((ok() as { value: T }).value)}</Match>
+      {/* Keyed: a value read again (a refetch) is a new object and renders anew; unkeyed, the first value would stay on screen. */}
+      <Match when={r()?.kind === 'ok' && r()} keyed>{(ok) => props.children((ok as { value: T }).value)}</Match>
     </Switch>
   );
 }
