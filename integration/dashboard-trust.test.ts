@@ -122,20 +122,24 @@ describe('the trust views in a browser', () => {
     await page.close();
   });
 
-  test('disputes are listed with their state, and one opens with its opinions, arbitration and a decision made from the page', async () => {
+  test('disputes are listed with their state, and one is arbitrated and decided from the page', async () => {
     const page = await open(person, '#/trust/disputes');
     await page.waitForSelector(`[data-testid="disputes"] tr[data-dispute="${made.pending.id}"]`);
     expect(await page.textContent(`tr[data-dispute="${made.escalated.id}"]`)).toContain('(irreversible)');
-    await page.click(`tr[data-dispute="${made.escalated.id}"] a`);
-    await page.waitForSelector('[data-testid="arbitration"]');
-    expect(await page.textContent('[data-testid="dispute"]')).toContain('reviewer-1');
-    expect(await page.textContent('[data-testid="arbitration"]')).toContain('escalated');
+    await page.click(`tr[data-dispute="${made.pending.id}"] a`);
+    await page.waitForSelector('[data-testid="dispute"][data-state="pending"]');
+    expect(await page.textContent('[data-testid="dispute"]')).toContain('reviewer-3');
+    // Two gpt-4 voices for refund: the second counts a quarter, so no position reaches two thirds.
+    await page.click('button:has-text("Arbitrate the stored opinions")');
+    await page.waitForSelector('[data-testid="dispute"][data-state="escalated"] [data-testid="arbitration"]');
+    expect(await page.textContent('[data-testid="arbitration"]')).toContain('58.1%');
+    expect(await page.textContent('[data-testid="arbitration"]')).toContain('0.75');
     await d.shot(page, 'trust-disputes');
-    await page.fill('#dispute-outcome', 'keep the account');
-    await page.fill('#dispute-reason', 'the owner asked to keep it');
+    await page.fill('#dispute-outcome', 'refund');
+    await page.fill('#dispute-reason', 'the customer was charged twice');
     await page.click('button:has-text("Record the decision")');
     await page.waitForSelector('[data-testid="dispute"][data-state="decided"]');
-    expect(await page.textContent('[data-testid="decision"]')).toContain('keep the account');
+    expect(await page.textContent('[data-testid="decision"]')).toContain('the customer was charged twice');
     await page.close();
   });
 
