@@ -82,6 +82,11 @@ describe('the trust views in a browser', () => {
     await page.waitForSelector(`[data-testid="pending-disputes"] tr[data-dispute="${made.pending.id}"]`);
     expect(await page.textContent(`tr[data-dispute="${made.escalated.id}"]`)).toContain('escalated');
     await d.shot(page, 'trust');
+    // The subject box opens any subject's page, by keyboard.
+    await page.fill('#trust-subject', 'dash-agent');
+    await page.press('#trust-subject', 'Enter');
+    await page.waitForSelector('h1:has-text("Subject dash-agent")');
+    expect(page.url()).toMatch(/#\/trust\/subjects\/dash-agent$/);
     await page.close();
   });
 
@@ -122,7 +127,7 @@ describe('the trust views in a browser', () => {
     await page.close();
   });
 
-  test('disputes are listed with their state, and one is arbitrated and decided from the page', async () => {
+  test('disputes are listed with their state, one is arbitrated and decided from the page, and one is opened from it', async () => {
     const page = await open(person, '#/trust/disputes');
     await page.waitForSelector(`[data-testid="disputes"] tr[data-dispute="${made.pending.id}"]`);
     expect(await page.textContent(`tr[data-dispute="${made.escalated.id}"]`)).toContain('(irreversible)');
@@ -140,6 +145,15 @@ describe('the trust views in a browser', () => {
     await page.click('button:has-text("Record the decision")');
     await page.waitForSelector('[data-testid="dispute"][data-state="decided"]');
     expect(await page.textContent('[data-testid="decision"]')).toContain('the customer was charged twice');
+    // A dispute opened from the form, with opinions typed one a line, opens at its own route.
+    await page.click('nav.trust-nav a:has-text("Disputes")');
+    await page.fill('#dispute-title', 'Order 982');
+    await page.fill('#dispute-question', 'Replace the parcel?');
+    await page.fill('#dispute-opinions', 'reviewer-4, claude, replace\nreviewer-5, , refund');
+    await page.click('button:has-text("Open the dispute")');
+    await page.waitForSelector('[data-testid="dispute"][data-state="pending"] h2:has-text("Order 982")');
+    expect(page.url()).toMatch(/#\/trust\/disputes\/dsp_[0-9a-f]+$/);
+    expect(await page.textContent('[data-testid="dispute"]')).toContain('unknown (counted as independent)');
     await page.close();
   });
 
@@ -152,6 +166,11 @@ describe('the trust views in a browser', () => {
     await page.waitForSelector(`[data-testid="contract-breaches"] tr[data-breach="${made.agentBreach.id}"]`);
     expect(await page.textContent('[data-testid="contract"]')).toContain('The operator supplies clean input files');
     await d.shot(page, 'trust-contracts');
+    // The operator is a subject with evidence but no score: scores are for agents only.
+    await page.click('[data-testid="contract"] a:has-text("dash-ops")');
+    await page.waitForSelector('[data-testid="no-score"]');
+    expect(await page.textContent('[data-testid="no-score"]')).toContain('organisation');
+    await page.waitForSelector(`[data-testid="breaches"] tr[data-breach="${made.operatorBreach.id}"]`);
     await page.close();
   });
 
