@@ -1,5 +1,6 @@
 import { lazy, type Component } from 'solid-js';
 import { Overview } from './views/Overview';
+import { TRUST_ROUTES } from './views/trust/routes';
 
 /**
  * Every view: its hash route, its name in the navigation, and its component. Views other than the
@@ -19,4 +20,5 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/scheduler', label: 'Scheduler', component: lazy(() => import('./views/scheduler/Scheduler').then((m) => ({ default: m.Scheduler }))) },
   { path: '/scheduler/tasks/:id', component: lazy(() => import('./views/scheduler/Task').then((m) => ({ default: m.Task }))) },
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
+  ...TRUST_ROUTES,
 ];
