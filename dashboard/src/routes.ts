@@ -12,4 +12,9 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/chain', label: 'Trace chain', component: lazy(() => import('./views/Chain').then((m) => ({ default: m.Chain }))) },
   { path: '/records/:id', component: lazy(() => import('./views/Record').then((m) => ({ default: m.RecordView }))) },
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
+  { path: '/bench', label: 'Benchmarks', component: lazy(() => import('./views/bench/BenchHistory').then((m) => ({ default: m.BenchHistory }))) },
+  { path: '/bench/runs/:jobId', component: lazy(() => import('./views/bench/BenchRun').then((m) => ({ default: m.BenchRun }))) },
+  { path: '/bench/compare', component: lazy(() => import('./views/bench/BenchCompare').then((m) => ({ default: m.BenchCompare }))) },
+  { path: '/connectors', label: 'Connectors', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.Connectors }))) },
+  { path: '/connectors/:id', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.ConnectorView }))) },
 ];
