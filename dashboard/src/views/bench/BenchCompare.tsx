@@ -26,7 +26,7 @@ export function BenchCompare() {
   };
 
   return (
-    <section aria-labelledby="compare-title">
+    <section class="bench-page" aria-labelledby="compare-title">
       <p><A href="/bench">← all runs</A></p>
       <h1 id="compare-title">Compare two benchmark runs</h1>
       <p>Choose the baseline (before) and the candidate (after). The suite tests their measured latencies with Welch's t-test and the Mann-Whitney U test; a change counts when both agree and the mean moved by at least 5%.</p>

@@ -8,6 +8,7 @@ import { CorePanel } from './CorePanel';
 import { RunForm } from './RunForm';
 import { ms } from './format';
 import type { History } from './types';
+import { latestOk } from '../latest';
 import './bench.css';
 
 const PAGE = 20;
@@ -41,9 +42,11 @@ export function BenchHistory() {
     setSearch({ name: d.name || undefined, provider: d.provider || undefined, model: d.model || undefined, offset: undefined });
   };
   const offset = () => Number(search.offset ?? 0) || 0;
+  const latest = latestOk(history);
+  const h = () => latest()!;
 
   return (
-    <section aria-labelledby="bench-title">
+    <section class="bench-page" aria-labelledby="bench-title">
       <h1 id="bench-title">Benchmark runs</h1>
       <p>Runs of HTTP endpoints and LLM providers, newest first. Open a run for its percentiles and charts, or <A href="/bench/compare">compare two runs</A>.</p>
       <form class="bench-filters" onSubmit={apply} aria-label="filter the runs">
@@ -57,13 +60,13 @@ export function BenchHistory() {
         <button type="submit">Filter</button>
       </form>
       <Loaded result={history()} what="the benchmark runs (scope bench:read)">
-        {(h) => (
+        {() => (
           <>
             <table class="bench-history" data-testid="bench-history">
-              <caption>{h.total} run{h.total === 1 ? '' : 's'}{h.total > 0 ? `; ${h.offset + 1}–${h.offset + h.runs.length} shown` : ''}</caption>
+              <caption>{h().total} run{h().total === 1 ? '' : 's'}{h().total > 0 ? `; ${h().offset + 1}–${h().offset + h().runs.length} shown` : ''}</caption>
               <thead><tr><th scope="col">run</th><th scope="col">state</th><th scope="col">provider</th><th scope="col">p50</th><th scope="col">p99</th><th scope="col">calls/s</th><th scope="col">created</th></tr></thead>
               <tbody>
-                <For each={h.runs} fallback={<tr><td colspan="7">No runs match.</td></tr>}>
+                <For each={h().runs} fallback={<tr><td colspan="7">No runs match.</td></tr>}>
                   {(r) => {
                     const state = () => (r.status === 'succeeded' || r.status === 'failed' ? r.status : live()[r.jobId]?.status ?? r.status);
                     return (
@@ -83,7 +86,7 @@ export function BenchHistory() {
             </table>
             <nav class="bench-pages" aria-label="pages of runs">
               <Show when={offset() > 0}><button type="button" onClick={() => setSearch({ offset: String(Math.max(0, offset() - PAGE)) })}>Newer runs</button></Show>
-              <Show when={h.offset + h.runs.length < h.total}><button type="button" onClick={() => setSearch({ offset: String(offset() + PAGE) })}>Older runs</button></Show>
+              <Show when={h().offset + h().runs.length < h().total}><button type="button" onClick={() => setSearch({ offset: String(offset() + PAGE) })}>Older runs</button></Show>
             </nav>
           </>
         )}

@@ -7,6 +7,7 @@ import { Loaded } from '../Loaded';
 import { LatencyCharts } from './Charts';
 import { PercentileTable, RunFacts } from './Summary';
 import type { BenchJob } from './types';
+import { latestOk } from '../latest';
 import './bench.css';
 
 /**
@@ -17,6 +18,7 @@ export function BenchRun() {
   const params = useParams<{ jobId: string }>();
   const key = () => ({ id: params.jobId, t: token() });
   const [job, { refetch }] = createResource(key, ({ id }) => apiOf<BenchJob>('bench', `/run/${encodeURIComponent(id)}`));
+  const current = latestOk(job);
   const [live, setLive] = createSignal<{ status: string; done: number; total: number } | null>(null);
   onCleanup(onLive('bench.progress', (p) => {
     if (p.jobId !== params.jobId) return;
@@ -25,11 +27,11 @@ export function BenchRun() {
     if (p.status === 'succeeded' || p.status === 'failed') void refetch();
   }));
   return (
-    <section aria-labelledby="run-title">
+    <section class="bench-page" aria-labelledby="run-title">
       <p><A href="/bench">← all runs</A></p>
       <h1 id="run-title">Benchmark run {params.jobId}</h1>
       <Loaded result={job()} what="this benchmark run (scope bench:read)">
-        {(j) => <RunBody job={j} live={live()} />}
+        {() => <RunBody job={current()!} live={live()} />}
       </Loaded>
     </section>
   );
