@@ -38,19 +38,39 @@ async function finished(jobId: string): Promise<string> {
   }
 }
 
+/** A core benchmark run, small, waited for until `GET /bench/core` shows it. */
+async function coreRun(): Promise<string> {
+  const res = await fetch(d.t.url('bench', '/bench/core'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${runner}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ iterations: 20, chainLength: 10 }),
+  });
+  expect(res.status).toBe(202);
+  const { runId } = (await res.json()) as { runId: string };
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    const latest = await fetch(d.t.url('bench', '/bench/core'));
+    if (latest.ok && ((await latest.json()) as { runId: string }).runId === runId) return runId;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`core run ${runId} not stored in time`);
+}
+
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
 beforeAll(async () => {
   d = await startDashboardBrowser({ SUITE_BENCH_POLL_MS: '50' });
   // Delays long beside timer jitter, so the slow server is slower by far more than the verdict's 5%.
-  fast = await startTargetServer({ delayMs: 10 });
-  slow = await startTargetServer({ delayMs: 40 });
+  fast = await startTargetServer({ delayMs: 5 });
+  slow = await startTargetServer({ delayMs: 60 });
   runner = (await d.t.mint(['bench:run', 'bench:read', 'connector:read'], { sub: 'bench-person' })).token;
   reader = (await d.t.mint(['bench:read'], { sub: 'bench-reader' })).token;
   fastJob = await submit({ provider: 'http', url: fast.url, name: 'checkout-fast', testRuns: 30, warmupRuns: 2, concurrency: 2 });
   slowJob = await submit({ provider: 'http', url: slow.url, name: 'checkout-slow', testRuns: 30, warmupRuns: 2, concurrency: 2 });
   expect(await finished(fastJob)).toBe('succeeded');
   expect(await finished(slowJob)).toBe('succeeded');
+  await coreRun();
+  await coreRun();
 }, 60_000);
 
 afterAll(async () => {
@@ -71,6 +91,9 @@ describe('the benchmark and connector views in a browser', () => {
     await page.waitForSelector(`tr[data-job="${fastJob}"]`, { state: 'detached' });
     expect(await page.locator('table.bench-history tbody tr').count()).toBe(1);
     expect(page.url()).toContain('name=checkout-slow');
+    // The core benchmark panel: the six operations of the latest run, and its verdict against the one before.
+    expect(await page.locator('table.bench-core-ops tbody tr').count()).toBe(6);
+    expect(await page.textContent('[data-testid="core-verdict"]')).toMatch(/^(regression|improvement|no significant change)$/);
     await page.close();
   });
 
@@ -81,8 +104,8 @@ describe('the benchmark and connector views in a browser', () => {
     expect(header).toEqual(['summary', 'n', 'mean', 'stddev', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max']);
     const measured = await page.locator('[data-testid="percentile-table"] tbody tr').first().locator('td').allTextContents();
     expect(measured[0]).toBe('30');
-    // The slow server answers after 40 ms at least: the median cannot be below it.
-    expect(Number.parseFloat(measured[3]!)).toBeGreaterThanOrEqual(40);
+    // The slow server answers after 60 ms at least: the median cannot be below it.
+    expect(Number.parseFloat(measured[3]!)).toBeGreaterThanOrEqual(60);
     await page.waitForSelector('[data-testid="chart-percentiles"] canvas');
     await page.waitForSelector('[data-testid="chart-histogram"] canvas');
     expect(await page.locator('.bench-chart canvas').count()).toBe(2);
@@ -103,7 +126,7 @@ describe('the benchmark and connector views in a browser', () => {
   test('a run submitted through the API shows live progress, then its result, without a reload', async () => {
     const page = await d.open(reader, '#/bench');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
-    const jobId = await submit({ provider: 'http', url: slow.url, name: 'live-run', testRuns: 60, warmupRuns: 0, concurrency: 1 });
+    const jobId = await submit({ provider: 'http', url: slow.url, name: 'live-run', testRuns: 40, warmupRuns: 0, concurrency: 1 });
     await page.goto(d.t.url('dashboard', `/#/bench/runs/${jobId}`));
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="run-progress"]');
@@ -111,7 +134,7 @@ describe('the benchmark and connector views in a browser', () => {
     const seen = new Set<number>();
     await expect.poll(async () => {
       const v = await page.evaluate(() => (document.querySelector('[data-testid="run-progress"]') as HTMLProgressElement | null)?.value ?? -1);
-      if (v > 0 && v < 60) seen.add(v);
+      if (v > 0 && v < 40) seen.add(v);
       return seen.size;
     }, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(2);
     await page.waitForSelector('[data-testid="percentile-table"]', { timeout: 15_000 });
@@ -140,11 +163,11 @@ describe('the benchmark and connector views in a browser', () => {
   });
 
   test('a run still going cannot be compared yet, and the page says so', async () => {
-    const jobId = await submit({ provider: 'http', url: slow.url, testRuns: 100, warmupRuns: 0, concurrency: 1 });
+    // About 2.4 s of calls: still queued or running when the page asks (it is left to end on its own).
+    const jobId = await submit({ provider: 'http', url: slow.url, testRuns: 40, warmupRuns: 0, concurrency: 1 });
     const page = await d.open(reader, `#/bench/compare?baseline=${fastJob}&candidate=${jobId}`);
     await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: 10_000 }).toContain('Not finished');
     await page.close();
-    await finished(jobId);
   });
 
   test('the connectors view lists every connector, and verify shows its result', async () => {

@@ -29,7 +29,7 @@ export function BenchRun() {
   return (
     <section class="bench-page" aria-labelledby="run-title">
       <p><A href="/bench">← all runs</A></p>
-      <h1 id="run-title">Benchmark run {params.jobId}</h1>
+      <h1 id="run-title">Benchmark run <small class="bench-id">{params.jobId}</small></h1>
       <Loaded result={job()} what="this benchmark run (scope bench:read)">
         {() => <RunBody job={current()!} live={live()} />}
       </Loaded>

@@ -32,9 +32,12 @@ export function LatencyCharts(props: { samplesMs: number[]; tableId: string }) {
           describedBy={props.tableId}
           data={[x, curve.latencyMs]}
           options={{
-            scales: { x: { time: false, distr: 3 }, y: { range: (_u, _min, max) => [0, max * 1.05] } },
+            scales: { x: { time: false, distr: 3, range: () => [1, Math.max(2, n)] }, y: { range: (_u, _min, max) => [0, max * 1.05] } },
             axes: [
-              { ...AXIS, label: 'percentile', values: (_u, ticks) => ticks.map(percentileOf) },
+              // Ticks at p0, p50, p90, p99, p99.9 … as far as the samples reach.
+              { ...AXIS, label: 'percentile', splits: () => [1, 2, 10, 100, 1000, 10000].filter((v) => v <= Math.max(2, n)),
+                // uPlot's log axis labels powers of ten only by default; every split here is a named percentile.
+                filter: (_u, splits) => splits, values: (_u, ticks) => ticks.map((v) => (v == null ? '' : percentileOf(v))) },
               { ...AXIS, label: 'latency (ms)', size: 60 },
             ],
             series: [
