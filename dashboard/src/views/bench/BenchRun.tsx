@@ -2,7 +2,8 @@ import { createResource, createSignal, Match, onCleanup, Show, Switch } from 'so
 import { A, useParams } from '@solidjs/router';
 import { apiOf } from '../../api';
 import { token } from '../../auth';
-import { onLive } from '../../live';
+import { connection, onLive } from '../../live';
+import { Unknown } from '../Unknown';
 import { Loaded } from '../Loaded';
 import { LatencyCharts } from './Charts';
 import { PercentileTable, RunFacts } from './Summary';
@@ -58,6 +59,8 @@ function RunBody(props: { job: BenchJob; live: { status: string; done: number; t
             <label for="run-progress">Progress (warm-up calls included): </label>
             <progress id="run-progress" data-testid="run-progress" max={Math.max(1, progress().total)} value={progress().done} />{' '}
             <span role="status" aria-live="polite">{progress().done} of {progress().total} calls</span>
+            {/* Without the socket the figure above is only as new as the page's read: say so. */}
+            <Show when={connection().state !== 'open'}>{' '}now: <Unknown reason={`progress is not followed: ${connection().reason}`} /></Show>
           </p>
           <p>The result appears here when the run ends; there is no need to reload.</p>
         </Match>
