@@ -19,6 +19,11 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/tenants/:id', component: lazy(() => import('./views/tenants/TenantDetail').then((m) => ({ default: m.TenantDetail }))) },
   { path: '/scheduler', label: 'Scheduler', component: lazy(() => import('./views/scheduler/Scheduler').then((m) => ({ default: m.Scheduler }))) },
   { path: '/scheduler/tasks/:id', component: lazy(() => import('./views/scheduler/Task').then((m) => ({ default: m.Task }))) },
-  { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
+  { path: '/bench', label: 'Benchmarks', component: lazy(() => import('./views/bench/BenchHistory').then((m) => ({ default: m.BenchHistory }))) },
+  { path: '/bench/runs/:jobId', component: lazy(() => import('./views/bench/BenchRun').then((m) => ({ default: m.BenchRun }))) },
+  { path: '/bench/compare', component: lazy(() => import('./views/bench/BenchCompare').then((m) => ({ default: m.BenchCompare }))) },
+  { path: '/connectors', label: 'Connectors', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.Connectors }))) },
+  { path: '/connectors/:id', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.ConnectorView }))) },
   ...TRUST_ROUTES,
+  { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
 ];
