@@ -55,7 +55,6 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     const made = await record(reader, 'overview-subject');
     await expect.poll(() => page.textContent('[data-testid="chain-head"]'), { timeout: 5000 }).toContain(`record ${made.seq}, hash`);
-    await shot(page, 'overview');
     if (UPDATE_DOCS) {
       const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
       console.log(`overview: first contentful paint ${paint?.toFixed(0)} ms after navigation`);
@@ -199,11 +198,13 @@ describe('the dashboard in a browser', () => {
   });
 
   test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
-    const watcher = (await t.mint(['execution:read', 'trust:read', 'queue:read'], { sub: 'figures-person' })).token;
-    const page = await browser.newPage();
+    const watcher = (await t.mint(['execution:read', 'trust:read', 'queue:read', 'schedule:read', 'bench:read'], { sub: 'figures-person' })).token;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, watcher);
     await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
     await page.waitForSelector('[data-figure="anomalies"][data-state="value"]');
+    await page.waitForSelector('[data-figure="queued"][data-state="value"]');
+    await shot(page, 'overview');
     const edge = t.suite.edges.find((e) => e.service === 'trust');
     await edge!.stop();
     const started = Date.now();
