@@ -75,9 +75,10 @@ export const subjects = {
   modelsList: requestSubject('suite.models.list', models.ListModelsRequest, models.ListModelsReply),
   modelsGet: requestSubject('suite.models.get', models.GetModelRequest, models.GetModelReply),
 
-  // Published by the benchmark and scheduler services for live views (schemas/live.ts).
+  // Published by the benchmark, scheduler and trust services for live views (schemas/live.ts).
   benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
   schedulerEvent: eventSubject('suite.scheduler.event', live.SchedulerEvent),
+  trustChanged: eventSubject('suite.trust.changed', live.TrustChangedEvent),
 } as const;
 
 export type { AuditInput, AuditEntry } from './schemas/audit.ts';

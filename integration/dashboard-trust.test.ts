@@ -189,6 +189,17 @@ describe('the trust views in a browser', () => {
     await page.close();
   });
 
+  test('an event recorded through the API appears on its subject\'s page without a reload or a click', async () => {
+    const page = await open(person, '#/trust/subjects/live-agent');
+    await page.waitForSelector('[data-testid="connection"]:has-text("open")');
+    await page.waitForSelector('h1:has-text("Subject live-agent")');
+    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
+    const event = await post('trust', '/events', { subjectId: 'live-agent', kind: 'task-succeeded', summary: 'Arrived live', proof: { executionId: made.exec.id } });
+    await page.waitForSelector(`article[data-event="${event.id}"]`, { timeout: 5000 });
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    await page.close();
+  });
+
   test('at a phone width nothing scrolls sideways on the subject and chain views', async () => {
     for (const hash of ['#/trust', '#/trust/subjects/dash-agent', '#/trust/chains/order-981', `#/trust/contracts/${made.contract.id}`]) {
       const page = await open(person, hash, 390);

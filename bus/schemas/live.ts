@@ -28,3 +28,15 @@ export const SchedulerEvent = Type.Object({
   detail: Type.String(),
   at: Type.String(),
 });
+
+/**
+ * Something the trust service wrote (an event, an appeal or its decision, a dispute, a contract's
+ * state or breach, an interaction or observation): live views read again. `what` is the request
+ * subject's verb (`record-event`, `appeal`, …); ids when the request or answer names them.
+ */
+export const TrustChangedEvent = Type.Object({
+  what: Type.String(),
+  id: Type.Optional(Type.String()),
+  subjectId: Type.Optional(Type.String()),
+  tenantId: Type.Optional(Type.String()),
+});

@@ -14,9 +14,11 @@ export interface SchedulerEvent {
   event: { namespace: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string; at: string };
 }
 export interface Revocation { kind: 'revocation'; jti: string; exp: number }
+/** The trust service wrote something (`what`: record-event, appeal, decide-appeal, create-dispute, …): read again. */
+export interface TrustChanged { kind: 'trust.changed'; what: string; id?: string; subjectId?: string; tenantId?: string }
 
 /** The socket's events a view may follow (docs/DASHBOARD.md, "The socket"). */
-export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation;
+export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation | TrustChanged;
 
 type Message =
   | { kind: 'hello'; sub: string; scope: string[]; expiresAt: number | null; services: ServiceHealth[] }

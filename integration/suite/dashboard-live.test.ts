@@ -145,6 +145,24 @@ describe('GET /live, the dashboard socket', () => {
     }
   });
 
+  it('tells a token that reads trust when the trust service writes, and not one that does not', async () => {
+    const watcher = await open((await t.mint(['trust:read'])).token);
+    const narrow = await open((await t.mint(['execution:read'])).token);
+    const writer = (await t.mint(['trust:write'])).token;
+    const res = await fetch(t.url('trust', '/events'), {
+      method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subjectId: 'live-subject', kind: 'task-succeeded', summary: 'done', proof: { url: 'https://example.org/x', sha256: 'ab'.repeat(32) } }),
+    });
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: string };
+    const seen = await until(() => watcher.messages.find((m) => m.kind === 'trust.changed' && m.id === id));
+    expect(seen).toMatchObject({ what: 'record-event', subjectId: 'live-subject' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(narrow.messages.some((m) => m.kind === 'trust.changed')).toBe(false);
+    watcher.ws.close();
+    narrow.ws.close();
+  });
+
   it('refuses the upgrade without a token or with a bad one (401)', async () => {
     await expect(open('not.a.token')).rejects.toThrow('upgrade refused: 401');
     const bare = new WebSocket(t.url('dashboard', '/live').replace('http', 'ws'), ['suite.live.v1']);

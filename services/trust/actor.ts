@@ -46,33 +46,39 @@ export class TrustArbiterActor extends BusActor {
     const queue = { queue: 'trust' };
     const unexpected = (err: unknown) => this.#logger.error({ err }, 'trust handler failed');
     const on = <T, R>(work: (deps: TrustDeps, data: T) => Promise<R>) => ({ data }: { data: T }) => replyOf(() => work(d, data), unexpected);
+    // A write, once it took effect, tells live views (the dashboard's socket) to read again.
+    const write = <T, R>(subject: { subject: string }, work: (deps: TrustDeps, data: T) => Promise<R>) => async ({ data }: { data: T }) => {
+      const result = await replyOf(() => work(d, data), unexpected);
+      if (result.ok) this.#changed(subject.subject, data, result.value);
+      return result;
+    };
     this.every(LINK_EVERY_MS, () => void this.#link());
     return [
-      bus.serve(s.recordEvent, on(events.recordEvent), queue),
+      bus.serve(s.recordEvent, write(s.recordEvent, events.recordEvent), queue),
       bus.serve(s.eventsOf, on(events.listEvents), queue),
-      bus.serve(s.appeal, on(events.appeal), queue),
+      bus.serve(s.appeal, write(s.appeal, events.appeal), queue),
       bus.serve(s.appealsOf, on(events.listAppeals), queue),
-      bus.serve(s.decideAppeal, on(events.decide), queue),
+      bus.serve(s.decideAppeal, write(s.decideAppeal, events.decide), queue),
       bus.serve(s.evidence, on(events.evidence), queue),
       bus.serve(s.score, on(events.score), queue),
       bus.serve(s.scores, on(events.scores), queue),
       bus.serve(s.check, on(events.check), queue),
       bus.serve(s.verify, on(disputes.verify), queue),
       bus.serve(s.arbitrate, on(disputes.arbitrate), queue),
-      bus.serve(s.createDispute, on(disputes.createDispute), queue),
+      bus.serve(s.createDispute, write(s.createDispute, disputes.createDispute), queue),
       bus.serve(s.listDisputes, on(disputes.list), queue),
       bus.serve(s.getDispute, on(disputes.getOne), queue),
-      bus.serve(s.arbitrateDispute, on(disputes.arbitrateDispute), queue),
-      bus.serve(s.decideDispute, on(disputes.decideDispute), queue),
-      bus.serve(s.createContract, on(contracts.create), queue),
+      bus.serve(s.arbitrateDispute, write(s.arbitrateDispute, disputes.arbitrateDispute), queue),
+      bus.serve(s.decideDispute, write(s.decideDispute, disputes.decideDispute), queue),
+      bus.serve(s.createContract, write(s.createContract, contracts.create), queue),
       bus.serve(s.listContracts, on(contracts.list), queue),
       bus.serve(s.getContract, on(contracts.getOne), queue),
-      bus.serve(s.breach, on(contracts.breach), queue),
+      bus.serve(s.breach, write(s.breach, contracts.breach), queue),
       bus.serve(s.health, on(contracts.health), queue),
-      bus.serve(s.moveContract, on(contracts.move), queue),
-      bus.serve(s.remediate, on(contracts.remediate), queue),
-      bus.serve(s.recordInteraction, on(interactions.record), queue),
-      bus.serve(s.observe, on(interactions.observe), queue),
+      bus.serve(s.moveContract, write(s.moveContract, contracts.move), queue),
+      bus.serve(s.remediate, write(s.remediate, contracts.remediate), queue),
+      bus.serve(s.recordInteraction, write(s.recordInteraction, interactions.record), queue),
+      bus.serve(s.observe, write(s.observe, interactions.observe), queue),
       bus.serve(s.listChains, on(interactions.chains), queue),
       bus.serve(s.getChain, on(interactions.chain), queue),
       bus.serve(s.anomalies, on(interactions.anomalies), queue),
@@ -81,6 +87,21 @@ export class TrustArbiterActor extends BusActor {
         if (this.#appended.length >= LINK_BATCH_MAX) void this.#link();
       }, queue),
     ];
+  }
+
+  #changed(subject: string, request: unknown, value: unknown): void {
+    const r = request as { subjectId?: unknown; caller?: { tenantId?: unknown } };
+    const v = value as { id?: unknown } | null;
+    try {
+      this.#deps.bus.publish(subjects.trustChanged, {
+        what: subject.slice(subject.lastIndexOf('.') + 1),
+        ...(typeof v?.id === 'string' ? { id: v.id } : {}),
+        ...(typeof r.subjectId === 'string' ? { subjectId: r.subjectId } : {}),
+        ...(typeof r.caller?.tenantId === 'string' ? { tenantId: r.caller.tenantId } : {}),
+      });
+    } catch (err) {
+      this.#logger.warn({ err, subject }, 'a trust change could not be published');
+    }
   }
 
   /** Link what has gathered, one batch at a time (in order, so a later batch never overtakes). */

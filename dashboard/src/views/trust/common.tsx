@@ -1,4 +1,5 @@
-import { createResource, createSignal, Show, type Resource } from 'solid-js';
+import { createResource, createSignal, onCleanup, Show, type Resource } from 'solid-js';
+import { onLive } from '../../live';
 import { A, useNavigate } from '@solidjs/router';
 import { apiOf, type ApiResult } from '../../api';
 import { token } from '../../auth';
@@ -10,9 +11,21 @@ import './trust.css';
  * again), proofs that link to the execution record they cite, and actions that say what came back.
  */
 
-/** A read of the trust listener through the dashboard's proxy, again whenever the token or `path` changes. */
+/** Live re-reads wait this long after a trust change, so a burst of writes is one read. */
+const LIVE_READ_MS = 500;
+
+/**
+ * A read of the trust listener through the dashboard's proxy, again whenever the token or `path`
+ * changes, and live: again (at most every half second) when the socket says the trust service wrote
+ * something this token may read.
+ */
 export function useTrust<T>(path: () => string | null): [Resource<ApiResult<T>>, () => void] {
   const [r, { refetch }] = createResource(() => (path() === null ? null : { p: path()!, t: token() }), ({ p }) => apiOf<T>('trust', p));
+  let timer: number | undefined;
+  onCleanup(onLive('trust.changed', () => {
+    timer ??= window.setTimeout(() => { timer = undefined; void refetch(); }, LIVE_READ_MS);
+  }));
+  onCleanup(() => window.clearTimeout(timer));
   return [r, () => void refetch()];
 }
 
