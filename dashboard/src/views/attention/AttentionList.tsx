@@ -3,7 +3,7 @@ import { A, useSearchParams } from '@solidjs/router';
 import { api } from '../../api';
 import { token } from '../../auth';
 import { Loaded } from '../Loaded';
-import { cursorPages } from './paging';
+import { CursorPager, cursorPages } from './paging';
 import { REASON_KINDS, type AttentionPage, type ReasonKind } from './types';
 
 /**
@@ -63,11 +63,7 @@ export function AttentionList(props: { tick: number }) {
                 </For>
               </tbody>
             </table>
-            <nav class="pager" aria-label="attention pages">
-              <Show when={pages.page() > 1}><button type="button" onClick={() => pages.previous()}>Previous page</button></Show>
-              <span>page {pages.page()}</span>
-              <Show when={p.nextCursor}>{(c) => <button type="button" onClick={() => pages.next(c())}>Next page</button>}</Show>
-            </nav>
+            <CursorPager pages={pages} nextCursor={p.nextCursor} label="attention pages" />
           </>
         )}
       </Loaded>
