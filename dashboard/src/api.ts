@@ -30,7 +30,7 @@ export async function api<T>(path: string, init: CallOptions = {}): Promise<ApiR
     return { kind: 'error', status: response.status, message: `answer ${response.status} was not JSON` };
   }
   if (response.ok) return { kind: 'ok', value: body as T };
-  const e = (body as { error?: { code?: string; message?: string } }).error;
+  const e = (body as { error?: { code?: string; message?: string } } | null)?.error;
   const message = `${e?.code ?? response.status}: ${e?.message ?? 'no message'}`;
   if (response.status === 401 || response.status === 403) return { kind: 'not-permitted', message };
   return { kind: 'error', status: response.status, message };
