@@ -91,6 +91,9 @@ beforeAll(async () => {
   target = await startTargetServer({ delayMs: 2 });
   made.record = (await post<{ id: string }>('token', '/executions', { subject: 'a11y-agent', module: 'a11y-test', action: 'deliver', input: { n: 1 }, outcome: 'failure', scope: ['files:write'] })).id;
   made.tenant = (await post<{ id: string }>('token', '/admin/tenants', { name: 'Access Ltd', plan: 'free' }, { 'x-suite-admin-key': d.t.adminKey })).id;
+  // A suspended tenant too: its status carries a reason, which the list shows on hover and on focus.
+  const suspended = await post<{ id: string }>('token', '/admin/tenants', { name: 'Paused Co', plan: 'free' }, { 'x-suite-admin-key': d.t.adminKey });
+  await post('token', `/admin/tenants/${suspended.id}/status`, { status: 'suspended', reason: 'unpaid invoice 42' }, { 'x-suite-admin-key': d.t.adminKey });
   made.task = 'a11y-task';
   await post('scheduler', '/queue', { id: made.task, task: { type: 'http', url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/ping`, method: 'POST' } });
   await post('scheduler', '/schedule', { id: 'a11y-nightly', cron: '0 2 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'POST' } });
