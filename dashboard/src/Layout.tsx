@@ -7,8 +7,14 @@ import { connect, connection, who } from './live';
 export function Layout(props: ParentProps) {
   const [draft, setDraft] = createSignal('');
   createEffect(() => connect(token()));
+  let main!: HTMLElement;
+  // The first thing Tab reaches: past the navigation straight to the view. A native listener on the
+  // link (on:click, not Solid's delegated onClick) cancels the click before the hash router sees it,
+  // so "#main" is never taken for a route.
+  const skip = (e: MouseEvent) => { e.preventDefault(); main.focus(); };
   return (
     <>
+      <a class="skip-link" href="#main" on:click={skip}>Skip to content</a>
       <header>
         <strong>Agent Authority Suite</strong>
         <nav aria-label="views">
@@ -31,7 +37,7 @@ export function Layout(props: ParentProps) {
           <button type="button" onClick={() => setToken(null)}>Forget token</button>
         </Show>
       </header>
-      <main>{props.children}</main>
+      <main id="main" tabindex="-1" ref={main}>{props.children}</main>
     </>
   );
 }

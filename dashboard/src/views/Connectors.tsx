@@ -32,8 +32,9 @@ export function ConnectorView() {
   const [one] = createResource(() => ({ id: params.id, t: token() }), ({ id }) => apiOf<ConnectorInfo>('connector', `/connectors/${encodeURIComponent(id)}`));
   const current = latestOk(one);
   return (
-    <section aria-label={`connector ${params.id}`}>
+    <section aria-labelledby="connector-title">
       <p><A href="/connectors">← all connectors</A></p>
+      <h1 id="connector-title">Connector {params.id}</h1>
       <Loaded result={one()} what={`the connector ${params.id}`}>{() => <ConnectorCard c={current()!} detailed />}</Loaded>
     </section>
   );

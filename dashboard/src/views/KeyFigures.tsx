@@ -1,7 +1,7 @@
 import { createSignal, For, onCleanup, Show } from 'solid-js';
 import { apiOf, type ApiResult, type Listener } from '../api';
 import { token } from '../auth';
-import { Unknown } from './Unknown';
+import { Unknown, WithReason } from './Unknown';
 
 /** How often the figures are read again; a failed read turns its figure UNKNOWN at once. */
 const REFRESH_MS = 5000;
@@ -77,7 +77,7 @@ export function KeyFigures() {
                     {(s) => {
                       if (s.kind === 'value') return <strong>{s.text}</strong>;
                       if (s.kind === 'unknown') return <Unknown reason={s.reason} />;
-                      return <span class="muted" title={s.reason} tabindex="0">not permitted</span>;
+                      return <WithReason class="muted" text="not permitted" reason={s.reason} />;
                     }}
                   </Show>
                 </dd>

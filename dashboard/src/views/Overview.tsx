@@ -4,7 +4,7 @@ import { lastVerification, verifyChain, verifying } from '../chain-state';
 import { token } from '../auth';
 import { connection, health, onTrace, type ServiceHealth } from '../live';
 import { NotPermitted } from './Unknown';
-import { Unknown } from './Unknown';
+import { Unknown, WithReason } from './Unknown';
 import { KeyFigures } from './KeyFigures';
 
 /** A health round older than this is no longer current: shown as UNKNOWN rather than passed off. */
@@ -54,7 +54,7 @@ export function Overview() {
                       {(() => {
                         const v = r();
                         if (v.state === 'unknown') return <Unknown reason={v.reason} />;
-                        if (v.state === 'not-ready') return <span class="warn" title={v.reason}>NOT READY</span>;
+                        if (v.state === 'not-ready') return <WithReason class="warn" text="NOT READY" reason={v.reason} />;
                         return <span class="ok">READY</span>;
                       })()}
                     </td>

@@ -86,7 +86,7 @@ function Verdict(props: { c: Comparison }) {
       </p>
       <table class="bench-compare" data-testid="compare-table">
         <caption>The two samples and the tests</caption>
-        <thead><tr><th scope="col"></th><th scope="col">baseline</th><th scope="col">candidate</th></tr></thead>
+        <thead><tr><th scope="col"><span class="visually-hidden">figure</span></th><th scope="col">baseline</th><th scope="col">candidate</th></tr></thead>
         <tbody>
           <tr><th scope="row">run</th><td><A href={`/bench/runs/${c().baseline.jobId}`}>{c().baseline.name ?? c().baseline.jobId}</A></td><td><A href={`/bench/runs/${c().candidate.jobId}`}>{c().candidate.name ?? c().candidate.jobId}</A></td></tr>
           <tr><th scope="row">calls (n)</th><td>{c().baseline.n}</td><td>{c().candidate.n}</td></tr>

@@ -13,7 +13,7 @@ export function PercentileTable(props: { result: BenchResult; id: string }) {
     return out;
   };
   return (
-    <div class="bench-scroll">
+    <div class="bench-scroll" tabindex="0" role="region" aria-label="latency percentiles (scrolls sideways on a narrow screen)">
       <table id={props.id} class="bench-percentiles" data-testid="percentile-table">
         <caption>Latency percentiles (HDR histogram of the successful calls)</caption>
         <thead><tr><th scope="col">summary</th><For each={SUMMARY_COLUMNS}>{([label]) => <th scope="col">{label}</th>}</For></tr></thead>

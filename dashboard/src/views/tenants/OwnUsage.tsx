@@ -22,7 +22,7 @@ export function OwnUsage() {
       <Show when={tenantKey() !== null}>
         <p><button type="button" onClick={reload}>Refresh usage</button></p>
         <Loaded result={usage()} what="this tenant's usage (the tenant key)">
-          {(report) => <TenantReport report={report} plans={plans()} />}
+          {(report) => <TenantReport report={report} plans={plans()} heading="h3" />}
         </Loaded>
       </Show>
     </section>

@@ -23,7 +23,7 @@ export function TenantDetail() {
       <KeyField id="admin-key" label="Admin key" held={adminKey()} onUse={setAdminKey} purpose="the tenant views' requests" />
       <p><button type="button" onClick={() => { reload(); reloadPlans(); }}>Refresh</button></p>
       <Loaded result={report()} what="this tenant's usage (scope tenant:manage, or the admin key)">
-        {(r) => <TenantReport report={r} plans={plans()} />}
+        {(r) => <TenantReport report={r} plans={plans()} heading="h2" />}
       </Loaded>
     </section>
   );

@@ -4,6 +4,7 @@ import { apiOf } from '../../api';
 import { token } from '../../auth';
 import { createRead } from '../../reading';
 import { Loaded } from '../Loaded';
+import { WithReason } from '../Unknown';
 import { adminHeaders, adminKey, setAdminKey } from './held-keys';
 import { KeyField } from './KeyField';
 import { OwnUsage } from './OwnUsage';
@@ -41,7 +42,7 @@ export function Tenants() {
                     <tr data-tenant={r.tenant.id}>
                       <td><A href={`/tenants/${r.tenant.id}`}>{r.tenant.name}</A></td>
                       <td>{r.plan.label ?? r.tenant.plan}</td>
-                      <td class={r.tenant.status === 'active' ? 'ok' : 'bad'} title={r.tenant.statusReason ?? ''}>{r.tenant.status}</td>
+                      <td class={r.tenant.status === 'active' ? 'ok' : 'bad'}>{r.tenant.statusReason ? <WithReason class="" text={r.tenant.status} reason={r.tenant.statusReason} /> : r.tenant.status}</td>
                       <td class={r.approachingLimit.length > 0 ? 'warn' : ''}>{r.approachingLimit.map((a) => `${a.metric} ${a.percentUsed}%`).join(', ') || 'none'}</td>
                       <td><code>{r.tenant.id}</code></td>
                       <td>{r.tenant.createdAt}</td>
