@@ -112,12 +112,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await d?.browser.close();
-  // Workaround, reported with this change: with the browser gone, a listener's close (seen on the
-  // scheduler's, about one run in two) could wait for good on keep-alive connections opened by the
-  // dashboard's proxy, some never used (0 bytes read). No request is in flight by now (the pages are
-  // closed), so the listeners' connections are closed first and the suite then stops as it would.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  for (const edge of d?.t.suite.edges ?? []) edge.app.server.closeAllConnections();
   await d?.t.stop();
   await target?.close();
   hook?.closeAllConnections();

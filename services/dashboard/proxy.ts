@@ -26,8 +26,9 @@ const ListenerName = Type.Union(WATCHED.map((s) => Type.Literal(s)));
 const ProxyParams = Type.Object({ listener: ListenerName });
 
 export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: LocateListener): Promise<void> {
-  // No retries (a 503 is news, not noise) and no shared base: each call names its listener.
-  await root.register(replyFrom, { retryMethods: [], undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS } });
+  // No retries (a 503 is news, not noise) and no shared base: each call names its listener. Its
+  // connections close with this listener, so they never hold another listener's close.
+  await root.register(replyFrom, { retryMethods: [], destroyAgent: true, undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS } });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { listener } = request.params as { listener: ServiceName };
     const base = locate(listener);
