@@ -69,7 +69,7 @@ const median = (xs: readonly number[]): number => {
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
-/** A process's user + system CPU time so far, µs, from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 10 ms). */
+/** A process's user + system CPU time so far, µs, from /proc/<pid>/stat (fields 14 and 15, in clock ticks: 100 a second on Linux). */
 function processCpuUs(pid: number): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -99,10 +99,9 @@ export async function rate(o: { server: LocalServer; runner: RunnerRate; levels:
           : await o.runner(url, o.calls, o.warmup, c, measuredStart);
         const [cpu, server1, elapsedUs] = [process.cpuUsage(cpu0), processCpuUs(pid), measured.wallMs * 1000];
         const serverUs = server0 !== null && server1 !== null ? server1 - server0 : null;
-        const all = o.calls;
         const run: RateRun = {
           tool, concurrency: c, round, calls: o.calls, failed: measured.failed, reqPerSec: Math.round((o.calls / measured.wallMs) * 1000),
-          userUsPerReq: r1(cpu.user / all), systemUsPerReq: r1(cpu.system / all), serverUsPerReq: serverUs === null ? null : r1(serverUs / all),
+          userUsPerReq: r1(cpu.user / o.calls), systemUsPerReq: r1(cpu.system / o.calls), serverUsPerReq: serverUs === null ? null : r1(serverUs / o.calls),
           clientBusy: r2((cpu.user + cpu.system) / elapsedUs), serverBusy: serverUs === null ? null : r2(serverUs / elapsedUs), load1,
         };
         runs.push(run);
