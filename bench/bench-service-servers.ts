@@ -24,6 +24,8 @@ s.listen(0, '127.0.0.1', () => console.log(s.address().port));`;
 
 export interface LocalServer {
   readonly url: string;
+  /** The server's process id (its CPU time is read from /proc by the rate runs). */
+  readonly pid: number;
   /** The server's own times (ms) of the requests since the last call; the list is then emptied. */
   served(): Promise<number[]>;
   close(): void;
@@ -36,6 +38,7 @@ export async function startServer(delayMs: number, o: { record: boolean }): Prom
   const url = `http://127.0.0.1:${port}/`;
   return {
     url,
+    pid: child.pid!,
     async served() {
       const res = await fetch(`${url}__served`);
       return (await res.json()) as number[];
