@@ -161,11 +161,21 @@ describe('an http run', () => {
 
 describe('GET /compare', () => {
   it('calls slow after fast a regression, the reverse an improvement, and fast against fast no significant change', async () => {
+    // Delays long beside the jitter of a loaded 2-core machine (a few ms): a 25 ms target once read
+    // 5% slower in one of two runs of the same server under load 5, which is a real change in
+    // what was measured, not what this test is about.
+    const steadyFast = await startTargetServer({ delayMs: 60 });
+    const steadySlow = await startTargetServer({ delayMs: 120 });
     const ids: Record<string, string> = {};
-    for (const [name, server] of [['cmp-fast-a', fast], ['cmp-slow', slow], ['cmp-fast-b', fast]] as const) {
-      const r = await run({ provider: 'http', url: server.url, name, testRuns: 150, warmupRuns: 5 });
-      ids[name] = r.body.jobId;
-      await finished(r.body.jobId);
+    try {
+      for (const [name, server] of [['cmp-fast-a', steadyFast], ['cmp-slow', steadySlow], ['cmp-fast-b', steadyFast]] as const) {
+        const r = await run({ provider: 'http', url: server.url, name, testRuns: 80, warmupRuns: 5 });
+        ids[name] = r.body.jobId;
+        await finished(r.body.jobId);
+      }
+    } finally {
+      await steadyFast.close();
+      await steadySlow.close();
     }
     const worse = await call('/compare?baseline=cmp-fast-a&candidate=cmp-slow', { token: reader });
     expect(worse.status).toBe(200);
@@ -176,7 +186,7 @@ describe('GET /compare', () => {
     expect(better.body.verdict, JSON.stringify(better.body)).toBe('improvement');
     const same = await call('/compare?baseline=cmp-fast-a&candidate=cmp-fast-b', { token: reader });
     expect(same.body.verdict, JSON.stringify(same.body)).toBe('no significant change');
-  });
+  }, 90_000);
 
   it('answers 404 for an unknown run, 409 for one not finished, 400 without both parameters', async () => {
     expect((await call('/compare?baseline=nope&candidate=nope', { token: reader })).status).toBe(404);
