@@ -36,16 +36,19 @@ async function npmStart(dataDir: string, ports: Record<string, string>): Promise
 }
 
 /**
- * npm ends when signalled, but the suite under it (and its PGlite child) may still be draining: wait
- * until no process mentions the data folder, so the next start and the clean-up find it free.
+ * npm ends when signalled, but the suite under it (and its database server) may still be draining:
+ * wait until no process uses the data folder, so the next start and the clean-up find it free.
  */
 async function suiteGone(dataDir: string): Promise<void> {
   const holders = async () => {
     const found: string[] = [];
     for (const pid of await readdir('/proc').catch(() => [] as string[])) {
       if (!/^[0-9]+$/.test(pid)) continue;
+      // The database server names the folder on its command line; the suite's node process has it in
+      // its environment (SUITE_DATA_DIR) and releases the folder's lock last, after the database stopped.
       const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-      if (cmdline.includes(dataDir)) found.push(pid);
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+      if (cmdline.includes(dataDir) || environ.split('\0').includes(`SUITE_DATA_DIR=${dataDir}`)) found.push(pid);
     }
     return found;
   };
