@@ -160,14 +160,18 @@ export class WorkerPool {
     const again = result.outcome !== 'success' && result.retryable && hasAttemptLeft(policy, t.attempts);
     const state = result.outcome === 'success' ? 'succeeded' : again ? 'retrying' : 'failed';
     const retryInMs = again ? retryDelay(policy, t.attempts, this.#o.random) : 0;
-    const ended = await endAttempt(this.#o.storage.pool, {
-      namespace: t.namespace, id: t.id, attempt: t.attempts, holder: this.#o.holder, state, retryInMs,
-      lastError: result.error, lastStatus: result.status,
+    // The attempt's end and its log line commit together: one commit (one WAL sync) a task, not two.
+    const events = await this.#o.storage.pool.transaction(async (tx) => {
+      const ended = await endAttempt(tx, {
+        namespace: t.namespace, id: t.id, attempt: t.attempts, holder: this.#o.holder, state, retryInMs,
+        lastError: result.error, lastStatus: result.status,
+      });
+      const detail = `${result.outcome}${result.status !== null ? ` (HTTP ${result.status})` : ''} in ${result.durationMs} ms`
+        + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
+      const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
+      await insertEvents(tx, events);
+      return events;
     });
-    const detail = `${result.outcome}${result.status !== null ? ` (HTTP ${result.status})` : ''} in ${result.durationMs} ms`
-      + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
-    const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
-    await insertEvents(this.#o.storage.pool, events);
     this.#o.onEvents?.(events);
   }
 
