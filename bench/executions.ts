@@ -143,6 +143,14 @@ export interface Place {
   dispose(): Promise<void>;
 }
 
+/** Writes a signed chain of `records` with a fresh key where the suite will start: the seconds it took, and the key. */
+export async function fillChainAt(where: Place, records: number): Promise<{ fillSeconds: number; key: string }> {
+  const t0 = performance.now();
+  const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  await fillExecutionChain(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : { dbPath: join(where.dataDir, 'database') }, records, key);
+  return { fillSeconds: (performance.now() - t0) / 1000, key };
+}
+
 export async function place(backend: Backend): Promise<Place> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-exec-'));
   const db = backend === 'postgres' ? await createTestDatabase() : undefined;
@@ -269,10 +277,7 @@ function probeCall(url: string, agent: Agent): Promise<void> {
 async function benchVerify(backend: Backend, records: number): Promise<VerifyResult> {
   const where = await place(backend);
   try {
-    const t0 = performance.now();
-    const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await fillExecutionChain(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : { dbPath: join(where.dataDir, 'database') }, records, key);
-    const fillSeconds = (performance.now() - t0) / 1000;
+    const { fillSeconds } = await fillChainAt(where, records);
     const suite = await startSuite(where);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {

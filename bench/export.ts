@@ -9,15 +9,14 @@
  * published key), then the suite starts on it (`suite start`, memory bus) and the export streams.
  */
 import { spawn } from 'node:child_process';
-import { generateKeyPairSync, createPublicKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mint } from './api.ts';
-import { fillExecutionChain } from './chain-fill.ts';
 import { REPO_ROOT } from './child.ts';
-import { place, rssMb, startSuite, verifyStoragesFrom, type Backend } from './executions.ts';
+import { fillChainAt, place, rssMb, startSuite, verifyStoragesFrom, type Backend } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
 
 export interface ExportResult {
@@ -36,10 +35,7 @@ export interface ExportResult {
 export async function benchExport(backend: Backend, records: number): Promise<ExportResult> {
   const where = await place(backend);
   try {
-    const t0 = performance.now();
-    const key = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await fillExecutionChain(where.databaseUrl !== undefined ? { databaseUrl: where.databaseUrl } : { dbPath: join(where.dataDir, 'database') }, records, key);
-    const fillSeconds = (performance.now() - t0) / 1000;
+    const { fillSeconds, key } = await fillChainAt(where, records);
     const pemFile = join(where.dataDir, 'export-bench.pub.pem');
     const suite = await startSuite(where);
     try {

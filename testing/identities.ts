@@ -55,3 +55,11 @@ export async function provenRequest(call: ReturnType<typeof caller>, subject: st
   const nonce = challenge.body.nonce as string;
   return { sub: subject, scope, proof: { nonce, signature: key.sign(nonce) } };
 }
+
+/** A call to one listener with one token (a call's own `token` still wins). */
+export type ServiceCall = (path: string, init?: Omit<CallInit, 'service'>) => Promise<Answer>;
+
+export function serviceCaller(t: TestSuite, service: ServiceName, token: string): ServiceCall {
+  const call = caller(t);
+  return (path, init = {}) => call(path, { service, token, ...init });
+}

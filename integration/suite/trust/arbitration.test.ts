@@ -1,16 +1,15 @@
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
-import { caller } from '../../../testing/identities.ts';
+import { serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 
 let t: TestSuite;
-let trust: (path: string, init?: { body?: unknown; method?: string }) => ReturnType<ReturnType<typeof caller>>;
+let trust: ServiceCall;
 
 beforeAll(async () => {
   t = await startTestSuite();
-  const call = caller(t);
   const { token } = await t.mint(['trust:*']);
-  trust = (path, init = {}) => call(path, { service: 'trust', token, ...init });
+  trust = serviceCaller(t, 'trust', token);
 }, 60_000);
 afterAll(() => t?.stop());
 

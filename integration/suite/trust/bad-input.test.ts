@@ -2,18 +2,17 @@ import { createHash } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
-import { caller } from '../../../testing/identities.ts';
+import { serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 
 let t: TestSuite;
-let trust: (path: string, init?: { body?: unknown; method?: string }) => ReturnType<ReturnType<typeof caller>>;
+let trust: ServiceCall;
 const ids: Record<string, string> = {};
 const proof = { url: 'https://example.org/x', sha256: createHash('sha256').update('x').digest('hex') };
 
 beforeAll(async () => {
   t = await startTestSuite();
-  const call = caller(t);
   const { token } = await t.mint(['trust:*']);
-  trust = (path, init = {}) => call(path, { service: 'trust', token, ...init });
+  trust = serviceCaller(t, 'trust', token);
   ids.event = (await trust('/events', { body: { subjectId: 'bot', kind: 'note', proof } })).body.id;
   ids.appeal = (await trust(`/events/${ids.event}/appeal`, { body: { reason: 'r' } })).body.id;
   ids.contract = (await trust('/contracts', { body: { title: 't', agentId: 'bot', operatorId: 'op', terms: [{ id: 'a', text: 'b' }] } })).body.id;

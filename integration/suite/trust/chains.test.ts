@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
-import { caller } from '../../../testing/identities.ts';
+import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 import { subjects } from '../../../bus/index.ts';
 
 let t: TestSuite;
 let token: string;
 let call: ReturnType<typeof caller>;
-let trust: (path: string, init?: { body?: unknown; method?: string }) => ReturnType<ReturnType<typeof caller>>;
+let trust: ServiceCall;
 
 beforeAll(async () => {
   // A one-second stall window (the smallest allowed), so that a stall shows within the test.
   t = await startTestSuite({ SUITE_TRUST_STALL_MS: '1000', SUITE_TRUST_MAX_DEPTH: '16', SUITE_TRUST_MAX_FANOUT: '32' });
   call = caller(t);
   token = (await t.mint(['trust:*', 'execution:record'])).token;
-  trust = (path, init = {}) => call(path, { service: 'trust', token, ...init });
+  trust = serviceCaller(t, 'trust', token);
 }, 60_000);
 afterAll(() => t?.stop());
 

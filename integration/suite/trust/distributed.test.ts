@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { createTestDatabase, type TestDatabase } from '../../../testing/storage.ts';
 import { NATS_URL } from '../../../testing/bus.ts';
-import { caller } from '../../../testing/identities.ts';
+import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 
 /**
  * Distributed mode: Postgres and NATS, the edges in one suite and the trust arbiter alone in
@@ -14,7 +14,7 @@ let edges: TestSuite;
 let arbiter: TestSuite;
 let token: string;
 let call: ReturnType<typeof caller>;
-let trust: (path: string, init?: { body?: unknown; method?: string }) => ReturnType<ReturnType<typeof caller>>;
+let trust: ServiceCall;
 const proof = { url: 'https://example.org/x', sha256: createHash('sha256').update('x').digest('hex') };
 
 beforeAll(async () => {
@@ -26,7 +26,7 @@ beforeAll(async () => {
   arbiter = await startTestSuite({ ...env, SUITE_HMAC_SECRET: secret }, ['actor:trust']);
   call = caller(edges);
   token = (await edges.mint(['trust:*', 'execution:record'])).token;
-  trust = (path, init = {}) => call(path, { service: 'trust', token, ...init });
+  trust = serviceCaller(edges, 'trust', token);
 }, 60_000);
 afterAll(async () => {
   await edges?.stop();

@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
-import { caller } from '../../../testing/identities.ts';
+import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;
 let token: string;
-let trust: (path: string, init?: { body?: unknown; method?: string; token?: string }) => ReturnType<ReturnType<typeof caller>>;
+let trust: ServiceCall;
 let executionId: string;
 
 beforeAll(async () => {
   t = await startTestSuite();
   call = caller(t);
   token = (await t.mint(['trust:*', 'execution:record', 'execution:read', 'audit:read'])).token;
-  trust = (path, init = {}) => call(path, { service: 'trust', token, ...init });
+  trust = serviceCaller(t, 'trust', token);
   const recorded = await call('/executions', { token, body: { subject: 'bot-1', module: 'crm', action: 'update', input: { a: 1 }, outcome: 'success' } });
   expect(recorded.status).toBe(201);
   executionId = recorded.body.id;
