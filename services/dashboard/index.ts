@@ -14,5 +14,5 @@ export const dashboardService = defineService({
   name: 'dashboard',
   listener: 'dashboard',
   actorRoles: [],
-  routes: ({ bus, config, listenerUrl }) => dashboardRoutes({ bus, config, listenerUrl }),
+  routes: ({ bus, listenerUrl }) => dashboardRoutes({ bus, listenerUrl }),
 });

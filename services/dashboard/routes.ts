@@ -5,7 +5,6 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
-import type { SuiteConfig } from '../../config/index.ts';
 import { sendError, type Authority, type EdgeApp, type EdgeRoutes } from '../../edge-http/index.ts';
 import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
 import { startHealthWatch, type LocateListener } from './health.ts';
@@ -29,7 +28,6 @@ const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{
 
 export interface DashboardRouteDeps {
   bus: Bus;
-  config: SuiteConfig;
   /** Where the other listeners are reached (probes and the same-origin proxy). */
   listenerUrl: LocateListener;
   /** The built app's folder; tests point it elsewhere. */

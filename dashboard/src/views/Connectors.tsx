@@ -3,7 +3,6 @@ import { A, useParams } from '@solidjs/router';
 import { apiOf } from '../api';
 import { token } from '../auth';
 import { Loaded } from './Loaded';
-import { latestOk } from './latest';
 import { ConnectorCard } from './connectors/ConnectorCard';
 import type { ConnectorInfo } from './connectors/types';
 import './connectors/connectors.css';
@@ -30,12 +29,11 @@ export function Connectors() {
 export function ConnectorView() {
   const params = useParams<{ id: string }>();
   const [one] = createResource(() => ({ id: params.id, t: token() }), ({ id }) => apiOf<ConnectorInfo>('connector', `/connectors/${encodeURIComponent(id)}`));
-  const current = latestOk(one);
   return (
     <section aria-labelledby="connector-title">
       <p><A href="/connectors">← all connectors</A></p>
       <h1 id="connector-title">Connector {params.id}</h1>
-      <Loaded result={one()} what={`the connector ${params.id}`}>{() => <ConnectorCard c={current()!} detailed />}</Loaded>
+      <Loaded result={one()} what={`the connector ${params.id}`}>{(c) => <ConnectorCard c={c} detailed />}</Loaded>
     </section>
   );
 }

@@ -8,7 +8,6 @@ import { CorePanel } from './CorePanel';
 import { RunForm } from './RunForm';
 import { ms } from './format';
 import type { History } from './types';
-import { latestOk } from '../latest';
 import './bench.css';
 
 const PAGE = 20;
@@ -42,8 +41,6 @@ export function BenchHistory() {
     setSearch({ name: d.name || undefined, provider: d.provider || undefined, model: d.model || undefined, offset: undefined });
   };
   const offset = () => Number(search.offset ?? 0) || 0;
-  const latest = latestOk(history);
-  const h = () => latest()!;
 
   return (
     <section class="bench-page" aria-labelledby="bench-title">
@@ -60,7 +57,9 @@ export function BenchHistory() {
         <button type="submit">Filter</button>
       </form>
       <Loaded result={history()} what="the benchmark runs (scope bench:read)">
-        {() => (
+        {(value) => {
+          const h = () => value;
+          return (
           <>
             <table class="bench-history" data-testid="bench-history">
               <caption>{h().total} run{h().total === 1 ? '' : 's'}{h().total > 0 ? `; ${h().offset + 1}–${h().offset + h().runs.length} shown` : ''}</caption>
@@ -89,7 +88,8 @@ export function BenchHistory() {
               <Show when={h().offset + h().runs.length < h().total}><button type="button" onClick={() => setSearch({ offset: String(offset() + PAGE) })}>Older runs</button></Show>
             </nav>
           </>
-        )}
+        );
+        }}
       </Loaded>
       <RunForm onStarted={() => void refetch()} />
       <CorePanel />

@@ -8,7 +8,6 @@ import { Loaded } from '../Loaded';
 import { LatencyCharts } from './Charts';
 import { PercentileTable, RunFacts } from './Summary';
 import type { BenchJob } from './types';
-import { latestOk } from '../latest';
 import './bench.css';
 
 /**
@@ -19,7 +18,6 @@ export function BenchRun() {
   const params = useParams<{ jobId: string }>();
   const key = () => ({ id: params.jobId, t: token() });
   const [job, { refetch }] = createResource(key, ({ id }) => apiOf<BenchJob>('bench', `/run/${encodeURIComponent(id)}`));
-  const current = latestOk(job);
   const [live, setLive] = createSignal<{ status: string; done: number; total: number } | null>(null);
   onCleanup(onLive('bench.progress', (p) => {
     if (p.jobId !== params.jobId) return;
@@ -32,7 +30,7 @@ export function BenchRun() {
       <p><A href="/bench">← all runs</A></p>
       <h1 id="run-title">Benchmark run <small class="bench-id">{params.jobId}</small></h1>
       <Loaded result={job()} what="this benchmark run (scope bench:read)">
-        {() => <RunBody job={current()!} live={live()} />}
+        {(j) => <RunBody job={j} live={live()} />}
       </Loaded>
     </section>
   );
