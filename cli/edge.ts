@@ -117,14 +117,16 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     // Two turns of the loop first, when it runs late (under load): a connection the kernel has
     // already completed is accepted in the first, its waiting request read in the second; it is
     // then a request in flight, drained, not an idle connection reset by the close.
-    // Past the grace time, connections still open are closed: a connection that never sent a request
-    // (seen from keep-alive pools, 0 bytes read) is not idle to Node and would hold the close for good.
+    // Past half the grace time, connections still open are closed: a connection that never sent a
+    // request (seen from keep-alive pools, 0 bytes read) is not idle to Node and would hold the close
+    // for good. Half: the actors and the audit flush that stop after the edges need the rest.
     stop: async () => {
       for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+      const forceAfterMs = d.config.shutdownGraceMs / 2;
       const force = setTimeout(() => {
-        logger.warn({ graceMs: d.config.shutdownGraceMs }, 'connections still open after the grace time are closed');
+        logger.warn({ forceAfterMs }, 'connections still open after half the grace time are closed');
         app.server.closeAllConnections();
-      }, d.config.shutdownGraceMs);
+      }, forceAfterMs);
       try {
         await app.close();
       } finally {

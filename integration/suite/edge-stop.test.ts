@@ -3,8 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 /**
- * A listener's stop is bounded by the grace time: a connection that opened and never sent a byte
- * (keep-alive pools do this) is not idle to Node, and without the forced close after the grace time
+ * A listener's stop is bounded by half the grace time: a connection that opened and never sent a byte
+ * (keep-alive pools do this) is not idle to Node, and without the forced close after half the grace time
  * it held `app.close()` until the request timeout, the suite's stop with it.
  */
 let t: TestSuite | undefined;
