@@ -44,6 +44,9 @@ export type { ErrorCode, ErrorData } from './errors.ts';
 
 // The spine's and token service's subjects, and the message schemas edges build their bodies from.
 export { subjects } from './subjects.ts';
+export { PUBLIC_EVENTS, PUBLIC_EVENT_PREFIX, type PublicEvent } from './public-events.ts';
+export { asyncApiDocument } from './asyncapi.ts';
+export { INTERFACE_VERSION } from './interface-version.ts';
 export type { AuditInput, AuditEntry, Caller, ExecutionClaim, RecordRequestData, VerifyReplyData, Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './subjects.ts';
 export { AttestationSchema, ExecutionRecordSchema, GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './schemas/executions.ts';
 export { ExecutionBody, executionClaim } from './schemas/execution-body.ts';

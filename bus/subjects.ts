@@ -12,7 +12,9 @@ import * as live from './schemas/live.ts';
 
 /**
  * Every subject of the suite, declared once with its schemas. `suite.<domain>.<verb>`; events end
- * in a past participle or a noun. Queue groups are named after the actor that serves them.
+ * in a past participle or a noun. Queue groups are named after the actor that serves them. The
+ * events other services may consume are public and versioned: `suite.events.v1.<domain>.<event>`
+ * (public-events.ts, docs/EVENTS.md); a breaking change to one of them is a new `v2` subject.
  */
 export const subjects = {
   tokenIssue: requestSubject('suite.tokens.issue', tokens.IssueRequest, tokens.IssueReply),
@@ -21,7 +23,7 @@ export const subjects = {
 
   revocationRevoke: requestSubject('suite.revocation.revoke', revocation.RevokeRequest, revocation.RevokeReply),
   revocationSnapshot: requestSubject('suite.revocation.snapshot', revocation.SnapshotRequest, revocation.SnapshotReply),
-  revocationRevoked: eventSubject('suite.revocation.revoked', revocation.RevokedEvent),
+  revocationRevoked: eventSubject('suite.events.v1.revocation.revoked', revocation.RevokedEvent),
   revocationHeartbeat: eventSubject('suite.revocation.heartbeat', revocation.HeartbeatEvent),
   revocationRevokeMany: requestSubject('suite.revocation.revoke-many', revocation.RevokeManyRequest, revocation.RevokeManyReply),
 
@@ -36,8 +38,8 @@ export const subjects = {
   executionsVerify: requestSubject('suite.executions.verify', executions.VerifyRequest, executions.VerifyReply),
   executionsKeys: requestSubject('suite.executions.keys', executions.KeysRequest, executions.KeysReply),
   executionsExportPage: requestSubject('suite.executions.export-page', executionExport.ExportPageRequest, executionExport.ExportPageReply),
-  executionsAppended: eventSubject('suite.executions.appended', executions.AppendedEvent),
-  executionsKeyPublished: eventSubject('suite.executions.key-published', executions.KeyPublishedEvent),
+  executionsAppended: eventSubject('suite.events.v1.executions.appended', executions.AppendedEvent),
+  executionsKeyPublished: eventSubject('suite.events.v1.executions.key-published', executions.KeyPublishedEvent),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
   executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
   executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),
@@ -77,8 +79,8 @@ export const subjects = {
 
   // Published by the benchmark, scheduler and trust services for live views (schemas/live.ts).
   benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
-  schedulerEvent: eventSubject('suite.scheduler.event', live.SchedulerEvent),
-  trustChanged: eventSubject('suite.trust.changed', live.TrustChangedEvent),
+  schedulerEvent: eventSubject('suite.events.v1.scheduler.event', live.SchedulerEvent),
+  trustChanged: eventSubject('suite.events.v1.trust.changed', live.TrustChangedEvent),
 } as const;
 
 export type { AuditInput, AuditEntry } from './schemas/audit.ts';

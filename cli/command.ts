@@ -14,6 +14,7 @@ import { migrationSets, startSuite } from './runtime.ts';
 import { verifyCommand } from './verify.ts';
 import { mcpCommand } from './mcp.ts';
 import { pino } from 'pino';
+import { asyncApiDocument, INTERFACE_VERSION } from '../bus/index.ts';
 import { firstScreen } from './first-screen.ts';
 import { ensureDashboardBuilt } from './dashboard-build.ts';
 
@@ -23,11 +24,16 @@ const USAGE = `usage:
   suite migrate                     apply database migrations and exit
   suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
   suite mcp [--data-dir DIR]        the MCP server on stdio, acting with SUITE_MCP_TOKEN (docs/MCP.md)
+  suite asyncapi                    print the AsyncAPI document of the public NATS events (docs/EVENTS.md)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
 async function main(argv: string[]): Promise<number> {
   // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
   if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
+  if (argv[0] === 'asyncapi' && argv.length === 1) {
+    process.stdout.write(`${JSON.stringify(asyncApiDocument(INTERFACE_VERSION), null, 2)}\n`);
+    return 0;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -70,7 +70,7 @@ export async function startSuite(
     const tracing = startTracing({ settings: config.tracing, ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}) });
     phases.infra.push({ name: 'tracing', stop: () => tracing.shutdown() });
     const wire = config.natsServers
-      ? await connectNatsTransport({ servers: [...config.natsServers], name: holder })
+      ? await connectNatsTransport({ servers: [...config.natsServers], name: holder, ...config.natsUser })
       : createMemoryNetwork().connect();
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {

@@ -52,6 +52,8 @@ export interface SuiteConfig {
   readonly natsServers: readonly string[] | undefined;
   /** `SUITE_BUS_NAMESPACE`: prefix of every subject on the wire, so deployments can share a broker. */
   readonly busNamespace: string | undefined;
+  /** `SUITE_NATS_USER` / `SUITE_NATS_PASSWORD`: this process's NATS user (docs/EVENTS.md, "Authorization"). */
+  readonly natsUser: { readonly user: string; readonly pass: string } | undefined;
   readonly host: string;
   readonly ports: Readonly<Record<ServiceName, number>>;
   /**
@@ -248,6 +250,11 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   if (busNamespace !== undefined && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(busNamespace)) {
     throw new ConfigError('SUITE_BUS_NAMESPACE', 'must be dot-separated tokens of letters, digits, _ and -');
   }
+  const natsUserName = str('SUITE_NATS_USER');
+  const natsPassword = str('SUITE_NATS_PASSWORD');
+  if ((natsUserName === undefined) !== (natsPassword === undefined)) {
+    throw new ConfigError(natsUserName === undefined ? 'SUITE_NATS_USER' : 'SUITE_NATS_PASSWORD', 'SUITE_NATS_USER and SUITE_NATS_PASSWORD go together: set both or neither');
+  }
   const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const logFormat = str('SUITE_LOG_FORMAT');
@@ -264,6 +271,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? embeddedDbPath(dataDir) : undefined),
     natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
     busNamespace,
+    natsUser: natsUserName !== undefined && natsPassword !== undefined ? { user: natsUserName, pass: natsPassword } : undefined,
     host: str('SUITE_HOST') ?? '127.0.0.1',
     ports,
     listenerUrls,
