@@ -103,18 +103,18 @@ export async function startSuite(
       throw new Error('no token signing secret: set SUITE_HMAC_SECRET (32+ characters) or start with a data folder');
     }
     const ring = await createHmacKeyRing(config.hmacSecrets);
-    const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
+    const metrics = createMetricsRegistry();
+    const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }), metrics: metrics.promises });
     phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
 
     const need = (role: Role) => roles.includes(role);
     // The view and checker are made before the actors (the token actor checks tokens with them),
     // and started after: the view's first snapshot comes from the revocation actor.
     const view = need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
-      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) })
+      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }), metrics: metrics.promises })
       : undefined;
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
 
-    const metrics = createMetricsRegistry();
     // Parts whose failures /ready must show (the chain writers: 503 while their commits keep failing).
     const stalls: Array<() => boolean> = [];
     if (storage) {

@@ -3,6 +3,9 @@ import { describeMessageProblems, type Bus } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
+import { isErrorCode } from '../../bus/index.ts';
+import type { Link } from '@opentelemetry/api';
+import { batchSpan, detached, linkToActive, type PromiseMetrics } from '../../observability/index.ts';
 
 export interface AuditBatcherOptions {
   bus: Bus;
@@ -20,6 +23,8 @@ export interface AuditBatcherOptions {
   effectWaitMs?: number;
   logger?: { info?(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   clock?: () => number;
+  /** Decisions by result and code, and the backlog gauges (observability/promise-metrics.ts). */
+  metrics?: PromiseMetrics;
 }
 
 type Entry = Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null };
@@ -29,6 +34,8 @@ interface Buffered {
   /** When it was recorded (clock ms): the oldest one's age tells a stalled trail. */
   at: number;
   done?: (err?: Error) => void;
+  /** The span of the request that recorded it: the batch that sends it links there. */
+  link?: Link | undefined;
 }
 
 /**
@@ -47,6 +54,7 @@ export class AuditBatcher {
   readonly #effectWaitMs: number;
   readonly #logger: AuditBatcherOptions['logger'];
   readonly #clock: () => number;
+  readonly #metrics: PromiseMetrics | undefined;
   #buffer: Buffered[] = [];
   #sending = false;
   #scheduled = false;
@@ -67,6 +75,8 @@ export class AuditBatcher {
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
+    this.#metrics = o.metrics;
+    o.metrics?.watchAudit(this);
   }
 
   /** Queue an entry; does not wait for the commit. */
@@ -118,6 +128,12 @@ export class AuditBatcher {
     return this.#buffer.length;
   }
 
+  /** How long the oldest uncommitted entry has waited, in ms (0 when none waits). */
+  get oldestAgeMs(): number {
+    const oldest = this.#buffer[0];
+    return oldest === undefined ? 0 : Math.max(0, this.#clock() - oldest.at);
+  }
+
   /** Resolves true when everything recorded so far has been committed, false if `timeoutMs` passed first. */
   async flush(timeoutMs = 10_000): Promise<boolean> {
     if (this.#buffer.length === 0 && !this.#sending) return true;
@@ -156,6 +172,9 @@ export class AuditBatcher {
       b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
       return;
     }
+    b.link = linkToActive();
+    // Bounded labels: the catalogue's codes, `none` for an allow, `other` for any free-text reason.
+    this.#metrics?.decided(b.entry.result, b.entry.result === 'allow' ? 'none' : isErrorCode(b.entry.reason) ? b.entry.reason : 'other');
     this.#buffer.push(b);
     this.#schedule();
   }
@@ -183,10 +202,11 @@ export class AuditBatcher {
     if (this.#scheduled || this.#sending || this.#retryTimer) return;
     this.#scheduled = true;
     // setImmediate: everything recorded during this turn of the event loop goes in one request.
-    setImmediate(() => {
+    // Detached: the batch serves every request of this turn, and its retries none in particular.
+    detached(() => setImmediate(() => {
       this.#scheduled = false;
       void this.#send();
-    });
+    }));
   }
 
   async #send(): Promise<void> {
@@ -198,7 +218,8 @@ export class AuditBatcher {
         const retry = this.#retryDelay > 0;
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
-        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 });
+        const result = await batchSpan('audit.append', batch.map((b) => b.link), { 'suite.audit.entries': batch.length }, () =>
+          this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 }));
         if (this.#closed) return;
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {

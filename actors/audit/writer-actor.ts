@@ -7,6 +7,7 @@ import type { AuditInput } from '../../bus/index.ts';
 import { auditChainSpec } from './chain-spec.ts';
 import { replyOf } from '../base/index.ts';
 import { findAuditIds } from '../../storage/index.ts';
+import type { ChainMetrics } from '../../observability/index.ts';
 
 type Appended = { id: string; seq: number; hash: string };
 const pick = (r: AuditRecord): Appended => ({ id: r.id, seq: r.seq, hash: r.hash });
@@ -17,6 +18,7 @@ export interface AuditWriterActorOptions {
   holder: string;
   leaseMs?: number;
   logger?: ChainWriterOptions<AuditInput, AuditRecord>['logger'];
+  metrics?: ChainMetrics;
 }
 
 /**
@@ -40,6 +42,7 @@ export class AuditWriterActor {
       holder: o.holder,
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       onLeadership: (leader) => (leader ? this.#serve() : void this.#unserve()),
     });
   }

@@ -1,4 +1,5 @@
 /** Execution traces: the chain's writer and readers on the bus, verification, and the cost rules. */
+import type { PromiseMetrics } from '../../observability/index.ts';
 import type { Bus } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import type { TraceSigner } from '../../core/chain/index.ts';
@@ -22,6 +23,8 @@ export interface ExecutionActorsOptions {
   logger?: ExecutionWriterActorOptions['logger'];
   /** `writer`: with the `actor:chain-writer` role; `reader`: wherever executions are read. */
   roles: { writer: boolean; reader: boolean };
+  /** The process's promise metrics (commits, leadership, verifications); optional for tests. */
+  metrics?: PromiseMetrics;
   leaseMs?: number;
 }
 
@@ -36,13 +39,14 @@ export interface RunningExecutionActors {
 
 /** Start the execution actors this process runs; `bus.flush()` afterwards makes them reachable over NATS. */
 export async function startExecutionActors(o: ExecutionActorsOptions): Promise<RunningExecutionActors> {
-  const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
+  const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage, ...(o.metrics ? { metrics: o.metrics } : {}) }) : undefined;
   const readModels = o.roles.reader ? new ExecutionReadModelActor({ bus: o.bus, storage: o.storage }) : undefined;
   const writer = o.roles.writer
     ? new ExecutionWriterActor({
       bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.metrics ? { metrics: o.metrics.chains } : {}),
     })
     : undefined;
   reader?.start();

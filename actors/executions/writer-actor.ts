@@ -5,6 +5,7 @@ import { subjects, type RecordRequestData } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { findExecutionByIdempotencyKey, registerTraceKey, type NewExecution } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
+import type { ChainMetrics } from '../../observability/index.ts';
 import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../../core/chain/index.ts';
 import { replyOf } from '../base/index.ts';
 import { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
@@ -22,6 +23,7 @@ export interface ExecutionWriterActorOptions {
   leaseMs?: number;
   maxBatch?: number;
   logger?: Logger;
+  metrics?: ChainMetrics;
 }
 
 /**
@@ -47,6 +49,7 @@ export class ExecutionWriterActor {
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.maxBatch !== undefined ? { maxBatch: o.maxBatch } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       onCommitted: (records) => this.#announce(records),
       onLeadership: (leader) => {
         if (leader) this.#leading = this.#lead();

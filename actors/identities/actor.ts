@@ -54,7 +54,7 @@ export class IdentityActor extends BusActor {
       bus.serve(subjects.identitiesChallenge, ({ data }) => replyOf(() => this.#challenge(data.subject)), queue),
       bus.serve(subjects.identitiesSuspend, ({ data }) => replyOf(() => this.#suspend(data)), queue),
     ];
-    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce());
+    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce(), 'identities.prune');
     return subs;
   }
 

@@ -15,6 +15,6 @@ export const mcpService = defineService({
   actorRoles: [],
   routes: ({ bus, logger, verifier, audit, mcpTools, metrics }) => mcpRoutes({
     bus, tools: mcpTools, verifier, audit, logger: logger.child({ component: 'mcp' }), version: MCP_SERVER_VERSION,
-    metrics: mcpMetrics(metrics.registry),
+    metrics: mcpMetrics(metrics.service('token').registry),
   }),
 });

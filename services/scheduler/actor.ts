@@ -83,7 +83,7 @@ export class SchedulerActor extends BusActor {
     this.#workers.start();
     this.every(Math.max(250, Math.min(5_000, this.#o.settings.leaseMarginMs / 2)), () => {
       this.#workers.reclaim().catch((err: unknown) => this.#o.logger.error({ err }, 'reclaiming expired leases failed'));
-    });
+    }, 'scheduler.reclaim');
   }
 
   protected override async stopped(): Promise<void> {

@@ -39,7 +39,7 @@ export const spineService = defineService({
     // The chain writers of this process: /ready is 503 while the commits of any keep failing.
     const writers: Array<{ readonly stalled: boolean }> = [];
     if (ctx.has('actor:chain-writer')) {
-      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }) });
+      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }), metrics: ctx.metrics.promises.chains });
       await writer.start();
       writers.push(writer);
       actors.push({ name: 'chain-writer', stop: () => writer.stop() });
@@ -53,6 +53,7 @@ export const spineService = defineService({
         signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
+        metrics: ctx.metrics.promises,
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });
