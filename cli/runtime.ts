@@ -7,6 +7,7 @@ import { openStorage, type MigrationSet, type Storage } from '../storage/index.t
 import { TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
 import { AuditBatcher } from '../actors/audit/index.ts';
+import { unavailableData } from '../actors/base/index.ts';
 import { RevocationView } from '../actors/revocation/index.ts';
 import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -23,6 +24,11 @@ export interface RunningSuite {
   readonly checker: TokenChecker | undefined;
   /** The process's audit sink. */
   readonly audit: AuditBatcher;
+  /**
+   * Settles when this process can no longer serve and must end (its embedded Postgres died and could
+   * not be restarted): the command logs the error and exits non-zero. Never settles otherwise.
+   */
+  readonly fatal: Promise<Error>;
   /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
   stop(): Promise<void>;
 }
@@ -64,6 +70,8 @@ export async function startSuite(
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   // When the process must be gone by (SUITE_SHUTDOWN_GRACE_MS from the start of stop()).
   const shutdown = { deadline: Date.now() + config.shutdownGraceMs };
+  let giveUp: (error: Error) => void = () => {};
+  const fatal = new Promise<Error>((resolve) => (giveUp = resolve));
   try {
     // One tracer provider per process (shared if this process starts several suites). First in
     // infra, so it stops last: after the bus drained and storage closed, it flushes their spans.
@@ -77,8 +85,12 @@ export async function startSuite(
       propagation: tracing.propagation,
       // A refused payload is a peer's mistake, described by its message; a handler's throw is ours:
       // the caller got INTERNAL_ERROR (a 500), so its cause is logged as an error, stack included.
+      // Storage down is a 503 (SERVICE_UNAVAILABLE), not a bug: the caller is told to retry.
+      classifyError: unavailableData,
       onError: (err, info) => info.stage === 'handler'
         ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
+        : info.stage === 'unavailable'
+        ? logger.warn({ subject: info.subject, reason: err instanceof Error ? err.message : String(err) }, 'storage unavailable; answered SERVICE_UNAVAILABLE')
         : logger.warn(
           err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
           'bus message failed',
@@ -95,6 +107,7 @@ export async function startSuite(
         ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
         logger: logger.child({ component: 'storage' }),
         tracing: tracing.recording,
+        embeddedRestart: { ...config.dbRestart, onGiveUp: giveUp },
       });
       const s = storage;
       phases.infra.push({ name: 'storage', stop: () => s.close() });
@@ -154,7 +167,7 @@ export async function startSuite(
 
     let stopping: Promise<void> | undefined;
     return {
-      bus, storage, edges, revocations: view, checker, audit,
+      bus, storage, edges, revocations: view, checker, audit, fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
         return (stopping ??= unwind(phases, logger));
