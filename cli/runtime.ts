@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { listenerUrl, type ServiceName, type SuiteConfig } from '../config/index.ts';
@@ -117,6 +118,14 @@ export async function startSuite(
     }
     const ring = await createHmacKeyRing(config.hmacSecrets);
     const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
+    // A process with a data folder keeps its audit entries in a journal there until the chain has
+    // them; without one, a decision waits for its entry's commit (docs/DECISIONS.md).
+    // Processes sharing one data folder (distributed roles on one machine): the first takes it.
+    if (config.dataDir !== undefined) {
+      await audit.useJournal(join(config.dataDir, 'audit-journal')).catch((err: unknown) => {
+        logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no audit journal for this process: its decisions wait for their entries\' commits');
+      });
+    }
     phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
 
     const need = (role: Role) => roles.includes(role);
@@ -199,7 +208,7 @@ async function drainAudit(audit: AuditBatcher, deadline: number, logger: Logger)
     logger.info({ pending, waitMs }, 'waiting for audit entries to be committed');
     if (await audit.flush(waitMs)) logger.info({ committed: pending }, 'audit entries committed');
   }
-  audit.close();
+  await audit.close();
 }
 
 async function unwind(p: Phases, logger: Logger): Promise<void> {
