@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
 
   return new Promise<number>((resolveExit) => {
     let signalled = false;
-    const shutdown = (signal: string) => {
+    const shutdown = (signal: string, exitCode = 0) => {
       if (signalled) return;
       signalled = true;
       logger.info({ signal }, 'shutting down: draining edges, then actors, then bus and storage; then the last spans are sent');
@@ -110,13 +110,19 @@ async function main(argv: string[]): Promise<number> {
         process.exit(1);
       }, config.shutdownGraceMs);
       force.unref();
-      suite.stop().then(() => resolveExit(0), (err: unknown) => {
+      suite.stop().then(() => resolveExit(exitCode), (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         resolveExit(1);
       });
     };
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
+    // Storage that cannot come back (the embedded Postgres would not restart): say so once and end,
+    // non-zero, rather than answer 503 for good.
+    void suite.fatal.then((err) => {
+      logger.fatal({ code: (err as { code?: string }).code }, err.message);
+      shutdown('storage lost', 1);
+    });
   });
 }
 

@@ -85,6 +85,11 @@ export interface SuiteConfig {
   /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
   readonly chainLeaseMs: number;
   readonly shutdownGraceMs: number;
+  /**
+   * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
+   * once it has been down `windowMs`; then the process exits non-zero (storage/embedded-supervisor.ts).
+   */
+  readonly dbRestart: { readonly attempts: number; readonly windowMs: number };
   readonly schedulerScriptRoot: string | undefined;
   /**
    * `SUITE_OUTBOUND_ALLOW`: non-public addresses and CIDR ranges outbound calls may reach (`none`,
@@ -293,6 +298,10 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
+    dbRestart: {
+      attempts: int('SUITE_DB_RESTART_ATTEMPTS', 5, 1, 100),
+      windowMs: int('SUITE_DB_RESTART_WINDOW_MS', 60_000, 1_000, 3_600_000),
+    },
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     outboundAllow: outboundAllowList(str('SUITE_OUTBOUND_ALLOW')),
     scheduler: {

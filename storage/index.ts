@@ -5,6 +5,9 @@
  */
 export type { Storage, StorageOptions } from './types.ts';
 export { openStorage, type OpenStorageOptions } from './open.ts';
+export type { RestartPolicy } from './embedded-supervisor.ts';
+export { lockDataDir } from './data-dir.ts';
+export { storageOutage, storageOutageMessage, type StorageOutage } from './unavailable.ts';
 export { StorageError, silentLogger, type StorageErrorCode, type StorageLogger } from './errors.ts';
 export { DEFAULT_MIGRATIONS_DIR, type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';

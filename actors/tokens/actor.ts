@@ -59,6 +59,7 @@ export class TokenActor extends BusActor {
       const beyond = req.scope.find((s) => !scopeGrants(req.caller.scope, s));
       if (beyond !== undefined) {
         audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `scope ${beyond} exceeds the caller's own`, tenantId: req.caller.tenantId ?? null });
+        await audit.durable();
         throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue scope "${beyond}": the calling token does not hold it`);
       }
     }
@@ -87,6 +88,7 @@ export class TokenActor extends BusActor {
       const { code, message } = issued.error;
       if (code !== 'INVALID_REQUEST') {
         audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: clipText(`${code}: ${message}`, 1024), tenantId: tenantId ?? null });
+        await audit.durable();
       }
       throw new SuiteError(code, message);
     }
@@ -101,7 +103,14 @@ export class TokenActor extends BusActor {
     return minted;
   }
 
+  /** The answer leaves once its decision's audit entry is durable (docs/DECISIONS.md, "Audit entries of answered decisions"). */
   async #validate(req: RequestOf<typeof subjects.tokenValidate>) {
+    const answer = await this.#decideValidity(req);
+    await this.#o.audit.durable();
+    return answer;
+  }
+
+  async #decideValidity(req: RequestOf<typeof subjects.tokenValidate>) {
     const { checker, audit } = this.#o;
     if (!checker.revocationTrusted()) throw new SuiteError('REVOCATION_UNAVAILABLE', 'revocation state is not current; refusing to validate');
     const result = await checker.check(req.token);
