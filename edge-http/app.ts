@@ -13,7 +13,7 @@ import { installTextInput } from './plugins/text-input.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
 import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
-import { createLimiter } from './plugins/rate-limit.ts';
+import { createLimiter, createRateLimitKeys } from './plugins/rate-limit.ts';
 import { genRequestId, installRequestIdEcho } from './plugins/request-id.ts';
 import { installRoutePipeline } from './plugins/route-pipeline.ts';
 import { installPrincipal } from './principal.ts';
@@ -131,11 +131,12 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
     unmatched.push((request, reply) => logUnmatched(request, reply, none));
   }
 
+  const rateLimitKeys = createRateLimitKeys();
   installRoutePipeline(root, {
     service: o.service,
     table: createRouteTable(root),
-    limiter: await createLimiter(root, o.rateLimit),
-    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants },
+    limiter: await createLimiter(root, o.rateLimit, rateLimitKeys),
+    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants, admitted: rateLimitKeys.admit },
     metrics: o.metrics,
     accessLog: o.accessLog,
   });
