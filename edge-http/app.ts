@@ -6,7 +6,7 @@ import type { AuditSink, CapabilityVerifier } from './authority.ts';
 import { accessLogger } from './plugins/access-log.ts';
 import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
-import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched, type ServedElsewhere } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { installTextInput } from './plugins/text-input.ts';
@@ -45,6 +45,8 @@ export interface EdgeOptions {
    * Absent: nothing is installed and requests pay nothing for it.
    */
   tracing?: (app: FastifyInstance) => Promise<void>;
+  /** Names the listener that serves a path this one does not, for the 404's message; absent: plain 404s. */
+  servedElsewhere?: ServedElsewhere;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -121,7 +123,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   installTextInput(root);
   installPrincipal(root);
   installRequestIdEcho(root);
-  installErrors(root, onUnmatched);
+  installErrors(root, onUnmatched, o.servedElsewhere);
 
   const none = (): void => {};
   const observeUnmatched = routeObserver(o.metrics, o.service, UNMATCHED_ROUTE);
