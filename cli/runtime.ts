@@ -166,7 +166,7 @@ export async function startSuite(
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
-        services: SERVICE_MODULES, listenerUrl: locate,
+        services: SERVICE_MODULES, listenerUrl: locate, peers: () => edges,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
         ...(stalls.length > 0 ? { chainsHealthy: () => !stalls.some((stalled) => stalled()) } : {}),
       });

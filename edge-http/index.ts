@@ -6,7 +6,8 @@ export type { Authority, Principal, Verified, CapabilityVerifier, AuditDecision,
 export type { TenantResolver } from './plugins/capability.ts';
 export { QUOTA_HEADERS, billedTenantOf, type Meter } from './plugins/metering.ts';
 export { listRoutes, routeSchemas, RouteDeclarationError, type RouteEntry } from './plugins/authority.ts';
-export { sendResult, sendError, errorBody, type ErrorBody } from './plugins/errors.ts';
+export { sendResult, sendError, errorBody, type ErrorBody, type ServedElsewhere } from './plugins/errors.ts';
+export { routeMatcher } from './route-match.ts';
 export { HTTP_STATUS, statusOf } from './status.ts';
 export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.ts';
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';

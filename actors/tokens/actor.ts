@@ -8,6 +8,7 @@ import { mintToken, verifyToken, type TokenChecker } from '../capability/index.t
 import { isValidScope, parseDurationSeconds, scopeGrants, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
+import { normaliseSubject } from '../../core/subject/index.ts';
 
 import { replyOf } from '../base/index.ts';
 import { BusActor } from '../base/index.ts';
@@ -45,8 +46,12 @@ export class TokenActor extends BusActor {
   }
 
 
-  async #issue(req: RequestOf<typeof subjects.tokenIssue>) {
+  async #issue(sent: RequestOf<typeof subjects.tokenIssue>) {
     const { ring, storage, audit } = this.#o;
+    // Tokens are minted for the stored spelling of a subject only (core/subject; docs/IDENTITIES.md).
+    const rule = normaliseSubject(sent.sub);
+    if (!rule.ok) throw new SuiteError('INVALID_REQUEST', `sub ${rule.problem}`);
+    const req = { ...sent, sub: rule.subject };
     const bad = req.scope.find((s) => !isValidScope(s));
     if (bad !== undefined) throw new SuiteError('INVALID_REQUEST', `scope entry "${bad}" is not of the form resource:action`);
     const lifetime = parseDurationSeconds(req.expiresIn ?? DEFAULT_LIFETIME);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { costProblem, hashCanonical } from '../../core/chain/index.ts';
+import { normaliseSubject } from '../../core/subject/index.ts';
 import { hashedJson } from '../text-rule.ts';
 import type { ExecutionClaim } from './executions.ts';
 import { GovernanceSchema, Outcome, Text } from './executions.ts';
@@ -38,7 +39,11 @@ export const ExecutionBody = Type.Object({
  * SHA-256) and dropped; a message naming the rule when the body breaks one.
  */
 export function executionClaim(body: Static<typeof ExecutionBody>): { ok: true; claim: ExecutionClaim } | { ok: false; message: string } {
-  const { input, output, cost, governance, scope, subject, module, action, outcome } = body;
+  const { input, output, cost, governance, scope, module, action, outcome } = body;
+  // The recorded actor in its one stored spelling, no look-alikes (core/subject; docs/IDENTITIES.md).
+  const rule = normaliseSubject(body.subject);
+  if (!rule.ok) return { ok: false, message: `subject ${rule.problem}` };
+  const subject = rule.subject;
   const problem = cost ? costProblem(cost) : undefined;
   if (problem) return { ok: false, message: problem };
   let inputHash: string;

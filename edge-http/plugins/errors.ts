@@ -101,9 +101,16 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });
 }
 
-function notFoundMessage(request: FastifyRequest): string {
+/**
+ * Names another listener that serves a path sent to this one ("the scheduler listener (:8082)"), or
+ * undefined. Given by whoever knows every listener's routes (cli/edge.ts).
+ */
+export type ServedElsewhere = (path: string) => string | undefined;
+
+function notFoundMessage(request: FastifyRequest, servedElsewhere: ServedElsewhere | undefined): string {
   const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
-  return `no route ${request.method} ${url}`;
+  const elsewhere = servedElsewhere?.(request.url);
+  return elsewhere === undefined ? `no route ${request.method} ${url}` : `no route ${request.method} ${url} on this listener: it is served by ${elsewhere}`;
 }
 
 /**
@@ -127,11 +134,11 @@ export function retryAdvice(request: FastifyRequest, reply: FastifyReply, payloa
   return JSON.stringify(errorBody(body.error.code, `${body.error.message}; ${advice}`));
 }
 
-export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched): void {
+export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
   app.setErrorHandler(handleError);
   app.addHook('onSend', async (request, reply, payload) => retryAdvice(request, reply, payload));
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request) });
+    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request, servedElsewhere) });
     onUnmatched(request, reply);
   });
 }

@@ -23,6 +23,8 @@ import { WorkerPool } from './workers.ts';
 export interface SchedulerSettings {
   readonly workers: number;
   readonly queueMax: number;
+  /** Unfinished tasks one tenant (namespace) may hold: no tenant can fill the queue for the others. */
+  readonly queueTenantMax: number;
   readonly leaseMarginMs: number;
   readonly pollMs: number;
   readonly tickMaxSleepMs: number;
@@ -196,9 +198,13 @@ export class SchedulerActor extends BusActor {
     const inserted = await insertTask(this.#o.storage.pool, {
       namespace, id, priority: req.priority ?? 'normal', task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
       timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0,
-    }, this.#o.settings.queueMax);
+    }, { total: this.#o.settings.queueMax, perTenant: this.#o.settings.queueTenantMax });
     if (inserted.outcome === 'full') {
       return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks` };
+    }
+    if (inserted.outcome === 'tenant-full') {
+      const whose = namespace === '' ? 'callers without a tenant hold' : `tenant ${namespace} holds`;
+      return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `${whose} the maximum of ${this.#o.settings.queueTenantMax} unfinished tasks per tenant` };
     }
     if (inserted.outcome === 'duplicate') throw new SuiteError('CONFLICT', `a task with id "${id}" exists`);
     if ((req.delay ?? 0) === 0) this.#workers.wake();

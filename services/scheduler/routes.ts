@@ -11,7 +11,8 @@ const PageQuery = Type.Object({
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
 }, { additionalProperties: false });
 const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState) }, { additionalProperties: false });
-const LogsQuery = Type.Object({ limit: LogsRequest.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
+// `limit` defaults like every paginated route's (issue 23 part 6: without it the route answered 400).
+const LogsQuery = Type.Object({ limit: PageQuery.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
 
 /** Who is asking, as the capability check verified it: stored with what they create, traced in their name. */
 function ownerOf(request: FastifyRequest): Owner {
@@ -80,7 +81,7 @@ export function schedulerRoutes(bus: Bus): EdgeRoutes {
       config: { authority: { kind: 'scope', scope: 'runtime:read' } },
       schema: { querystring: LogsQuery },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.logs, {
-      namespace: namespaceOf(request), limit: request.query.limit ?? 50, ...(request.query.before !== undefined ? { before: request.query.before } : {}),
+      namespace: namespaceOf(request), limit: request.query.limit, ...(request.query.before !== undefined ? { before: request.query.before } : {}),
     })));
   };
 }

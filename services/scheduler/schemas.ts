@@ -109,7 +109,7 @@ export const HealthReply = Type.Object({
   }),
   breakers: Type.Array(Type.Object({ host: Type.String(), state: Type.String() })),
 });
-export const LogsRequest = Type.Object({ ...NamespaceOnly, limit: Page.limit, before: Type.Optional(Type.Integer({ minimum: 1 })) });
+export const LogsRequest = Type.Object({ ...NamespaceOnly, limit: Page.limit, before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) });
 export const LogEvent = Type.Object({
   seq: Type.Integer(), at: Iso, kind: Type.String(), taskId: Type.Union([Type.String(), Type.Null()]),
   scheduleId: Type.Union([Type.String(), Type.Null()]), attempt: Type.Union([Type.Integer(), Type.Null()]), detail: Type.String(),
