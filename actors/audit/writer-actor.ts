@@ -16,6 +16,7 @@ export interface AuditWriterActorOptions {
   storage: Storage;
   holder: string;
   leaseMs?: number;
+  renewMs?: number;
   logger?: ChainWriterOptions<AuditInput, AuditRecord>['logger'];
 }
 
@@ -39,6 +40,7 @@ export class AuditWriterActor {
       spec: auditChainSpec,
       holder: o.holder,
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
       onLeadership: (leader) => (leader ? this.#serve() : void this.#unserve()),
     });

@@ -23,6 +23,7 @@ export interface ExecutionActorsOptions {
   /** `writer`: with the `actor:chain-writer` role; `reader`: wherever executions are read. */
   roles: { writer: boolean; reader: boolean };
   leaseMs?: number;
+  renewMs?: number;
 }
 
 export interface RunningExecutionActors {
@@ -43,6 +44,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
       bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
     })
     : undefined;
   reader?.start();
