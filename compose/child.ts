@@ -28,6 +28,9 @@ export interface Exit {
 export class Child {
   readonly spec: ChildSpec;
   readonly #lines: string[] = [];
+  /** Lines seen so far, unprefixed (for `line`), and those waiting for one. */
+  readonly #seen: string[] = [];
+  readonly #watchers = new Set<(line: string) => void>();
   readonly #proc: ChildProcess;
   readonly #exited: Promise<Exit>;
   #exit: Exit | undefined;
@@ -76,6 +79,28 @@ export class Child {
     return this.#lines.join('\n');
   }
 
+  /**
+   * The first line printed (standard output or error, without the `[name] ` prefix) that `match`
+   * accepts: among those printed since the process started when `since` is 'start', else among those
+   * printed from now on. Rejects when the process exits first. An event to wait on, instead of time.
+   */
+  line(match: (line: string) => boolean, since: 'start' | 'now' = 'now'): Promise<string> {
+    const earlier = since === 'start' ? this.#seen.find(match) : undefined;
+    if (earlier !== undefined) return Promise.resolve(earlier);
+    return new Promise<string>((resolve, reject) => {
+      const watch = (l: string) => {
+        if (!match(l)) return;
+        this.#watchers.delete(watch);
+        resolve(l);
+      };
+      this.#watchers.add(watch);
+      void this.#exited.then((exit) => {
+        if (!this.#watchers.delete(watch)) return;
+        reject(new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for`));
+      });
+    });
+  }
+
   /** Send a signal to the whole process group; a no-op once the process has exited. */
   signal(sig: NodeJS.Signals): void {
     if (!this.running || this.pid === undefined) return;
@@ -114,14 +139,20 @@ export class Child {
   #capture(stream: NodeJS.ReadableStream | null, tag: 'out' | 'err'): void {
     if (stream === null) return;
     let partial = '';
+    const take = (p: string) => {
+      this.#push(`[${this.spec.name}] ${tag === 'err' ? '! ' : ''}${p}`);
+      this.#seen.push(p);
+      if (this.#seen.length > (this.spec.keepLines ?? 5000)) this.#seen.shift();
+      for (const watch of [...this.#watchers]) watch(p);
+    };
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');
       partial = parts.pop() ?? '';
-      for (const p of parts) this.#push(`[${this.spec.name}] ${tag === 'err' ? '! ' : ''}${p}`);
+      for (const p of parts) take(p);
     });
     stream.on('end', () => {
-      if (partial !== '') this.#push(`[${this.spec.name}] ${partial}`);
+      if (partial !== '') take(partial);
     });
   }
 }

@@ -107,6 +107,12 @@ export class ClusterProcess {
     this.#child?.signal(sig);
   }
 
+  /** The first line of the running incarnation that `match` accepts (Child.line). */
+  line(match: (line: string) => boolean, since: 'start' | 'now' = 'now'): Promise<string> {
+    if (this.#child === undefined) return Promise.reject(new Error(`process ${this.name} was never started`));
+    return this.#child.line(match, since);
+  }
+
   exited(): Promise<Exit> {
     return this.#child?.exited() ?? Promise.resolve({ code: null, signal: null });
   }

@@ -1,27 +1,34 @@
 import { generateKeyPairSync } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { startLocalCluster, type ClusterProcess, type LocalCluster } from '../compose/local-cluster.ts';
-import { ACTORS, call, mint, printOutputOnFailure } from './helpers.ts';
+import { startLocalCluster, type ClusterProcess, type LocalCluster } from '../../compose/local-cluster.ts';
+import { ACTORS, call, mint, printOutputOnFailure } from '../helpers.ts';
+import { expectChainHoldsEveryAck, percentile, startAppendLoad, type AppendLoad } from './append-load.ts';
 
 /**
- * The execution chain writer killed with SIGKILL ten times while appends keep arriving (issue 3,
- * "Crash"). Two actor processes each run a chain writer; whichever leads is killed, restarted, and
- * the other takes over once the lease runs out. Clients retry with the same Idempotency-Key until
- * answered, as a careful client would. Afterwards every acknowledged record is in the chain, with
- * the hash it was acknowledged with, no key produced two records, the sequence has no gap, and the
- * chain verifies.
+ * Chain-writer failover (issue 25, parts 4 and 9): two actor processes each run the chain writers
+ * with the default lease (config: SUITE_CHAIN_LEASE_MS, SUITE_CHAIN_LEASE_RENEW_MS); whichever leads
+ * the execution chain is killed with SIGKILL ten times, then stopped with SIGSTOP and resumed three
+ * times, while clients keep appending (retrying with the same Idempotency-Key until answered, as a
+ * careful client does). Takeover is measured on the standby's side: from the moment the test sends
+ * the signal to the time stamp of the standby's own "chain writer leads" log line (same machine
+ * clock). Afterwards every acknowledged record is in the chain as acknowledged, no key made two
+ * records, the sequence has no gap (no fork), and the chain verifies.
  */
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 90_000 });
 
 const KILLS = 10;
-const WORKERS = 16;
-const LEASE_MS = 1000;
-/** Appends acknowledged between two kills, so that every kill lands in the middle of traffic. */
-const ACKS_BETWEEN_KILLS = 150;
+const STOPS = 3;
+/** Appends acknowledged between two faults, so that every fault lands in the middle of traffic. */
+const ACKS_BETWEEN_FAULTS = 100;
+/** The one timing bound issue 25 asks a test to hold: takeover under 2 s (p99; all of them here). */
+const TAKEOVER_BOUND_MS = 2000;
+const RULE = '='.repeat(72);
 
 let cluster: LocalCluster;
 let db: pg.Client;
+let edge: string;
+let token: string;
 
 beforeAll(async () => {
   const { privateKey } = generateKeyPairSync('ed25519');
@@ -36,11 +43,14 @@ beforeAll(async () => {
       // One configured key for both writers: records stay verifiable across failovers (an
       // ephemeral key would, by design, stop verifying once its writer died).
       SUITE_TRACE_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      SUITE_CHAIN_LEASE_MS: String(LEASE_MS),
+      // "chain writer leads" is an info line: the standby's takeover is read from it.
+      SUITE_LOG_LEVEL: 'info',
     },
   });
   db = new pg.Client({ connectionString: cluster.databaseUrl });
   await db.connect();
+  edge = cluster.process('token-1').url('token');
+  ({ token } = await mint(edge, cluster.adminKey, 'crash-agent', ['execution:record', 'execution:read']));
 });
 afterAll(async () => {
   await db?.end();
@@ -55,90 +65,91 @@ async function leader(): Promise<ClusterProcess | undefined> {
   return ['actors-a', 'actors-b'].map((n) => cluster.process(n)).find((p) => p.running && p.pid === pid);
 }
 
-interface Ack {
-  key: string;
-  id: string;
-  seq: number;
-  hash: string;
+/** Resolves with the time stamp (ms) of the next "chain writer leads" line of `p` for the execution chain. */
+async function leadsAt(p: ClusterProcess): Promise<number> {
+  const line = await p.line((l) => {
+    const entry = parseLog(l);
+    return entry?.msg === 'chain writer leads' && entry.chain === 'executions';
+  });
+  return (parseLog(line) as { time: number }).time;
 }
 
-describe('the execution chain writer killed under load', () => {
-  test(`${KILLS} SIGKILLs of the leading writer lose no acknowledged record and leave a gapless, verifying chain`, async () => {
-    const edge = cluster.process('token-1').url('token');
-    const { token } = await mint(edge, cluster.adminKey, 'crash-agent', ['execution:record', 'execution:read']);
-    const acks: Ack[] = [];
-    const refusals = new Map<string, number>();
-    let next = 0;
-    let loading = true;
+function parseLog(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
 
-    async function appendUntilAcknowledged(i: number): Promise<void> {
-      const key = `crash-${i}`;
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
-        const a = await call(`${edge}/executions`, {
-          token, timeoutMs: 10_000, headers: { 'idempotency-key': key },
-          body: { subject: 'crash-agent', scope: ['crm:write'], module: 'crm', action: 'update', input: { i }, outcome: 'success' },
-        }).catch((err: unknown) => ({ status: 0, body: undefined, code: (err as Error).name }));
-        if (a.status === 200 || a.status === 201) {
-          const r = a.body as { id: string; seq: number; hash: string };
-          acks.push({ key, id: r.id, seq: r.seq, hash: r.hash });
-          return;
-        }
-        const what = `${a.status} ${a.code ?? ''}`;
-        refusals.set(what, (refusals.get(what) ?? 0) + 1);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error(`append ${key} not acknowledged within 60 s`);
-    }
+/** Waits for the faulted leader and the standby, then `fault`s the leader; answers the takeover time. */
+async function failOver(load: AppendLoad, fault: (victim: ClusterProcess, standby: ClusterProcess) => Promise<void>): Promise<{ takeoverMs: number; firstAckMs: number }> {
+  await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
+  let victim: ClusterProcess | undefined;
+  while (!(victim = await leader())) await load.acknowledged(load.acks.length + 1);
+  const standby = victim.name === 'actors-a' ? cluster.process('actors-b') : cluster.process('actors-a');
+  const took = leadsAt(standby);
+  const before = load.acks.length;
+  const faultAt = Date.now();
+  const faulted = fault(victim, standby);
+  const takeoverMs = (await took) - faultAt;
+  await load.acknowledged(before + 1);
+  const firstAckMs = Date.now() - faultAt;
+  await faulted;
+  return { takeoverMs, firstAckMs };
+}
 
-    const workers = Promise.all(Array.from({ length: WORKERS }, async () => {
-      while (loading) await appendUntilAcknowledged(next++);
-    }));
-
-    const failovers: number[] = [];
+describe('the chain-writer leader killed or stopped under load', () => {
+  test(`${KILLS} SIGKILLs of the leader: the standby takes over in under 2 s every time, and no acknowledged record is lost or forked`, async () => {
+    const load = startAppendLoad({ edge, token, keyPrefix: 'kill' });
+    const rounds: Array<{ takeoverMs: number; firstAckMs: number }> = [];
     for (let k = 0; k < KILLS; k++) {
-      const target = acks.length + ACKS_BETWEEN_KILLS;
-      while (acks.length < target) await new Promise((r) => setTimeout(r, 20));
-      let victim: ClusterProcess | undefined;
-      while (!(victim = await leader())) await new Promise((r) => setTimeout(r, 20));
-      const before = acks.length;
-      const killedAt = Date.now();
-      victim.signal('SIGKILL');
-      await victim.exited();
-      // Restarted at once: it comes back as the standby (or leads again if it wins the lease).
-      await victim.start();
-      while (acks.length === before) await new Promise((r) => setTimeout(r, 10));
-      failovers.push(Date.now() - killedAt);
+      rounds.push(await failOver(load, async (victim) => {
+        victim.signal('SIGKILL');
+        await victim.exited();
+        // Restarted at once; it is a standby again once it has started (its first-screen rule).
+        await victim.start();
+        await victim.line((l) => l.endsWith(RULE), 'start');
+      }));
     }
-    loading = false;
-    await workers;
+    await load.stop();
+    const takeovers = rounds.map((r) => r.takeoverMs);
+    report('SIGKILL', load, rounds);
+    await expectChainHoldsEveryAck(db, load.acks, edge, token);
+    expect(Math.max(...takeovers)).toBeLessThan(TAKEOVER_BOUND_MS);
+  });
 
-    console.log(`chain crash: ${acks.length} appends acknowledged across ${KILLS} SIGKILLs; time from kill to the next acknowledgement (ms): ${failovers.join(', ')}; refusals meanwhile: ${JSON.stringify(Object.fromEntries(refusals))}`);
-
-    // No key was acknowledged as two different records.
-    const byKey = new Map<string, Ack>();
-    for (const a of acks) {
-      const seen = byKey.get(a.key);
-      if (seen) expect(seen.id).toBe(a.id);
-      byKey.set(a.key, a);
+  test(`${STOPS} SIGSTOPs of the leader: the standby takes over in under 2 s, and the leader resumed after losing its lease writes nothing`, async () => {
+    const load = startAppendLoad({ edge, token, keyPrefix: 'stop' });
+    const rounds: Array<{ takeoverMs: number; firstAckMs: number }> = [];
+    for (let k = 0; k < STOPS; k++) {
+      rounds.push(await failOver(load, async (victim) => {
+        victim.signal('SIGSTOP');
+        // The standby leads (failOver waits for it) and commits; then the old leader wakes up.
+        await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
+        const stoodDown = victim.line((l) => {
+          const entry = parseLog(l);
+          return entry?.msg === 'chain writer stands down' && entry.chain === 'executions';
+        });
+        victim.signal('SIGCONT');
+        await stoodDown;
+      }));
     }
-    // Every acknowledged record is stored exactly as acknowledged.
-    const stored = await db.query<{ id: string; seq: string; hash: string; idempotency_key: string }>(
-      'select id, seq, hash, idempotency_key from executions where id = any($1)', [[...byKey.values()].map((a) => a.id)]);
-    const storedById = new Map(stored.rows.map((r) => [r.id, r]));
-    const missing = [...byKey.values()].filter((a) => {
-      const row = storedById.get(a.id);
-      return !row || Number(row.seq) !== a.seq || row.hash !== a.hash || row.idempotency_key !== a.key;
-    });
-    expect(missing).toEqual([]);
-    // One gapless sequence, and no record beyond those the clients asked for.
-    const { rows: [shape] } = await db.query<{ n: string; lo: string; hi: string; keys: string }>(
-      'select count(*) as n, min(seq) as lo, max(seq) as hi, count(distinct idempotency_key) as keys from executions');
-    expect(Number(shape!.lo)).toBe(1);
-    expect(Number(shape!.hi)).toBe(Number(shape!.n));
-    expect(Number(shape!.keys)).toBe(Number(shape!.n));
-    expect(Number(shape!.n)).toBe(byKey.size);
-    const verified = await call(`${edge}/executions-verify-chain`, { token, timeoutMs: 60_000 });
-    expect(verified.body).toMatchObject({ valid: true, checked: Number(shape!.n) });
+    await load.stop();
+    report('SIGSTOP', load, rounds);
+    await expectChainHoldsEveryAck(db, load.acks, edge, token);
+    expect(Math.max(...rounds.map((r) => r.takeoverMs))).toBeLessThan(TAKEOVER_BOUND_MS);
   });
 });
+
+function report(fault: string, load: AppendLoad, rounds: ReadonlyArray<{ takeoverMs: number; firstAckMs: number }>): void {
+  const takeovers = rounds.map((r) => r.takeoverMs);
+  const acks = rounds.map((r) => r.firstAckMs);
+  process.stdout.write(
+    `chaos writer failover (${fault}): ${load.acks.length} appends acknowledged across ${rounds.length} faults; ` +
+      `takeover on the standby (ms) ${takeovers.join(', ')}: p50 ${percentile(takeovers, 50)}, p99 ${percentile(takeovers, 99)}; ` +
+      `fault to next acknowledgement (ms) p50 ${percentile(acks, 50)}, p99 ${percentile(acks, 99)}; ` +
+      `refusals meanwhile ${JSON.stringify(Object.fromEntries(load.refusals))}\n`,
+  );
+}
