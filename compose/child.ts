@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { PORT_VARIABLES } from '../config/index.ts';
 
 /**
  * One OS process of the suite, as the local cluster runs it: spawned in its own process group (so a
@@ -166,18 +166,24 @@ process.once('exit', () => {
   for (const child of live) child.signal('SIGKILL');
 });
 
-/** A port that was free a moment ago on 127.0.0.1 (the child binds it shortly after). */
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * The ports a `suite` process bound when told to bind port 0 (`zeroPorts`), read from the listener
+ * lines it prints once up (`token      http://127.0.0.1:43121`, cli/first-screen.ts). Nothing picks a
+ * free port, closes it and hopes to bind it later: another process could take it in between.
+ */
+export async function listenerPorts<S extends string>(child: Child, services: readonly S[]): Promise<Record<S, number>> {
+  const ports = {} as Record<S, number>;
+  await Promise.all(services.map(async (service) => {
+    const listener = new RegExp(`^${service}\\s+http://\\S+:(\\d+)$`);
+    const line = await child.line((l) => listener.test(l), 'start');
+    ports[service] = Number(listener.exec(line)?.[1]);
+  }));
+  return ports;
+}
+
+/** The port variable of each listener set to 0: the process binds ports of its own choosing. */
+export function zeroPorts(): Record<string, string> {
+  return Object.fromEntries(Object.values(PORT_VARIABLES).map((variable) => [variable, '0']));
 }
 
 /**

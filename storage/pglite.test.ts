@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';

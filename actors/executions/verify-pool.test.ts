@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';

@@ -112,7 +112,7 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
     try {
       // Until the dead worker's leases have run out by the database clock (what reclaim compares).
       const leased = sql.unsafe`select count(*)::int from scheduler_tasks where state = 'running' and lease_until >= now()`;
-      while ((await a.pool.oneFirst(leased)) > 0) await new Promise((r) => setTimeout(r, 20));
+      while (Number(await a.pool.oneFirst(leased)) > 0) await new Promise((r) => setTimeout(r, 20));
       await pool.reclaim();
       const orphan = await eventually(async () => {
         const t = await getTask(a.pool, '', 'orphan');
