@@ -15,6 +15,8 @@ const ACTOR_SUBJECTS: Readonly<Record<string, string>> = Object.assign({}, ...SE
 export interface ProcessPlan {
   readonly name: string;
   readonly roles: readonly Role[];
+  /** Environment of this process only, over the cluster's (e.g. its own SUITE_NATS_URL). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Shared {
@@ -29,6 +31,7 @@ export interface Shared {
 export class ClusterProcess {
   readonly name: string;
   readonly roles: readonly Role[];
+  readonly #env: Readonly<Record<string, string>>;
   readonly #shared: Shared;
   #ports: Partial<Record<ServiceName, number>> = {};
   #child: Child | undefined;
@@ -37,6 +40,7 @@ export class ClusterProcess {
   constructor(plan: ProcessPlan, shared: Shared) {
     this.name = plan.name;
     this.roles = plan.roles;
+    this.#env = plan.env ?? {};
     this.#shared = shared;
   }
 
@@ -122,7 +126,7 @@ export class ClusterProcess {
 
   #spawn(): Child {
     if (this.#child !== undefined) this.#earlier.push(this.#child.output());
-    const env: Record<string, string> = { ...this.#shared.env };
+    const env: Record<string, string> = { ...this.#shared.env, ...this.#env };
     for (const service of this.services) env[PORT_VARIABLES[service]] = String(this.#ports[service] ?? 0);
     this.#child = new Child({ name: this.name, args: ['cli/suite.ts', 'run', ...this.roles], env, cwd: this.#shared.cwd });
     return this.#child;

@@ -27,7 +27,8 @@ export interface AppendLoad {
 }
 
 export interface AppendLoadOptions {
-  readonly edge: string;
+  /** The token listener's base URL, or where it is now (a restarted process may bind another port). */
+  readonly edge: string | (() => string);
   readonly token: string;
   /** Idempotency keys are `<keyPrefix>-<n>`: one prefix per test, so its records can be told apart. */
   readonly keyPrefix: string;
@@ -57,7 +58,8 @@ export function startAppendLoad(o: AppendLoadOptions): AppendLoad {
     const key = `${o.keyPrefix}-${i}`;
     const deadline = Date.now() + (o.giveUpMs ?? 60_000);
     while (Date.now() < deadline) {
-      const a = await call(`${o.edge}/executions`, {
+      const edge = typeof o.edge === 'string' ? o.edge : o.edge();
+      const a = await call(`${edge}/executions`, {
         token: o.token, timeoutMs: 10_000, headers: { 'idempotency-key': key },
         body: { subject: 'crash-agent', scope: ['crm:write'], module: 'crm', action: 'update', input: { i }, outcome: 'success' },
       }).catch((err: unknown) => ({ status: 0, body: undefined, code: (err as Error).name }));
