@@ -85,7 +85,7 @@ function parseLog(line: string): Record<string, unknown> | undefined {
 }
 
 /** Waits for the faulted leader and the standby, then `fault`s the leader; answers the takeover time. */
-async function failOver(load: AppendLoad, fault: (victim: ClusterProcess, standby: ClusterProcess) => Promise<void>): Promise<{ takeoverMs: number; firstAckMs: number }> {
+async function failOver(load: AppendLoad, fault: (victim: ClusterProcess, takenOver: Promise<number>) => Promise<void>): Promise<{ takeoverMs: number; firstAckMs: number }> {
   await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
   let victim: ClusterProcess | undefined;
   while (!(victim = await leader())) await load.acknowledged(load.acks.length + 1);
@@ -93,7 +93,7 @@ async function failOver(load: AppendLoad, fault: (victim: ClusterProcess, standb
   const took = leadsAt(standby);
   const before = load.acks.length;
   const faultAt = Date.now();
-  const faulted = fault(victim, standby);
+  const faulted = fault(victim, took);
   const takeoverMs = (await took) - faultAt;
   await load.acknowledged(before + 1);
   const firstAckMs = Date.now() - faultAt;
@@ -106,10 +106,12 @@ describe('the chain-writer leader killed or stopped under load', () => {
     const load = startAppendLoad({ edge, token, keyPrefix: 'kill' });
     const rounds: Array<{ takeoverMs: number; firstAckMs: number }> = [];
     for (let k = 0; k < KILLS; k++) {
-      rounds.push(await failOver(load, async (victim) => {
+      rounds.push(await failOver(load, async (victim, takenOver) => {
         victim.signal('SIGKILL');
         await victim.exited();
-        // Restarted at once; it is a standby again once it has started (its first-screen rule).
+        // Restarted once the standby leads (so the measured takeover is the standby's, never the
+        // restarted process winning the lease back); a standby again once it has started.
+        await takenOver;
         await victim.start();
         await victim.line((l) => l.endsWith(RULE), 'start');
       }));
