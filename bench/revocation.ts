@@ -13,7 +13,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '../testing/storage.ts';
 import { callJson, mint } from './api.ts';
@@ -43,15 +42,6 @@ export interface RevocationBenchResult {
   missing: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 async function startBroker(asked: string | undefined): Promise<{ url: string; label: string; child?: Child }> {
   if (asked !== undefined) return { url: asked, label: `${asked} (given)` };
   let version: string;
@@ -60,8 +50,9 @@ async function startBroker(asked: string | undefined): Promise<{ url: string; la
   } catch {
     return { url: 'nats://127.0.0.1:4222', label: 'nats://127.0.0.1:4222 (shared; nats-server not found to start a private one)' };
   }
-  const port = await freePort();
-  const child = spawnProgram('nats-server', ['-a', '127.0.0.1', '-p', String(port)], { env: cleanEnv({}) });
+  // Port 0 (-p -1): the server binds a port of its own choosing and says which.
+  const child = spawnProgram('nats-server', ['-a', '127.0.0.1', '-p', '-1'], { env: cleanEnv({}) });
+  const port = Number((await child.waitFor(/Listening for client connections on [^\s]+:(\d+)/, 15_000))[1]);
   await child.waitFor(/Server is ready/, 15_000);
   return { url: `nats://127.0.0.1:${port}`, label: `private ${version} on 127.0.0.1:${port}`, child };
 }

@@ -57,7 +57,9 @@ async function serveLocally(suite: RunningSuite, config: SuiteConfig, token: str
     return 1;
   }
   if (io.signal?.aborted) return 0;
-  logger.info({ sub: first.principal.sub, mode: config.natsServers !== undefined ? 'bus' : 'embedded' }, 'MCP server on stdio');
+  // The listeners' bound ports (a port variable of 0 binds one of the system's choosing).
+  const listeners = Object.fromEntries(suite.edges.map((e) => [e.service, e.port]));
+  logger.info({ sub: first.principal.sub, mode: config.natsServers !== undefined ? 'bus' : 'embedded', listeners }, 'MCP server on stdio');
   const server = createMcpServer({
     bus: suite.bus, tools: mcpToolsOf(SERVICE_MODULES), authenticate, audit: suite.audit,
     logger: logger.child({ component: 'mcp' }), version: MCP_SERVER_VERSION,

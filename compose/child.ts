@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { PORT_VARIABLES } from '../config/index.ts';
 
 /**
  * One OS process of the suite, as the local cluster runs it: spawned in its own process group (so a
@@ -28,6 +28,9 @@ export interface Exit {
 export class Child {
   readonly spec: ChildSpec;
   readonly #lines: string[] = [];
+  /** Lines seen so far, unprefixed (for `line`), and those waiting for one. */
+  readonly #seen: string[] = [];
+  readonly #watchers = new Set<(line: string) => void>();
   readonly #proc: ChildProcess;
   readonly #exited: Promise<Exit>;
   #exit: Exit | undefined;
@@ -76,6 +79,28 @@ export class Child {
     return this.#lines.join('\n');
   }
 
+  /**
+   * The first line printed (standard output or error, without the `[name] ` prefix) that `match`
+   * accepts: among those printed since the process started when `since` is 'start', else among those
+   * printed from now on. Rejects when the process exits first. An event to wait on, instead of time.
+   */
+  line(match: (line: string) => boolean, since: 'start' | 'now' = 'now'): Promise<string> {
+    const earlier = since === 'start' ? this.#seen.find(match) : undefined;
+    if (earlier !== undefined) return Promise.resolve(earlier);
+    return new Promise<string>((resolve, reject) => {
+      const watch = (l: string) => {
+        if (!match(l)) return;
+        this.#watchers.delete(watch);
+        resolve(l);
+      };
+      this.#watchers.add(watch);
+      void this.#exited.then((exit) => {
+        if (!this.#watchers.delete(watch)) return;
+        reject(new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for`));
+      });
+    });
+  }
+
   /** Send a signal to the whole process group; a no-op once the process has exited. */
   signal(sig: NodeJS.Signals): void {
     if (!this.running || this.pid === undefined) return;
@@ -114,14 +139,20 @@ export class Child {
   #capture(stream: NodeJS.ReadableStream | null, tag: 'out' | 'err'): void {
     if (stream === null) return;
     let partial = '';
+    const take = (p: string) => {
+      this.#push(`[${this.spec.name}] ${tag === 'err' ? '! ' : ''}${p}`);
+      this.#seen.push(p);
+      if (this.#seen.length > (this.spec.keepLines ?? 5000)) this.#seen.shift();
+      for (const watch of [...this.#watchers]) watch(p);
+    };
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');
       partial = parts.pop() ?? '';
-      for (const p of parts) this.#push(`[${this.spec.name}] ${tag === 'err' ? '! ' : ''}${p}`);
+      for (const p of parts) take(p);
     });
     stream.on('end', () => {
-      if (partial !== '') this.#push(`[${this.spec.name}] ${partial}`);
+      if (partial !== '') take(partial);
     });
   }
 }
@@ -135,18 +166,24 @@ process.once('exit', () => {
   for (const child of live) child.signal('SIGKILL');
 });
 
-/** A port that was free a moment ago on 127.0.0.1 (the child binds it shortly after). */
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * The ports a `suite` process bound when told to bind port 0 (`zeroPorts`), read from the listener
+ * lines it prints once up (`token      http://127.0.0.1:43121`, cli/first-screen.ts). Nothing picks a
+ * free port, closes it and hopes to bind it later: another process could take it in between.
+ */
+export async function listenerPorts<S extends string>(child: Child, services: readonly S[]): Promise<Record<S, number>> {
+  const ports = {} as Record<S, number>;
+  await Promise.all(services.map(async (service) => {
+    const listener = new RegExp(`^${service}\\s+http://\\S+:(\\d+)$`);
+    const line = await child.line((l) => listener.test(l), 'start');
+    ports[service] = Number(listener.exec(line)?.[1]);
+  }));
+  return ports;
+}
+
+/** The port variable of each listener set to 0: the process binds ports of its own choosing. */
+export function zeroPorts(): Record<string, string> {
+  return Object.fromEntries(Object.values(PORT_VARIABLES).map((variable) => [variable, '0']));
 }
 
 /**

@@ -6,7 +6,7 @@ import { PORT_VARIABLES, type ServiceName } from '../config/index.ts';
 import { EDGE_ROLES, isEdgeRole, type ActorRole, type Role } from '../cli/roles.ts';
 import { SERVICE_MODULES } from '../services/index.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Child, freePort, waitFor, type Exit } from './child.ts';
+import { Child, listenerPorts, waitFor, type Exit } from './child.ts';
 import { hasResponder } from './nats-probe.ts';
 
 /** A reply on this subject shows the role is up (each service declares its roles'; services/kit). */
@@ -15,6 +15,8 @@ const ACTOR_SUBJECTS: Readonly<Record<string, string>> = Object.assign({}, ...SE
 export interface ProcessPlan {
   readonly name: string;
   readonly roles: readonly Role[];
+  /** Environment of this process only, over the cluster's (e.g. its own SUITE_NATS_URL). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Shared {
@@ -29,6 +31,7 @@ export interface Shared {
 export class ClusterProcess {
   readonly name: string;
   readonly roles: readonly Role[];
+  readonly #env: Readonly<Record<string, string>>;
   readonly #shared: Shared;
   #ports: Partial<Record<ServiceName, number>> = {};
   #child: Child | undefined;
@@ -37,6 +40,7 @@ export class ClusterProcess {
   constructor(plan: ProcessPlan, shared: Shared) {
     this.name = plan.name;
     this.roles = plan.roles;
+    this.#env = plan.env ?? {};
     this.#shared = shared;
   }
 
@@ -58,21 +62,19 @@ export class ClusterProcess {
     return `http://127.0.0.1:${port}${path}`;
   }
 
-  /** Spawn and wait until ready. A port taken meanwhile by someone else is re-chosen (first start only). */
+  /**
+   * Spawn and wait until ready. The first start binds port 0 for each edge and reads the ports the
+   * process reports (listenerPorts); a restart binds those again, so its URLs stay the same.
+   */
   async start(): Promise<void> {
     if (this.running) throw new Error(`process ${this.name} is already running`);
-    const fixed = Object.keys(this.#ports).length > 0;
-    for (let attempt = 1; ; attempt++) {
-      if (!fixed) for (const s of this.services) this.#ports[s] = await freePort();
-      this.#spawn();
-      try {
-        await this.waitReady();
-        return;
-      } catch (err) {
-        const clash = !this.running && /EADDRINUSE/.test(this.#child?.output() ?? '');
-        if (!clash || fixed || attempt >= 3) throw err;
-      }
+    const child = this.#spawn();
+    if (Object.keys(this.#ports).length === 0 && this.services.length > 0) {
+      this.#ports = await listenerPorts(child, this.services).catch((err: unknown) => {
+        throw new Error(`process ${this.name} did not report its ports: ${(err as Error).message}\n${child.output()}`);
+      });
     }
+    await this.waitReady();
   }
 
   /** Until every edge of the process answers /ready 200 and each of its actor roles answers the bus. */
@@ -107,6 +109,12 @@ export class ClusterProcess {
     this.#child?.signal(sig);
   }
 
+  /** The first line of the running incarnation that `match` accepts (Child.line). */
+  line(match: (line: string) => boolean, since: 'start' | 'now' = 'now'): Promise<string> {
+    if (this.#child === undefined) return Promise.reject(new Error(`process ${this.name} was never started`));
+    return this.#child.line(match, since);
+  }
+
   exited(): Promise<Exit> {
     return this.#child?.exited() ?? Promise.resolve({ code: null, signal: null });
   }
@@ -116,10 +124,11 @@ export class ClusterProcess {
     return [...this.#earlier, this.#child?.output() ?? ''].filter((s) => s !== '').join('\n');
   }
 
-  #spawn(): void {
+  #spawn(): Child {
     if (this.#child !== undefined) this.#earlier.push(this.#child.output());
-    const env: Record<string, string> = { ...this.#shared.env };
-    for (const [service, port] of Object.entries(this.#ports)) env[PORT_VARIABLES[service as ServiceName]] = String(port);
+    const env: Record<string, string> = { ...this.#shared.env, ...this.#env };
+    for (const service of this.services) env[PORT_VARIABLES[service]] = String(this.#ports[service] ?? 0);
     this.#child = new Child({ name: this.name, args: ['cli/suite.ts', 'run', ...this.roles], env, cwd: this.#shared.cwd });
+    return this.#child;
   }
 }

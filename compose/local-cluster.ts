@@ -1,8 +1,9 @@
 /**
  * The distributed cluster as plain OS processes on this machine (no Docker engine here): a
  * throwaway Postgres database, `node cli/suite.ts run ROLE...` children sharing one NATS server,
- * ports chosen free, each child waited for until it is ready, its output kept for the test that
- * fails, and everything stopped (SIGTERM, then SIGKILL) and dropped at the end.
+ * each binding ports of its own choosing (port 0, read back), each child waited for until it is
+ * ready, its output kept for the test that fails, and everything stopped (SIGTERM, then SIGKILL)
+ * and dropped at the end.
  *
  * Run directly (`npx node compose/local-cluster.ts`) it starts a demo cluster and prints its URLs.
  */
@@ -14,7 +15,7 @@ import { createTestDatabase } from '../testing/storage.ts';
 import { ClusterProcess, type ProcessPlan, type Shared } from './cluster-process.ts';
 import { TEST_NATS_URL, assertNoOtherCluster, connectProbe, lockNats } from './nats-probe.ts';
 
-export { Child, freePort, waitFor, type Exit } from './child.ts';
+export { Child, listenerPorts, waitFor, zeroPorts, type Exit } from './child.ts';
 export { ClusterProcess, type ProcessPlan } from './cluster-process.ts';
 export { TEST_NATS_URL } from './nats-probe.ts';
 

@@ -12,10 +12,10 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 export const TEST_NATS_URL = process.env.SUITE_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
-/** Connect, or fail with a message that says what to start; never a silent skip. */
+/** Connect (`url` may list a cluster's nodes, comma-separated), or fail with a message that says what to start; never a silent skip. */
 export async function connectProbe(url: string): Promise<NatsConnection> {
   try {
-    return await connect({ servers: url, name: 'local-cluster-probe', timeout: 3000, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    return await connect({ servers: url.split(',').map((u) => u.trim()), name: 'local-cluster-probe', timeout: 3000, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   } catch (cause) {
     throw new Error(
       `NATS is not reachable at ${url} (${String(cause)}). Start it (nats-server -js -a 127.0.0.1 -p 4222) ` +

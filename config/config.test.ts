@@ -33,6 +33,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUITE_HMAC_PREVIOUS_SECRETS: 'short' })).toThrow(/SUITE_HMAC_PREVIOUS_SECRETS/);
   });
 
+  it('reads the chain lease and its renewal, renewing every sixth of the lease unless told, and refuses a renewal over half the lease', () => {
+    expect(loadConfig({})).toMatchObject({ chainLeaseMs: 1500, chainLeaseRenewMs: 250 });
+    expect(loadConfig({ SUITE_CHAIN_LEASE_MS: '3000' })).toMatchObject({ chainLeaseMs: 3000, chainLeaseRenewMs: 500 });
+    expect(loadConfig({ SUITE_CHAIN_LEASE_MS: '1000', SUITE_CHAIN_LEASE_RENEW_MS: '100' })).toMatchObject({ chainLeaseMs: 1000, chainLeaseRenewMs: 100 });
+    expect(() => loadConfig({ SUITE_CHAIN_LEASE_MS: '1000', SUITE_CHAIN_LEASE_RENEW_MS: '600' })).toThrow(/SUITE_CHAIN_LEASE_RENEW_MS/);
+    expect(() => loadConfig({ SUITE_CHAIN_LEASE_RENEW_MS: '10' })).toThrow(/SUITE_CHAIN_LEASE_RENEW_MS/);
+  });
+
   it('reads the outbound allow-list as addresses and ranges, and refuses anything else naming SUITE_OUTBOUND_ALLOW', () => {
     expect(loadConfig({}).outboundAllow).toBeUndefined();
     expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'none' }).outboundAllow).toEqual([]);

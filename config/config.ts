@@ -84,6 +84,8 @@ export interface SuiteConfig {
   readonly revocationStalenessMs: number;
   /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
   readonly chainLeaseMs: number;
+  /** How often the leader renews its lease and a standby tries to take it (shorter than the lease). */
+  readonly chainLeaseRenewMs: number;
   readonly shutdownGraceMs: number;
   /**
    * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
@@ -271,6 +273,13 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     throw new ConfigError('SUITE_TRACE_PRIVATE_KEY', 'must be a PEM-encoded Ed25519 private key');
   }
 
+  // Defaults by measurement (docs/RELIABILITY.md, "Chain writer failover"): takeover under 2 s p99.
+  // A renewal at most half the lease leaves the leader a second chance before it expires.
+  const chainLeaseMs = int('SUITE_CHAIN_LEASE_MS', 1500, 300, 60_000);
+  const chainLeaseRenewMs = int('SUITE_CHAIN_LEASE_RENEW_MS', Math.max(50, Math.floor(chainLeaseMs / 6)), 50, 30_000);
+  if (chainLeaseRenewMs * 2 > chainLeaseMs) {
+    throw new ConfigError('SUITE_CHAIN_LEASE_RENEW_MS', `must be at most half of SUITE_CHAIN_LEASE_MS (${chainLeaseMs}), got ${chainLeaseRenewMs}`);
+  }
   return deepFreeze({
     production,
     dataDir,
@@ -298,7 +307,8 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     },
     bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
-    chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
+    chainLeaseMs,
+    chainLeaseRenewMs,
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     dbRestart: {
       attempts: int('SUITE_DB_RESTART_ATTEMPTS', 5, 1, 100),

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { Child } from '../compose/child.ts';
-import { freePort, inherited, startLocalCluster, waitFor, type LocalCluster } from '../compose/local-cluster.ts';
+import { inherited, startLocalCluster, type LocalCluster } from '../compose/local-cluster.ts';
+import { NatsNode } from '../compose/nats-node.ts';
 import { ACTORS, call, mint, pollUntil, printOutputOnFailure } from './helpers.ts';
 
 /**
@@ -16,42 +14,19 @@ import { ACTORS, call, mint, pollUntil, printOutputOnFailure } from './helpers.t
  */
 vi.setConfig({ testTimeout: 45_000, hookTimeout: 90_000 });
 
-const NATS_SERVER = process.env.SUITE_TEST_NATS_SERVER ?? '/usr/sbin/nats-server';
 const STALENESS_MS = 1000;
-let port: number;
 let store: string;
-let broker: Child | undefined;
+let broker: NatsNode | undefined;
 let cluster: LocalCluster | undefined;
 
-function startBroker(): Child {
-  // -js with its own store: the same server flags as the shared test NATS.
-  broker = new Child({
-    name: 'nats-server', command: NATS_SERVER, cwd: store, env: inherited(),
-    args: ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store],
-  });
-  return broker;
-}
-
-async function brokerUp(child: Child): Promise<void> {
-  await waitFor(() => new Promise<boolean>((resolve) => {
-    const socket = tcpConnect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
-    socket.on('error', () => resolve(false));
-  }), {
-    timeoutMs: 10_000,
-    abort: () => (child.running ? undefined : `nats-server exited:\n${child.output()}`),
-    describe: () => `nats-server did not listen on ${port} within 10 s:\n${child.output()}`,
-  });
-}
-
 beforeAll(async () => {
-  if (!existsSync(NATS_SERVER)) {
-    throw new Error(`no nats-server at ${NATS_SERVER}: install Debian's nats-server or set SUITE_TEST_NATS_SERVER. This test is never skipped.`);
-  }
-  port = await freePort();
   store = await mkdtemp(join(tmpdir(), 'suite-broker-'));
-  await brokerUp(startBroker());
+  // -js with its own store: the same server flags as the shared test NATS. Its port is its own
+  // choice (port 0), kept across the restart below.
+  broker = new NatsNode({ name: 'nats-server', storeDir: store, env: inherited() });
+  await broker.start();
   cluster = await startLocalCluster({
-    natsUrl: `nats://127.0.0.1:${port}`,
+    natsUrl: broker.url,
     processes: [
       { name: 'actors', roles: ACTORS },
       { name: 'token', roles: ['edge:token'] },
@@ -79,8 +54,8 @@ describe('a NATS broker restart', () => {
     expect(await statuses(before.token)).toEqual([200, 200, 200]);
 
     const killed = performance.now();
-    (broker as Child).signal('SIGKILL');
-    await (broker as Child).exited();
+    (broker as NatsNode).signal('SIGKILL');
+    await (broker as NatsNode).exited();
     // The edges notice (their /ready turns 503) within the staleness bound plus a little...
     const noticedMs = await pollUntil('every edge answers /ready 503', async () => {
       const answers = await Promise.all(ready.map((u) => call(u, { timeoutMs: 1000 })));
@@ -93,7 +68,7 @@ describe('a NATS broker restart', () => {
     }
 
     const restarted = performance.now();
-    await brokerUp(startBroker());
+    await (broker as NatsNode).start();
     // Recovered: every edge ready and every protected route answering again.
     const meanwhile = new Set<string>();
     const recoveredMs = await pollUntil('every edge is ready and accepts the token again', async () => {

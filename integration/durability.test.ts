@@ -3,8 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Child, freePort, waitFor } from '../compose/child.ts';
-import { PORT_VARIABLES, SERVICES } from '../config/index.ts';
+import { Child, listenerPorts, waitFor, zeroPorts } from '../compose/child.ts';
 import { call, mint } from './helpers.ts';
 import { openStorage } from '../storage/index.ts';
 import { analyseTrace, STRACE_ARGS, type DurabilityReport } from '../testing/syscall-trace.ts';
@@ -37,17 +36,17 @@ const APPEND = {
 
 /** Appends on `suite start --data-dir <dataDir>` under strace, then a clean stop: the strace log. */
 async function appendUnderStrace(dataDir: string, tracePath: string): Promise<string> {
-  const ports: Record<string, string> = {};
-  for (const s of SERVICES) ports[PORT_VARIABLES[s]] = String(await freePort());
   const suite = new Child({
     name: 'suite under strace',
     command: 'strace',
     args: [...STRACE_ARGS, '-o', tracePath, process.execPath, 'cli/suite.ts', 'start', '--data-dir', dataDir],
     cwd: repo,
-    env: { ...process.env, NODE_OPTIONS: '', SUITE_LOG_LEVEL: 'warn', SUITE_HOST: '127.0.0.1', ...ports } as Record<string, string>,
+    // The token listener binds a port of its own choosing; the test reads it from what the suite prints.
+    env: { ...process.env, NODE_OPTIONS: '', SUITE_LOG_LEVEL: 'warn', SUITE_HOST: '127.0.0.1', ...zeroPorts() } as Record<string, string>,
   });
   try {
-    const base = `http://127.0.0.1:${ports[PORT_VARIABLES.token]}`;
+    const { token: port } = await listenerPorts(suite, ['token']);
+    const base = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await fetch(`${base}/health`)).status === 200, {
       timeoutMs: 30_000, intervalMs: 100, describe: () => `not healthy within 30 s:\n${suite.output()}`,
       abort: () => (suite.running ? undefined : `the suite exited:\n${suite.output()}`),

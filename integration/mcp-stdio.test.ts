@@ -1,7 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -34,13 +33,13 @@ async function launch(env: Record<string, string>): Promise<Child> {
   return { client, stderr: () => err };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
+/** The token listener's port, from the child's "MCP server on stdio" log line (read from its standard error). */
+async function tokenPortOf(child: Child): Promise<number> {
+  for (;;) {
+    const line = child.stderr().split('\n').find((l) => l.includes('"msg":"MCP server on stdio"'));
+    if (line !== undefined) return (JSON.parse(line) as { listeners: { token: number } }).listeners.token;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function revoke(tokenBase: string, adminKey: string, which: { jti: string } | { token: string }): Promise<void> {
@@ -71,17 +70,18 @@ describe('suite mcp refuses to start without a valid token', () => {
 describe('suite mcp with no suite running: the suite embedded in the child', () => {
   const secret = randomBytes(32).toString('hex');
   const adminKey = `mcp-admin-${randomBytes(6).toString('hex')}`;
-  let port: number;
   let child: Child;
   let token: string;
+  let port: number;
 
   beforeAll(async () => {
-    port = await freePort();
     const minted = await mintToken(await createHmacKeyRing([secret]), {
       sub: 'stdio-agent', scope: ['execution:record', 'execution:read'], lifetimeSeconds: 600, now: Math.floor(Date.now() / 1000),
     });
     token = minted.token;
-    child = await launch({ SUITE_HMAC_SECRET: secret, SUITE_ADMIN_KEY: adminKey, SUITE_MCP_TOKEN: minted.token, SUITE_TOKEN_PORT: String(port) });
+    // Token port 0: the embedded suite binds one of its choosing and logs it (cli/mcp.ts).
+    child = await launch({ SUITE_HMAC_SECRET: secret, SUITE_ADMIN_KEY: adminKey, SUITE_MCP_TOKEN: minted.token, SUITE_TOKEN_PORT: '0' });
+    port = await tokenPortOf(child);
   }, 60_000);
   afterAll(async () => { await child?.client.close(); });
 
@@ -161,8 +161,8 @@ describe('suite mcp with SUITE_NATS_URL: joins the bus as an edge', () => {
     t = await startTestSuite(shared);
     const minted = await t.mint(['execution:read'], { sub: 'bus-agent' });
     jti = minted.jti;
-    // A token port where nothing listens: the child must not look for a running suite, but join the bus.
-    child = await launch({ ...shared, SUITE_MCP_TOKEN: minted.token, SUITE_TOKEN_PORT: String(await freePort()) });
+    // Token port 0: the child looks for no running suite (cli/mcp.ts), but joins the bus.
+    child = await launch({ ...shared, SUITE_MCP_TOKEN: minted.token, SUITE_TOKEN_PORT: '0' });
   }, 60_000);
   afterAll(async () => {
     await child?.client.close();

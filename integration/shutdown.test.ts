@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { PORT_VARIABLES, SERVICES, type ServiceName } from '../config/index.ts';
+import { SERVICES, type ServiceName } from '../config/index.ts';
 import { Child } from '../compose/child.ts';
-import { freePort, inherited, waitFor } from '../compose/local-cluster.ts';
+import { inherited, listenerPorts, waitFor, zeroPorts } from '../compose/local-cluster.ts';
 import { call, errorCode, printOutputOnFailure } from './helpers.ts';
 
 /**
@@ -28,8 +28,6 @@ const children: Child[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'suite-shutdown-'));
-  ports = {} as Record<ServiceName, number>;
-  for (const s of SERVICES) ports[s] = await freePort();
 });
 afterAll(async () => {
   await Promise.all(children.map((c) => c.stop(5000)));
@@ -39,9 +37,10 @@ printOutputOnFailure(() => children.map((c) => c.output()).join('\n'));
 
 async function startEmbedded(name: string): Promise<Child> {
   const env: Record<string, string> = { ...inherited(), SUITE_LOG_LEVEL: 'warn' };
-  for (const s of SERVICES) env[PORT_VARIABLES[s]] = String(ports[s]);
-  const child = new Child({ name, args: ['cli/suite.ts', 'start', '--data-dir', dir], env, cwd: REPO_ROOT });
+  // Each start binds ports of its own choosing; the test reads them from what it prints.
+  const child = new Child({ name, args: ['cli/suite.ts', 'start', '--data-dir', dir], env: { ...env, ...zeroPorts() }, cwd: REPO_ROOT });
   children.push(child);
+  ports = await listenerPorts(child, SERVICES);
   await waitFor(async () => (await call(tokenUrl('/ready'), { timeoutMs: 1000 })).status === 200, {
     timeoutMs: 40_000,
     abort: () => (child.running ? undefined : `the suite exited before it was ready:\n${child.output()}`),

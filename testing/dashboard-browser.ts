@@ -1,14 +1,12 @@
-import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
 import { ensureDashboardBuilt } from '../cli/dashboard-build.ts';
 import { startTestSuite, type TestSuite } from './suite.ts';
 
 /**
  * The dashboard in a real browser (Debian's chromium, driven by playwright-core) against a real suite
- * in the test's process, every listener on a fixed free port so the dashboard's probes and proxy
- * reach them. The browser tests (integration/dashboard-*.test.ts) share this.
+ * in the test's process, every listener on a port of its own choosing (port 0): the dashboard's
+ * probes and proxy reach them at the ports they were bound to (cli/runtime.ts). The browser tests (integration/dashboard-*.test.ts) share this.
  */
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -25,22 +23,10 @@ export interface DashboardBrowser {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export async function startDashboardBrowser(env: Record<string, string> = {}): Promise<DashboardBrowser> {
   ensureDashboardBuilt(pino({ level: 'silent' }));
-  const ports: Record<string, string> = {};
-  for (const s of SERVICES) ports[PORT_VARIABLES[s]] = String(await freePort());
-  const t = await startTestSuite({ ...ports, ...env });
+  // startTestSuite binds port 0 for every listener and reads the ports back.
+  const t = await startTestSuite(env);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

@@ -17,6 +17,7 @@ export interface AuditWriterActorOptions {
   storage: Storage;
   holder: string;
   leaseMs?: number;
+  renewMs?: number;
   logger?: ChainWriterOptions<AuditInput, AuditRecord>['logger'];
   metrics?: ChainMetrics;
 }
@@ -41,6 +42,7 @@ export class AuditWriterActor {
       spec: auditChainSpec,
       holder: o.holder,
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
       onLeadership: (leader) => (leader ? this.#serve() : void this.#unserve()),

@@ -229,4 +229,47 @@ describe('two chain writers racing on one Postgres', () => {
       await place.remove();
     }
   });
+
+  it('refuses the writes of a leader resumed after its lease expired, whether or not a successor took the lease yet', async () => {
+    const [, postgres] = storageKinds();
+    const place = await postgres!.place();
+    const s1 = await openStorage(place.options);
+    const s2 = await openStorage(place.options);
+    const { sql } = await import('slonik');
+    try {
+      // Renewal far off: nothing renews behind the test's back, as with a process stopped by SIGSTOP.
+      const a = new ChainWriter({ storage: s1, spec: auditChainSpec, holder: 'a', leaseMs: 60_000, renewMs: 30_000 });
+      await a.start();
+      await a.append([entry(1)]);
+      // The lease ran out while a was stopped; nobody took it yet. The database refuses a's write.
+      await s2.pool.query(sql.unsafe`update chain_leases set expires_at = now() - interval '1 millisecond'`);
+      await expect(a.append([entry(2)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(a.isLeader).toBe(false);
+      expect(await s2.pool.oneFirst(sql.unsafe`select seq from chain_heads where chain = 'audit'`)).toBe(1);
+      await a.stop();
+
+      // Again, now with a successor holding the lease but not having written yet.
+      const c = new ChainWriter({ storage: s1, spec: auditChainSpec, holder: 'c', leaseMs: 60_000, renewMs: 30_000 });
+      await c.start();
+      expect(c.isLeader).toBe(true);
+      await s2.pool.query(sql.unsafe`update chain_leases set expires_at = now() - interval '1 millisecond'`);
+      const b = new ChainWriter({ storage: s2, spec: auditChainSpec, holder: 'b', leaseMs: 60_000, renewMs: 30_000 });
+      await b.start();
+      expect(b.isLeader).toBe(true);
+      await expect(c.append([entry(3)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(c.isLeader).toBe(false);
+      await b.append([entry(4)]);
+      expect(await verifyAuditChain(s2)).toMatchObject({ valid: true, checked: 2 });
+      await c.stop();
+      await b.stop();
+    } finally {
+      await s1.close();
+      await s2.close();
+      await place.remove();
+    }
+  });
+
+  it('refuses a renewal as long as the lease itself', () => {
+    expect(() => new ChainWriter({ storage: {} as never, spec: auditChainSpec, holder: 'a', leaseMs: 1000, renewMs: 1000 })).toThrow(RangeError);
+  });
 });

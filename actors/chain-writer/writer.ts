@@ -35,7 +35,14 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   spec: ChainSpec<Input, Rec>;
   /** Unique per process: who holds the lease. */
   holder: string;
+  /** How long a lease lasts unless renewed (database clock): a standby takes over this long after the leader's last renewal. */
   leaseMs?: number;
+  /**
+   * How often the leader renews its lease and a standby tries to take it (default a third of the
+   * lease). A standby takes over between `leaseMs - renewMs` and `leaseMs + renewMs` after the
+   * leader dies (docs/RELIABILITY.md, "Chain writer failover").
+   */
+  renewMs?: number;
   /** Most records committed in one transaction. */
   maxBatch?: number;
   /**
@@ -99,6 +106,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #unwatch: (() => void) | undefined;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
+    if (options.renewMs !== undefined && options.leaseMs !== undefined && options.renewMs >= options.leaseMs) {
+      throw new RangeError(`renewMs (${options.renewMs}) must be shorter than leaseMs (${options.leaseMs})`);
+    }
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
     this.#commits = new FailureStreak(options.stallMs, options.clock);
   }
@@ -173,11 +183,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   #schedule(): void {
     if (this.#state !== 'leader' && this.#state !== 'standby') return;
-    // Renew at a third of the lease; a standby polls at the same pace to take over promptly.
+    // The leader renews every renewMs; a standby tries at the same pace, so it takes over within
+    // renewMs of the lease's expiry (why polling: docs/RELIABILITY.md, "Chain writer failover").
     // Detached: the timer would otherwise carry the context it was set in (a request's) for good.
     this.#timer = detached(() => setTimeout(() => {
       this.#leaseTick = backgroundSpan('chain.lease', () => this.#tickLease(), { 'suite.chain': this.#o.spec.chain }).finally(() => this.#schedule());
-    }, Math.max(50, Math.floor(this.#o.leaseMs / 3))));
+    }, this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3))));
     this.#timer.unref();
   }
 

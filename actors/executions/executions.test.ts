@@ -185,9 +185,14 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
 
   it('publishes suite.executions.appended after the commit with identifiers only, never payloads', async () => {
     const seen: unknown[] = [];
-    const sub = h.bus.subscribe(subjects.executionsAppended, ({ data }) => void seen.push(data));
+    let announced!: () => void;
+    const arrived = new Promise<void>((resolve) => (announced = resolve));
+    const sub = h.bus.subscribe(subjects.executionsAppended, ({ data }) => {
+      seen.push(data);
+      announced();
+    });
     const r = (await h.record(executionBody({ input: { payload: 'not on the bus' } }))).body;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await arrived;
     await sub.unsubscribe();
     expect(seen).toEqual([{ id: r.id, seq: r.seq, hash: r.hash, subject: r.subject, outcome: r.outcome }]);
   });

@@ -26,6 +26,7 @@ export interface ExecutionActorsOptions {
   /** The process's promise metrics (commits, leadership, verifications); optional for tests. */
   metrics?: PromiseMetrics;
   leaseMs?: number;
+  renewMs?: number;
 }
 
 export interface RunningExecutionActors {
@@ -47,6 +48,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.metrics ? { metrics: o.metrics.chains } : {}),
+      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
     })
     : undefined;
   reader?.start();

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, type ExecutionRecord } from '../../core/chain/index.ts';
@@ -53,20 +54,16 @@ describe('the verification thread pool', () => {
 
   it('keeps the event loop answering while it checks thousands of signatures', async () => {
     const many = signedChain(signer, 4000);
-    let maxGap = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-    }, 5);
-    const jobs = [];
-    for (let at = 0; at < many.length; at += 500) jobs.push(pool.scan({ source: { json: pageText(many.slice(at, at + 500)) }, keys }));
-    const summaries = await Promise.all(jobs);
-    clearInterval(timer);
+    // How busy this thread's event loop was while the pool worked, as a share of the time (Node's
+    // event-loop utilisation): checked here, the signatures keep it busy throughout (close to 1);
+    // on the pool's threads it mostly waits. A share, not a time: a loaded machine slows both sides.
+    const pages: string[] = [];
+    for (let at = 0; at < many.length; at += 500) pages.push(pageText(many.slice(at, at + 500)));
+    const before = performance.eventLoopUtilization();
+    const summaries = await Promise.all(pages.map((json) => pool.scan({ source: { json }, keys })));
+    const busy = performance.eventLoopUtilization(before).utilization;
     expect(summaries.every((s) => s.verified === 500)).toBe(true);
-    // Checked in this thread, 4,000 signatures take ~0.3 s of uninterrupted work.
-    expect(maxGap).toBeLessThan(150);
+    expect(busy).toBeLessThan(0.5);
   });
 
   it('ends its threads once idle, and starts fresh ones for the next job', async () => {
@@ -74,8 +71,8 @@ describe('the verification thread pool', () => {
     try {
       expect(await p.scan({ source: { json: pageText(records.slice(0, 20)) }, keys })).toMatchObject({ verified: 20 });
       expect(p.running).toBe(2);
-      await new Promise((r) => setTimeout(r, 400));
-      expect(p.running).toBe(0);
+      // Waits for the threads to end (idleMs after the job), however long the machine takes.
+      while (p.running > 0) await new Promise((r) => setTimeout(r, 20));
       expect(await p.scan({ source: { json: pageText(records.slice(20, 40)) }, keys })).toMatchObject({ verified: 20 });
     } finally {
       await p.close();

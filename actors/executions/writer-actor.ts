@@ -21,6 +21,7 @@ export interface ExecutionWriterActorOptions {
   /** Unique per process: who holds the executions chain's lease. */
   holder: string;
   leaseMs?: number;
+  renewMs?: number;
   maxBatch?: number;
   logger?: Logger;
   metrics?: ChainMetrics;
@@ -47,6 +48,7 @@ export class ExecutionWriterActor {
       spec: executionChainSpec(o.signer),
       holder: o.holder,
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
       ...(o.maxBatch !== undefined ? { maxBatch: o.maxBatch } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),

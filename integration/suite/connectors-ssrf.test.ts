@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { ssrfCorpus, startCanary, type Canary } from '../../testing/ssrf.ts';
+import { NATS_URL } from '../../testing/bus.ts';
 
 /**
  * The connector actions under the SSRF guard (issue 16): URLs aimed at this machine, the metadata
@@ -37,7 +38,7 @@ describe('connector actions under the distributed default', () => {
   let token: string;
   beforeAll(async () => {
     t = await startTestSuite({
-      SUITE_NATS_URL: 'nats://127.0.0.1:4222',
+      SUITE_NATS_URL: NATS_URL,
       SUITE_BUS_NAMESPACE: `t${randomBytes(6).toString('hex')}`,
       CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-canary-test',
       CONNECTOR_SLACK_API_URL: `http://127.0.0.1:${P}/api`,

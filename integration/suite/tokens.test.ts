@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { eventually } from '../../testing/http-target.ts';
 
 let t: TestSuite;
 beforeAll(async () => {
@@ -116,11 +117,16 @@ describe('the audit trail', () => {
     const reader = await t.mint(['audit:read', 'auth:token:validate'], { sub: 'auditor-7' });
     await call('/auth/token/validate', { token: reader.token, body: { token: reader.token } });
     await call('/auth/token/revoke', { admin: true, body: { jti: 'nothing' } });
-    await new Promise((r) => setTimeout(r, 50)); // capability decisions are recorded asynchronously
-    const all = await call('/audit?limit=500', { token: reader.token });
+    // Decisions are recorded asynchronously: read until the three are in (or the wait gives up).
+    const wanted = ['auth:token:create', 'auth:token:validate', 'auth:token:revoke'];
+    const all = await eventually(async () => {
+      const page = await call('/audit?limit=500', { token: reader.token });
+      const seen = page.status === 200 ? page.body.entries.map((e: any) => e.action) : [];
+      return wanted.every((a) => seen.includes(a)) ? page : undefined;
+    }, `audit entries for ${wanted.join(', ')}`);
     expect(all.status).toBe(200);
     const actions = all.body.entries.map((e: any) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['auth:token:create', 'auth:token:validate', 'auth:token:revoke']));
+    expect(actions).toEqual(expect.arrayContaining(wanted));
     const seqs = all.body.entries.map((e: any) => e.seq);
     expect(seqs).toEqual([...seqs].sort((x: number, y: number) => y - x));
     for (const e of all.body.entries) expect(Object.keys(e)).toEqual(expect.arrayContaining(['id', 'timestamp', 'subject', 'action', 'resource', 'result', 'reason', 'prevHash', 'hash']));

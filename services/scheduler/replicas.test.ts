@@ -61,14 +61,24 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
 
   it('enqueues a firing up to the lookahead before it is due, runnable only at its due time', async () => {
     await a.pool.query(sql.unsafe`delete from scheduler_tasks`);
-    await insertSchedule(a.pool, { namespace: '', id: 'ahead', cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: new Date(Date.now() + 800).toISOString() });
+    // Due 1.5 s ahead, inside the 2 s lookahead (FIRING_LOOKAHEAD_MS). Times are read from the
+    // database clock, the one the claim compares with, never assumed from how long a step took.
+    const dueAt = new Date(Date.now() + 1500).toISOString();
+    await insertSchedule(a.pool, { namespace: '', id: 'ahead', cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: dueAt });
     const ticker = new ScheduleTicker({ storage: a, logger, maxSleepMs: 5, onFired: () => {} });
     ticker.start();
+    const dbNow = async () => Number(await a.pool.oneFirst(sql.unsafe`select (extract(epoch from clock_timestamp()) * 1000)::float8`));
     try {
       await eventually(async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id = 'ahead'`)) === 1, 'the firing enqueued');
-      expect(await claimTasks(a.pool, 'early-worker', 10, 1000)).toEqual([]);
-      await new Promise((r) => setTimeout(r, 900));
-      expect(await claimTasks(a.pool, 'on-time-worker', 10, 1000)).toHaveLength(1);
+      const runAfter = Number(await a.pool.oneFirst(sql.unsafe`select (extract(epoch from run_after) * 1000)::float8 from scheduler_tasks where schedule_id = 'ahead'`));
+      expect(runAfter).toBe(Date.parse(dueAt));
+      const early = await claimTasks(a.pool, 'early-worker', 10, 1000);
+      // A claim that ended before the due time took nothing (on a machine so slow that the claim
+      // came after it, this step shows nothing; the one below still holds).
+      if ((await dbNow()) < runAfter) expect(early).toEqual([]);
+      while ((await dbNow()) < runAfter) await new Promise((r) => setTimeout(r, 20));
+      const onTime = await claimTasks(a.pool, 'on-time-worker', 10, 1000);
+      expect(early.length + onTime.length).toBe(1);
     } finally {
       await ticker.stop();
     }
@@ -100,7 +110,9 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
     const pool = new WorkerPool({ bus, storage: b, logger, holder: 'live-worker', slots: 2, pollMs: 10, leaseMarginMs: 50, run, random: () => 0.5 });
     pool.start();
     try {
-      await new Promise((r) => setTimeout(r, 200));
+      // Until the dead worker's leases have run out by the database clock (what reclaim compares).
+      const leased = sql.unsafe`select count(*)::int from scheduler_tasks where state = 'running' and lease_until >= now()`;
+      while (Number(await a.pool.oneFirst(leased)) > 0) await new Promise((r) => setTimeout(r, 20));
       await pool.reclaim();
       const orphan = await eventually(async () => {
         const t = await getTask(a.pool, '', 'orphan');

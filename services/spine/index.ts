@@ -39,7 +39,7 @@ export const spineService = defineService({
     // The chain writers of this process: /ready is 503 while the commits of any keep failing.
     const writers: Array<{ readonly stalled: boolean }> = [];
     if (ctx.has('actor:chain-writer')) {
-      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, logger: logger.child({ component: 'chain-writer' }), metrics: ctx.metrics.promises.chains });
+      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs, logger: logger.child({ component: 'chain-writer' }), metrics: ctx.metrics.promises.chains });
       await writer.start();
       writers.push(writer);
       actors.push({ name: 'chain-writer', stop: () => writer.stop() });
@@ -49,7 +49,7 @@ export const spineService = defineService({
       // by), its reads and verification with actor:executions. One signer per process, signing
       // batches on a thread of its own, off the thread that serves HTTP.
       const executions = await startExecutionActors({
-        bus, storage, holder, leaseMs: config.chainLeaseMs,
+        bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs,
         signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },

@@ -20,13 +20,18 @@ describe('generateConnector', () => {
     }), { numRuns: 400 });
   });
 
-  it('answers every prompt with a scaffold whose YAML manifest parses back to the spec, or a message naming body/prompt', () => {
+  it('answers every prompt holding a word with a scaffold whose YAML manifest parses back to the spec, and refuses only the others, naming body/prompt', () => {
+    let scaffolds = 0;
     fc.assert(fc.property(anyPrompt, (prompt) => {
       const r = generateConnector(prompt);
+      // The oracle, independent of the generator: a prompt is refused only when it holds no word of
+      // two or more characters starting with a letter (the prompts here are under the length limit).
+      expect(r.ok, JSON.stringify(prompt)).toBe(/[A-Za-z][A-Za-z0-9]/.test(prompt));
       if (!r.ok) {
         expect(r.message).toMatch(/^body\/prompt /);
         return;
       }
+      scaffolds++;
       const manifest = parse(r.value.manifest) as { kind: string; metadata: { id: string }; spec: { actions: unknown; variables: unknown } };
       expect(manifest.kind).toBe('Connector');
       expect(manifest.metadata.id).toBe(r.value.spec['id']);
@@ -39,6 +44,8 @@ describe('generateConnector', () => {
       expect(r.value.spec['baseUrl'] === null || /^https?:\/\//.test(r.value.spec['baseUrl'] as string)).toBe(true);
       for (const a of r.value.spec['actions'] as { name: string }[]) expect(a.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
     }), { numRuns: 400 });
+    // Not vacuous: the structured third of the prompts nearly always holds a word.
+    expect(scaffolds).toBeGreaterThan(100);
   });
 
   it('reads the service, its base URL, the credential header, and the actions with their fields from the prompt', () => {
