@@ -16,6 +16,7 @@ import type { Owner, Task } from './schemas.ts';
 import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
 import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
 import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
+import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
@@ -208,14 +209,14 @@ export class SchedulerActor extends BusActor {
   }
 
   async #queueList(req: RequestOf<typeof subjects.queueList>) {
-    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}) });
+    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}), ...(req.scheduleId ? { scheduleId: req.scheduleId } : {}) });
     return { tasks, total, limit: req.limit, offset: req.offset };
   }
 
   async #status(req: RequestOf<typeof subjects.taskStatus>) {
     const task = await getTask(this.#o.storage.pool, req.namespace, req.id);
     if (task === null) throw new SuiteError('NOT_FOUND', `no task "${req.id}"`);
-    return task;
+    return { ...task, history: await listAttempts(this.#o.storage.pool, req.namespace, req.id) };
   }
 
   async #health() {

@@ -3,14 +3,14 @@ import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { billedTenantOf, errorBody, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
-import { LogsRequest, QueueBody, ScheduleBody, TaskState, type Owner } from './schemas.ts';
+import { LogsRequest, QueueBody, QueueListRequest, ScheduleBody, TaskState, type Owner } from './schemas.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
 const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
 }, { additionalProperties: false });
-const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState) }, { additionalProperties: false });
+const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState), scheduleId: Type.Optional(QueueListRequest.properties.scheduleId) }, { additionalProperties: false });
 const LogsQuery = Type.Object({ limit: LogsRequest.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
 
 /** Who is asking, as the capability check verified it: stored with what they create, traced in their name. */

@@ -10,7 +10,7 @@ export const schedulerSubjects = {
   scheduleResume: requestSubject('suite.scheduler.schedule-resume', s.ScheduleItemRequest, s.ScheduleView),
   enqueue: requestSubject('suite.scheduler.enqueue', s.EnqueueRequest, s.EnqueueReply),
   queueList: requestSubject('suite.scheduler.queue-list', s.QueueListRequest, s.QueueListReply),
-  taskStatus: requestSubject('suite.scheduler.task-status', s.TaskStatusRequest, s.TaskView),
+  taskStatus: requestSubject('suite.scheduler.task-status', s.TaskStatusRequest, s.TaskStatusReply),
   health: requestSubject('suite.scheduler.health', s.HealthRequest, s.HealthReply),
   logs: requestSubject('suite.scheduler.logs', s.LogsRequest, s.LogsReply),
 } as const;
