@@ -13,7 +13,7 @@ import { runHttpAttempt } from './http-runner.ts';
 import type { ScriptRunner } from './script-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
-import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
+import { deleteSchedule, getSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
 import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
 import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
 import { listAttempts } from './attempt-store.ts';
@@ -99,6 +99,7 @@ export class SchedulerActor extends BusActor {
     return [
       bus.serve(subjects.scheduleCreate, ({ data }) => replyOf(() => this.#create(data), log), queue),
       bus.serve(subjects.scheduleList, ({ data }) => replyOf(() => this.#list(data), log), queue),
+      bus.serve(subjects.scheduleGet, ({ data }) => replyOf(() => this.#get(data), log), queue),
       bus.serve(subjects.scheduleDelete, ({ data }) => replyOf(() => this.#delete(data), log), queue),
       bus.serve(subjects.schedulePause, ({ data }) => replyOf(() => this.#setState(data, 'paused'), log), queue),
       bus.serve(subjects.scheduleResume, ({ data }) => replyOf(() => this.#setState(data, 'active'), log), queue),
@@ -152,6 +153,12 @@ export class SchedulerActor extends BusActor {
   async #list(req: RequestOf<typeof subjects.scheduleList>) {
     const { rows, total } = await listSchedules(this.#o.storage.pool, req.namespace, req.limit, req.offset);
     return { schedules: rows.map(scheduleView), total, limit: req.limit, offset: req.offset };
+  }
+
+  async #get(req: RequestOf<typeof subjects.scheduleGet>) {
+    const row = await getSchedule(this.#o.storage.pool, req.namespace, req.id);
+    if (row === null) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
+    return scheduleView(row);
   }
 
   async #delete(req: RequestOf<typeof subjects.scheduleDelete>) {

@@ -38,6 +38,11 @@ export function schedulerRoutes(bus: Bus): EdgeRoutes {
       schema: { querystring: PageQuery },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleList, { namespace: namespaceOf(request), ...request.query })));
 
+    app.get('/schedule/:id', {
+      config: { authority: { kind: 'scope', scope: 'schedule:read' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleGet, { namespace: namespaceOf(request), id: request.params.id })));
+
     app.delete('/schedule/:id', {
       config: { authority: { kind: 'scope', scope: 'schedule:create' } },
       schema: { params: IdParams },

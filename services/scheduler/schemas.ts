@@ -74,6 +74,7 @@ export type ScheduleViewData = Static<typeof ScheduleView>;
 export const NamespaceOnly = { namespace: Type.String({ maxLength: 128 }) };
 export const ScheduleListRequest = Type.Object({ ...NamespaceOnly, ...Page });
 export const ScheduleListReply = Type.Object({ schedules: Type.Array(ScheduleView), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+export const ScheduleGetRequest = Type.Object({ ...NamespaceOnly, id: Type.String({ maxLength: 256 }) });
 export const ScheduleItemRequest = Type.Object({ ...NamespaceOnly, id: Type.String({ maxLength: 256 }), actor: Type.String({ maxLength: 512 }) });
 export const ScheduleDeleteReply = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 

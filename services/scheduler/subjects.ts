@@ -5,6 +5,7 @@ import * as s from './schemas.ts';
 export const schedulerSubjects = {
   scheduleCreate: requestSubject('suite.scheduler.schedule-create', s.ScheduleCreateRequest, s.ScheduleCreateReply),
   scheduleList: requestSubject('suite.scheduler.schedule-list', s.ScheduleListRequest, s.ScheduleListReply),
+  scheduleGet: requestSubject('suite.scheduler.schedule-get', s.ScheduleGetRequest, s.ScheduleView),
   scheduleDelete: requestSubject('suite.scheduler.schedule-delete', s.ScheduleItemRequest, s.ScheduleDeleteReply),
   schedulePause: requestSubject('suite.scheduler.schedule-pause', s.ScheduleItemRequest, s.ScheduleView),
   scheduleResume: requestSubject('suite.scheduler.schedule-resume', s.ScheduleItemRequest, s.ScheduleView),
