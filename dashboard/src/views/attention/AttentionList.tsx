@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createMemo, createResource, For, Show } from 'solid-js';
 import { A, useSearchParams } from '@solidjs/router';
 import { api } from '../../api';
@@ -57,7 +58,7 @@ export function AttentionList(props: { tick: number }) {
                           <For each={r.reasons}>{(x) => <li data-kind={x.kind}><strong>{x.kind}</strong>{x.state ? ` ${x.state}` : ''}: {x.detail} <small>({x.field})</small></li>}</For>
                         </ul>
                       </td>
-                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td>{r.timestamp.replace('T', ' ')}</td>
+                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td><RelativeTime iso={r.timestamp} /></td>
                     </tr>
                   )}
                 </For>
