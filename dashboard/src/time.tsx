@@ -28,9 +28,11 @@ export function RelativeTime(props: { iso: string | null | undefined; none?: str
       {props.iso == null
         ? (props.none ?? '—')
         : (
-          <time class="relative with-reason" datetime={props.iso} title={props.iso} tabindex="0">
+          // A span, not <time>: a focusable <time> has the role "time", which takes no name, and
+          // would be a tab stop a screen reader cannot name. Built as WithReason is (views/Unknown.tsx).
+          <span class="relative with-reason" data-datetime={props.iso} title={props.iso} tabindex="0">
             {relative(props.iso)}<span class="visually-hidden"> ({props.iso})</span>
-          </time>
+          </span>
         )}
     </>
   );
