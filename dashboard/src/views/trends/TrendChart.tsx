@@ -19,11 +19,12 @@ export function TrendChart(props: { x: number[]; lines: TrendLine[]; label: stri
     const plot = new uPlot({
       width: width(),
       height: 120,
-      legend: { show: props.lines.length > 1 },
+      // The figures under the chart are its legend (colour, dash, label and value): uPlot's is off.
+      legend: { show: false },
       cursor: { show: true, drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.15] } },
       axes: [{ ...AXIS, size: 28 }, { ...AXIS, size: 40 }],
-      series: [{}, ...props.lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2, ...(l.dash ? { dash: l.dash } : {}), points: { size: 4 } }))],
+      series: [{}, ...props.lines.map((l) => ({ label: l.label, stroke: l.stroke, width: 2, ...(l.dash ? { dash: l.dash } : {}), points: { show: true, size: 4 } }))],
     }, [props.x, ...props.lines.map((l) => l.values)], box);
     createEffect(() => plot.setData([props.x, ...props.lines.map((l) => l.values)]));
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 120 }));
