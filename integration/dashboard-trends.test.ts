@@ -155,6 +155,12 @@ describe('a task\'s attempts and a schedule\'s firings', () => {
     expect(decodeURIComponent(page.url())).toContain(`#/scheduler/tasks/${taskId}`);
     expect(await page.textContent('#task-title')).toBe(`Task ${taskId}`);
     expect(await page.textContent('[data-testid="task-status"]')).toContain('every-minute');
+    // The routes the page reads: one schedule (404 for another id) and the queue filtered to its firings.
+    expect((await get<{ error: { code: string } }>('scheduler', '/schedule/no-such-schedule')).body.error.code).toBe('NOT_FOUND');
+    const only = await get<{ tasks: { scheduleId: string }[] }>('scheduler', '/queue?scheduleId=every-minute&limit=50');
+    expect(only.body.tasks.length).toBeGreaterThan(0);
+    expect(only.body.tasks.every((t) => t.scheduleId === 'every-minute')).toBe(true);
+    expect((await get<{ tasks: unknown[] }>('scheduler', '/queue?scheduleId=no-such-schedule')).body.tasks).toEqual([]);
     await page.close();
   }, 90_000);
 });

@@ -43,7 +43,7 @@ export function Audit() {
               {p.total === 0 ? 'No entries match.' : `Entries ${offset() + 1}–${offset() + p.entries.length} of ${p.total}.`}
             </p>
             <table class="audit-table" data-testid="audit-table">
-              <thead><tr><th scope="col">subject</th><th scope="col">action</th><th scope="col">result</th><th scope="col">seq</th><th scope="col">time</th><th scope="col">reason</th></tr></thead>
+              <thead><tr><th scope="col">Subject</th><th scope="col">Action</th><th scope="col">Decision</th><th scope="col">Seq</th><th scope="col">Time</th><th scope="col">Reason</th></tr></thead>
               <tbody>
                 <For each={p.entries}>
                   {(e) => (
