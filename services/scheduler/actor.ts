@@ -13,9 +13,10 @@ import { runHttpAttempt } from './http-runner.ts';
 import type { ScriptRunner } from './script-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
-import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
+import { deleteSchedule, getSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
 import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
 import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
+import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
@@ -100,6 +101,7 @@ export class SchedulerActor extends BusActor {
     return [
       bus.serve(subjects.scheduleCreate, ({ data }) => replyOf(() => this.#create(data), log), queue),
       bus.serve(subjects.scheduleList, ({ data }) => replyOf(() => this.#list(data), log), queue),
+      bus.serve(subjects.scheduleGet, ({ data }) => replyOf(() => this.#get(data), log), queue),
       bus.serve(subjects.scheduleDelete, ({ data }) => replyOf(() => this.#delete(data), log), queue),
       bus.serve(subjects.schedulePause, ({ data }) => replyOf(() => this.#setState(data, 'paused'), log), queue),
       bus.serve(subjects.scheduleResume, ({ data }) => replyOf(() => this.#setState(data, 'active'), log), queue),
@@ -153,6 +155,12 @@ export class SchedulerActor extends BusActor {
   async #list(req: RequestOf<typeof subjects.scheduleList>) {
     const { rows, total } = await listSchedules(this.#o.storage.pool, req.namespace, req.limit, req.offset);
     return { schedules: rows.map(scheduleView), total, limit: req.limit, offset: req.offset };
+  }
+
+  async #get(req: RequestOf<typeof subjects.scheduleGet>) {
+    const row = await getSchedule(this.#o.storage.pool, req.namespace, req.id);
+    if (row === null) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
+    return scheduleView(row);
   }
 
   async #delete(req: RequestOf<typeof subjects.scheduleDelete>) {
@@ -214,14 +222,14 @@ export class SchedulerActor extends BusActor {
   }
 
   async #queueList(req: RequestOf<typeof subjects.queueList>) {
-    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}) });
+    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}), ...(req.scheduleId ? { scheduleId: req.scheduleId } : {}) });
     return { tasks, total, limit: req.limit, offset: req.offset };
   }
 
   async #status(req: RequestOf<typeof subjects.taskStatus>) {
     const task = await getTask(this.#o.storage.pool, req.namespace, req.id);
     if (task === null) throw new SuiteError('NOT_FOUND', `no task "${req.id}"`);
-    return task;
+    return { ...task, history: await listAttempts(this.#o.storage.pool, req.namespace, req.id) };
   }
 
   async #health() {

@@ -207,8 +207,10 @@ export async function getTask(db: CommonQueryMethods, namespace: string, id: str
 
 const CountRow = rowSchema(Type.Object({ total: Type.Number() }));
 
-export async function listTasks(db: CommonQueryMethods, namespace: string, o: { limit: number; offset: number; state?: string }) {
-  const state = o.state !== undefined ? sql.fragment`and state = ${o.state}` : sql.fragment``;
+export async function listTasks(db: CommonQueryMethods, namespace: string, o: { limit: number; offset: number; state?: string; scheduleId?: string }) {
+  const byState = o.state !== undefined ? sql.fragment`and state = ${o.state}` : sql.fragment``;
+  // A schedule's firings: the page of one schedule (its own page on the dashboard).
+  const state = o.scheduleId !== undefined ? sql.fragment`${byState} and schedule_id = ${o.scheduleId}` : byState;
   const rows = await db.any(sql.type(TaskRow)`
     select ${TASK} from scheduler_tasks where namespace = ${namespace} ${state}
     order by created_at desc, id desc limit ${o.limit} offset ${o.offset}`);

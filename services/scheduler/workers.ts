@@ -10,6 +10,7 @@ import type { Storage } from '../../storage/index.ts';
 import type { AttemptResult } from './attempt.ts';
 import { claimTasks, endAttempt, reclaimExpiredLeases, type ClaimedTask } from './task-store.ts';
 import { insertEvents, type NewEvent } from './event-store.ts';
+import { insertAttempt } from './attempt-store.ts';
 import type { Owner, Task } from './schemas.ts';
 
 const tracer = trace.getTracer('suite.scheduler');
@@ -166,7 +167,7 @@ export class WorkerPool {
     if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
     if (result.outcome !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: result.outcome });
     this.#o.onAttempt?.(result, t.waitedMs);
-    await this.#trace(t, task, result, startedAt);
+    const traceId = await this.#trace(t, task, result, startedAt);
     const policy = t.retry as RetryPolicy;
     const again = result.outcome !== 'success' && result.retryable && hasAttemptLeft(policy, t.attempts);
     const state = result.outcome === 'success' ? 'succeeded' : again ? 'retrying' : 'failed';
@@ -181,13 +182,14 @@ export class WorkerPool {
         + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
       const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
       await insertEvents(tx, events);
+      await insertAttempt(tx, { namespace: t.namespace, taskId: t.id, attempt: t.attempts, startedAt, outcome: result.outcome, status: result.status, error: result.error, traceId });
       return events;
     });
     this.#o.onEvents?.(events);
   }
 
   /** The attempt on the execution chain, in the owner's name (issue 14: every attempt is signed). */
-  async #trace(t: ClaimedTask, task: Task, result: AttemptResult, startedAt: string): Promise<void> {
+  async #trace(t: ClaimedTask, task: Task, result: AttemptResult, startedAt: string): Promise<string | null> {
     const owner = t.owner as Owner;
     const action = task.type === 'http' ? `http.${task.method ?? 'GET'}` : 'script';
     const input = { taskId: t.id, scheduleId: t.scheduleId, dueAt: t.dueAt, attempt: t.attempts, task };
@@ -203,5 +205,6 @@ export class WorkerPool {
       idempotencyKey: `scheduler:${key}`,
     });
     if (!reply.ok) this.#o.logger.error({ code: reply.error.code, task: t.id, attempt: t.attempts }, 'the attempt could not be recorded on the execution chain');
+    return reply.ok ? reply.value.record.id : null;
   }
 }
