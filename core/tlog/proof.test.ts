@@ -117,7 +117,8 @@ describe('adversarial proofs are refused', () => {
     expect(verifyInclusion(37, 70, leaf, [...proof, root], root)).toBe(false);
     expect(verifyInclusion(37, 70, leaf, [...proof].reverse(), root)).toBe(false);
     const flipped = proof.map((p) => Buffer.from(p));
-    (flipped[2] as Buffer)[5] ^= 1;
+    const f = flipped[2] as Buffer;
+    f[5] = (f[5] as number) ^ 1;
     expect(verifyInclusion(37, 70, leaf, flipped, root)).toBe(false);
     expect(verifyInclusion(37, 70, leaf, proof.map((p, i) => (i === 1 ? p.subarray(0, 31) : p)), root)).toBe(false);
   });
