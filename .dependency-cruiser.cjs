@@ -75,7 +75,7 @@ module.exports = {
       from: { path: '^(core|actors|services)/([^/]+)/' },
       to: {
         path: PRODUCT,
-        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^edge-http/routes/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
+        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
       },
     },
     {

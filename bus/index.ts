@@ -46,6 +46,7 @@ export type { ErrorCode, ErrorData } from './errors.ts';
 export { subjects } from './subjects.ts';
 export type { AuditInput, AuditEntry, Caller, ExecutionClaim, RecordRequestData, VerifyReplyData, Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './subjects.ts';
 export { AttestationSchema, ExecutionRecordSchema, GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './schemas/executions.ts';
+export { ExecutionBody, executionClaim } from './schemas/execution-body.ts';
 export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';

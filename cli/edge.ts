@@ -42,7 +42,7 @@ export interface RunningEdge {
 
 /** The routes of a listener: those of every service that joins it, in the order of the service list. */
 function routesFor(listener: ServiceName, services: readonly ServiceModule[], ctx: RouteContext): EdgeRoutes {
-  const parts = services.flatMap((s) => (s.listener === listener && s.routes ? [s.routes(ctx)] : []));
+  const parts = services.flatMap((s) => ((s.listener === listener || s.alsoOn?.includes(listener) === true) && s.routes ? [s.routes(ctx)] : []));
   return async (app) => {
     for (const register of parts) await register(app);
   };

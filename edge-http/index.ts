@@ -12,8 +12,4 @@ export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';
 export { HealthSchema, ReadySchema, NotReadySchema, type Health } from './plugins/ops.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
-export { callerOf } from './routes/caller.ts';
-// The routes' own schemas and claim builder, for the MCP edge's tools (edge-mcp/): a tool accepts what its route accepts.
-export { ExecutionBody, executionClaim, VerifyBody } from './routes/executions.ts';
-export { AttentionQuery, KINDS as ATTENTION_KINDS } from './routes/execution-reads.ts';
-export { TokenRequest, ValidateBody, AuditQuery } from './routes/token.ts';
+export { callerOf } from './caller.ts';

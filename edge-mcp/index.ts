@@ -4,7 +4,7 @@
  * holds no domain logic: a tool call is the capability check and one bus request, and its trace.
  */
 export { defineTool, type McpTool, type ToolOutcome } from './tool.ts';
-export { tokenTools, attestationOf, callerOfPrincipal } from './token-tools.ts';
+export { attestationOf, callerOfPrincipal } from './principal.ts';
 export { createMcpServer, REFUSED, type McpServerDeps } from './server.ts';
 export { mcpRoutes, bearerAuthenticator, type McpRouteDeps } from './http.ts';
 export { mcpMetrics, type McpMetrics, type McpCallResult } from './metrics.ts';

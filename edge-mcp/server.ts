@@ -3,11 +3,11 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { Logger } from 'pino';
-import { subjects, type Bus, type ErrorData } from '../bus/index.ts';
+import { executionClaim, subjects, type Bus, type ErrorData } from '../bus/index.ts';
 import { scopeGrants } from '../core/capability/index.ts';
-import { executionClaim, type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
+import { type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
-import { attestationOf } from './token-tools.ts';
+import { attestationOf } from './principal.ts';
 import type { McpMetrics } from './metrics.ts';
 
 /** JSON-RPC server error for a refused credential or scope; `data.code` is the suite's error code. */

@@ -3,7 +3,7 @@ import { createBus, createMemoryNetwork, type Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { createEdgeApp, type EdgeApp } from '../edge-http/index.ts';
 import { RecordingAudit } from './edge-doubles.ts';
-import { executionReadRoutes, executionRoutes } from '../edge-http/routes/index.ts';
+import { executionReadRoutes, executionRoutes } from '../services/spine/index.ts';
 import { edgeVerifier } from '../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../observability/index.ts';
 import { mintToken, TokenChecker } from '../actors/capability/index.ts';

@@ -6,7 +6,6 @@ import fastifyWebsocket from '@fastify/websocket';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { sendError, type Authority, type EdgeApp, type EdgeRoutes } from '../../edge-http/index.ts';
-import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
 import { startHealthWatch, type LocateListener } from './health.ts';
 import { proxyRoutes } from './proxy.ts';
 import { BEARER_PROTOCOL_PREFIX, LIVE_PROTOCOL, LiveHub, bearerFromProtocols } from './live.ts';
@@ -37,12 +36,10 @@ export interface DashboardRouteDeps {
 /**
  * The dashboard listener (3001): the built Solid app as public static files (it holds no secret: the
  * person pastes a token into the page), the execution chain's reads (same origin, so the browser
- * needs no CORS), the health of every listener, and the live socket `GET /live`.
+ * needs no CORS; the spine's module adds them), the health of every listener, and the live socket `GET /live`.
  */
 export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
   const dist = deps.distDir ?? DASHBOARD_DIST;
-  const chainRoutes = executionRoutes(deps.bus);
-  const readRoutes = executionReadRoutes(deps.bus);
   return async (app) => {
     const root = app as unknown as FastifyInstance;
     const hub = new LiveHub(deps.bus);
@@ -83,8 +80,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
       wsHandler: (socket, request) => hub.add(socket, request.principal),
     });
 
-    await chainRoutes(app);
-    await readRoutes(app);
     await proxyRoutes(app, root, deps.listenerUrl);
   };
 }

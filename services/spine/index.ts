@@ -5,21 +5,33 @@ import { startExecutionActors } from '../../actors/executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
 import { RevocationActor } from '../../actors/revocation/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
+import { executionReadRoutes, executionRoutes } from './routes/index.ts';
+import { executionTools } from './mcp-tools.ts';
 
 /**
  * The spine every service stands on: the audit chain (every decision of every listener is recorded
  * on it), the execution chain (traces, their reads and verification), and revocation (every edge
- * keeps its view from it). It has no listener of its own: the token listener serves its routes.
+ * keeps its view from it). It has no listener of its own: the token listener serves the execution
+ * chain's routes, and the dashboard's serves them too (same origin for the browser).
  * Its tables are the suite's own migrations (storage/migrations), which every other set builds on.
  */
 export const spineService = defineService({
   name: 'spine',
+  listener: 'token',
+  alsoOn: ['dashboard'],
   actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation'],
   readiness: {
     'actor:chain-writer': subjects.auditAppend.subject,
     'actor:audit': subjects.auditList.subject,
     'actor:executions': subjects.executionsGet.subject,
     'actor:revocation': subjects.revocationSnapshot.subject,
+  },
+  mcpTools: executionTools,
+  routes({ bus }) {
+    const parts = [executionRoutes(bus), executionReadRoutes(bus)];
+    return async (app) => {
+      for (const register of parts) await register(app);
+    };
   },
   async startActors(ctx) {
     const { bus, storage, holder, config, logger } = ctx;
@@ -61,6 +73,9 @@ export const spineService = defineService({
     return { actors, ...(writers.length > 0 ? { stalled: () => writers.some((w) => w.stalled) } : {}) };
   },
 });
+
+export { ExecutionBody, executionClaim } from '../../bus/index.ts';
+export { executionReadRoutes, executionRoutes } from './routes/index.ts';
 
 /** The suite's own migrations folder, for `suite migrate` and tests that open storage alone. */
 export const SPINE_MIGRATIONS = DEFAULT_MIGRATIONS_DIR;

@@ -1,7 +1,5 @@
-/** Route sets of each service, registered on the shared edge app. */
+/** The token service's route sets (listener 8081), registered in services/token/index.ts. */
 export { tokenRoutes } from './token.ts';
-export { executionRoutes } from './executions.ts';
-export { executionReadRoutes } from './execution-reads.ts';
 export { issueRoutes } from './issue.ts';
 export { aiRoutes } from './ai.ts';
 export { identityRoutes } from './identities.ts';

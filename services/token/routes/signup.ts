@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { PLANS } from '../../core/tenancy/index.ts';
-import type { EdgeApp, EdgeRoutes } from '../types.ts';
-import { sendError } from '../plugins/errors.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { PLANS } from '../../../core/tenancy/index.ts';
+import type { EdgeApp, EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError } from '../../../edge-http/index.ts';
 
 /**
  * What a signup's bootstrap token may do (docs/TENANCY.md, "Signup"): mint narrower tokens for the

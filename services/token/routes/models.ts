@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { Text } from '../../bus/index.ts';
-import { FingerprintSchema, ModelName } from '../../bus/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendResult } from '../plugins/errors.ts';
-import { callerOf } from './caller.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { Text } from '../../../bus/index.ts';
+import { FingerprintSchema, ModelName } from '../../../bus/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendResult } from '../../../edge-http/index.ts';
+import { callerOf } from '../../../edge-http/index.ts';
 
 const Approval = { fingerprint: FingerprintSchema, approvedBy: Text(256), basis: Text(4096) };
 const PinBody = Type.Object({ name: ModelName, ...Approval }, { additionalProperties: false });

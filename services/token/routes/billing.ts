@@ -1,10 +1,10 @@
 import { Compile } from 'typebox/compile';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { BillingEventSchema, type BillingEvent } from '../../bus/index.ts';
-import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../core/tenancy/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendError } from '../plugins/errors.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { BillingEventSchema, type BillingEvent } from '../../../bus/index.ts';
+import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../../core/tenancy/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError } from '../../../edge-http/index.ts';
 
 export interface BillingRoutesOptions {
   /** Accepted secrets (BILLING_WEBHOOK_SECRET, split); empty: every call is refused. */

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import type { Bus, Result } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import type { ExportPageReply } from '../../bus/index.ts';
-import { exportEndLine, exportHeaderLine, type ExportRange } from '../../core/chain/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendError } from '../plugins/errors.ts';
+import type { Bus, Result } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import type { ExportPageReply } from '../../../bus/index.ts';
+import { exportEndLine, exportHeaderLine, type ExportRange } from '../../../core/chain/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError } from '../../../edge-http/index.ts';
 
 /**
  * GET /executions/export (docs/TRACE-FORMAT.md, "Exporting and verifying offline"): the chain, or

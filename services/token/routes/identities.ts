@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason } from '../../bus/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendResult } from '../plugins/errors.ts';
-import { callerOf } from './caller.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason } from '../../../bus/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendResult } from '../../../edge-http/index.ts';
+import { callerOf } from '../../../edge-http/index.ts';
 
 const EnrolBody = Type.Object({ subject: IdentitySubject, kind: IdentityKind, publicKeyPem: PublicKeyPem }, { additionalProperties: false });
 const SubjectParams = Type.Object({ subject: Type.String({ minLength: 1, maxLength: 1024 }) });

@@ -1,12 +1,12 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTraceSigner, executionExportLine, GENESIS_HASH, type ExecutionRecord, type KeyLookup } from '../../core/chain/index.ts';
-import { signedChain, verifyExportText } from '../../testing/trace-format.ts';
-import { executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
-import { ensureChainHead, executionsPageAfter, insertExecutions, registerTraceKey } from '../../storage/index.ts';
-import { storageKinds, type TestStorage } from '../../testing/storage.ts';
-import type { Storage } from '../../storage/index.ts';
+import { createTraceSigner, executionExportLine, GENESIS_HASH, type ExecutionRecord, type KeyLookup } from '../../../core/chain/index.ts';
+import { signedChain, verifyExportText } from '../../../testing/trace-format.ts';
+import { executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { ensureChainHead, executionsPageAfter, insertExecutions, registerTraceKey } from '../../../storage/index.ts';
+import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
+import type { Storage } from '../../../storage/index.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { PLANS } from '../../core/tenancy/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendResult } from '../plugins/errors.ts';
-import { callerOf } from './caller.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { PLANS } from '../../../core/tenancy/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendResult } from '../../../edge-http/index.ts';
+import { callerOf } from '../../../edge-http/index.ts';
 
 const Scope = Type.String({ minLength: 1, maxLength: 200 });
 

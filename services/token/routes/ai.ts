@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { configuredProviders, generatePolicy, type LlmProvider, type LlmSettings } from '../../core/policy/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendError } from '../plugins/errors.ts';
+import { configuredProviders, generatePolicy, type LlmProvider, type LlmSettings } from '../../../core/policy/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError } from '../../../edge-http/index.ts';
 
 const GenerateBody = Type.Object({
   description: Type.String({ minLength: 1, maxLength: 4000 }),

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { PlanIdSchema, TenantStatusSchema } from '../../bus/index.ts';
-import { TENANT_ID_PATTERN } from '../../core/tenancy/index.ts';
-import { PERIOD_PATTERN, periodOf } from '../../core/tenancy/index.ts';
-import type { Authority } from '../authority.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendError, sendResult } from '../plugins/errors.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { PlanIdSchema, TenantStatusSchema } from '../../../bus/index.ts';
+import { TENANT_ID_PATTERN } from '../../../core/tenancy/index.ts';
+import { PERIOD_PATTERN, periodOf } from '../../../core/tenancy/index.ts';
+import type { Authority } from '../../../edge-http/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError, sendResult } from '../../../edge-http/index.ts';
 
 const MANAGE: Authority = { kind: 'scope', scope: 'tenant:manage', admin: true };
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../../bus/index.ts';
+import type { Caller } from '../bus/index.ts';
 
 /** The caller as the capability check established it, in the shape bus requests carry. */
 export function callerOf(request: FastifyRequest): Caller {

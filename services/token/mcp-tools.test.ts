@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createBus, createMemoryNetwork } from '../bus/index.ts';
-import { MapVerifier, RecordingAudit } from '../testing/edge-doubles.ts';
-import { bearerAuthenticator, createMcpServer, tokenTools } from './index.ts';
+import { createBus, createMemoryNetwork } from '../../bus/index.ts';
+import { MapVerifier, RecordingAudit } from '../../testing/edge-doubles.ts';
+import { bearerAuthenticator, createMcpServer } from '../../edge-mcp/index.ts';
+import { tokenTools } from './mcp-tools.ts';
 
 /**
  * The MCP server's capability check, before any bus request: authentication of each message,

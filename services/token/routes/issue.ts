@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import type { Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../core/capability/index.ts';
-import type { EdgeRoutes } from '../types.ts';
-import { sendError } from '../plugins/errors.ts';
-import { callerOf } from './caller.ts';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../../core/capability/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError } from '../../../edge-http/index.ts';
+import { callerOf } from '../../../edge-http/index.ts';
 
 /**
  * `POST /issue`: the dashboard-shaped issue request (actor, action, resource, expires) mapped onto

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { hashedJson, type Bus } from '../../bus/index.ts';
-import { subjects } from '../../bus/index.ts';
-import { hashCanonical } from '../../core/chain/index.ts';
-import type { EdgeRoutes } from '../types.ts';
+import { hashedJson, type Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { hashCanonical } from '../../../core/chain/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { executionExportRoute } from './execution-export.ts';
-import type { Authority } from '../authority.ts';
-import { sendError, sendResult } from '../plugins/errors.ts';
+import type { Authority } from '../../../edge-http/index.ts';
+import { sendError, sendResult } from '../../../edge-http/index.ts';
 
 /**
  * Read models of the execution chain (docs/EXECUTION-READS.md): the list, one record's conditions,

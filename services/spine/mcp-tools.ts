@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import { subjects, type Bus, type Caller } from '../bus/index.ts';
-import {
-  ATTENTION_KINDS, AttentionQuery, AuditQuery, ExecutionBody, TokenRequest, ValidateBody, VerifyBody, executionClaim,
-  type Principal,
-} from '../edge-http/index.ts';
-import { defineTool, type McpTool, type ToolOutcome } from './tool.ts';
+import { subjects, ExecutionBody, executionClaim } from '../../bus/index.ts';
+import type { Principal } from '../../edge-http/index.ts';
+import { attestationOf, defineTool, type McpTool, type ToolOutcome } from '../../edge-mcp/index.ts';
+import { VerifyBody } from './routes/executions.ts';
+import { AttentionQuery, KINDS as ATTENTION_KINDS } from './routes/execution-reads.ts';
 
 /**
- * The token service's routes as tools (docs/MCP.md). Each takes its route's schema and scope and
- * makes the same bus request the route makes, with the caller the capability check established.
+ * The execution chain's routes as MCP tools (docs/MCP.md). Each takes its route's schema and scope
+ * and makes the same bus request the route makes, with the caller the capability check established.
  */
 
 const EXECUTION_ID = '^exec_[0-9a-f]{32}$';
@@ -19,19 +18,6 @@ const AGGREGATE_TIMEOUT_MS = 120_000;
 
 const tenantOf = (p: Principal) => (p.tenantId !== undefined ? { tenantId: p.tenantId } : {});
 
-/** The caller as bus requests carry it (edge-http/routes/caller.ts, from a principal rather than a request). */
-export function callerOfPrincipal(p: Principal): Caller {
-  const caller: Caller = { kind: p.kind === 'admin' ? 'admin' : 'token', sub: p.sub ?? 'anonymous', scope: [...p.scope] };
-  if (p.jti !== undefined) caller.jti = p.jti;
-  if (p.tenantId !== undefined) caller.tenantId = p.tenantId;
-  return caller;
-}
-
-/** What the edge knows for certain about a caller, as execution records attest it. */
-export function attestationOf(p: Principal) {
-  return { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId: p.tenantId ?? null };
-}
-
 /** The record alone; one of another tenant is "not found", as on GET /executions/{id}. */
 function ownRecord(result: ToolOutcome, p: Principal): ToolOutcome {
   if (!result.ok) return result;
@@ -40,7 +26,7 @@ function ownRecord(result: ToolOutcome, p: Principal): ToolOutcome {
   return { ok: true, value: record };
 }
 
-export function tokenTools(): McpTool[] {
+export function executionTools(): McpTool[] {
   return [
     defineTool({
       name: 'record_execution',
@@ -106,39 +92,5 @@ export function tokenTools(): McpTool[] {
         }, { timeoutMs: AGGREGATE_TIMEOUT_MS });
       },
     }),
-    defineTool({
-      name: 'mint_token',
-      description: 'Mint a capability token for a subject with scopes your own token already grants (attenuation only).',
-      scope: 'auth:token:create',
-      route: 'POST /auth/token',
-      input: TokenRequest,
-      run: (args, caller, bus) => bus.request(subjects.tokenIssue, { ...args, caller: callerOfPrincipal(caller) }),
-    }),
-    defineTool({
-      name: 'validate_token',
-      description: 'Check a capability token (signature, expiry, revocation) and optionally whether it grants requiredScope.',
-      scope: 'auth:token:validate',
-      route: 'POST /auth/token/validate',
-      input: ValidateBody,
-      run: (args, caller, bus) => bus.request(subjects.tokenValidate, { ...args, caller: callerOfPrincipal(caller) }),
-    }),
-    defineTool({
-      name: 'read_audit',
-      description: 'Read the hash-chained audit trail of allow/deny decisions, filtered by subject, result or time window.',
-      scope: 'audit:read',
-      route: 'GET /audit',
-      input: AuditQuery,
-      run(args, caller, bus) {
-        return bus.request(subjects.auditList, {
-          limit: args.limit, offset: args.offset,
-          ...(args.subject !== undefined ? { subject: args.subject } : {}),
-          ...(args.result !== undefined ? { result: args.result } : {}),
-          ...(args.from !== undefined ? { from: new Date(args.from).toISOString() } : {}),
-          ...(args.to !== undefined ? { to: new Date(args.to).toISOString() } : {}),
-          ...tenantOf(caller),
-        });
-      },
-    }),
   ];
 }
-
