@@ -82,6 +82,11 @@ export interface SuiteConfig {
   readonly revocationStalenessMs: number;
   /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
   readonly chainLeaseMs: number;
+  /**
+   * `SUITE_TLOG_ORIGIN`: the execution log's checkpoint origin and key name (docs/TRACE-FORMAT.md,
+   * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
+   */
+  readonly tlogOrigin: string;
   readonly shutdownGraceMs: number;
   readonly schedulerScriptRoot: string | undefined;
   /**
@@ -284,6 +289,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
+    tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     outboundAllow: outboundAllowList(str('SUITE_OUTBOUND_ALLOW')),
@@ -380,5 +386,12 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }
+  return value;
+}
+
+/** A checkpoint origin doubles as a note key name: no spaces, no `+`, not empty (C2SP signed-note). */
+function tlogOrigin(value: string | undefined): string {
+  if (value === undefined) return 'agent-suite.local/executions/log';
+  if (!/^[^\s+]{1,200}$/u.test(value)) throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
   return value;
 }

@@ -67,9 +67,9 @@ export async function readLastTiles(db: CommonQueryMethods): Promise<Map<number,
   return new Map(rows.map((r) => [r.level, { index: Number(r.idx), hashes: bytes(r.hashes) }]));
 }
 
-export async function insertCheckpoint(db: CommonQueryMethods, c: { size: number; root: Buffer; note: string }): Promise<void> {
+export async function insertCheckpoint(db: CommonQueryMethods, c: { size: number; root: Buffer; note: string; vkey: string }): Promise<void> {
   await db.query(sql.unsafe`
-    insert into execution_log_checkpoints (size, root, note) values (${c.size}, decode(${c.root.toString('hex')}, 'hex'), ${c.note})
+    insert into execution_log_checkpoints (size, root, note, vkey) values (${c.size}, decode(${c.root.toString('hex')}, 'hex'), ${c.note}, ${c.vkey})
     on conflict (size) do nothing`);
 }
 
@@ -78,30 +78,31 @@ export async function setCheckpointCosigned(db: CommonQueryMethods, size: number
   await db.query(sql.unsafe`update execution_log_checkpoints set cosigned = ${cosigned} where size = ${size}`);
 }
 
-const CheckpointRow = rowSchema(Type.Object({ size: Type.Number(), root: Type.Any(), note: Type.String(), cosigned: Type.Union([Type.String(), Type.Null()]), createdAt: Type.Any() }));
+const CheckpointRow = rowSchema(Type.Object({ size: Type.Number(), root: Type.Any(), note: Type.String(), vkey: Type.String(), cosigned: Type.Union([Type.String(), Type.Null()]), createdAt: Type.Any() }));
 export interface StoredCheckpoint {
   size: number;
   root: Buffer;
   note: string;
+  vkey: string;
   cosigned: string | null;
   createdAt: Date;
 }
 
-function checkpointOf(r: { size: number; root: unknown; note: string; cosigned: string | null; createdAt: unknown }): StoredCheckpoint {
-  return { size: Number(r.size), root: bytes(r.root), note: r.note, cosigned: r.cosigned, createdAt: new Date(r.createdAt as string) };
+function checkpointOf(r: { size: number; root: unknown; note: string; vkey: string; cosigned: string | null; createdAt: unknown }): StoredCheckpoint {
+  return { size: Number(r.size), root: bytes(r.root), note: r.note, vkey: r.vkey, cosigned: r.cosigned, createdAt: new Date(r.createdAt as string) };
 }
 
 /** The newest checkpoint, or the first at least `atLeast` leaves large (the first to cover a record). */
 export async function readCheckpoint(db: CommonQueryMethods, atLeast?: number): Promise<StoredCheckpoint | null> {
   const row = atLeast === undefined
-    ? await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, cosigned, created_at as "createdAt" from execution_log_checkpoints order by size desc limit 1`)
-    : await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, cosigned, created_at as "createdAt" from execution_log_checkpoints where size >= ${atLeast} order by size limit 1`);
+    ? await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints order by size desc limit 1`)
+    : await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size >= ${atLeast} order by size limit 1`);
   return row ? checkpointOf(row) : null;
 }
 
 /** The checkpoint of exactly this size. */
 export async function readCheckpointOfSize(db: CommonQueryMethods, size: number): Promise<StoredCheckpoint | null> {
-  const row = await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, cosigned, created_at as "createdAt" from execution_log_checkpoints where size = ${size}`);
+  const row = await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size = ${size}`);
   return row ? checkpointOf(row) : null;
 }
 

@@ -3,7 +3,7 @@ import { createBus, createMemoryNetwork, type Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { createEdgeApp, type EdgeApp } from '../edge-http/index.ts';
 import { RecordingAudit } from './edge-doubles.ts';
-import { executionReadRoutes, executionRoutes } from '../services/spine/index.ts';
+import { executionLogRoutes, executionReadRoutes, executionRoutes } from '../services/spine/index.ts';
 import { edgeVerifier } from '../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../observability/index.ts';
 import { mintToken, TokenChecker } from '../actors/capability/index.ts';
@@ -66,6 +66,7 @@ export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise
     routes: async (app) => {
       await executionRoutes(bus)(app);
       await executionReadRoutes(bus)(app);
+      await executionLogRoutes(bus)(app);
     },
   });
   await app.ready();

@@ -4,7 +4,7 @@ import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 import { executionsPageAfter, readCheckpoint, readLogState, readLogTiles } from '../../storage/index.ts';
 import {
-  CompactTree, ed25519NoteSigner, ed25519NoteVerifier, leafHash, nodeReaderFromTiles, openCheckpoint, rangeHash, rawEd25519PublicKey, tileWidthAt,
+  CompactTree, SIG_ED25519, formatVkey, ed25519NoteSigner, ed25519NoteVerifier, leafHash, nodeReaderFromTiles, openCheckpoint, rangeHash, rawEd25519PublicKey, tileWidthAt,
 } from '../../core/tlog/index.ts';
 import { logEntry } from './index.ts';
 
@@ -17,7 +17,7 @@ describe.each(storageKinds())('the execution log kept by the chain writer on $ki
   let h: ExecutionHarness;
   beforeAll(async () => {
     db = await open();
-    h = await startExecutionHarness({ storage: db.storage, log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key), checkpointEveryMs: 50 } });
+    h = await startExecutionHarness({ storage: db.storage, log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key), vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))), checkpointEveryMs: 50 } });
   }, 60_000);
   afterAll(async () => {
     await h?.stop();

@@ -13,6 +13,8 @@ export interface LogMaintainerOptions {
   /** The checkpoint origin line (and the note key's name). */
   origin: string;
   signer: NoteSigner;
+  /** The signer's verifier key (signed-note vkey), stored beside each checkpoint it signs. */
+  vkey: string;
   /** Most time between a record's commit and a checkpoint that covers it (default 1000 ms). */
   checkpointEveryMs?: number;
   /** Records read per statement when catching up with the chain (default 1000). */
@@ -198,7 +200,7 @@ export class ExecutionLogMaintainer {
     this.#checkpointed = tree.size;
     const size = tree.size;
     const note = signNote(formatCheckpoint({ origin: this.#o.origin, size, root: tree.root(), extensions: [] }), [this.#o.signer]);
-    void insertCheckpoint(this.#o.storage.pool, { size, root: tree.root(), note }).then(
+    void insertCheckpoint(this.#o.storage.pool, { size, root: tree.root(), note, vkey: this.#o.vkey }).then(
       () => this.#o.onCheckpoint?.({ size, note }),
       (err: unknown) => {
         this.#checkpointed = -1;

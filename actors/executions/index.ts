@@ -5,7 +5,7 @@ import type { TraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
 import { ExecutionReadModelActor } from './read-models/index.ts';
 import { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
-import { ExecutionLogMaintainer, type LogMaintainerOptions } from '../execution-log/index.ts';
+import { ExecutionLogMaintainer, ExecutionLogReaderActor, type LogMaintainerOptions } from '../execution-log/index.ts';
 
 export { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
 export { ExecutionReaderActor } from './reader-actor.ts';
@@ -42,6 +42,7 @@ export interface RunningExecutionActors {
 export async function startExecutionActors(o: ExecutionActorsOptions): Promise<RunningExecutionActors> {
   const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
   const readModels = o.roles.reader ? new ExecutionReadModelActor({ bus: o.bus, storage: o.storage }) : undefined;
+  const logReader = o.roles.reader ? new ExecutionLogReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
   const log = o.roles.writer && o.log ? new ExecutionLogMaintainer({ ...o.log, storage: o.storage, ...(o.logger ? { logger: o.logger } : {}) }) : undefined;
   const writer = o.roles.writer
     ? new ExecutionWriterActor({
@@ -53,9 +54,11 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
     : undefined;
   reader?.start();
   readModels?.start();
+  logReader?.start();
   try {
     await writer?.start();
   } catch (err) {
+    await logReader?.stop();
     await readModels?.stop();
     await reader?.stop();
     await o.signer.close();
@@ -68,6 +71,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
     readModels,
     log,
     stop: () => (stopping ??= (async () => {
+      await logReader?.stop();
       await readModels?.stop();
       await reader?.stop();
       await writer?.stop();

@@ -21,3 +21,4 @@ export {
 export { formatCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.ts';
 export { cosignedMessage, ed25519Cosigner, cosignatureTime, cosignatureVerifier, type Cosigner } from './cosignature.ts';
 export { openCheckpoint, type TrustedCheckpoint, type CheckpointPolicy } from './signed-checkpoint.ts';
+export { logKey, type LogKey } from './log-key.ts';

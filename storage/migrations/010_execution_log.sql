@@ -27,6 +27,8 @@ create table execution_log_checkpoints (
   size bigint primary key check (size >= 0),
   root bytea not null check (length(root) = 32),
   note text not null,
+  -- The signed-note verifier key that signed `note`: GET /executions/log/vkey answers the newest.
+  vkey text not null,
   cosigned text,
   created_at timestamptz not null default now()
 );
