@@ -54,5 +54,6 @@ export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';
 export { ExportPageRequest, ExportPageReply } from './schemas/execution-export.ts';
+export { LogProofReply, LogConsistencyReply, LogReceiptReply, LogCheckpointReply, LogVkeyReply } from './schemas/execution-log.ts';
 export { AuditInputSchema } from './schemas/audit.ts';
 export { CallerSchema } from './schemas/tokens.ts';

@@ -3,6 +3,7 @@ import * as audit from './schemas/audit.ts';
 import * as executions from './schemas/executions.ts';
 import * as executionReads from './schemas/execution-reads.ts';
 import * as executionExport from './schemas/execution-export.ts';
+import * as executionLog from './schemas/execution-log.ts';
 import * as identities from './schemas/identities.ts';
 import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
@@ -40,6 +41,13 @@ export const subjects = {
   executionsExportPage: requestSubject('suite.executions.export-page', executionExport.ExportPageRequest, executionExport.ExportPageReply),
   executionsAppended: eventSubject('suite.events.v1.executions.appended', executions.AppendedEvent),
   executionsKeyPublished: eventSubject('suite.events.v1.executions.key-published', executions.KeyPublishedEvent),
+  // The chain as a transparency log (docs/TRACE-FORMAT.md), read by any replica (queue `executions`).
+  executionsLogCheckpoint: requestSubject('suite.executions.log.checkpoint', executionLog.LogCheckpointRequest, executionLog.LogCheckpointReply),
+  executionsLogVkey: requestSubject('suite.executions.log.vkey', executionLog.LogVkeyRequest, executionLog.LogVkeyReply),
+  executionsLogTile: requestSubject('suite.executions.log.tile', executionLog.LogTileRequest, executionLog.LogTileReply),
+  executionsLogProof: requestSubject('suite.executions.log.proof', executionLog.LogProofRequest, executionLog.LogProofReply),
+  executionsLogConsistency: requestSubject('suite.executions.log.consistency', executionLog.LogConsistencyRequest, executionLog.LogConsistencyReply),
+  executionsLogReceipt: requestSubject('suite.executions.log.receipt', executionLog.LogReceiptRequest, executionLog.LogReceiptReply),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
   executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
   executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),

@@ -86,6 +86,11 @@ export interface SuiteConfig {
   readonly chainLeaseMs: number;
   /** How often the leader renews its lease and a standby tries to take it (shorter than the lease). */
   readonly chainLeaseRenewMs: number;
+  /**
+   * `SUITE_TLOG_ORIGIN`: the execution log's checkpoint origin and key name (docs/TRACE-FORMAT.md,
+   * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
+   */
+  readonly tlogOrigin: string;
   readonly shutdownGraceMs: number;
   /**
    * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
@@ -309,6 +314,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs,
     chainLeaseRenewMs,
+    tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     dbRestart: {
       attempts: int('SUITE_DB_RESTART_ATTEMPTS', 5, 1, 100),
@@ -410,5 +416,12 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }
+  return value;
+}
+
+/** A checkpoint origin doubles as a note key name: no spaces, no `+`, not empty (C2SP signed-note). */
+function tlogOrigin(value: string | undefined): string {
+  if (value === undefined) return 'agent-suite.local/executions/log';
+  if (!/^[^\s+]{1,200}$/u.test(value)) throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
   return value;
 }

@@ -30,6 +30,10 @@ export {
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
 export {
+  readLogState, advanceLog, readLogTiles, readLastTiles, insertCheckpoint, setCheckpointCosigned, readCheckpoint, readCheckpointOfSize,
+  findPruned, prunedThrough, type LogState, type StoredCheckpoint,
+} from './execution-log.ts';
+export {
   getExecutionOf,
   listExecutions,
   listAttention,

@@ -25,6 +25,15 @@ export interface ExecutionWriterActorOptions {
   maxBatch?: number;
   logger?: Logger;
   metrics?: ChainMetrics;
+  /** The transparency log's tree (actors/execution-log): told of each commit and of leadership. */
+  log?: CommitFollower;
+}
+
+/** What follows the chain's commits in the leading writer's process, off the commit path. */
+export interface CommitFollower {
+  committed(records: readonly ExecutionRecord[]): void;
+  resume(): Promise<void>;
+  pause(): Promise<void>;
 }
 
 /**
@@ -52,10 +61,15 @@ export class ExecutionWriterActor {
       ...(o.maxBatch !== undefined ? { maxBatch: o.maxBatch } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
-      onCommitted: (records) => this.#announce(records),
+      onCommitted: (records) => {
+        this.#announce(records);
+        o.log?.committed(records);
+      },
       onLeadership: (leader) => {
         if (leader) this.#leading = this.#lead();
         else void this.#unserve();
+        if (leader) void o.log?.resume();
+        else void o.log?.pause();
       },
     });
   }

@@ -5,7 +5,9 @@ import { startExecutionActors } from '../../actors/executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
 import { RevocationActor } from '../../actors/revocation/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
-import { executionReadRoutes, executionRoutes } from './routes/index.ts';
+import { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
+import { logKey } from '../../core/tlog/index.ts';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { executionTools } from './mcp-tools.ts';
 
 /**
@@ -28,7 +30,7 @@ export const spineService = defineService({
   },
   mcpTools: executionTools,
   routes({ bus }) {
-    const parts = [executionRoutes(bus), executionReadRoutes(bus)];
+    const parts = [executionRoutes(bus), executionReadRoutes(bus), executionLogRoutes(bus)];
     return async (app) => {
       for (const register of parts) await register(app);
     };
@@ -54,6 +56,12 @@ export const spineService = defineService({
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
         metrics: ctx.metrics.promises,
+        // Checkpoints are signed with the trace key (its public key is then the log's too); notes are
+        // never 32 bytes long, so a checkpoint signature can never pass for a record's.
+        log: (() => {
+          const key = logKey(config.tlogOrigin, config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey);
+          return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
+        })(),
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });
@@ -76,7 +84,7 @@ export const spineService = defineService({
 });
 
 export { ExecutionBody, executionClaim } from '../../bus/index.ts';
-export { executionReadRoutes, executionRoutes } from './routes/index.ts';
+export { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
 
 /** The suite's own migrations folder, for `suite migrate` and tests that open storage alone. */
 export const SPINE_MIGRATIONS = DEFAULT_MIGRATIONS_DIR;
