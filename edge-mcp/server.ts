@@ -1,5 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { Logger } from 'pino';
@@ -9,9 +12,8 @@ import { type AuditSink, type Principal, type Verified } from '../edge-http/inde
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { attestationOf } from './principal.ts';
 import type { McpMetrics } from './metrics.ts';
-
-/** JSON-RPC server error for a refused credential or scope; `data.code` is the suite's error code. */
-export const REFUSED = -32001;
+import { REFUSED, RpcError } from './errors.ts';
+import { outputSchemaOf, wireSchema } from './schemas.ts';
 
 export interface McpServerDeps {
   readonly bus: Bus;
@@ -30,28 +32,6 @@ export interface McpServerDeps {
   readonly metrics?: McpMetrics;
 }
 
-/** The trace beside every completed call's result: the signed record that attests it. */
-const TraceSchema = {
-  type: 'object',
-  required: ['id', 'hash', 'prevHash', 'signature', 'keyId'],
-  properties: {
-    id: { type: 'string' }, hash: { type: 'string' }, prevHash: { type: 'string' },
-    signature: { type: 'string' }, keyId: { type: 'string' },
-  },
-} as const;
-const OutputSchema = {
-  type: 'object' as const,
-  required: ['trace'],
-  properties: {
-    result: { description: 'What the route answers; absent when the call failed' },
-    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
-    trace: TraceSchema,
-  },
-};
-
-/** TypeBox schemas carry symbols: the wire gets their JSON. */
-const jsonSchemaOf = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool['inputSchema'];
-
 interface Prepared {
   readonly byName: ReadonlyMap<string, { tool: McpTool; check: Validator }>;
   readonly listed: ReadonlyMap<string, Tool>;
@@ -66,13 +46,16 @@ function prepared(tools: readonly McpTool[]): Prepared {
     p = {
       byName: new Map(tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }])),
       listed: new Map(tools.map((t) => [t.name, {
-        name: t.name, description: `${t.description} (scope ${t.scope})`, inputSchema: jsonSchemaOf(t.input), outputSchema: OutputSchema,
+        name: t.name, description: `${t.description} (scope ${t.scope})`,
+        inputSchema: wireSchema(t.input) as Tool['inputSchema'], outputSchema: outputSchemaOf(t.output),
       } satisfies Tool])),
     };
     preparedLists.set(tools, p);
   }
   return p;
 }
+
+const SERVER_NAME = 'agent-authority-suite';
 
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
@@ -81,8 +64,22 @@ function prepared(tools: readonly McpTool[]): Prepared {
  * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
  */
 export function createMcpServer(deps: McpServerDeps): Server {
-  const server = new Server({ name: 'agent-authority-suite', version: deps.version }, { capabilities: { tools: {} } });
+  const capabilities = { tools: {} };
+  const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
+
+  // A credential that cannot be trusted fails the session at its start (docs/MCP.md, rule 2): a
+  // client shows why, instead of an empty tool list. The answer is otherwise the SDK's own.
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const who = await deps.authenticate();
+    if (!who.ok) throw new RpcError(REFUSED, `${who.error.code}: ${who.error.message}`, { code: who.error.code });
+    const requested = request.params.protocolVersion;
+    return {
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      capabilities,
+      serverInfo: { name: SERVER_NAME, version: deps.version },
+    };
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const who = await deps.authenticate();
@@ -95,13 +92,13 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const { name } = request.params;
     const entry = byName.get(name);
     // Unknown names are not counted: a label per name a caller makes up would grow without bound.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
+    if (entry === undefined) throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
     const { tool, check } = entry;
     const resource = `mcp tools/call ${tool.name}`;
     const refuse = (subject: string, error: ErrorData, tenantId?: string): never => {
       deps.audit.record({ subject, action: tool.scope, resource, result: 'deny', reason: error.code, tenantId });
       deps.metrics?.call(tool.name, 'refused');
-      throw new McpError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: tool.scope });
+      throw new RpcError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: tool.scope });
     };
     const who = await deps.authenticate();
     if (!who.ok) return refuse('anonymous', who.error);
@@ -117,7 +114,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     if (!check.Check(args)) {
       const first = check.Errors(args)[0];
       deps.metrics?.call(tool.name, 'invalid');
-      throw new McpError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
+      throw new RpcError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
     }
     let outcome: ToolOutcome;
     try {
@@ -145,8 +142,8 @@ async function traceOf(bus: Bus, tool: McpTool, input: unknown, outcome: ToolOut
     subject: caller.sub ?? 'anonymous', scope: [tool.scope], module: 'mcp', action: tool.name, input,
     output: outcome.ok ? outcome.value : { error: outcome.error }, outcome: outcome.ok ? 'success' : 'failure',
   });
-  if (!made.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);
+  if (!made.ok) throw new RpcError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);
   const r = await bus.request(subjects.executionsRecord, { claim: made.claim, attested: attestationOf(caller), timestamp: new Date().toISOString() });
-  if (!r.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${r.error.code}`);
+  if (!r.ok) throw new RpcError(ErrorCode.InternalError, `the call completed but could not be traced: ${r.error.code}`);
   return r.value.record as unknown as Record<string, unknown>;
 }
