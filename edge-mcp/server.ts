@@ -67,7 +67,8 @@ const SERVER_NAME = 'agent-authority-suite';
  * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
  */
 export function createMcpServer(deps: McpServerDeps): Server {
-  const capabilities = { tools: {} };
+  // With a gateway, the tool list changes when an upstream's does (announced on GET /mcp).
+  const capabilities = { tools: deps.gateway !== undefined ? { listChanged: true } : {} };
   const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
 

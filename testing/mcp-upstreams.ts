@@ -27,8 +27,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** server-everything in its Streamable HTTP mode, on a free port; resolves once it says it listens. */
-export async function startEverythingOverHttp(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
+export async function startEverythingOverHttp(port?: number): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(NODE, [SERVER_EVERYTHING, 'streamableHttp'], { env: { PATH: '/usr/bin:/bin', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));

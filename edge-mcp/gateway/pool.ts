@@ -36,6 +36,7 @@ export class Gateway {
   readonly #stateListeners = new Set<(status: UpstreamStatus) => void>();
   #tools: readonly GatewayTool[] = [];
   #byName: ReadonlyMap<string, GatewayTool> = new Map();
+  #signature = '[]';
 
   constructor(configs: readonly McpUpstreamConfig[], logger: Logger) {
     this.#logger = logger.child({ component: 'mcp-gateway' });
@@ -103,6 +104,10 @@ export class Gateway {
         tools.push({ name, server, tool: t.name, scope, listed: { ...t, name, description } });
       }
     }
+    // Announced only when it differs: a restart that brings back the same tools changes nothing for a client.
+    const signature = JSON.stringify(tools.map((t) => t.listed));
+    if (signature === this.#signature) return;
+    this.#signature = signature;
     this.#tools = tools;
     this.#byName = new Map(tools.map((t) => [t.name, t]));
     for (const l of this.#listeners) l();

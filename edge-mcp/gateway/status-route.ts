@@ -19,14 +19,14 @@ export const GATEWAY_READ_SCOPE = 'gateway:read';
 
 /**
  * `GET /mcp/upstreams`: each upstream of this edge's gateway, its connection state, tool count,
- * restarts, calls in flight, last error and (stdio) process id. Never its command, URL, `env` or
+ * restarts, calls in flight, last error and (stdio) process id; an empty list when none is set. Never its command, URL, `env` or
  * `headers`: they may hold the upstream's credentials.
  */
-export function upstreamStatusRoute(gateway: Gateway): EdgeRoutes {
+export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
   return (app) => {
     app.get('/mcp/upstreams', {
       config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
       schema: { response: { 200: UpstreamsReply } },
-    }, async () => ({ upstreams: gateway.statuses() }));
+    }, async () => ({ upstreams: gateway?.statuses() ?? [] }));
   };
 }

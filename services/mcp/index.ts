@@ -23,8 +23,9 @@ export const mcpService = defineService({
     });
     return async (app) => {
       await routes(app);
-      if (gateway === undefined) return;
+      // Served without upstreams too (an empty list): a client or probe need not guess whether one is set.
       await upstreamStatusRoute(gateway)(app);
+      if (gateway === undefined) return;
       const unregister = gatewayMetrics(metrics.registry, gateway);
       // Connected in the background once the listener is up; an upstream down never holds the start.
       app.addHook('onReady', async () => gateway.start());
