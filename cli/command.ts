@@ -23,7 +23,7 @@ const USAGE = `usage:
   suite run ROLE... [--data-dir DIR] chosen roles: all, ${ALL_ROLES.join(', ')}
   suite migrate                     apply database migrations and exit
   suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
-  suite mcp [--data-dir DIR]        the MCP server on stdio, acting with SUITE_MCP_TOKEN (docs/MCP.md)
+  suite mcp                         the MCP server on stdio: relays to a running suite (SUITE_TOKEN_URL), acting with SUITE_MCP_TOKEN (docs/MCP.md)
   suite asyncapi                    print the AsyncAPI document of the public NATS events (docs/EVENTS.md)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 

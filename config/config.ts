@@ -4,6 +4,7 @@ import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
+import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -134,6 +135,8 @@ export interface SuiteConfig {
   readonly connectors: Readonly<Record<string, string>>;
   /** The benchmark service (docs/BENCHMARK.md): where each LLM provider is, its key, the runner's lease. */
   readonly bench: BenchSettings;
+  /** The MCP gateway's upstream servers, from the file `SUITE_MCP_UPSTREAMS` names (config/mcp-upstreams.ts); none when unset. Holds credentials. */
+  readonly mcpUpstreams: readonly McpUpstreamConfig[];
 }
 
 export interface TrustSettings {
@@ -350,6 +353,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       leaseMs: int('SUITE_BENCH_LEASE_MS', 10_000, 300, 600_000),
       pollMs: int('SUITE_BENCH_POLL_MS', 1000, 10, 60_000),
     },
+    mcpUpstreams: loadMcpUpstreams(str('SUITE_MCP_UPSTREAMS'), (variable, message) => new ConfigError(variable, message)),
   });
 }
 
