@@ -219,6 +219,7 @@ export interface paths {
                 query?: {
                     limit?: number;
                     offset?: number;
+                    scheduleId?: string;
                     state?: "queued" | "running" | "retrying" | "succeeded" | "failed" | "dead";
                 };
                 header?: never;
@@ -539,9 +540,9 @@ export interface paths {
         };
         get: {
             parameters: {
-                query: {
+                query?: {
                     before?: number;
-                    limit: number;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -732,7 +733,53 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No credential, or one that is invalid, expired or revoked */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The credential does not grant this route */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An error (docs/ERRORS.md) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         delete: {
