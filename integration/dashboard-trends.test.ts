@@ -95,6 +95,18 @@ describe('the overview\'s trends', () => {
     expect((await get('dashboard', '/dashboard/history', 'not-a-token')).status).toBe(401);
     await page.close();
   }, 30_000);
+
+  test('refused calls to another listener show in the 4xx series, read from that listener\'s /metrics', async () => {
+    const sum4xx = async () => {
+      const { body } = await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history');
+      return body.series.find((s) => s.name === 'http4xx')!.points.reduce<number>((a, b) => a + (b ?? 0), 0);
+    };
+    // A first scrape is a baseline: wait until one has been taken (the series has a measured minute).
+    await expect.poll(async () => (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series.find((s) => s.name === 'http4xx')!.points.some((p) => p !== null), { timeout: 30_000 }).toBe(true);
+    const before = await sum4xx();
+    for (let i = 0; i < 5; i++) expect((await get('token', '/audit', 'not-a-token')).status).toBe(401);
+    await expect.poll(sum4xx, { timeout: 30_000 }).toBeGreaterThanOrEqual(before + 5);
+  }, 60_000);
 });
 
 describe('a task\'s attempts and a schedule\'s firings', () => {
