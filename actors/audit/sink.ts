@@ -129,8 +129,9 @@ export class AuditBatcher {
    */
   durable(upTo = this.#recorded): Promise<void> {
     if (this.#durableUpTo() >= upTo) return Promise.resolve();
-    // With a journal, an entry is durable once synced there, whether or not the chain can take it now.
-    if (this.#journal === undefined && !this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    // With a journal, an entry is durable once synced there, whether or not the chain can take it now;
+    // without one, not while the trail is failing (its last append failed): say so at once.
+    if (this.#journal === undefined && (!this.healthy() || this.#retryDelay > 0)) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#barriers = this.#barriers.filter((b) => b !== barrier);
@@ -189,9 +190,7 @@ export class AuditBatcher {
       else this.#logger?.error(fields, 'audit entries not committed at shutdown');
     }
     for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
-    const barriers = this.#barriers;
-    this.#barriers = [];
-    for (const b of barriers) b.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+    this.#failBarriers('audit sink closed');
     if (journal) {
       this.#journal = undefined;
       if (lost.length === 0) await journal.clear();
@@ -223,6 +222,12 @@ export class AuditBatcher {
 
   #durableUpTo(): number {
     return Math.max(this.#settled, this.#journaled);
+  }
+
+  #failBarriers(message: string): void {
+    const barriers = this.#barriers;
+    this.#barriers = [];
+    for (const b of barriers) b.reject(new SuiteError('SERVICE_UNAVAILABLE', message));
   }
 
   /** `count` more entries are settled (committed or dropped): release the barriers they complete. */
@@ -298,6 +303,7 @@ export class AuditBatcher {
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
+          if (this.#journal === undefined) this.#failBarriers('audit trail unavailable; try again shortly');
           this.#logger?.warn({ code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
           this.#retryTimer = setTimeout(() => {
             this.#retryTimer = undefined;
