@@ -4,6 +4,7 @@ import { SuiteError } from '../../bus/index.ts';
 import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
 import { AuditJournal } from './journal.ts';
+import { DurableCount } from './durable-count.ts';
 
 export interface AuditBatcherOptions {
   bus: Bus;
@@ -58,14 +59,10 @@ export class AuditBatcher {
   #retryTimer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
   readonly #durableWaitMs: number;
-  /** Entries recorded, and entries settled (committed, or dropped as refused), since the start: `durable()`'s barrier. */
-  #recorded = 0;
-  #settled = 0;
+  readonly #durable = new DurableCount();
   /** With a journal (useJournal): entries synced to it, and replayed entries not yet committed. */
   #journal: AuditJournal | undefined;
-  #journaled = 0;
   #replayLeft = 0;
-  #barriers: Array<{ upTo: number; resolve: () => void; reject: (err: Error) => void }> = [];
   readonly #idPrefix = randomBytes(9).toString('base64url');
   #idCounter = 0;
   #isoMs = Number.NaN;
@@ -127,20 +124,14 @@ export class AuditBatcher {
    * entries of answered decisions"). Rejects with SERVICE_UNAVAILABLE at once while the sink is
    * unhealthy, and after `durableWaitMs` otherwise (the entries stay queued and are committed later).
    */
-  durable(upTo = this.#recorded): Promise<void> {
-    if (this.#durableUpTo() >= upTo) return Promise.resolve();
-    // With a journal, an entry is durable once synced there, whether or not the chain can take it now;
-    // without one, not while the trail is failing (its last append failed): say so at once.
-    if (this.#journal === undefined && (!this.healthy() || this.#retryDelay > 0)) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#barriers = this.#barriers.filter((b) => b !== barrier);
-        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${this.#durableWaitMs} ms`));
-      }, this.#durableWaitMs);
-      timer.unref();
-      const barrier = { upTo, resolve: () => (clearTimeout(timer), resolve()), reject: (err: Error) => (clearTimeout(timer), reject(err)) };
-      this.#barriers.push(barrier);
-    });
+  durable(upTo = this.#durable.recorded): Promise<void> {
+    if (this.#durable.reached(upTo)) return Promise.resolve();
+    // With a journal, an entry is durable once synced there, whether or not the chain can take it now.
+    // Without one, not while the sink is unhealthy; and a waiter fails at the next failed append.
+    if (this.#journal === undefined && !this.healthy()) {
+      return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    }
+    return this.#durable.wait(upTo, this.#durableWaitMs);
   }
 
   healthy(): boolean {
@@ -151,7 +142,7 @@ export class AuditBatcher {
 
   /** How many entries were recorded so far: `durable(recorded)` then waits for those only. */
   recorded(): number {
-    return this.#recorded;
+    return this.#durable.recorded;
   }
 
   get backlog(): number {
@@ -190,7 +181,7 @@ export class AuditBatcher {
       else this.#logger?.error(fields, 'audit entries not committed at shutdown');
     }
     for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
-    this.#failBarriers('audit sink closed');
+    this.#durable.failAll('audit sink closed');
     if (journal) {
       this.#journal = undefined;
       if (lost.length === 0) await journal.clear();
@@ -210,8 +201,7 @@ export class AuditBatcher {
     this.#journal = journal;
     const now = this.#clock();
     this.#buffer.unshift(...kept.map((entry) => ({ entry, at: now })));
-    this.#recorded += kept.length;
-    this.#journaled += kept.length;
+    this.#durable.record(kept.length, true);
     this.#replayLeft += kept.length;
     if (kept.length > 0) {
       this.#logger?.info?.({ entries: kept.length, folder }, 'audit journal: committing the entries an earlier run left');
@@ -220,43 +210,15 @@ export class AuditBatcher {
     return kept.length;
   }
 
-  #durableUpTo(): number {
-    return Math.max(this.#settled, this.#journaled);
-  }
-
-  #failBarriers(message: string): void {
-    const barriers = this.#barriers;
-    this.#barriers = [];
-    for (const b of barriers) b.reject(new SuiteError('SERVICE_UNAVAILABLE', message));
-  }
-
-  /** `count` more entries are settled (committed or dropped): release the barriers they complete. */
-  #settle(count: number): void {
-    this.#settled += count;
-    this.#release();
-  }
-
-  #release(): void {
-    if (this.#barriers.length === 0) return;
-    const upTo = this.#durableUpTo();
-    const ready = this.#barriers.filter((b) => b.upTo <= upTo);
-    if (ready.length === 0) return;
-    this.#barriers = this.#barriers.filter((b) => b.upTo > upTo);
-    for (const b of ready) b.resolve();
-  }
-
   #push(b: Buffered): void {
     if (this.#closed) {
       this.#logger?.error({ id: b.entry.id, action: b.entry.action, resource: b.entry.resource }, 'audit entry recorded after the sink closed; not committed');
       b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
       return;
     }
-    this.#recorded++;
+    this.#durable.record(1);
     this.#buffer.push(b);
-    this.#journal?.append(b.entry).then(() => {
-      this.#journaled++;
-      this.#release();
-    }, (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
+    this.#journal?.append(b.entry).then(() => this.#durable.journaled(1), (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
     this.#schedule();
   }
 
@@ -303,7 +265,7 @@ export class AuditBatcher {
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
-          if (this.#journal === undefined) this.#failBarriers('audit trail unavailable; try again shortly');
+          if (this.#journal === undefined) this.#durable.failAll('audit trail unavailable; try again shortly');
           this.#logger?.warn({ code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
           this.#retryTimer = setTimeout(() => {
             this.#retryTimer = undefined;
@@ -315,7 +277,7 @@ export class AuditBatcher {
         this.#retryDelay = 0;
         this.#buffer.splice(0, batch.length);
         this.#replayLeft = Math.max(0, this.#replayLeft - batch.length);
-        this.#settle(batch.length);
+        this.#durable.settled(batch.length);
         if (this.#buffer.length === 0) this.#journal?.compact();
         for (const b of batch) b.done?.();
       }
@@ -344,7 +306,7 @@ export class AuditBatcher {
     }
     if (refused.size > 0) {
       this.#buffer = this.#buffer.filter((b) => !refused.has(b));
-      this.#settle(refused.size);
+      this.#durable.settled(refused.size);
     }
     return refused.size;
   }
