@@ -107,7 +107,7 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
-  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: () => d.audit.durable() };
+  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded() };
   const app = await createEdgeApp({
     service: d.service,
     logger,

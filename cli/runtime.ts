@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { listenerUrl, type ServiceName, type SuiteConfig } from '../config/index.ts';
@@ -119,11 +118,11 @@ export async function startSuite(
     const ring = await createHmacKeyRing(config.hmacSecrets);
     const metrics = createMetricsRegistry();
     const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }), metrics: metrics.promises });
-    // A process with a data folder keeps its audit entries in a journal there until the chain has
-    // them; without one, a decision waits for its entry's commit (docs/DECISIONS.md).
+    // A process with a journal folder (by default in its data folder) keeps its audit entries there
+    // until the chain has them; without one, a decision waits for its entry's commit (docs/DECISIONS.md).
     // Processes sharing one data folder (distributed roles on one machine): the first takes it.
-    if (config.dataDir !== undefined) {
-      await audit.useJournal(join(config.dataDir, 'audit-journal')).catch((err: unknown) => {
+    if (config.auditJournalDir !== undefined) {
+      await audit.useJournal(config.auditJournalDir).catch((err: unknown) => {
         logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no audit journal for this process: its decisions wait for their entries\' commits');
       });
     }

@@ -16,6 +16,17 @@ describe('configuration', () => {
     expect(Object.isFrozen(c) && Object.isFrozen(c.ports)).toBe(true);
   });
 
+  it('reads the embedded database\'s restart policy and the audit journal folder, with their defaults and bounds', () => {
+    const d = loadConfig({});
+    expect(d.dbRestart).toEqual({ attempts: 5, windowMs: 60_000 });
+    expect(d.auditJournalDir).toBeUndefined();
+    expect(loadConfig({ SUITE_DATA_DIR: '/srv/suite' }).auditJournalDir).toBe('/srv/suite/audit-journal');
+    const c = loadConfig({ SUITE_DATA_DIR: '/srv/suite', SUITE_AUDIT_JOURNAL_DIR: '/var/lib/journal', SUITE_DB_RESTART_ATTEMPTS: '2', SUITE_DB_RESTART_WINDOW_MS: '5000' });
+    expect([c.auditJournalDir, c.dbRestart]).toEqual(['/var/lib/journal', { attempts: 2, windowMs: 5000 }]);
+    expect(() => loadConfig({ SUITE_DB_RESTART_ATTEMPTS: '0' })).toThrow(/SUITE_DB_RESTART_ATTEMPTS/);
+    expect(() => loadConfig({ SUITE_DB_RESTART_WINDOW_MS: 'soon' })).toThrow(/SUITE_DB_RESTART_WINDOW_MS/);
+  });
+
   it('refuses to start in production without a signing secret of 32 characters', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'production', SUITE_HMAC_SECRET: 'short' })).toThrow(/SUITE_HMAC_SECRET/);

@@ -98,6 +98,11 @@ export interface SuiteConfig {
    * once it has been down `windowMs`; then the process exits non-zero (storage/embedded-supervisor.ts).
    */
   readonly dbRestart: { readonly attempts: number; readonly windowMs: number };
+  /**
+   * `SUITE_AUDIT_JOURNAL_DIR`: this process's audit journal (actors/audit/journal.ts); default
+   * `<SUITE_DATA_DIR>/audit-journal`; undefined (no data folder): decisions wait for the chain.
+   */
+  readonly auditJournalDir: string | undefined;
   readonly schedulerScriptRoot: string | undefined;
   /**
    * `SUITE_OUTBOUND_ALLOW`: non-public addresses and CIDR ranges outbound calls may reach (`none`,
@@ -319,6 +324,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     chainLeaseRenewMs,
     tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
+    auditJournalDir: str('SUITE_AUDIT_JOURNAL_DIR') ?? (dataDir !== undefined ? `${dataDir}/audit-journal` : undefined),
     dbRestart: {
       attempts: int('SUITE_DB_RESTART_ATTEMPTS', 5, 1, 100),
       windowMs: int('SUITE_DB_RESTART_WINDOW_MS', 60_000, 1_000, 3_600_000),

@@ -68,5 +68,7 @@ export interface AuditSink {
    * cannot be made so in time. A guarded route's answer waits for it (route-pipeline.ts).
    * Absent: answers do not wait (tests of the edge alone).
    */
-  durable?(): Promise<void>;
+  durable?(upTo?: number): Promise<void>;
+  /** How many decisions were recorded so far: the guard's own is among them once it returned. */
+  recorded?(): number;
 }

@@ -145,3 +145,27 @@ describe('error shape', () => {
     expect(err.json()).toEqual({ error: { code: 'CONFLICT', message: 'already there' } });
   });
 });
+
+describe('a 503 whose outcome is unknown', () => {
+  async function unknownOutcome(): Promise<TestApp> {
+    return testApp((app) => {
+      app.post('/writes', { config: PUBLIC }, async (_request, reply) => sendResult(reply, {
+        ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'suite.executions.record: request to suite.executions.record timed out after 5000 ms; the outcome is unknown: it may have been carried out' },
+      }));
+      app.post('/refused', { config: PUBLIC }, async (_request, reply) => sendResult(reply, {
+        ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'storage unavailable: nothing was done; try again shortly' },
+      }));
+    });
+  }
+
+  it('names the Idempotency-Key to retry with, or warns that a retry without one may write twice; a 503 where nothing was done is left alone', async () => {
+    t = await unknownOutcome();
+    const keyed = await t.app.inject({ method: 'POST', url: '/writes', headers: { 'idempotency-key': 'order-42' } });
+    expect(keyed.statusCode).toBe(503);
+    expect(keyed.json()).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/the outcome is unknown: it may have been carried out; retry with the same Idempotency-Key: "order-42"$/) } });
+    const unkeyed = await t.app.inject({ method: 'POST', url: '/writes' });
+    expect(unkeyed.json().error.message).toMatch(/; a retry without an Idempotency-Key may carry it out twice$/);
+    const refused = await t.app.inject({ method: 'POST', url: '/refused', headers: { 'idempotency-key': 'order-42' } });
+    expect(refused.json()).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: 'storage unavailable: nothing was done; try again shortly' } });
+  });
+});

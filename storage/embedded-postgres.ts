@@ -191,7 +191,7 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
     exited: exit,
     async ready(url, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (!exited && Date.now() < deadline) {
+      while (!exited && !stopping && Date.now() < deadline) {
         const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
         try {
           await client.connect();
@@ -203,6 +203,7 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
           await client.end().catch(() => undefined);
         }
       }
+      if (stopping) return 'stopped while starting';
       return exited ? tail.join('\n').slice(-2000) || 'it exited at once' : `no answer within ${timeoutMs / 1000} s`;
     },
     alive: () => !exited,

@@ -51,6 +51,7 @@ export function superviseServer(o: {
   let stopping = false;
   let restarting: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  let pending: SupervisedServer | undefined;
 
   const watch = (server: SupervisedServer) => {
     void server.exited.then(() => {
@@ -77,7 +78,9 @@ export function superviseServer(o: {
       if (stopping || left <= 0) break;
       o.logger.warn({ attempt, of: o.policy.attempts, cluster: o.cluster }, 'restarting the embedded Postgres');
       const next = o.spawn();
+      pending = next;
       const failure = await next.ready(o.url, left);
+      pending = undefined;
       if (failure === undefined && !stopping) {
         current = next;
         watch(next);
@@ -104,6 +107,9 @@ export function superviseServer(o: {
     async stop() {
       stopping = true;
       wake?.();
+      // A server being started is stopped too (its ready() gives up at once), not waited for.
+      const starting = pending;
+      await starting?.stop();
       await restarting;
       await current.stop();
     },

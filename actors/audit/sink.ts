@@ -7,6 +7,7 @@ import { isErrorCode } from '../../bus/index.ts';
 import type { Link } from '@opentelemetry/api';
 import { batchSpan, detached, linkToActive, type PromiseMetrics } from '../../observability/index.ts';
 import { AuditJournal } from './journal.ts';
+import { DurableCount } from './durable-count.ts';
 
 export interface AuditBatcherOptions {
   bus: Bus;
@@ -22,7 +23,7 @@ export interface AuditBatcherOptions {
   stallMs?: number;
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
   effectWaitMs?: number;
-  /** How long `durable()` waits for the entries recorded so far before failing (default 5 s, a bus request's timeout). */
+  /** How long `durable()` waits for the entries recorded so far before failing (default 3 s: with the bus request before it, an answer stays under 10 s). */
   durableWaitMs?: number;
   logger?: { info?(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   clock?: () => number;
@@ -66,14 +67,10 @@ export class AuditBatcher {
   #retryTimer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
   readonly #durableWaitMs: number;
-  /** Entries recorded, and entries settled (committed, or dropped as refused), since the start: `durable()`'s barrier. */
-  #recorded = 0;
-  #settled = 0;
+  readonly #durable = new DurableCount();
   /** With a journal (useJournal): entries synced to it, and replayed entries not yet committed. */
   #journal: AuditJournal | undefined;
-  #journaled = 0;
   #replayLeft = 0;
-  #barriers: Array<{ upTo: number; resolve: () => void; reject: (err: Error) => void }> = [];
   readonly #idPrefix = randomBytes(9).toString('base64url');
   #idCounter = 0;
   #isoMs = Number.NaN;
@@ -85,7 +82,7 @@ export class AuditBatcher {
     this.#maxBacklog = o.maxBacklog ?? 200_000;
     this.#stallMs = o.stallMs ?? 10_000;
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
-    this.#durableWaitMs = o.durableWaitMs ?? 5_000;
+    this.#durableWaitMs = o.durableWaitMs ?? 3_000;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
     this.#metrics = o.metrics;
@@ -132,31 +129,30 @@ export class AuditBatcher {
   }
 
   /**
-   * Resolves once every entry recorded so far is committed to the chain: an answer that reports a
+   * Resolves once every entry recorded so far (or the first `upTo`) is durable: an answer that reports a
    * decision waits for it, so no answered decision's entry can be lost (docs/DECISIONS.md, "Audit
    * entries of answered decisions"). Rejects with SERVICE_UNAVAILABLE at once while the sink is
    * unhealthy, and after `durableWaitMs` otherwise (the entries stay queued and are committed later).
    */
-  durable(): Promise<void> {
-    const upTo = this.#recorded;
-    if (this.#durableUpTo() >= upTo) return Promise.resolve();
+  durable(upTo = this.#durable.recorded): Promise<void> {
+    if (this.#durable.reached(upTo)) return Promise.resolve();
     // With a journal, an entry is durable once synced there, whether or not the chain can take it now.
-    if (this.#journal === undefined && !this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#barriers = this.#barriers.filter((b) => b !== barrier);
-        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${this.#durableWaitMs} ms`));
-      }, this.#durableWaitMs);
-      timer.unref();
-      const barrier = { upTo, resolve: () => (clearTimeout(timer), resolve()), reject: (err: Error) => (clearTimeout(timer), reject(err)) };
-      this.#barriers.push(barrier);
-    });
+    // Without one, not while the sink is unhealthy; and a waiter fails at the next failed append.
+    if (this.#journal === undefined && !this.healthy()) {
+      return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    }
+    return this.#durable.wait(upTo, this.#durableWaitMs);
   }
 
   healthy(): boolean {
     if (this.#buffer.length >= this.#maxBacklog) return false;
     const oldest = this.#buffer[0];
     return oldest === undefined || this.#clock() - oldest.at < this.#stallMs;
+  }
+
+  /** How many entries were recorded so far: `durable(recorded)` then waits for those only. */
+  recorded(): number {
+    return this.#durable.recorded;
   }
 
   get backlog(): number {
@@ -201,9 +197,7 @@ export class AuditBatcher {
       else this.#logger?.error(fields, 'audit entries not committed at shutdown');
     }
     for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
-    const barriers = this.#barriers;
-    this.#barriers = [];
-    for (const b of barriers) b.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+    this.#durable.failAll('audit sink closed');
     if (journal) {
       this.#journal = undefined;
       if (lost.length === 0) await journal.clear();
@@ -223,33 +217,13 @@ export class AuditBatcher {
     this.#journal = journal;
     const now = this.#clock();
     this.#buffer.unshift(...kept.map((entry) => ({ entry, at: now })));
-    this.#recorded += kept.length;
-    this.#journaled += kept.length;
+    this.#durable.record(kept.length, true);
     this.#replayLeft += kept.length;
     if (kept.length > 0) {
       this.#logger?.info?.({ entries: kept.length, folder }, 'audit journal: committing the entries an earlier run left');
       this.#schedule();
     }
     return kept.length;
-  }
-
-  #durableUpTo(): number {
-    return Math.max(this.#settled, this.#journaled);
-  }
-
-  /** `count` more entries are settled (committed or dropped): release the barriers they complete. */
-  #settle(count: number): void {
-    this.#settled += count;
-    this.#release();
-  }
-
-  #release(): void {
-    if (this.#barriers.length === 0) return;
-    const upTo = this.#durableUpTo();
-    const ready = this.#barriers.filter((b) => b.upTo <= upTo);
-    if (ready.length === 0) return;
-    this.#barriers = this.#barriers.filter((b) => b.upTo > upTo);
-    for (const b of ready) b.resolve();
   }
 
   #push(b: Buffered): void {
@@ -261,12 +235,9 @@ export class AuditBatcher {
     b.link = linkToActive();
     // Bounded labels: the catalogue's codes, `none` for an allow, `other` for any free-text reason.
     this.#metrics?.decided(b.entry.result, b.entry.result === 'allow' ? 'none' : isErrorCode(b.entry.reason) ? b.entry.reason : 'other');
-    this.#recorded++;
+    this.#durable.record(1);
     this.#buffer.push(b);
-    this.#journal?.append(b.entry).then(() => {
-      this.#journaled++;
-      this.#release();
-    }, (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
+    this.#journal?.append(b.entry).then(() => this.#durable.journaled(1), (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
     this.#schedule();
   }
 
@@ -315,6 +286,7 @@ export class AuditBatcher {
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
+          if (this.#journal === undefined) this.#durable.failAll('audit trail unavailable; try again shortly');
           this.#logger?.warn({ code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
           this.#retryTimer = setTimeout(() => {
             this.#retryTimer = undefined;
@@ -326,7 +298,7 @@ export class AuditBatcher {
         this.#retryDelay = 0;
         this.#buffer.splice(0, batch.length);
         this.#replayLeft = Math.max(0, this.#replayLeft - batch.length);
-        this.#settle(batch.length);
+        this.#durable.settled(batch.length);
         if (this.#buffer.length === 0) this.#journal?.compact();
         for (const b of batch) b.done?.();
       }
@@ -355,7 +327,7 @@ export class AuditBatcher {
     }
     if (refused.size > 0) {
       this.#buffer = this.#buffer.filter((b) => !refused.has(b));
-      this.#settle(refused.size);
+      this.#durable.settled(refused.size);
     }
     return refused.size;
   }

@@ -76,4 +76,22 @@ describe('storage outages on the bus', () => {
     expect(reported).toEqual(['unavailable']);
     await bus.drain();
   });
+
+  it('a request sent but not answered in time says its outcome is unknown; one no actor received says nothing of the kind', async () => {
+    const bus = createBus(createMemoryNetwork().connect());
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    bus.serve(echo, async () => {
+      await held;
+      return { ok: true, value: { ok: true } };
+    });
+    const late = await bus.request(echo, { fail: 'x' }, { timeoutMs: 50 });
+    expect(late).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('the outcome is unknown: it may have been carried out') }, transport: 'BUS_TIMEOUT' });
+    const nobody = requestSubject('test.errors.nobody', Type.Object({}), Type.Object({}));
+    const unserved = await bus.request(nobody, {});
+    expect(unserved).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' }, transport: 'BUS_NO_RESPONDERS' });
+    expect(JSON.stringify(unserved)).not.toContain('outcome is unknown');
+    release();
+    await bus.drain();
+  });
 });

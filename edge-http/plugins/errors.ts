@@ -118,7 +118,7 @@ function notFoundMessage(request: FastifyRequest, servedElsewhere: ServedElsewhe
  * to retry safely: with the request's own `Idempotency-Key`, carried out at most once; without one,
  * that a retry may do it twice (docs/ERRORS.md, "Outcome unknown"). Only such answers are parsed.
  */
-export function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (reply.statusCode !== 503 || typeof payload !== 'string' || !payload.includes(OUTCOME_UNKNOWN)) return payload;
   let body: ErrorBody;
   try {

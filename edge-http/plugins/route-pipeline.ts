@@ -44,12 +44,12 @@ export function installRoutePipeline(app: FastifyInstance, options: PipelineOpti
 
     const first = [];
     if (route.config?.rateLimit === undefined) first.push(limiter);
-    if (guard !== null) first.push(guard);
+    const audit = capability.audit;
+    const durable = guard !== null && audit.durable !== undefined ? durableDecision(audit) : null;
+    if (guard !== null) first.push(durable === null ? guard : durable.marking(guard));
     route.onRequest = [...first, ...asArray(route.onRequest)] as typeof route.onRequest;
     // The guard recorded a decision (allow or deny): it is answered only once its entry is durable.
-    if (guard !== null && capability.audit.durable !== undefined) {
-      route.onSend = [...asArray(route.onSend), durableDecision(capability.audit.durable)] as typeof route.onSend;
-    }
+    if (durable !== null) route.onSend = [...asArray(route.onSend), durable.awaitDurable] as typeof route.onSend;
 
     const last = [routeObserver(metrics, service, route.url)];
     if (accessLog) last.push(accessLogger(route.url));

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,4 +95,21 @@ describe('the embedded Postgres killed under load', () => {
       await Promise.all([validations.stop(), appends.stop(), readiness.stop()]);
     }
   }, 90_000);
+
+  it('exits non-zero with one message naming the cause when its database cannot be restarted, rather than answering 503 for good', async () => {
+    const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-chaos-embedded-')), 'data');
+    dirs.push(dataDir);
+    const suite = await startSuiteProcess('suite-doomed', ['start', '--data-dir', dataDir], { SUITE_DB_RESTART_ATTEMPTS: '2' });
+    running.push(suite);
+    // Postgres refuses to start on a cluster without PG_VERSION: every restart fails.
+    const cluster = join(dataDir, 'database', 'postgres');
+    await rename(join(cluster, 'PG_VERSION'), join(dataDir, 'PG_VERSION.aside'));
+    process.kill(await postmasterPid(dataDir), 'SIGKILL');
+    const exit = await suite.child.exited();
+    expect(exit.code).toBe(1);
+    const fatal = suite.child.output().split('\n').filter((l) => l.includes('could not be restarted'));
+    expect(fatal, suite.child.output().slice(-3000)).toHaveLength(1);
+    expect(fatal[0]).toContain(cluster);
+    expect(fatal[0]).toContain('2 attempts');
+  }, 60_000);
 });
