@@ -49,6 +49,7 @@ export {
   ensureChainHead,
   readChainHead,
   acquireChainLease,
+  chainLeaseRemainingMs,
   renewChainLease,
   releaseChainLease,
   headMoveCte,
