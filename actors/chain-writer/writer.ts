@@ -38,8 +38,8 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   leaseMs?: number;
   /**
    * How often the leader renews its lease and a standby tries to take it (default a third of the
-   * lease). A standby takes over between `leaseMs - renewMs` and `leaseMs + renewMs` after the
-   * leader dies (docs/RELIABILITY.md, "Chain writer failover").
+   * lease). A standby also tries when the lease it found held expires, so it takes over between
+   * `leaseMs - renewMs` and `leaseMs` after the leader dies (docs/RELIABILITY.md, "Chain writer failover").
    */
   renewMs?: number;
   /** Most records committed in one transaction. */
@@ -166,8 +166,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #schedule(): void {
     if (this.#state !== 'leader' && this.#state !== 'standby') return;
     // The leader renews every renewMs; a standby tries at the same pace, or when the lease it found
-    // held expires if sooner, so it takes over as the lease runs out (why polling:
-    // docs/RELIABILITY.md, "Chain writer failover").
+    // held expires if sooner, so it takes over as the lease runs out (why no bus
+    // signal: docs/RELIABILITY.md, "Chain writer failover").
     const renewMs = this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3));
     const retryInMs = this.#state === 'standby' ? this.#retryInMs : undefined;
     this.#timer = setTimeout(() => {
