@@ -260,10 +260,9 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   }
 
   // Defaults by measurement (docs/RELIABILITY.md, "Chain writer failover"): takeover under 2 s p99
-  // where standbys can exist (distributed); embedded, the one writer has no standby, and a longer
-  // lease only spares it standing down on a pause. A renewal at most half the lease leaves the
-  // leader a second chance before it expires.
-  const chainLeaseMs = int('SUITE_CHAIN_LEASE_MS', natsServers !== undefined ? 1500 : 5000, 300, 60_000);
+  // (distributed), and an embedded suite restarted after a crash waits out a shorter lease of its
+  // dead self. A renewal at most half the lease leaves the leader a second chance before it expires.
+  const chainLeaseMs = int('SUITE_CHAIN_LEASE_MS', 1500, 300, 60_000);
   const chainLeaseRenewMs = int('SUITE_CHAIN_LEASE_RENEW_MS', Math.max(50, Math.floor(chainLeaseMs / 6)), 50, 30_000);
   if (chainLeaseRenewMs * 2 > chainLeaseMs) {
     throw new ConfigError('SUITE_CHAIN_LEASE_RENEW_MS', `must be at most half of SUITE_CHAIN_LEASE_MS (${chainLeaseMs}), got ${chainLeaseRenewMs}`);
