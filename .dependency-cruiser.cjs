@@ -48,6 +48,20 @@ module.exports = {
       to: { path: PRODUCT, pathNot: '^core/[^/]+/index\\.ts$' },
     },
     {
+      name: 'client-is-standalone',
+      severity: 'error',
+      comment: 'client/ is published on its own: its library code imports nothing of the server but pure core/ (bundled into it), never test code.',
+      from: { path: '^client/src/' },
+      to: { path: [PRODUCT, '^(testing|integration|bench|compose|dashboard)/'], pathNot: '^core/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'no-product-imports-client',
+      severity: 'error',
+      comment: 'The suite does not depend on its own client library.',
+      from: { path: PRODUCT },
+      to: { path: '^client/' },
+    },
+    {
       name: 'no-product-imports-dashboard',
       severity: 'error',
       comment: 'The server serves the built dashboard as files; it never imports its source.',
@@ -75,7 +89,7 @@ module.exports = {
       from: { path: '^(core|actors|services)/([^/]+)/' },
       to: {
         path: PRODUCT,
-        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^edge-http/routes/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
+        pathNot: ['^$1/$2/', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
       },
     },
     {

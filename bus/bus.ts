@@ -1,4 +1,4 @@
-import { SuiteError } from './errors.ts';
+import { SuiteError, type ErrorData } from './errors.ts';
 import { describeMessageProblems } from './define.ts';
 import { checkReplyPayload, encodeJson, failure } from './envelope.ts';
 import { InFlight, settlesWithin } from './inflight.ts';
@@ -31,9 +31,19 @@ export interface BusOptions {
    * sent), payloads refused by a schema, events dropped, drain overruns. Default: ignored.
    */
   onError?: (error: unknown, info: { subject: string; stage: ErrorStage }) => void;
+  /**
+   * Which handler failures are a dependency being down rather than a bug (storage unreachable): the
+   * catalogue error to answer instead of INTERNAL_ERROR (reported to `onError` as stage
+   * 'unavailable'). Given by the runtime, which knows the storage's errors; the bus does not.
+   * Default: none, every throw is INTERNAL_ERROR.
+   */
+  classifyError?: (error: unknown) => ErrorData | undefined;
 }
 
 type BusConfig = Readonly<Required<BusOptions>>;
+
+/** The words every 503 whose write may have happened carries; the HTTP edge adds the Idempotency-Key to retry with. */
+export const OUTCOME_UNKNOWN = 'the outcome is unknown';
 
 /** How a publish that went out ends its producer span. */
 const PUBLISHED: Result<unknown> = Object.freeze({ ok: true, value: undefined });
@@ -49,6 +59,7 @@ function compileOptions(options: BusOptions): BusConfig {
     drainTimeoutMs,
     propagation: options.propagation ?? noPropagation,
     onError: options.onError ?? (() => {}),
+    classifyError: options.classifyError ?? (() => undefined),
   });
 }
 
@@ -66,6 +77,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   const ctx: ReceiveContext = {
     payloads: transport.payloads,
     propagation: config.propagation,
+    classify: config.classifyError,
     report(error, subject, stage) {
       try {
         config.onError(error, { subject, stage });
@@ -119,7 +131,10 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
 
   function transportFailure(error: unknown, subject: string): Result<never> {
     if (error instanceof TransportError) {
-      return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: error.message }, transport: error.code };
+      // Sent but not answered: the actor may have carried it out (docs/ERRORS.md, "Outcome unknown").
+      const sent = error.code === 'BUS_TIMEOUT' || error.code === 'BUS_CLOSED';
+      const message = sent ? `${error.message}; ${OUTCOME_UNKNOWN}: it may have been carried out` : error.message;
+      return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message }, transport: error.code };
     }
     ctx.report(error, subject, 'transport');
     return failure('SERVICE_UNAVAILABLE', `${subject}: the bus could not deliver the request`);

@@ -3,7 +3,7 @@
  * deployment, memory for the embedded default). The spine's and the token service's subjects are
  * declared in `subjects.ts`; other services declare theirs in their own folders.
  */
-export { createBus } from './bus.ts';
+export { createBus, OUTCOME_UNKNOWN } from './bus.ts';
 export type { BusOptions, ErrorStage, MessageKind, SendDone, TracePropagation } from './bus.ts';
 export { noPropagation } from './receive.ts';
 export { requestSubject, eventSubject, describeMessageProblems } from './define.ts';
@@ -44,11 +44,16 @@ export type { ErrorCode, ErrorData } from './errors.ts';
 
 // The spine's and token service's subjects, and the message schemas edges build their bodies from.
 export { subjects } from './subjects.ts';
+export { PUBLIC_EVENTS, PUBLIC_EVENT_PREFIX, type PublicEvent } from './public-events.ts';
+export { asyncApiDocument } from './asyncapi.ts';
+export { INTERFACE_VERSION } from './interface-version.ts';
 export type { AuditInput, AuditEntry, Caller, ExecutionClaim, RecordRequestData, VerifyReplyData, Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './subjects.ts';
 export { AttestationSchema, ExecutionRecordSchema, GovernanceSchema, KeyId, Outcome, SuppliedRecordSchema, Text } from './schemas/executions.ts';
+export { ExecutionBody, executionClaim } from './schemas/execution-body.ts';
 export { FingerprintSchema, ModelName } from './schemas/models.ts';
 export { BillingEventSchema, PlanIdSchema, TenantStatusSchema } from './schemas/tenancy.ts';
 export { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason, type IdentityData } from './schemas/identities.ts';
 export { ExportPageRequest, ExportPageReply } from './schemas/execution-export.ts';
+export { LogProofReply, LogConsistencyReply, LogReceiptReply, LogCheckpointReply, LogVkeyReply } from './schemas/execution-log.ts';
 export { AuditInputSchema } from './schemas/audit.ts';
 export { CallerSchema } from './schemas/tokens.ts';

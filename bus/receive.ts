@@ -1,4 +1,4 @@
-import { SuiteError } from './errors.ts';
+import { SuiteError, type ErrorData } from './errors.ts';
 import { describeMessageProblems } from './define.ts';
 import { checkReply, decodeJson, encodeReply, failure, internalFailure } from './envelope.ts';
 import type {
@@ -21,7 +21,7 @@ import type {
  */
 
 /** Where the receiving side reports what it refused or what failed, for the logs. */
-export type ErrorStage = 'handler' | 'invalid-request' | 'invalid-reply' | 'invalid-event' | 'transport' | 'drain';
+export type ErrorStage = 'handler' | 'unavailable' | 'invalid-request' | 'invalid-reply' | 'invalid-event' | 'transport' | 'drain';
 export type Report = (error: unknown, subject: string, stage: ErrorStage) => void;
 
 /**
@@ -62,6 +62,8 @@ export const noPropagation: TracePropagation = Object.freeze({
 export interface ReceiveContext {
   readonly propagation: TracePropagation;
   readonly report: Report;
+  /** A handler's throw that is a dependency down (BusOptions.classifyError): answered with this, not INTERNAL_ERROR. */
+  readonly classify?: (error: unknown) => ErrorData | undefined;
   /** How replies are encoded: the transport's `payloads`. */
   readonly payloads: PayloadForm;
 }
@@ -92,6 +94,11 @@ export async function answerRequest<S extends RequestSubject>(
     const incoming: Incoming<RequestOf<S>> = { subject: msg.subject, data, headers: msg.headers };
     reply = await ctx.propagation.extract(msg.headers, () => handler(incoming), name, 'request');
   } catch (error) {
+    const unavailable = ctx.classify?.(error);
+    if (unavailable !== undefined) {
+      ctx.report(error, name, 'unavailable');
+      return encodeReply(failure(unavailable.code, `${name}: ${unavailable.message}`), as);
+    }
     // The thrown text may hold internals (SQL, paths, secrets): it goes to the log, not the caller.
     ctx.report(error, name, 'handler');
     return encodeReply(internalFailure(name), as);

@@ -3,6 +3,7 @@ import * as audit from './schemas/audit.ts';
 import * as executions from './schemas/executions.ts';
 import * as executionReads from './schemas/execution-reads.ts';
 import * as executionExport from './schemas/execution-export.ts';
+import * as executionLog from './schemas/execution-log.ts';
 import * as identities from './schemas/identities.ts';
 import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
@@ -12,7 +13,9 @@ import * as live from './schemas/live.ts';
 
 /**
  * Every subject of the suite, declared once with its schemas. `suite.<domain>.<verb>`; events end
- * in a past participle or a noun. Queue groups are named after the actor that serves them.
+ * in a past participle or a noun. Queue groups are named after the actor that serves them. The
+ * events other services may consume are public and versioned: `suite.events.v1.<domain>.<event>`
+ * (public-events.ts, docs/EVENTS.md); a breaking change to one of them is a new `v2` subject.
  */
 export const subjects = {
   tokenIssue: requestSubject('suite.tokens.issue', tokens.IssueRequest, tokens.IssueReply),
@@ -21,7 +24,7 @@ export const subjects = {
 
   revocationRevoke: requestSubject('suite.revocation.revoke', revocation.RevokeRequest, revocation.RevokeReply),
   revocationSnapshot: requestSubject('suite.revocation.snapshot', revocation.SnapshotRequest, revocation.SnapshotReply),
-  revocationRevoked: eventSubject('suite.revocation.revoked', revocation.RevokedEvent),
+  revocationRevoked: eventSubject('suite.events.v1.revocation.revoked', revocation.RevokedEvent),
   revocationHeartbeat: eventSubject('suite.revocation.heartbeat', revocation.HeartbeatEvent),
   revocationRevokeMany: requestSubject('suite.revocation.revoke-many', revocation.RevokeManyRequest, revocation.RevokeManyReply),
 
@@ -36,8 +39,15 @@ export const subjects = {
   executionsVerify: requestSubject('suite.executions.verify', executions.VerifyRequest, executions.VerifyReply),
   executionsKeys: requestSubject('suite.executions.keys', executions.KeysRequest, executions.KeysReply),
   executionsExportPage: requestSubject('suite.executions.export-page', executionExport.ExportPageRequest, executionExport.ExportPageReply),
-  executionsAppended: eventSubject('suite.executions.appended', executions.AppendedEvent),
-  executionsKeyPublished: eventSubject('suite.executions.key-published', executions.KeyPublishedEvent),
+  executionsAppended: eventSubject('suite.events.v1.executions.appended', executions.AppendedEvent),
+  executionsKeyPublished: eventSubject('suite.events.v1.executions.key-published', executions.KeyPublishedEvent),
+  // The chain as a transparency log (docs/TRACE-FORMAT.md), read by any replica (queue `executions`).
+  executionsLogCheckpoint: requestSubject('suite.executions.log.checkpoint', executionLog.LogCheckpointRequest, executionLog.LogCheckpointReply),
+  executionsLogVkey: requestSubject('suite.executions.log.vkey', executionLog.LogVkeyRequest, executionLog.LogVkeyReply),
+  executionsLogTile: requestSubject('suite.executions.log.tile', executionLog.LogTileRequest, executionLog.LogTileReply),
+  executionsLogProof: requestSubject('suite.executions.log.proof', executionLog.LogProofRequest, executionLog.LogProofReply),
+  executionsLogConsistency: requestSubject('suite.executions.log.consistency', executionLog.LogConsistencyRequest, executionLog.LogConsistencyReply),
+  executionsLogReceipt: requestSubject('suite.executions.log.receipt', executionLog.LogReceiptRequest, executionLog.LogReceiptReply),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
   executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
   executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),
@@ -77,8 +87,8 @@ export const subjects = {
 
   // Published by the benchmark, scheduler and trust services for live views (schemas/live.ts).
   benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
-  schedulerEvent: eventSubject('suite.scheduler.event', live.SchedulerEvent),
-  trustChanged: eventSubject('suite.trust.changed', live.TrustChangedEvent),
+  schedulerEvent: eventSubject('suite.events.v1.scheduler.event', live.SchedulerEvent),
+  trustChanged: eventSubject('suite.events.v1.trust.changed', live.TrustChangedEvent),
 } as const;
 
 export type { AuditInput, AuditEntry } from './schemas/audit.ts';

@@ -14,6 +14,7 @@ import { migrationSets, startSuite } from './runtime.ts';
 import { verifyCommand } from './verify.ts';
 import { mcpCommand } from './mcp.ts';
 import { pino } from 'pino';
+import { asyncApiDocument, INTERFACE_VERSION } from '../bus/index.ts';
 import { firstScreen } from './first-screen.ts';
 import { ensureDashboardBuilt } from './dashboard-build.ts';
 
@@ -22,12 +23,17 @@ const USAGE = `usage:
   suite run ROLE... [--data-dir DIR] chosen roles: all, ${ALL_ROLES.join(', ')}
   suite migrate                     apply database migrations and exit
   suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
-  suite mcp [--data-dir DIR]        the MCP server on stdio, acting with SUITE_MCP_TOKEN (docs/MCP.md)
+  suite mcp                         the MCP server on stdio: relays to a running suite (SUITE_TOKEN_URL), acting with SUITE_MCP_TOKEN (docs/MCP.md)
+  suite asyncapi                    print the AsyncAPI document of the public NATS events (docs/EVENTS.md)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
 async function main(argv: string[]): Promise<number> {
   // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
   if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
+  if (argv[0] === 'asyncapi' && argv.length === 1) {
+    process.stdout.write(`${JSON.stringify(asyncApiDocument(INTERFACE_VERSION), null, 2)}\n`);
+    return 0;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -94,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
 
   return new Promise<number>((resolveExit) => {
     let signalled = false;
-    const shutdown = (signal: string) => {
+    const shutdown = (signal: string, exitCode = 0) => {
       if (signalled) return;
       signalled = true;
       logger.info({ signal }, 'shutting down: draining edges, then actors, then bus and storage; then the last spans are sent');
@@ -104,13 +110,19 @@ async function main(argv: string[]): Promise<number> {
         process.exit(1);
       }, config.shutdownGraceMs);
       force.unref();
-      suite.stop().then(() => resolveExit(0), (err: unknown) => {
+      suite.stop().then(() => resolveExit(exitCode), (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         resolveExit(1);
       });
     };
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
+    // Storage that cannot come back (the embedded Postgres would not restart): say so once and end,
+    // non-zero, rather than answer 503 for good.
+    void suite.fatal.then((err) => {
+      logger.fatal({ code: (err as { code?: string }).code }, err.message);
+      shutdown('storage lost', 1);
+    });
   });
 }
 

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
-import { createEdgeApp, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes } from '../edge-http/index.ts';
+import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere } from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
@@ -30,6 +30,8 @@ export interface EdgeDeps {
   listenerUrl: (service: ServiceName) => string | undefined;
   /** False while a chain writer of this process keeps failing to commit; absent: it runs none. */
   chainsHealthy?: () => boolean;
+  /** The other edges of this process, for a 404 that names the listener serving a path (read per request). */
+  peers?: () => readonly RunningEdge[];
 }
 
 export interface RunningEdge {
@@ -42,9 +44,33 @@ export interface RunningEdge {
 
 /** The routes of a listener: those of every service that joins it, in the order of the service list. */
 function routesFor(listener: ServiceName, services: readonly ServiceModule[], ctx: RouteContext): EdgeRoutes {
-  const parts = services.flatMap((s) => (s.listener === listener && s.routes ? [s.routes(ctx)] : []));
+  const parts = services.flatMap((s) => ((s.listener === listener || s.alsoOn?.includes(listener) === true) && s.routes ? [s.routes(ctx)] : []));
   return async (app) => {
     for (const register of parts) await register(app);
+  };
+}
+
+/**
+ * "the scheduler listener (:8082)" for a path another edge of this process serves. Each peer's
+ * patterns are compiled once, on the first 404 after it started. Listeners of other processes
+ * (distributed mode) are not known here: their paths get the plain 404.
+ */
+function servedElsewhere(self: ServiceName, peers: () => readonly RunningEdge[], listenerUrl: (s: ServiceName) => string | undefined): ServedElsewhere {
+  const matchers = new Map<RunningEdge, (path: string) => boolean>();
+  return (path) => {
+    for (const peer of peers()) {
+      if (peer.service === self) continue;
+      let matches = matchers.get(peer);
+      if (matches === undefined) {
+        matches = routeMatcher(listRoutes(peer.app).map((r) => r.url));
+        matchers.set(peer, matches);
+      }
+      if (!matches(path)) continue;
+      const url = listenerUrl(peer.service);
+      const where = url === undefined ? `:${peer.port}` : new URL(url).port === '' ? url : `:${new URL(url).port}`;
+      return `the ${peer.service} listener (${where})`;
+    }
+    return undefined;
   };
 }
 
@@ -81,7 +107,7 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
-  const audit = { record: (decision: AuditDecision) => d.audit.record(decision) };
+  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: () => d.audit.durable() };
   const app = await createEdgeApp({
     service: d.service,
     logger,
@@ -105,6 +131,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),
     bodyLimit: d.config.bodyLimitBytes,
+    ...(d.peers !== undefined ? { servedElsewhere: servedElsewhere(d.service, d.peers, d.listenerUrl) } : {}),
     ...(d.tracing !== undefined ? { tracing: d.tracing } : {}),
   });
   await app.listen({ host: d.config.host, port: d.config.ports[d.service] });

@@ -2,128 +2,107 @@ import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { SuiteConfig } from '../config/index.ts';
-import { bearerAuthenticator, createMcpServer } from '../edge-mcp/index.ts';
-import { SERVICE_MODULES } from '../services/index.ts';
-import { MCP_SERVER_VERSION } from '../services/mcp/index.ts';
-import { edgeVerifier, mcpToolsOf } from './edge.ts';
-import { startSuite, type RunningSuite } from './runtime.ts';
-import { ALL_ROLES } from './roles.ts';
+import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { listenerUrl, URL_VARIABLES, type SuiteConfig } from '../config/index.ts';
+import { REFUSED } from '../edge-mcp/index.ts';
 
 export interface McpIo {
   readonly stdin: Readable;
   /** The protocol's channel: nothing else is ever written to it. */
   readonly stdout: Writable;
   readonly stderr: Writable;
-  /** Aborted on SIGTERM or SIGINT: close the session and stop the embedded suite cleanly (its database flushed). */
+  /** Aborted on SIGTERM or SIGINT: close the session. */
   readonly signal?: AbortSignal;
 }
 
-/** How long a running suite on this machine gets to answer the probe. */
-const PROBE_TIMEOUT_MS = 1_000;
+/** Exit status when SUITE_MCP_TOKEN is not set (a usage error), and when the session could not start. */
+const EXIT_NO_TOKEN = 2;
+const EXIT_FAILED = 1;
 
 /**
- * `suite mcp` (issue 18, docs/MCP.md): the MCP server over stdio, acting with SUITE_MCP_TOKEN.
- * Where the suite is, in order: on the bus (SUITE_NATS_URL: this process joins it as an edge);
- * already running on this machine (its token listener answers: this process bridges to its `/mcp`,
- * since an embedded suite's bus lives in that process); else embedded in this process. Resolves
- * with the exit code once the client closes stdin.
+ * `suite mcp` (docs/MCP.md, "stdio"): a relay between stdio and the `/mcp` of a running suite
+ * (`SUITE_TOKEN_URL`, default the local token listener), with SUITE_MCP_TOKEN as the bearer of each
+ * message. It starts no listener, no actor, no storage: the running suite checks the token on every
+ * message, serves its tools and the gateway's, and signs the traces, on the one code path remote
+ * clients use. A session that cannot start (no token, a token refused, no suite answering) is
+ * refused at `initialize` with an error that says why; the command then exits non-zero.
  */
 export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo): Promise<number> {
+  const base = listenerUrl(config, 'token');
+  if (base === undefined) {
+    io.stderr.write(`suite mcp: no token listener to attach to: set ${URL_VARIABLES.token} (docs/MCP.md)\n`);
+    return EXIT_FAILED;
+  }
+  const url = new URL('/mcp', base);
   const token = config.mcpToken;
-  if (token === undefined) {
-    io.stderr.write('suite mcp: SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with (docs/MCP.md)\n');
-    return 2;
-  }
-  if (config.natsServers === undefined) {
-    const running = await runningSuiteUrl(config);
-    if (running !== undefined) return bridge(running, token, logger, io);
-  }
-  const suite = await startSuite(config, config.natsServers !== undefined ? [] : [...ALL_ROLES], logger, { checksTokens: true });
-  try {
-    return await serveLocally(suite, config, token, logger, io);
-  } finally {
-    await suite.stop();
-  }
-}
-
-async function serveLocally(suite: RunningSuite, config: SuiteConfig, token: string, logger: Logger, io: McpIo): Promise<number> {
-  if (suite.checker === undefined) throw new Error('suite mcp: this process checks no token');
-  const verifier = edgeVerifier(suite.checker, config.adminKey, suite.audit);
-  const authenticate = bearerAuthenticator(verifier, `Bearer ${token}`);
-  const first = await authenticate();
-  if (!first.ok) {
-    io.stderr.write(`suite mcp: SUITE_MCP_TOKEN refused: ${first.error.code}: ${first.error.message}\n`);
-    return 1;
-  }
-  if (io.signal?.aborted) return 0;
-  // The listeners' bound ports (a port variable of 0 binds one of the system's choosing).
-  const listeners = Object.fromEntries(suite.edges.map((e) => [e.service, e.port]));
-  logger.info({ sub: first.principal.sub, mode: config.natsServers !== undefined ? 'bus' : 'embedded', listeners }, 'MCP server on stdio');
-  const server = createMcpServer({
-    bus: suite.bus, tools: mcpToolsOf(SERVICE_MODULES), authenticate, audit: suite.audit,
-    logger: logger.child({ component: 'mcp' }), version: MCP_SERVER_VERSION,
-  });
-  const transport = new StdioServerTransport(io.stdin, io.stdout);
-  const closed = new Promise<void>((done) => { server.onclose = () => done(); });
-  io.stdin.once('end', () => void server.close());
-  io.signal?.addEventListener('abort', () => void server.close(), { once: true });
-  await server.connect(transport);
-  await closed;
-  return 0;
-}
-
-/** The `/mcp` URL of a suite already running on this machine, when its token listener answers. */
-async function runningSuiteUrl(config: SuiteConfig): Promise<URL | undefined> {
-  const port = config.ports.token;
-  if (port === 0) return undefined;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  try {
-    const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    const body = (await res.json()) as { service?: unknown };
-    return res.ok && body.service === 'token' ? new URL('/mcp', base) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Relay every message between stdio and the running suite's `/mcp`, with the token as bearer: that
- * suite checks it on each message, as for any remote client. The token is checked once first
- * (GET /capabilities), so a bad one stops the command at once with the suite's own error.
- */
-async function bridge(url: URL, token: string, logger: Logger, io: McpIo): Promise<number> {
-  const check = await fetch(new URL('/capabilities', url), { headers: { authorization: `Bearer ${token}` } });
-  if (!check.ok) {
-    const body = (await check.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-    io.stderr.write(`suite mcp: SUITE_MCP_TOKEN refused: ${body.error?.code ?? check.status}: ${body.error?.message ?? 'the running suite refused it'}\n`);
-    return 1;
-  }
-  logger.info({ url: url.href }, 'MCP server on stdio, bridged to the running suite');
-  const remote = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   const local = new StdioServerTransport(io.stdin, io.stdout);
-  const closed = new Promise<void>((done) => {
-    local.onclose = () => done();
-    io.stdin.once('end', () => done());
-    io.signal?.addEventListener('abort', () => done(), { once: true });
+  const remote = new StreamableHTTPClientTransport(url, token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+
+  let exit = 0;
+  let finish: () => void = () => undefined;
+  const closed = new Promise<void>((done) => { finish = done; });
+  local.onclose = () => finish();
+  // Input over: the requests already sent are still answered (a client may pipe its messages and
+  // close), then the session ends.
+  const pending = new Set<string | number>();
+  let inputEnded = false;
+  const answered = (id: string | number) => {
+    pending.delete(id);
+    if (inputEnded && pending.size === 0) finish();
+  };
+  io.stdin.once('end', () => {
+    inputEnded = true;
+    if (pending.size === 0) finish();
   });
-  local.onmessage = (message) => {
-    remote.send(message).catch((err: unknown) => {
-      logger.warn({ err }, 'relay to the running suite failed');
-      // A request must be answered, or the client waits for ever.
-      if ('id' in message && 'method' in message) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'the running suite could not be reached' } });
+  io.signal?.addEventListener('abort', () => finish(), { once: true });
+
+  /** Refuse the session: answer the request, say why on stderr, end with `code`. */
+  const refuse = async (id: string | number, code: number, message: string, data: Record<string, unknown>, status: number) => {
+    io.stderr.write(`suite mcp: ${message}\n`);
+    await local.send({ jsonrpc: '2.0', id, error: { code, message, data } }).catch(() => undefined);
+    pending.delete(id);
+    exit = status;
+    finish();
+  };
+
+  /** The `initialize` request sent to the suite, whose answer decides whether the session starts. */
+  let initializeId: string | number | undefined;
+  local.onmessage = (message: JSONRPCMessage) => {
+    const request = isJSONRPCRequest(message) ? message : undefined;
+    if (request?.method === 'initialize') {
+      if (token === undefined) {
+        void refuse(request.id, REFUSED, 'SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with (docs/MCP.md)', { code: 'TOKEN_MISSING' }, EXIT_NO_TOKEN);
+        return;
       }
+      initializeId = request.id;
+    }
+    if (request !== undefined) pending.add(request.id);
+    remote.send(message).catch((err: unknown) => {
+      logger.warn({ err: String(err), url: url.href }, 'relay to the suite failed');
+      // A request must be answered, or the client waits for ever.
+      if (request === undefined) return;
+      const reason = `no suite answers at ${url.origin} (${URL_VARIABLES.token}): start one with \`suite start\`, or point ${URL_VARIABLES.token} at one`;
+      if (request.method === 'initialize') void refuse(request.id, ErrorCode.InternalError, reason, { code: 'SERVICE_UNAVAILABLE' }, EXIT_FAILED);
+      else void local.send({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InternalError, message: reason, data: { code: 'SERVICE_UNAVAILABLE' } } }).finally(() => answered(request.id));
     });
   };
   remote.onmessage = (message) => {
-    local.send(message).catch((err: unknown) => logger.warn({ err }, 'relay to the client failed'));
+    if (isJSONRPCErrorResponse(message) && message.id !== undefined && message.id === initializeId) {
+      void refuse(message.id, message.error.code, `SUITE_MCP_TOKEN refused: ${message.error.message}`, (message.error.data ?? {}) as Record<string, unknown>, EXIT_FAILED);
+      return;
+    }
+    local.send(message).catch((err: unknown) => logger.warn({ err }, 'relay to the client failed'))
+      .finally(() => { if ('id' in message && message.id !== undefined) answered(message.id); });
   };
-  remote.onerror = (err) => logger.warn({ err }, 'running suite connection error');
+  let closing = false;
+  // Closing aborts the transport's own requests: not an error worth a line.
+  remote.onerror = (err) => { if (!closing) logger.warn({ err: String(err) }, 'suite connection error'); };
+
   await remote.start();
   await local.start();
+  logger.info({ url: url.href }, 'MCP server on stdio, relaying to the suite');
   await closed;
+  closing = true;
   await Promise.allSettled([remote.close(), local.close()]);
-  return 0;
+  return exit;
 }

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { listenerUrl, type ServiceName, type SuiteConfig } from '../config/index.ts';
@@ -7,6 +8,7 @@ import { openStorage, type MigrationSet, type Storage } from '../storage/index.t
 import { TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
 import { AuditBatcher } from '../actors/audit/index.ts';
+import { unavailableData } from '../actors/base/index.ts';
 import { RevocationView } from '../actors/revocation/index.ts';
 import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -23,6 +25,11 @@ export interface RunningSuite {
   readonly checker: TokenChecker | undefined;
   /** The process's audit sink. */
   readonly audit: AuditBatcher;
+  /**
+   * Settles when this process can no longer serve and must end (its embedded Postgres died and could
+   * not be restarted): the command logs the error and exits non-zero. Never settles otherwise.
+   */
+  readonly fatal: Promise<Error>;
   /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
   stop(): Promise<void>;
 }
@@ -64,21 +71,27 @@ export async function startSuite(
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   // When the process must be gone by (SUITE_SHUTDOWN_GRACE_MS from the start of stop()).
   const shutdown = { deadline: Date.now() + config.shutdownGraceMs };
+  let giveUp: (error: Error) => void = () => {};
+  const fatal = new Promise<Error>((resolve) => (giveUp = resolve));
   try {
     // One tracer provider per process (shared if this process starts several suites). First in
     // infra, so it stops last: after the bus drained and storage closed, it flushes their spans.
     const tracing = startTracing({ settings: config.tracing, ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}) });
     phases.infra.push({ name: 'tracing', stop: () => tracing.shutdown() });
     const wire = config.natsServers
-      ? await connectNatsTransport({ servers: [...config.natsServers], name: holder })
+      ? await connectNatsTransport({ servers: [...config.natsServers], name: holder, ...config.natsUser })
       : createMemoryNetwork().connect();
     const transport = config.busNamespace ? namespacedTransport(wire, config.busNamespace) : wire;
     const bus = createBus(transport, {
       propagation: tracing.propagation,
       // A refused payload is a peer's mistake, described by its message; a handler's throw is ours:
       // the caller got INTERNAL_ERROR (a 500), so its cause is logged as an error, stack included.
+      // Storage down is a 503 (SERVICE_UNAVAILABLE), not a bug: the caller is told to retry.
+      classifyError: unavailableData,
       onError: (err, info) => info.stage === 'handler'
         ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
+        : info.stage === 'unavailable'
+        ? logger.warn({ subject: info.subject, reason: err instanceof Error ? err.message : String(err) }, 'storage unavailable; answered SERVICE_UNAVAILABLE')
         : logger.warn(
           err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
           'bus message failed',
@@ -95,6 +108,7 @@ export async function startSuite(
         ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
         logger: logger.child({ component: 'storage' }),
         tracing: tracing.recording,
+        embeddedRestart: { ...config.dbRestart, onGiveUp: giveUp },
       });
       const s = storage;
       phases.infra.push({ name: 'storage', stop: () => s.close() });
@@ -103,18 +117,26 @@ export async function startSuite(
       throw new Error('no token signing secret: set SUITE_HMAC_SECRET (32+ characters) or start with a data folder');
     }
     const ring = await createHmacKeyRing(config.hmacSecrets);
-    const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }) });
+    const metrics = createMetricsRegistry();
+    const audit = new AuditBatcher({ bus, logger: logger.child({ component: 'audit-sink' }), metrics: metrics.promises });
+    // A process with a data folder keeps its audit entries in a journal there until the chain has
+    // them; without one, a decision waits for its entry's commit (docs/DECISIONS.md).
+    // Processes sharing one data folder (distributed roles on one machine): the first takes it.
+    if (config.dataDir !== undefined) {
+      await audit.useJournal(join(config.dataDir, 'audit-journal')).catch((err: unknown) => {
+        logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no audit journal for this process: its decisions wait for their entries\' commits');
+      });
+    }
     phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
 
     const need = (role: Role) => roles.includes(role);
     // The view and checker are made before the actors (the token actor checks tokens with them),
     // and started after: the view's first snapshot comes from the revocation actor.
     const view = need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
-      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }) })
+      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }), metrics: metrics.promises })
       : undefined;
     const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
 
-    const metrics = createMetricsRegistry();
     // Parts whose failures /ready must show (the chain writers: 503 while their commits keep failing).
     const stalls: Array<() => boolean> = [];
     if (storage) {
@@ -144,7 +166,7 @@ export async function startSuite(
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
         service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
-        services: SERVICE_MODULES, listenerUrl: locate,
+        services: SERVICE_MODULES, listenerUrl: locate, peers: () => edges,
         revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
         ...(stalls.length > 0 ? { chainsHealthy: () => !stalls.some((stalled) => stalled()) } : {}),
       });
@@ -154,7 +176,7 @@ export async function startSuite(
 
     let stopping: Promise<void> | undefined;
     return {
-      bus, storage, edges, revocations: view, checker, audit,
+      bus, storage, edges, revocations: view, checker, audit, fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
         return (stopping ??= unwind(phases, logger));
@@ -186,7 +208,7 @@ async function drainAudit(audit: AuditBatcher, deadline: number, logger: Logger)
     logger.info({ pending, waitMs }, 'waiting for audit entries to be committed');
     if (await audit.flush(waitMs)) logger.info({ committed: pending }, 'audit entries committed');
   }
-  audit.close();
+  await audit.close();
 }
 
 async function unwind(p: Phases, logger: Logger): Promise<void> {

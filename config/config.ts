@@ -4,6 +4,7 @@ import { MIN_SECRET_LENGTH } from '../core/capability/index.ts';
 import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
+import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -52,6 +53,8 @@ export interface SuiteConfig {
   readonly natsServers: readonly string[] | undefined;
   /** `SUITE_BUS_NAMESPACE`: prefix of every subject on the wire, so deployments can share a broker. */
   readonly busNamespace: string | undefined;
+  /** `SUITE_NATS_USER` / `SUITE_NATS_PASSWORD`: this process's NATS user (docs/EVENTS.md, "Authorization"). */
+  readonly natsUser: { readonly user: string; readonly pass: string } | undefined;
   readonly host: string;
   readonly ports: Readonly<Record<ServiceName, number>>;
   /**
@@ -84,7 +87,17 @@ export interface SuiteConfig {
   readonly chainLeaseMs: number;
   /** How often the leader renews its lease and a standby tries to take it (shorter than the lease). */
   readonly chainLeaseRenewMs: number;
+  /**
+   * `SUITE_TLOG_ORIGIN`: the execution log's checkpoint origin and key name (docs/TRACE-FORMAT.md,
+   * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
+   */
+  readonly tlogOrigin: string;
   readonly shutdownGraceMs: number;
+  /**
+   * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
+   * once it has been down `windowMs`; then the process exits non-zero (storage/embedded-supervisor.ts).
+   */
+  readonly dbRestart: { readonly attempts: number; readonly windowMs: number };
   readonly schedulerScriptRoot: string | undefined;
   /**
    * `SUITE_OUTBOUND_ALLOW`: non-public addresses and CIDR ranges outbound calls may reach (`none`,
@@ -97,6 +110,8 @@ export interface SuiteConfig {
     readonly workers: number;
     /** `SCHEDULER_QUEUE_MAX`: unfinished tasks the queue holds before `POST /queue` answers 429. */
     readonly queueMax: number;
+    /** `SCHEDULER_QUEUE_TENANT_MAX`: unfinished tasks one tenant may hold (callers without a tenant count as one). */
+    readonly queueTenantMax: number;
     /** `SCHEDULER_LEASE_MARGIN_MS`: past a task's timeout, this long before its worker is presumed dead. */
     readonly leaseMarginMs: number;
     /** `SCHEDULER_POLL_MS`: how often idle workers look at the shared queue. */
@@ -120,6 +135,8 @@ export interface SuiteConfig {
   readonly connectors: Readonly<Record<string, string>>;
   /** The benchmark service (docs/BENCHMARK.md): where each LLM provider is, its key, the runner's lease. */
   readonly bench: BenchSettings;
+  /** The MCP gateway's upstream servers, from the file `SUITE_MCP_UPSTREAMS` names (config/mcp-upstreams.ts); none when unset. Holds credentials. */
+  readonly mcpUpstreams: readonly McpUpstreamConfig[];
 }
 
 export interface TrustSettings {
@@ -250,6 +267,11 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   if (busNamespace !== undefined && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(busNamespace)) {
     throw new ConfigError('SUITE_BUS_NAMESPACE', 'must be dot-separated tokens of letters, digits, _ and -');
   }
+  const natsUserName = str('SUITE_NATS_USER');
+  const natsPassword = str('SUITE_NATS_PASSWORD');
+  if ((natsUserName === undefined) !== (natsPassword === undefined)) {
+    throw new ConfigError(natsUserName === undefined ? 'SUITE_NATS_USER' : 'SUITE_NATS_PASSWORD', 'SUITE_NATS_USER and SUITE_NATS_PASSWORD go together: set both or neither');
+  }
   const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
   const logFormat = str('SUITE_LOG_FORMAT');
@@ -274,6 +296,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? embeddedDbPath(dataDir) : undefined),
     natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
     busNamespace,
+    natsUser: natsUserName !== undefined && natsPassword !== undefined ? { user: natsUserName, pass: natsPassword } : undefined,
     host: str('SUITE_HOST') ?? '127.0.0.1',
     ports,
     listenerUrls,
@@ -295,12 +318,18 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs,
     chainLeaseRenewMs,
+    tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
+    dbRestart: {
+      attempts: int('SUITE_DB_RESTART_ATTEMPTS', 5, 1, 100),
+      windowMs: int('SUITE_DB_RESTART_WINDOW_MS', 60_000, 1_000, 3_600_000),
+    },
     schedulerScriptRoot: str('SCHEDULER_SCRIPT_ROOT'),
     outboundAllow: outboundAllowList(str('SUITE_OUTBOUND_ALLOW')),
     scheduler: {
       workers: int('SCHEDULER_WORKERS', 16, 1, 1024),
       queueMax: int('SCHEDULER_QUEUE_MAX', 10_000, 1, 10_000_000),
+      queueTenantMax: int('SCHEDULER_QUEUE_TENANT_MAX', 1_000, 1, 10_000_000),
       leaseMarginMs: int('SCHEDULER_LEASE_MARGIN_MS', 30_000, 100, 3_600_000),
       pollMs: int('SCHEDULER_POLL_MS', 200, 5, 60_000),
     },
@@ -325,6 +354,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       leaseMs: int('SUITE_BENCH_LEASE_MS', 10_000, 300, 600_000),
       pollMs: int('SUITE_BENCH_POLL_MS', 1000, 10, 60_000),
     },
+    mcpUpstreams: loadMcpUpstreams(str('SUITE_MCP_UPSTREAMS'), (variable, message) => new ConfigError(variable, message)),
   });
 }
 
@@ -391,5 +421,12 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }
+  return value;
+}
+
+/** A checkpoint origin doubles as a note key name: no spaces, no `+`, not empty (C2SP signed-note). */
+function tlogOrigin(value: string | undefined): string {
+  if (value === undefined) return 'agent-suite.local/executions/log';
+  if (!/^[^\s+]{1,200}$/u.test(value)) throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
   return value;
 }

@@ -5,3 +5,4 @@ export { loadConfig, ConfigError, SERVICES, DEFAULT_PORTS, PORT_VARIABLES, URL_V
 export { ensureStoredSecrets } from './first-run.ts';
 export { DEFAULT_SERVICE_NAME, SAMPLERS, type SamplerName, type TracingSettings } from './tracing.ts';
 export { listenerUrl } from './listeners.ts';
+export { UPSTREAM_NAME, UPSTREAM_DEFAULTS, UPSTREAMS_VARIABLE, type McpUpstreamConfig, type McpUpstreamTransport } from './mcp-upstreams.ts';

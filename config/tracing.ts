@@ -31,6 +31,13 @@ export interface TracingSettings {
   readonly sampler: SamplerName;
   /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the `traceidratio` samplers, 0 to 1 (default 1). */
   readonly samplerRatio: number;
+  /**
+   * `SUITE_TRACE_BACKGROUND_RATIO`: the share of background loop turns (scheduler polls and ticks,
+   * lease renewals, revocation syncs) recorded as traces of their own, 0 to 1 (default 0: none).
+   */
+  readonly backgroundRatio: number;
+  /** `OTEL_BSP_SCHEDULE_DELAY`: milliseconds between two exports of finished spans (default 5000). */
+  readonly exportDelayMs: number;
 }
 
 export const DEFAULT_SERVICE_NAME = 'agent-authority-suite';
@@ -101,6 +108,16 @@ export function loadTracingSettings(read: Read, fail: Fail): TracingSettings {
   if (!/^(0|1|0?\.\d+|1\.0*)$/.test(ratioRaw ?? '1') || samplerRatio < 0 || samplerRatio > 1) {
     throw fail('OTEL_TRACES_SAMPLER_ARG', `must be a ratio between 0 and 1, got "${ratioRaw}"`);
   }
+  const backgroundRaw = read('SUITE_TRACE_BACKGROUND_RATIO');
+  const backgroundRatio = backgroundRaw === undefined ? 0 : Number(backgroundRaw);
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(backgroundRaw ?? '0') || backgroundRatio < 0 || backgroundRatio > 1) {
+    throw fail('SUITE_TRACE_BACKGROUND_RATIO', `must be a ratio between 0 and 1, got "${backgroundRaw}"`);
+  }
+  const delayRaw = read('OTEL_BSP_SCHEDULE_DELAY');
+  const exportDelayMs = delayRaw === undefined ? 5000 : Number(delayRaw);
+  if (!/^\d{1,7}$/.test(delayRaw ?? '5000') || exportDelayMs < 1) {
+    throw fail('OTEL_BSP_SCHEDULE_DELAY', `must be a whole number of milliseconds from 1 to 9999999, got "${delayRaw}"`);
+  }
   const headersVariable = read('OTEL_EXPORTER_OTLP_TRACES_HEADERS') !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_HEADERS' : 'OTEL_EXPORTER_OTLP_HEADERS';
   const headersRaw = read(headersVariable);
   return {
@@ -110,5 +127,7 @@ export function loadTracingSettings(read: Read, fail: Fail): TracingSettings {
     otlpHeaders: headersRaw === undefined ? {} : parseHeaders(headersVariable, headersRaw, fail),
     sampler: sampler as SamplerName,
     samplerRatio,
+    backgroundRatio,
+    exportDelayMs,
   };
 }

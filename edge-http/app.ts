@@ -6,14 +6,14 @@ import type { AuditSink, CapabilityVerifier } from './authority.ts';
 import { accessLogger } from './plugins/access-log.ts';
 import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
-import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched } from './plugins/errors.ts';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched, type ServedElsewhere } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
 import { installOpenApi } from './plugins/openapi.ts';
 import { installTextInput } from './plugins/text-input.ts';
 import { installOpsRoutes } from './plugins/ops.ts';
 import { installMetering, type Meter } from './plugins/metering.ts';
 import { installCapabilitiesRoute } from './plugins/capabilities.ts';
-import { createLimiter } from './plugins/rate-limit.ts';
+import { createLimiter, createRateLimitKeys } from './plugins/rate-limit.ts';
 import { genRequestId, installRequestIdEcho } from './plugins/request-id.ts';
 import { installRoutePipeline } from './plugins/route-pipeline.ts';
 import { installPrincipal } from './principal.ts';
@@ -45,6 +45,8 @@ export interface EdgeOptions {
    * Absent: nothing is installed and requests pay nothing for it.
    */
   tracing?: (app: FastifyInstance) => Promise<void>;
+  /** Names the listener that serves a path this one does not, for the 404's message; absent: plain 404s. */
+  servedElsewhere?: ServedElsewhere;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -121,7 +123,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   installTextInput(root);
   installPrincipal(root);
   installRequestIdEcho(root);
-  installErrors(root, onUnmatched);
+  installErrors(root, onUnmatched, o.servedElsewhere);
 
   const none = (): void => {};
   const observeUnmatched = routeObserver(o.metrics, o.service, UNMATCHED_ROUTE);
@@ -131,11 +133,12 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
     unmatched.push((request, reply) => logUnmatched(request, reply, none));
   }
 
+  const rateLimitKeys = createRateLimitKeys();
   installRoutePipeline(root, {
     service: o.service,
     table: createRouteTable(root),
-    limiter: await createLimiter(root, o.rateLimit),
-    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants },
+    limiter: await createLimiter(root, o.rateLimit, rateLimitKeys),
+    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants, admitted: rateLimitKeys.admit },
     metrics: o.metrics,
     accessLog: o.accessLog,
   });

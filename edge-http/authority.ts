@@ -63,4 +63,10 @@ export interface AuditDecision {
 
 export interface AuditSink {
   record(decision: AuditDecision): void;
+  /**
+   * Resolves once every decision recorded so far is durable in the audit chain; rejects when it
+   * cannot be made so in time. A guarded route's answer waits for it (route-pipeline.ts).
+   * Absent: answers do not wait (tests of the edge alone).
+   */
+  durable?(): Promise<void>;
 }

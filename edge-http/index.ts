@@ -6,14 +6,11 @@ export type { Authority, Principal, Verified, CapabilityVerifier, AuditDecision,
 export type { TenantResolver } from './plugins/capability.ts';
 export { QUOTA_HEADERS, billedTenantOf, type Meter } from './plugins/metering.ts';
 export { listRoutes, routeSchemas, RouteDeclarationError, type RouteEntry } from './plugins/authority.ts';
-export { sendResult, sendError, errorBody, type ErrorBody } from './plugins/errors.ts';
+export { sendResult, sendError, errorBody, type ErrorBody, type ServedElsewhere } from './plugins/errors.ts';
+export { routeMatcher } from './route-match.ts';
 export { HTTP_STATUS, statusOf } from './status.ts';
 export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.ts';
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';
 export { HealthSchema, ReadySchema, NotReadySchema, type Health } from './plugins/ops.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
-export { callerOf } from './routes/caller.ts';
-// The routes' own schemas and claim builder, for the MCP edge's tools (edge-mcp/): a tool accepts what its route accepts.
-export { ExecutionBody, executionClaim, VerifyBody } from './routes/executions.ts';
-export { AttentionQuery, KINDS as ATTENTION_KINDS } from './routes/execution-reads.ts';
-export { TokenRequest, ValidateBody, AuditQuery } from './routes/token.ts';
+export { callerOf } from './caller.ts';

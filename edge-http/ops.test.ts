@@ -67,12 +67,16 @@ describe('operations routes', () => {
     expect(text).not.toContain('e-123');
   });
 
-  it('shares one metrics registry between several apps of one process', async () => {
+  it('serves each app\'s HTTP series on its own listener and the process series on the first one only', async () => {
     t = await testApp(noRoutes);
     const other = await testApp(noRoutes, { service: 'trust', metrics: t.metrics });
     await other.app.inject({ url: '/health' });
-    const text = await t.metrics.registry.metrics();
-    expect(text).toContain('http_requests_total{service="trust",route="/health",method="GET",status="200"} 1');
+    const mine = (await t.app.inject({ url: '/metrics' })).body;
+    const theirs = (await other.app.inject({ url: '/metrics' })).body;
+    expect(theirs).toContain('http_requests_total{service="trust",route="/health",method="GET",status="200"} 1');
+    expect(mine).not.toContain('service="trust"');
+    expect(mine).toContain('process_cpu_user_seconds_total');
+    expect(theirs).not.toContain('process_cpu_user_seconds_total');
     await other.app.close();
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, type EdgeRoutes, type Verified } from '../edge-http/index.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
+import { listChangedStreams } from './gateway/notifications.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
 export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
@@ -42,8 +43,15 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
         await server.close();
       }
     });
-    // Stateless: no server-initiated stream to open, no session to end (the transport spec's 405).
-    for (const method of ['GET', 'DELETE'] as const) {
+    // With a gateway, GET opens the stream of list-changed notifications; without, there is nothing
+    // to send. Stateless: no session to end (the transport spec's 405).
+    const streams = deps.gateway !== undefined ? listChangedStreams(deps.gateway) : undefined;
+    if (streams !== undefined) {
+      app.addHook('preClose', async () => streams.end());
+      app.get('/mcp', { config: { authority: { kind: 'public' } } }, async (request, reply) =>
+        streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
+    }
+    for (const method of streams !== undefined ? ['DELETE'] as const : ['GET', 'DELETE'] as const) {
       app.route({
         method, url: '/mcp', config: { authority: { kind: 'public' } },
         handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ error: { code: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' } }),

@@ -1,17 +1,20 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { Logger } from 'pino';
-import { subjects, type Bus, type ErrorData } from '../bus/index.ts';
+import type { Bus, ErrorData } from '../bus/index.ts';
 import { scopeGrants } from '../core/capability/index.ts';
-import { executionClaim, type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
+import { type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
-import { attestationOf } from './token-tools.ts';
+import { traceCall, TRACE_META_KEY } from './trace.ts';
+import { forwardCall, type Gateway } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
-
-/** JSON-RPC server error for a refused credential or scope; `data.code` is the suite's error code. */
-export const REFUSED = -32001;
+import { REFUSED, RpcError } from './errors.ts';
+import { outputSchemaOf, wireSchema } from './schemas.ts';
 
 export interface McpServerDeps {
   readonly bus: Bus;
@@ -28,29 +31,9 @@ export interface McpServerDeps {
   readonly version: string;
   /** Counts calls by tool and result (absent: not counted). */
   readonly metrics?: McpMetrics;
+  /** The upstream MCP servers whose tools this server also offers (docs/MCP.md, "The gateway"). */
+  readonly gateway?: Gateway;
 }
-
-/** The trace beside every completed call's result: the signed record that attests it. */
-const TraceSchema = {
-  type: 'object',
-  required: ['id', 'hash', 'prevHash', 'signature', 'keyId'],
-  properties: {
-    id: { type: 'string' }, hash: { type: 'string' }, prevHash: { type: 'string' },
-    signature: { type: 'string' }, keyId: { type: 'string' },
-  },
-} as const;
-const OutputSchema = {
-  type: 'object' as const,
-  required: ['trace'],
-  properties: {
-    result: { description: 'What the route answers; absent when the call failed' },
-    error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
-    trace: TraceSchema,
-  },
-};
-
-/** TypeBox schemas carry symbols: the wire gets their JSON. */
-const jsonSchemaOf = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool['inputSchema'];
 
 interface Prepared {
   readonly byName: ReadonlyMap<string, { tool: McpTool; check: Validator }>;
@@ -66,13 +49,16 @@ function prepared(tools: readonly McpTool[]): Prepared {
     p = {
       byName: new Map(tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }])),
       listed: new Map(tools.map((t) => [t.name, {
-        name: t.name, description: `${t.description} (scope ${t.scope})`, inputSchema: jsonSchemaOf(t.input), outputSchema: OutputSchema,
+        name: t.name, description: `${t.description} (scope ${t.scope})`,
+        inputSchema: wireSchema(t.input) as Tool['inputSchema'], outputSchema: outputSchemaOf(t.output),
       } satisfies Tool])),
     };
     preparedLists.set(tools, p);
   }
   return p;
 }
+
+const SERVER_NAME = 'agent-authority-suite';
 
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
@@ -81,43 +67,71 @@ function prepared(tools: readonly McpTool[]): Prepared {
  * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
  */
 export function createMcpServer(deps: McpServerDeps): Server {
-  const server = new Server({ name: 'agent-authority-suite', version: deps.version }, { capabilities: { tools: {} } });
+  // With a gateway, the tool list changes when an upstream's does (announced on GET /mcp).
+  const capabilities = { tools: deps.gateway !== undefined ? { listChanged: true } : {} };
+  const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
+
+  // A credential that cannot be trusted fails the session at its start (docs/MCP.md, rule 2): a
+  // client shows why, instead of an empty tool list. The answer is otherwise the SDK's own.
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    const who = await deps.authenticate();
+    if (!who.ok) throw new RpcError(REFUSED, `${who.error.code}: ${who.error.message}`, { code: who.error.code });
+    const requested = request.params.protocolVersion;
+    return {
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
+      capabilities,
+      serverInfo: { name: SERVER_NAME, version: deps.version },
+    };
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const who = await deps.authenticate();
     // A caller that cannot be trusted sees no tool: nothing to call, nothing to learn.
     if (!who.ok) return { tools: [] };
-    return { tools: deps.tools.filter((t) => scopeGrants(who.principal.scope, t.scope)).map((t) => listed.get(t.name) as Tool) };
+    const grants = (scope: string) => scopeGrants(who.principal.scope, scope);
+    const own = deps.tools.filter((t) => grants(t.scope)).map((t) => listed.get(t.name) as Tool);
+    return { tools: [...own, ...(deps.gateway?.tools() ?? []).filter((t) => grants(t.scope)).map((t) => t.listed)] };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const { name } = request.params;
-    const entry = byName.get(name);
-    // Unknown names are not counted: a label per name a caller makes up would grow without bound.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
-    const { tool, check } = entry;
-    const resource = `mcp tools/call ${tool.name}`;
+  /** The capability check of one call, audited either way; the caller when allowed, else an MCP error. */
+  const authorize = async (toolName: string, scope: string): Promise<Principal> => {
+    const resource = `mcp tools/call ${toolName}`;
     const refuse = (subject: string, error: ErrorData, tenantId?: string): never => {
-      deps.audit.record({ subject, action: tool.scope, resource, result: 'deny', reason: error.code, tenantId });
-      deps.metrics?.call(tool.name, 'refused');
-      throw new McpError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: tool.scope });
+      deps.audit.record({ subject, action: scope, resource, result: 'deny', reason: error.code, tenantId });
+      deps.metrics?.call(toolName, 'refused');
+      throw new RpcError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: scope });
     };
     const who = await deps.authenticate();
     if (!who.ok) return refuse('anonymous', who.error);
     const caller = who.principal;
     const subject = caller.sub ?? 'anonymous';
-    if (!scopeGrants(caller.scope, tool.scope)) {
-      refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${tool.scope}` }, caller.tenantId);
+    if (!scopeGrants(caller.scope, scope)) refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${scope}` }, caller.tenantId);
+    deps.audit.record({ subject, action: scope, resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
+    return caller;
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const entry = byName.get(name);
+    if (entry === undefined) {
+      const upstream = deps.gateway?.find(name);
+      if (upstream !== undefined) {
+        const caller = await authorize(upstream.name, upstream.scope);
+        return forwardCall(deps, upstream, request.params.arguments ?? {}, caller);
+      }
+      // Unknown names are not counted: a label per name a caller makes up would grow without bound.
+      throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
     }
-    deps.audit.record({ subject, action: tool.scope, resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
+    const { tool, check } = entry;
+    const caller = await authorize(tool.name, tool.scope);
 
     // Defaults first (limit 50, as the routes), then the route's own schema, as sent: no coercion.
     const args = Value.Default(tool.input, structuredClone(request.params.arguments ?? {}));
     if (!check.Check(args)) {
       const first = check.Errors(args)[0];
       deps.metrics?.call(tool.name, 'invalid');
-      throw new McpError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
+      throw new RpcError(ErrorCode.InvalidParams, `arguments${first?.instancePath ?? ''} ${first?.message ?? 'are invalid'}`);
     }
     let outcome: ToolOutcome;
     try {
@@ -126,27 +140,18 @@ export function createMcpServer(deps: McpServerDeps): Server {
       deps.logger.error({ err, tool: tool.name }, 'tool call failed');
       outcome = { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the call failed' } };
     }
-    const trace = await traceOf(deps.bus, tool, args, outcome, caller);
+    const trace = await traceCall(deps.bus, {
+      scope: tool.scope, module: 'mcp', action: tool.name, input: args,
+      output: outcome.ok ? outcome.value : { error: outcome.error }, success: outcome.ok,
+    }, caller);
     deps.metrics?.call(tool.name, outcome.ok ? 'success' : 'failure');
     const structured = outcome.ok ? { result: outcome.value, trace } : { error: outcome.error, trace };
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],
       structuredContent: structured,
       ...(outcome.ok ? {} : { isError: true }),
+      _meta: { [TRACE_META_KEY]: trace },
     };
   });
   return server;
-}
-
-/** Record the call on the execution chain; the call already happened, so a trace that cannot be made is an error. */
-async function traceOf(bus: Bus, tool: McpTool, input: unknown, outcome: ToolOutcome, caller: Principal): Promise<Record<string, unknown>> {
-  const made = executionClaim({
-    // The claimed scope is the one the call exercised; the token's whole scope is attested beside it.
-    subject: caller.sub ?? 'anonymous', scope: [tool.scope], module: 'mcp', action: tool.name, input,
-    output: outcome.ok ? outcome.value : { error: outcome.error }, outcome: outcome.ok ? 'success' : 'failure',
-  });
-  if (!made.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);
-  const r = await bus.request(subjects.executionsRecord, { claim: made.claim, attested: attestationOf(caller), timestamp: new Date().toISOString() });
-  if (!r.ok) throw new McpError(ErrorCode.InternalError, `the call completed but could not be traced: ${r.error.code}`);
-  return r.value.record as unknown as Record<string, unknown>;
 }

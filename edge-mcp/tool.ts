@@ -1,4 +1,4 @@
-import type { Static, TObject } from 'typebox';
+import type { Static, TObject, TSchema } from 'typebox';
 import type { Bus, ErrorData } from '../bus/index.ts';
 import type { Principal } from '../edge-http/index.ts';
 
@@ -19,6 +19,8 @@ export interface McpTool<S extends TObject = TObject> {
   /** The route it stands for, `METHOD /path` as the route table names it (docs/ROUTES.md). */
   readonly route: string;
   readonly input: S;
+  /** The route's response schema (its 200 answer): the tool's `outputSchema.result`. Absent: any JSON value. */
+  readonly output?: TSchema;
   run(args: Static<S>, caller: Principal, bus: Bus): Promise<ToolOutcome>;
 }
 

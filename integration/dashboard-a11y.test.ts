@@ -52,7 +52,7 @@ function declaredRoutes(): string[] {
 /** The page each route is checked at, with the data made in beforeAll. */
 function pageOf(path: string): string {
   const ids: Record<string, string> = {
-    '/records/:id': made.record, '/tenants/:id': made.tenant, '/scheduler/tasks/:id': made.task,
+    '/records/:id': made.record, '/tenants/:id': made.tenant, '/scheduler/tasks/:id': made.task, '/scheduler/schedules/:id': 'a11y-nightly',
     '/bench/runs/:jobId': made.jobA, '/connectors/:id': 'http', '/trust/subjects/:id': 'a11y-agent',
     '/trust/disputes/:id': made.dispute, '/trust/contracts/:id': made.contract, '/trust/chains/:id': made.chain,
   };

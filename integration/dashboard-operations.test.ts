@@ -175,7 +175,7 @@ describe('schedules and queue', () => {
     await page.click('table.queue a:has-text("ping-1")');
     await page.waitForSelector('[data-testid="task-status"][data-state="succeeded"]');
     expect(page.url()).toContain('#/scheduler/tasks/ping-1');
-    expect(await page.textContent('[data-testid="task-status"]')).toMatch(/attempts1maxAttempts3/);
+    expect(await page.textContent('[data-testid="task-status"]')).toMatch(/Attempts1Attempts allowed3/);
     await page.close();
   });
 

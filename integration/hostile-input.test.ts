@@ -23,6 +23,16 @@ function wellShaped(r: HostileRequest, body: unknown): boolean {
   return r.path.startsWith('/auth/token/validate') && failedValidation?.valid === false && typeof failedValidation.error === 'string';
 }
 
+/**
+ * A number out of range is refused by the schema, 400 naming the field (issue 25, finding 8); a 401 or
+ * 403 is the capability check answering first, for a caller the route does not admit.
+ */
+function namesField(r: HostileRequest, answer: { status: number; body: unknown }): boolean {
+  if (r.outOfRange === undefined || answer.status === 401 || answer.status === 403) return true;
+  const message = (answer.body as { error?: { message?: unknown } } | null)?.error?.message;
+  return answer.status === 400 && typeof message === 'string' && message.includes(r.outOfRange);
+}
+
 async function runCorpus(t: TestSuite, credentials: (authority: string) => Credential[]) {
   const work: Array<{ origin: URL; request: HostileRequest }> = [];
   for (const edge of t.suite.edges) {
@@ -41,7 +51,7 @@ async function runCorpus(t: TestSuite, credentials: (authority: string) => Crede
       try {
         const answer = await send(origin, request);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status < 400 || answer.status >= 500 || !wellShaped(request, answer.body)) {
+        if (answer.status < 400 || answer.status >= 500 || !wellShaped(request, answer.body) || !namesField(request, answer)) {
           wrong.push(`${what} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
         }
       } catch (err) {

@@ -56,6 +56,14 @@ describe('the MCP Inspector CLI against the suite', () => {
     expect(result.structuredContent.trace).toMatchObject({ module: 'mcp', action: 'attention_list', signature: expect.any(String) });
   }, 120_000);
 
+  it('finds no portability problem in the tool list in --strict mode: exit 0, no warning', async () => {
+    const { token } = await t.mint(['*'], { sub: 'inspector-strict' });
+    const list = await inspector([t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`, '--method', 'tools/list', '--strict']);
+    expect(list.status, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { tools: unknown[] }).tools.length).toBe(30);
+    expect(list.stderr).not.toMatch(/warning|error/i);
+  }, 120_000);
+
   it('lists the tools and calls one over stdio, with suite mcp as the server', async () => {
     const { token } = await t.mint(['auth:token:validate'], { sub: 'inspector-stdio' });
     const env = ['-e', `SUITE_MCP_TOKEN=${token}`, '-e', `SUITE_TOKEN_PORT=${new URL(t.url('token')).port}`, '-e', `PATH=${process.env.PATH ?? ''}`];

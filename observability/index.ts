@@ -4,6 +4,11 @@ export {
   type MetricsRegistry,
   type HttpRequestLabels,
   type HttpDurationLabels,
+  type ServiceMetrics,
 } from './metrics.ts';
+export type {
+  ChainMetrics, PromiseMetrics, WatchedAuditSink, WatchedChainWriter, WatchedRevocationView,
+} from './promise-metrics.ts';
+export { backgroundSpan, batchSpan, detached, linkToActive, workSpan } from './work-spans.ts';
 export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';
 export type { EdgeTracing } from './http-tracing.ts';

@@ -27,19 +27,28 @@ describe('logger', () => {
 });
 
 describe('metrics registry', () => {
-  it('holds the HTTP metrics and the default process metrics', async () => {
+  it('serves the HTTP metrics of a listener and the process metrics on the first listener set up', async () => {
     const metrics = createMetricsRegistry();
-    metrics.httpRequests.inc({ service: 'bench', route: '/run', method: 'POST', status: '201' });
-    const text = await metrics.registry.metrics();
-    expect(text).toContain('http_requests_total{service="bench",route="/run",method="POST",status="201"} 1');
-    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
-    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    const bench = metrics.exposition('bench');
+    const trust = metrics.exposition('trust');
+    metrics.service('bench').requests.inc({ service: 'bench', route: '/run', method: 'POST', status: '201' });
+    metrics.service('trust').requests.inc({ service: 'trust', route: '/score', method: 'GET', status: '200' });
+    const first = await bench();
+    expect(first).toContain('http_requests_total{service="bench",route="/run",method="POST",status="201"} 1');
+    expect(first).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(first).toContain('nodejs_eventloop_lag_seconds');
+    expect(first).toContain('suite_audit_backlog_entries');
+    expect(first).not.toContain('service="trust"');
+    const second = await trust();
+    expect(second).toContain('http_requests_total{service="trust",route="/score",method="GET",status="200"} 1');
+    expect(second).not.toContain('nodejs_eventloop_lag_seconds');
+    expect(second).not.toContain('suite_audit_backlog_entries');
   });
 
   it('gives each registry its own metrics, so two registries do not collide', async () => {
     const a = createMetricsRegistry();
     const b = createMetricsRegistry();
-    a.httpRequests.inc({ service: 'token', route: '/x', method: 'GET', status: '200' });
-    expect(await b.registry.metrics()).not.toContain('route="/x"');
+    a.service('token').requests.inc({ service: 'token', route: '/x', method: 'GET', status: '200' });
+    expect(await b.exposition('token')()).not.toContain('route="/x"');
   });
 });

@@ -1,7 +1,9 @@
 import { hostname } from 'node:os';
-import { trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
+import { TraceFlags, trace, type Attributes, type Context, type Link, type SpanKind } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler,
@@ -13,6 +15,7 @@ import { noPropagation, type TracePropagation } from '../bus/index.ts';
 import type { TracingSettings } from '../config/index.ts';
 import { busPropagation } from './bus-tracing.ts';
 import { httpTracing, type EdgeTracing, type HttpTracing } from './http-tracing.ts';
+import { SPAN_ROLE } from './work-spans.ts';
 
 export interface TracingOptions {
   /** The `OTEL_*` settings, validated by config (`config.tracing`). */
@@ -37,6 +40,8 @@ export interface Tracing {
 }
 
 const UNTRACED_QUERY: SamplingResult = Object.freeze({ decision: SamplingDecision.NOT_RECORD });
+const NOT_RECORDED: SamplingResult = UNTRACED_QUERY;
+const RECORDED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED });
 
 /**
  * Forwards to the sampler of the current start; records nothing in between. Without an exporter
@@ -46,10 +51,19 @@ const UNTRACED_QUERY: SamplingResult = Object.freeze({ decision: SamplingDecisio
  */
 class SwitchSampler implements Sampler {
   current: Sampler = new AlwaysOffSampler();
+  /** For the roots of background loops (work-spans.ts); off unless SUITE_TRACE_BACKGROUND_RATIO says. */
+  background: Sampler = new AlwaysOffSampler();
+  recording = false;
   shouldSample(ctx: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
     // Database work outside any trace (the revocation heartbeat's query every second, lease
     // renewals) would start a trace of its own each time: only queries within a trace are kept.
     if (name.startsWith('slonik.') && trace.getSpanContext(ctx) === undefined) return UNTRACED_QUERY;
+    const role = attributes[SPAN_ROLE];
+    if (role !== undefined && this.recording) {
+      // A batch is kept when a request it serves was: its links then lead somewhere.
+      if (role === 'batch') return links.some((l) => (l.context.traceFlags & TraceFlags.SAMPLED) !== 0) ? RECORDED : NOT_RECORDED;
+      if (role === 'background') return this.background.shouldSample(ctx, traceId, name, kind, attributes, links);
+    }
     return this.current.shouldSample(ctx, traceId, name, kind, attributes, links);
   }
   toString(): string {
@@ -114,6 +128,10 @@ function register(serviceName: string): Registration {
   // The AsyncLocalStorage context manager (the default), and W3C Trace Context only: no
   // `baggage`, which the suite neither sends nor reads.
   provider.register({ propagator: new W3CTraceContextPropagator() });
+  // Client spans for outbound HTTP (scheduler tasks, benchmark targets, connector actions: all go
+  // through undici, whose diagnostics channels this listens to, whatever the dispatcher). Only
+  // within a trace: a call made outside any (a test's own fetch, a probe) starts none.
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [new UndiciInstrumentation({ requireParentforSpans: true })] });
   const reg: Registration = {
     serviceName, sampler, processor, recording: false,
     propagation: busPropagation(provider.getTracer('suite.bus'), () => reg.recording),
@@ -135,7 +153,8 @@ function samplerFor(s: TracingSettings): Sampler {
 
 function exporting(s: TracingSettings): SpanProcessor[] {
   if (s.otlpTracesEndpoint === undefined) return [];
-  return [new BatchSpanProcessor(new OTLPTraceExporter({ url: s.otlpTracesEndpoint, headers: { ...s.otlpHeaders } }))];
+  const exporter = new OTLPTraceExporter({ url: s.otlpTracesEndpoint, headers: { ...s.otlpHeaders } });
+  return [new BatchSpanProcessor(exporter, { scheduledDelayMillis: s.exportDelayMs })];
 }
 
 const DISABLED: Tracing = Object.freeze({ recording: false, propagation: noPropagation, http: undefined, shutdown: async () => {} });
@@ -165,6 +184,8 @@ export function startTracing(options: TracingOptions): Tracing {
   const processors = given ?? owned;
   reg.recording = processors.length > 0;
   reg.sampler.current = reg.recording ? samplerFor(settings) : new AlwaysOffSampler();
+  reg.sampler.background = reg.recording && settings.backgroundRatio > 0 ? new TraceIdRatioBasedSampler(settings.backgroundRatio) : new AlwaysOffSampler();
+  reg.sampler.recording = reg.recording;
   reg.processor.current = processors;
   reg.http.record(reg.recording);
   active = { key, given, owned, users: 1 };
@@ -190,6 +211,8 @@ async function stop(reg: Registration, mine: Active): Promise<void> {
   reg.processor.current = [];
   reg.recording = false;
   reg.sampler.current = new AlwaysOffSampler();
+  reg.sampler.background = new AlwaysOffSampler();
+  reg.sampler.recording = false;
   reg.http.record(false);
   await Promise.all(processors.map((p) => p.forceFlush()));
   await Promise.all(mine.owned.map((p) => p.shutdown()));

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { isAlive, lockDataDir, syncPath } from './data-dir.ts';
 import { StorageError, type StorageLogger } from './errors.ts';
 import type { PostgresBinaries } from './postgres-binaries.ts';
+import { superviseServer, type RestartPolicy, type SupervisedServer } from './embedded-supervisor.ts';
 
 /**
  * A Postgres server of the suite's own, for the embedded default: its cluster in `<dbPath>/postgres`
@@ -36,6 +37,8 @@ const STOP_GRACE_MS = 30_000;
 /** Only names the socket file (`.s.PGSQL.5432`) in the run's own folder: no TCP port is opened. */
 const PORT = 5432;
 
+const STARTING = /FATAL: {2}the database system is (starting up|not yet accepting connections|in recovery mode)/;
+
 const SETTINGS: Readonly<Record<string, string>> = {
   listen_addresses: '',
   unix_socket_permissions: '0700',
@@ -50,7 +53,14 @@ const SETTINGS: Readonly<Record<string, string>> = {
   log_min_error_statement: 'panic',
 };
 
-export async function startEmbeddedPostgres(dbPath: string, binaries: PostgresBinaries, logger: StorageLogger): Promise<EmbeddedPostgres> {
+/**
+ * Start the server and keep it running: when it dies (a kill -9, an OOM kill), it is restarted
+ * under `restart` (embedded-supervisor.ts); Postgres replays its WAL, so every committed write is
+ * there again. Without `restart`, a death is only logged (tests of the server itself).
+ */
+export async function startEmbeddedPostgres(
+  dbPath: string, binaries: PostgresBinaries, logger: StorageLogger, restart?: RestartPolicy,
+): Promise<EmbeddedPostgres> {
   const unlock = await lockDataDir(dbPath);
   try {
     const cluster = join(dbPath, CLUSTER);
@@ -63,8 +73,13 @@ export async function startEmbeddedPostgres(dbPath: string, binaries: PostgresBi
     };
     const url = `postgres://${USER}:${password}@${encodeURIComponent(socketDir)}:${PORT}/postgres`;
     const server = spawnServer(binaries, cluster, socketDir, logger);
-    const failure = await server.ready(url);
-    if (failure === undefined) return { url, alive: server.alive, stop: () => server.stop().finally(release) };
+    const failure = await server.ready(url, READY_TIMEOUT_MS);
+    if (failure === undefined) {
+      const supervised = restart === undefined
+        ? server
+        : superviseServer({ first: server, spawn: () => spawnServer(binaries, cluster, socketDir, logger), url, cluster, policy: restart, logger });
+      return { url, alive: supervised.alive, stop: () => supervised.stop().finally(release) };
+    }
     await server.stop();
     await rm(socketDir, { recursive: true, force: true });
     throw new StorageError('DATABASE_UNAVAILABLE', `cannot start the embedded Postgres in ${cluster}: ${failure}`);
@@ -143,14 +158,7 @@ async function commandLine(pid: number): Promise<string> {
   return promisify(execFile)('ps', ['-o', 'command=', '-p', String(pid)]).then((r) => r.stdout, () => '');
 }
 
-interface Server {
-  /** Undefined once the server answers a query; otherwise why it stopped or did not answer in time. */
-  ready(url: string): Promise<string | undefined>;
-  alive(): boolean;
-  stop(): Promise<void>;
-}
-
-function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: string, logger: StorageLogger): Server {
+function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: string, logger: StorageLogger): SupervisedServer {
   const settings = Object.entries({ ...SETTINGS, unix_socket_directories: socketDir }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
   const [program, ...args] = [...binaries.serverPrefix, binaries.postgres, '-D', cluster, '-p', String(PORT), ...settings] as [string, ...string[]];
   // Its own process group: a Ctrl+C reaches the suite, which drains its pool before stopping it.
@@ -163,6 +171,9 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
     for (const line of lines) {
       tail.push(line);
       if (tail.length > 30) tail.shift();
+      // A connection refused while the server starts (after a restart the pool keeps trying) is
+      // the answer the caller already gets as a 503; one log line per attempt would only bury the rest.
+      if (STARTING.test(line)) continue;
       if (/\b(FATAL|PANIC):/.test(line)) logger.error({ postgres: line }, 'embedded Postgres');
       else if (/\bWARNING:/.test(line)) logger.warn({ postgres: line }, 'embedded Postgres');
     }
@@ -177,8 +188,9 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
   let stopped: Promise<void> | undefined;
 
   return {
-    async ready(url) {
-      const deadline = Date.now() + READY_TIMEOUT_MS;
+    exited: exit,
+    async ready(url, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
       while (!exited && Date.now() < deadline) {
         const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
         try {
@@ -191,7 +203,7 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
           await client.end().catch(() => undefined);
         }
       }
-      return exited ? tail.join('\n').slice(-2000) || 'it exited at once' : `no answer within ${READY_TIMEOUT_MS / 1000} s`;
+      return exited ? tail.join('\n').slice(-2000) || 'it exited at once' : `no answer within ${timeoutMs / 1000} s`;
     },
     alive: () => !exited,
     stop() {

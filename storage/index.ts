@@ -5,6 +5,9 @@
  */
 export type { Storage, StorageOptions } from './types.ts';
 export { openStorage, type OpenStorageOptions } from './open.ts';
+export type { RestartPolicy } from './embedded-supervisor.ts';
+export { lockDataDir } from './data-dir.ts';
+export { storageOutage, storageOutageMessage, type StorageOutage } from './unavailable.ts';
 export { StorageError, silentLogger, type StorageErrorCode, type StorageLogger } from './errors.ts';
 export { DEFAULT_MIGRATIONS_DIR, type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
@@ -26,6 +29,10 @@ export {
 } from './executions.ts';
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
+export {
+  readLogState, advanceLog, readLogTiles, readLastTiles, insertCheckpoint, setCheckpointCosigned, readCheckpoint, readCheckpointOfSize,
+  findPruned, prunedThrough, type LogState, type StoredCheckpoint,
+} from './execution-log.ts';
 export {
   getExecutionOf,
   listExecutions,

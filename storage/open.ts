@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DatabasePool } from 'slonik';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import type { RestartPolicy } from './embedded-supervisor.ts';
 import type { StorageLogger } from './errors.ts';
 import { silentLogger } from './errors.ts';
 import { DEFAULT_MIGRATIONS_DIR, migrate, type MigrationSet } from './migrate.ts';
@@ -27,6 +28,11 @@ export interface OpenStorageOptions extends StorageOptions {
    * can run; 'pglite' for tests of the PGlite folder that earlier versions made.
    */
   embeddedEngine?: 'postgres' | 'pglite';
+  /**
+   * The embedded Postgres server is restarted under this policy when it dies (embedded-supervisor.ts);
+   * without it, a death is only logged and storage stays down.
+   */
+  embeddedRestart?: RestartPolicy;
 }
 
 const DEFAULT_POOL_SIZE = 10;
@@ -57,7 +63,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const dbPath = options.dbPath === undefined ? undefined : resolve(options.dbPath);
   const engine = dbPath === undefined ? undefined : await embeddedEngine(dbPath, options.embeddedEngine, logger);
   if (dbPath !== undefined && engine !== undefined) {
-    const server = await startEmbeddedPostgres(dbPath, engine, logger);
+    const server = await startEmbeddedPostgres(dbPath, engine, logger, options.embeddedRestart);
     try {
       const pool = await openPostgres(server.url, options, logger);
       logger.info({ kind: 'postgres', embedded: true, dbPath }, 'storage open');

@@ -3,14 +3,14 @@ import { createBus, createMemoryNetwork, type Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { createEdgeApp, type EdgeApp } from '../edge-http/index.ts';
 import { RecordingAudit } from './edge-doubles.ts';
-import { executionReadRoutes, executionRoutes } from '../edge-http/routes/index.ts';
+import { executionLogRoutes, executionReadRoutes, executionRoutes } from '../services/spine/index.ts';
 import { edgeVerifier } from '../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../observability/index.ts';
 import { mintToken, TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing, type HmacKeyRing } from '../core/capability/index.ts';
 import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
 import { createTraceSigner, type ExecutionRecord } from '../core/chain/index.ts';
-import { startExecutionActors, type RunningExecutionActors } from '../actors/executions/index.ts';
+import { startExecutionActors, type ExecutionActorsOptions, type RunningExecutionActors } from '../actors/executions/index.ts';
 
 /**
  * Test-only: the real token-service edge with the execution routes, over the real capability check
@@ -38,6 +38,8 @@ export interface ExecutionHarnessOptions {
   /** Undefined: an ephemeral key, as with SUITE_TRACE_PRIVATE_KEY unset. */
   tracePrivateKeyPem?: string | undefined;
   leaseMs?: number;
+  /** Keep the transparency log too (origin and checkpoint key), as `suite start` does. */
+  log?: ExecutionActorsOptions['log'];
 }
 
 export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise<ExecutionHarness> {
@@ -54,6 +56,7 @@ export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise
     bus, storage: o.storage, signer: createTraceSigner(pem), holder: `test-${randomBytes(4).toString('hex')}`,
     logger: logger.child({ component: 'executions' }), roles: { writer: true, reader: true },
     ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+    ...(o.log ? { log: o.log } : {}),
   });
   let actors = await start(o.tracePrivateKeyPem);
   const app = await createEdgeApp({
@@ -63,6 +66,7 @@ export async function startExecutionHarness(o: ExecutionHarnessOptions): Promise
     routes: async (app) => {
       await executionRoutes(bus)(app);
       await executionReadRoutes(bus)(app);
+      await executionLogRoutes(bus)(app);
     },
   });
   await app.ready();

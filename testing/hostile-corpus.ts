@@ -18,6 +18,11 @@ export interface HostileRequest {
   readonly body?: string | Buffer;
   /** Sent over a raw socket: what fetch itself refuses to send (a NUL in a header, a raw control byte). */
   readonly raw?: boolean;
+  /**
+   * A number out of range for this field (issue 25, finding 8): the answer must be 400 with a message
+   * naming it, never a 500 from Postgres ("out of range for type bigint").
+   */
+  readonly outOfRange?: string;
 }
 
 /** A way to present oneself: nothing, the admin key, a `*` token, a tenant key. */
@@ -63,6 +68,13 @@ function fieldValues(field: Record<string, unknown>): Array<[string, string]> {
   return [['a number as a string', '"12345"'], ['a NUL inside', '["\\u0000"]'], ['a __proto__ key inside', '{"__proto__":{"x":1}}']];
 }
 
+/** Numbers no field of ours can serve: past Postgres's bigint (2^63) and past a double's safe integers. */
+const OUT_OF_RANGE = ['99999999999999999999', '-99999999999999999999', '1e300'];
+
+function numeric(field: Record<string, unknown>): boolean {
+  return field.type === 'integer' || field.type === 'number';
+}
+
 /** The route's URL with every `:param` set to `value` (or a plain value). */
 function fill(url: string, value = 'corpus'): string {
   return url.replace(/:[A-Za-z0-9_]+/g, value);
@@ -91,7 +103,19 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
     // Longer than any request line Node accepts (16 KB of headers): refused before routing.
     add('query of 100 KB', { path: `${base}?${keys[0]}=${'x'.repeat(LONG)}`, ...emptyBody });
     add('query __proto__', { path: `${base}?__proto__=1`, ...emptyBody });
+    for (const [key, field] of Object.entries(propertiesOf(schemas.querystring as Schema))) {
+      if (!numeric(field)) continue;
+      for (const n of OUT_OF_RANGE) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, outOfRange: key });
+    }
     if (!hasBody) continue;
+    // Sent alone, so the answer names the field only where no other field is required; elsewhere the
+    // missing fields are named first, and the request only has to be refused.
+    const required = ((schemas.body as Schema)?.required as string[] | undefined) ?? [];
+    for (const [key, field] of Object.entries(propertiesOf(schemas.body as Schema))) {
+      if (!numeric(field)) continue;
+      const alone = required.every((r) => r === key);
+      for (const n of OUT_OF_RANGE) add(`body ${key}: ${n}`, { path: base, headers: JSON_TYPE, body: `{${JSON.stringify(key)}:${n}}`, ...(alone ? { outOfRange: key } : {}) });
+    }
     for (const [label, body] of BODIES) add(`body: ${label}`, { path: base, headers: JSON_TYPE, body });
     add('body as text/plain', { path: base, headers: { 'content-type': 'text/plain' }, body: 'a\u0000b' });
     for (const [name, field] of Object.entries(propertiesOf(schemas.body as Schema))) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { loadConfig, SERVICES, PORT_VARIABLES, type ServiceName, type SuiteConfig } from '../config/index.ts';
 import { mintToken } from '../actors/capability/index.ts';
@@ -26,6 +26,8 @@ export interface TestSuite {
 export interface TestSuiteOptions {
   /** Record spans into these (a `SimpleSpanProcessor` over an `InMemorySpanExporter`). */
   spanProcessors?: readonly SpanProcessor[];
+  /** Where the suite's log lines go (default stdout), to count or read them. */
+  logDestination?: DestinationStream;
 }
 
 export async function startTestSuite(env: Record<string, string> = {}, roles: string[] = [], options: TestSuiteOptions = {}): Promise<TestSuite> {
@@ -38,7 +40,7 @@ export async function startTestSuite(env: Record<string, string> = {}, roles: st
     ...ports,
     ...env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = options.logDestination ? pino({ level: config.logLevel }, options.logDestination) : pino({ level: config.logLevel });
   const suite = await startSuite(config, parseRoles(roles), logger, options);
   const portOf = (service: ServiceName) => {
     const edge = suite.edges.find((e) => e.service === service);

@@ -3,6 +3,10 @@ import { describeMessageProblems, type Bus } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
+import { isErrorCode } from '../../bus/index.ts';
+import type { Link } from '@opentelemetry/api';
+import { batchSpan, detached, linkToActive, type PromiseMetrics } from '../../observability/index.ts';
+import { AuditJournal } from './journal.ts';
 
 export interface AuditBatcherOptions {
   bus: Bus;
@@ -18,8 +22,12 @@ export interface AuditBatcherOptions {
   stallMs?: number;
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
   effectWaitMs?: number;
+  /** How long `durable()` waits for the entries recorded so far before failing (default 5 s, a bus request's timeout). */
+  durableWaitMs?: number;
   logger?: { info?(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
   clock?: () => number;
+  /** Decisions by result and code, and the backlog gauges (observability/promise-metrics.ts). */
+  metrics?: PromiseMetrics;
 }
 
 type Entry = Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null };
@@ -29,6 +37,8 @@ interface Buffered {
   /** When it was recorded (clock ms): the oldest one's age tells a stalled trail. */
   at: number;
   done?: (err?: Error) => void;
+  /** The span of the request that recorded it: the batch that sends it links there. */
+  link?: Link | undefined;
 }
 
 /**
@@ -47,6 +57,7 @@ export class AuditBatcher {
   readonly #effectWaitMs: number;
   readonly #logger: AuditBatcherOptions['logger'];
   readonly #clock: () => number;
+  readonly #metrics: PromiseMetrics | undefined;
   #buffer: Buffered[] = [];
   #sending = false;
   #scheduled = false;
@@ -54,6 +65,15 @@ export class AuditBatcher {
   #retryDelay = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
+  readonly #durableWaitMs: number;
+  /** Entries recorded, and entries settled (committed, or dropped as refused), since the start: `durable()`'s barrier. */
+  #recorded = 0;
+  #settled = 0;
+  /** With a journal (useJournal): entries synced to it, and replayed entries not yet committed. */
+  #journal: AuditJournal | undefined;
+  #journaled = 0;
+  #replayLeft = 0;
+  #barriers: Array<{ upTo: number; resolve: () => void; reject: (err: Error) => void }> = [];
   readonly #idPrefix = randomBytes(9).toString('base64url');
   #idCounter = 0;
   #isoMs = Number.NaN;
@@ -65,8 +85,11 @@ export class AuditBatcher {
     this.#maxBacklog = o.maxBacklog ?? 200_000;
     this.#stallMs = o.stallMs ?? 10_000;
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
+    this.#durableWaitMs = o.durableWaitMs ?? 5_000;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
+    this.#metrics = o.metrics;
+    o.metrics?.watchAudit(this);
   }
 
   /** Queue an entry; does not wait for the commit. */
@@ -108,6 +131,28 @@ export class AuditBatcher {
     });
   }
 
+  /**
+   * Resolves once every entry recorded so far is committed to the chain: an answer that reports a
+   * decision waits for it, so no answered decision's entry can be lost (docs/DECISIONS.md, "Audit
+   * entries of answered decisions"). Rejects with SERVICE_UNAVAILABLE at once while the sink is
+   * unhealthy, and after `durableWaitMs` otherwise (the entries stay queued and are committed later).
+   */
+  durable(): Promise<void> {
+    const upTo = this.#recorded;
+    if (this.#durableUpTo() >= upTo) return Promise.resolve();
+    // With a journal, an entry is durable once synced there, whether or not the chain can take it now.
+    if (this.#journal === undefined && !this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#barriers = this.#barriers.filter((b) => b !== barrier);
+        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${this.#durableWaitMs} ms`));
+      }, this.#durableWaitMs);
+      timer.unref();
+      const barrier = { upTo, resolve: () => (clearTimeout(timer), resolve()), reject: (err: Error) => (clearTimeout(timer), reject(err)) };
+      this.#barriers.push(barrier);
+    });
+  }
+
   healthy(): boolean {
     if (this.#buffer.length >= this.#maxBacklog) return false;
     const oldest = this.#buffer[0];
@@ -116,6 +161,12 @@ export class AuditBatcher {
 
   get backlog(): number {
     return this.#buffer.length;
+  }
+
+  /** How long the oldest uncommitted entry has waited, in ms (0 when none waits). */
+  get oldestAgeMs(): number {
+    const oldest = this.#buffer[0];
+    return oldest === undefined ? 0 : Math.max(0, this.#clock() - oldest.at);
   }
 
   /** Resolves true when everything recorded so far has been committed, false if `timeoutMs` passed first. */
@@ -131,23 +182,74 @@ export class AuditBatcher {
   }
 
   /**
-   * Stop retrying. Entries still buffered are not committed: they are logged (how many, and the ids
-   * and times of the first and last, to reconcile the chain with) and their waiters rejected. Entries
+   * Stop retrying. Entries still buffered are not committed: with a journal they stay in it and are
+   * committed at the next start; without one they are logged (how many, and the ids and times of
+   * the first and last, to reconcile the chain with). Their waiters are rejected either way. Entries
    * recorded after this are refused the same way, never silently kept.
    */
-  close(): void {
+  async close(): Promise<void> {
     this.#closed = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     const lost = this.#buffer;
     this.#buffer = [];
+    const journal = this.#journal;
     if (lost.length > 0) {
       const [first, last] = [lost[0]?.entry, lost[lost.length - 1]?.entry];
-      this.#logger?.error({
-        pending: lost.length, first: { id: first?.id, timestamp: first?.timestamp }, last: { id: last?.id, timestamp: last?.timestamp },
-      }, 'audit entries not committed at shutdown');
+      const fields = { pending: lost.length, first: { id: first?.id, timestamp: first?.timestamp }, last: { id: last?.id, timestamp: last?.timestamp } };
+      if (journal) this.#logger?.warn(fields, 'audit entries not committed at shutdown are kept in the journal: they are committed at the next start');
+      else this.#logger?.error(fields, 'audit entries not committed at shutdown');
     }
     for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+    const barriers = this.#barriers;
+    this.#barriers = [];
+    for (const b of barriers) b.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+    if (journal) {
+      this.#journal = undefined;
+      if (lost.length === 0) await journal.clear();
+      await journal.close();
+    }
+  }
+
+  /**
+   * Keep every entry in a local journal in `folder` (journal.ts) from now on: a decision is then
+   * answered once its entry is synced there, and entries the chain has not taken are committed
+   * later, even after a SIGTERM or a kill -9. Entries an earlier run left in it are queued first, in
+   * their order, and sent as retries (the writer skips those it already has). Answers how many.
+   */
+  async useJournal(folder: string): Promise<number> {
+    const { journal, kept, unreadable } = await AuditJournal.open(folder);
+    if (unreadable > 0) this.#logger?.warn({ unreadable, folder }, 'audit journal: unreadable lines skipped (a write cut short before its sync: never answered)');
+    this.#journal = journal;
+    const now = this.#clock();
+    this.#buffer.unshift(...kept.map((entry) => ({ entry, at: now })));
+    this.#recorded += kept.length;
+    this.#journaled += kept.length;
+    this.#replayLeft += kept.length;
+    if (kept.length > 0) {
+      this.#logger?.info?.({ entries: kept.length, folder }, 'audit journal: committing the entries an earlier run left');
+      this.#schedule();
+    }
+    return kept.length;
+  }
+
+  #durableUpTo(): number {
+    return Math.max(this.#settled, this.#journaled);
+  }
+
+  /** `count` more entries are settled (committed or dropped): release the barriers they complete. */
+  #settle(count: number): void {
+    this.#settled += count;
+    this.#release();
+  }
+
+  #release(): void {
+    if (this.#barriers.length === 0) return;
+    const upTo = this.#durableUpTo();
+    const ready = this.#barriers.filter((b) => b.upTo <= upTo);
+    if (ready.length === 0) return;
+    this.#barriers = this.#barriers.filter((b) => b.upTo > upTo);
+    for (const b of ready) b.resolve();
   }
 
   #push(b: Buffered): void {
@@ -156,7 +258,15 @@ export class AuditBatcher {
       b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
       return;
     }
+    b.link = linkToActive();
+    // Bounded labels: the catalogue's codes, `none` for an allow, `other` for any free-text reason.
+    this.#metrics?.decided(b.entry.result, b.entry.result === 'allow' ? 'none' : isErrorCode(b.entry.reason) ? b.entry.reason : 'other');
+    this.#recorded++;
     this.#buffer.push(b);
+    this.#journal?.append(b.entry).then(() => {
+      this.#journaled++;
+      this.#release();
+    }, (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
     this.#schedule();
   }
 
@@ -183,10 +293,11 @@ export class AuditBatcher {
     if (this.#scheduled || this.#sending || this.#retryTimer) return;
     this.#scheduled = true;
     // setImmediate: everything recorded during this turn of the event loop goes in one request.
-    setImmediate(() => {
+    // Detached: the batch serves every request of this turn, and its retries none in particular.
+    detached(() => setImmediate(() => {
       this.#scheduled = false;
       void this.#send();
-    });
+    }));
   }
 
   async #send(): Promise<void> {
@@ -195,10 +306,11 @@ export class AuditBatcher {
     try {
       while (this.#buffer.length > 0 && !this.#closed) {
         const batch = this.#buffer.slice(0, this.#maxBatch);
-        const retry = this.#retryDelay > 0;
+        const retry = this.#retryDelay > 0 || this.#replayLeft > 0;
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
-        const result = await this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 });
+        const result = await batchSpan('audit.append', batch.map((b) => b.link), { 'suite.audit.entries': batch.length }, () =>
+          this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 }));
         if (this.#closed) return;
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
@@ -213,6 +325,9 @@ export class AuditBatcher {
         }
         this.#retryDelay = 0;
         this.#buffer.splice(0, batch.length);
+        this.#replayLeft = Math.max(0, this.#replayLeft - batch.length);
+        this.#settle(batch.length);
+        if (this.#buffer.length === 0) this.#journal?.compact();
         for (const b of batch) b.done?.();
       }
       const idle = this.#idle;
@@ -238,7 +353,10 @@ export class AuditBatcher {
       this.#logger?.error({ id: b.entry.id, action: b.entry.action, timestamp: b.entry.timestamp, problem }, 'audit entry refused by its schema; dropped');
       b.done?.(new SuiteError('INTERNAL_ERROR', 'audit entry refused by its schema'));
     }
-    if (refused.size > 0) this.#buffer = this.#buffer.filter((b) => !refused.has(b));
+    if (refused.size > 0) {
+      this.#buffer = this.#buffer.filter((b) => !refused.has(b));
+      this.#settle(refused.size);
+    }
     return refused.size;
   }
 }

@@ -7,6 +7,7 @@ import type { AuditInput } from '../../bus/index.ts';
 import { auditChainSpec } from './chain-spec.ts';
 import { replyOf } from '../base/index.ts';
 import { findAuditIds } from '../../storage/index.ts';
+import type { ChainMetrics } from '../../observability/index.ts';
 
 type Appended = { id: string; seq: number; hash: string };
 const pick = (r: AuditRecord): Appended => ({ id: r.id, seq: r.seq, hash: r.hash });
@@ -18,6 +19,7 @@ export interface AuditWriterActorOptions {
   leaseMs?: number;
   renewMs?: number;
   logger?: ChainWriterOptions<AuditInput, AuditRecord>['logger'];
+  metrics?: ChainMetrics;
 }
 
 /**
@@ -42,6 +44,7 @@ export class AuditWriterActor {
       ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
       ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       onLeadership: (leader) => (leader ? this.#serve() : void this.#unserve()),
     });
   }

@@ -1,4 +1,5 @@
 import type { Subscription } from '../../bus/index.ts';
+import { backgroundSpan, detached } from '../../observability/index.ts';
 
 export type ActorState = 'idle' | 'running' | 'stopped';
 
@@ -19,9 +20,14 @@ export abstract class BusActor {
   /** Cleanup of the actor's own, after its subscriptions and timers are gone. */
   protected async stopped(): Promise<void> {}
 
-  /** Run `work` every `ms` until the actor stops; the timer never keeps the process alive. */
-  protected every(ms: number, work: () => void): void {
-    const timer = setInterval(work, ms);
+  /**
+   * Run `work` every `ms` until the actor stops; the timer never keeps the process alive. Each turn
+   * is background work: a root span of its own named `name` (sampled off by default), never part of
+   * whatever trace was active when the actor started.
+   */
+  protected every(ms: number, work: () => void, name = `${this.constructor.name} timer`): void {
+    const turn = () => void backgroundSpan(name, async () => work());
+    const timer = detached(() => setInterval(turn, ms));
     timer.unref();
     this.#timers.push(timer);
   }

@@ -44,3 +44,36 @@ describe('replyOf', () => {
     expect(seen).toHaveLength(1);
   });
 });
+
+describe('storage outages on the bus', () => {
+  /** A real driver error: a pool on a socket folder that does not exist (no server there). */
+  async function refusedQuery(): Promise<unknown> {
+    const { createPool, sql } = await import('slonik');
+    // slonik connects as it makes the pool: the refusal comes from there, or from the first query.
+    return createPool('postgres://suite@%2Ftmp%2Fsuite-no-such-socket-dir:5432/postgres', { connectionTimeout: 2_000 })
+      .then(async (gone) => {
+        try {
+          await gone.query(sql.unsafe`SELECT 1`);
+        } finally {
+          await gone.end();
+        }
+      })
+      .then(() => undefined, (err: unknown) => err);
+  }
+
+  it('a handler whose storage refused the connection answers 503 SERVICE_UNAVAILABLE, through replyOf and through a bus given classifyError, never INTERNAL_ERROR', async () => {
+    const refused = await refusedQuery();
+    const { unavailableData } = await import('./reply.ts');
+    const reported: string[] = [];
+    const bus = createBus(createMemoryNetwork().connect(), { classifyError: unavailableData, onError: (_e, { stage }) => reported.push(stage) });
+    const thrown = requestSubject('test.errors.thrown', Type.Object({}), Type.Object({ ok: Type.Boolean() }));
+    bus.serve(echo, () => replyOf(() => Promise.reject(refused)));
+    bus.serve(thrown, () => Promise.reject(refused));
+    for (const answer of [await bus.request(echo, { fail: 'x' }), await bus.request(thrown, {})]) {
+      expect(answer).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(JSON.stringify(answer)).toContain('nothing was done');
+    }
+    expect(reported).toEqual(['unavailable']);
+    await bus.drain();
+  });
+});

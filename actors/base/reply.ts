@@ -1,15 +1,27 @@
 import { SuiteError, type ErrorData } from '../../bus/index.ts';
 import type { Result } from '../../bus/index.ts';
+import { storageOutage, storageOutageMessage } from '../../storage/index.ts';
+
+/**
+ * A dependency down, as the catalogue says it: storage unreachable is 503 SERVICE_UNAVAILABLE, with
+ * whether a write's outcome is unknown (docs/ERRORS.md). Undefined for anything else. The runtime
+ * gives it to the bus too (`classifyError`), so a handler that throws gets the same answer.
+ */
+export function unavailableData(err: unknown): ErrorData | undefined {
+  const outage = storageOutage(err);
+  return outage && { code: 'SERVICE_UNAVAILABLE', message: storageOutageMessage(outage) };
+}
 
 /** Turn a thrown error into catalogue data for a bus reply; unknown failures never leak their text. */
 export function errorData(err: unknown): ErrorData {
   if (err instanceof SuiteError) return err.toData();
-  return { code: 'INTERNAL_ERROR', message: 'internal error' };
+  return unavailableData(err) ?? { code: 'INTERNAL_ERROR', message: 'internal error' };
 }
 
 /** A failure of ours rather than an answer from the catalogue: its cause belongs in the log. */
 function isUnexpected(err: unknown): boolean {
-  return !(err instanceof SuiteError) || err.code === 'INTERNAL_ERROR';
+  if (err instanceof SuiteError) return err.code === 'INTERNAL_ERROR';
+  return unavailableData(err) === undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHmac, generateKeyPairSync, sign as edSign, createSign } from 'node:crypto';
-import { createHmacKeyRing, kidFor } from '../../core/capability/index.ts';
-import { mintToken } from './jwt.ts';
+import { MAX_LIFETIME_SECONDS, createHmacKeyRing, kidFor } from '../../core/capability/index.ts';
+import { TOKEN_CLOCK_SKEW_SECONDS, mintToken } from './jwt.ts';
 import { TokenChecker } from './verifier.ts';
 
 /**
@@ -20,6 +20,18 @@ const goodPayload = { sub: 'agent-1', scope: ['read:*'], jti: '7b0b3e8e-4a59-4f0
 function hmacJwt(header: object, payload: object, alg = 'sha256', secret = SECRET): string {
   const signingInput = `${b64(header)}.${b64(payload)}`;
   return `${signingInput}.${createHmac(alg, secret).update(signingInput).digest('base64url')}`;
+}
+
+function signRaw(header64: string, payload64: string): string {
+  const signingInput = `${header64}.${payload64}`;
+  return `${signingInput}.${createHmac('sha256', SECRET).update(signingInput).digest('base64url')}`;
+}
+
+/** The other spellings of a 32-byte base64url signature: the last character's two unused low bits set. */
+function nonCanonicalLastChars(sig: string): string[] {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const at = alphabet.indexOf(sig.at(-1)!);
+  return [1, 2, 3].map((low) => `${sig.slice(0, -1)}${alphabet[(at & ~3) | low]}`);
 }
 
 function casings(word: string): string[] {
@@ -87,6 +99,39 @@ add('token without audience where one is enforced', good, 'this-service');
 add('scope claim not an array', hmacJwt(goodHeader, { ...goodPayload, scope: 'read:*' }));
 add('sub claim missing', hmacJwt(goodHeader, { ...goodPayload, sub: undefined }));
 add('exp claim missing', hmacJwt(goodHeader, { ...goodPayload, exp: undefined }));
+// Issue 25, finding 7: tokens the issuer would never mint (they need the secret, but a token
+// service should refuse them). docs/TOKENS-ISSUE.md, "What a token must be".
+add('iat one day in the future', hmacJwt(goodHeader, { ...goodPayload, iat: NOW + 86_400, exp: NOW + 86_400 + 600 }));
+add('iat 100 years in the future', hmacJwt(goodHeader, { ...goodPayload, iat: NOW + 100 * 365 * 86_400, exp: NOW + 100 * 365 * 86_400 + 600 }));
+add(`iat beyond the skew (${TOKEN_CLOCK_SKEW_SECONDS + 1} s ahead)`, hmacJwt(goodHeader, { ...goodPayload, iat: NOW + TOKEN_CLOCK_SKEW_SECONDS + 1 }));
+add('exp 1e20', hmacJwt(goodHeader, { ...goodPayload, exp: 1e20 }));
+add('lifetime one second over the maximum', hmacJwt(goodHeader, { ...goodPayload, iat: NOW - 10, exp: NOW - 10 + MAX_LIFETIME_SECONDS + 1 }));
+add('exp before iat', hmacJwt(goodHeader, { ...goodPayload, iat: NOW + 30, exp: NOW + 20 }));
+add('exp a float', hmacJwt(goodHeader, { ...goodPayload, exp: NOW + 600.5 }));
+add('iat a float', hmacJwt(goodHeader, { ...goodPayload, iat: NOW - 10.5 }));
+add('iat a string', hmacJwt(goodHeader, { ...goodPayload, iat: String(NOW - 10) }));
+add('sub empty', hmacJwt(goodHeader, { ...goodPayload, sub: '' }));
+add('sub holding a NUL', hmacJwt(goodHeader, { ...goodPayload, sub: 'agent\u00001' }));
+add('sub holding a zero-width space', hmacJwt(goodHeader, { ...goodPayload, sub: 'agent\u200b-1' }));
+add('sub with a trailing space', hmacJwt(goodHeader, { ...goodPayload, sub: 'agent-1 ' }));
+add('sub in NFD', hmacJwt(goodHeader, { ...goodPayload, sub: 'rene\u0301' }));
+add('ten an array', hmacJwt(goodHeader, { ...goodPayload, ten: ['ten_a', 'ten_b'] }));
+add('ten a number', hmacJwt(goodHeader, { ...goodPayload, ten: 7 }));
+add('ten empty', hmacJwt(goodHeader, { ...goodPayload, ten: '' }));
+add('prf a string', hmacJwt(goodHeader, { ...goodPayload, prf: 'yes' }));
+add('aud an array', hmacJwt(goodHeader, { ...goodPayload, aud: ['a', 'b'] }));
+add('jti empty', hmacJwt(goodHeader, { ...goodPayload, jti: '' }));
+add('a scope entry not of the form resource:action', hmacJwt(goodHeader, { ...goodPayload, scope: ['read:*', 'admin'] }));
+{
+  const raw = JSON.stringify(goodPayload).replace('"scope":["read:*"]', '"scope":["read:x"],"scope":["*"]');
+  add('duplicate scope keys in the payload JSON', signRaw(b64(goodHeader), b64(raw)));
+  add('duplicate sub keys in the payload JSON', signRaw(b64(goodHeader), b64(JSON.stringify(goodPayload).replace('{', '{"sub":"other",'))));
+  add('duplicate keys in the header JSON', signRaw(b64(JSON.stringify(goodHeader).replace('{', '{"kid":"x",')), gp));
+}
+// The signature segment in a spelling other than the one canonical base64url of its 32 bytes.
+add('signature with a trailing =', `${gh}.${gp}.${gs}=`);
+for (const alt of nonCanonicalLastChars(gs)) add(`signature last character ${alt.at(-1)} instead of ${gs.at(-1)}`, `${gh}.${gp}.${alt}`);
+add('signature in standard base64 alphabet', `${gh}.${gp}.${Buffer.from(gs, 'base64url').toString('base64')}`);
 add('not a JWT at all', 'not-a-token');
 add('empty token', '');
 
@@ -114,6 +159,10 @@ describe('token attack corpus', () => {
     expect((await checkerFor().check(hmacJwt(goodHeader, { ...goodPayload, nbf: NOW }))).ok).toBe(true);
     const aud = hmacJwt(goodHeader, { ...goodPayload, aud: 'this-service' });
     expect((await checkerFor('this-service').check(aud)).ok).toBe(true);
+    // Issued at the edge of the clock skew, and for exactly the longest lifetime.
+    expect((await checkerFor().check(hmacJwt(goodHeader, { ...goodPayload, iat: NOW + TOKEN_CLOCK_SKEW_SECONDS }))).ok).toBe(true);
+    expect((await checkerFor().check(hmacJwt(goodHeader, { ...goodPayload, iat: NOW - 10, exp: NOW - 10 + MAX_LIFETIME_SECONDS }))).ok).toBe(true);
+    expect((await checkerFor().check(hmacJwt(goodHeader, { ...goodPayload, ten: 'ten_a', prf: true }))).ok).toBe(true);
   });
 
   it('accepts a token minted by the service itself', async () => {

@@ -1,7 +1,9 @@
 import { SignJWT, jwtVerify, errors, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { ErrorData } from '../../bus/index.ts';
-import type { HmacKeyRing } from '../../core/capability/index.ts';
+import { hasDuplicateKeys, isCanonicalBase64url, tokenClaimsProblem, type HmacKeyRing } from '../../core/capability/index.ts';
+
+export { TOKEN_CLOCK_SKEW_SECONDS } from '../../core/capability/index.ts';
 
 /** The token type we mint and the only one we accept (RFC 9068 access-token `typ`). */
 export const TOKEN_TYPE = 'at+jwt';
@@ -73,6 +75,9 @@ export interface VerifyOptions {
  * jose since we understand none. No clock tolerance: `exp` is exclusive, `nbf` inclusive.
  */
 export async function verifyToken(ring: HmacKeyRing, token: string, options: VerifyOptions): Promise<VerifyResult> {
+  const segments = token.split('.');
+  // Only the canonical spelling of a signature (core/capability/token-shape.ts): refused before the HMAC is computed.
+  if (segments.length === 3 && !isCanonicalBase64url(segments[2] as string)) return { ok: false, error: MALFORMED };
   let payload: JWTPayload;
   try {
     const result = await jwtVerify(
@@ -95,9 +100,17 @@ export async function verifyToken(ring: HmacKeyRing, token: string, options: Ver
   } catch (err) {
     return { ok: false, error: classify(err) };
   }
-  const claims = toClaims(payload);
-  if (!claims) return { ok: false, error: { code: 'TOKEN_INVALID', message: 'token claims are malformed' } };
-  return { ok: true, claims };
+  // Checked once the signature holds (tokens only the secret's holder could make), then cached with it.
+  if (hasDuplicateKeys(segmentJson(segments[0])) || hasDuplicateKeys(segmentJson(segments[1]))) return { ok: false, error: MALFORMED };
+  if (tokenClaimsProblem(payload, options.now) !== undefined) return { ok: false, error: MALFORMED };
+  return { ok: true, claims: toClaims(payload) };
+}
+
+/** One answer for every shape the issuer would never mint; which rule broke is not the presenter's business. */
+const MALFORMED: ErrorData = Object.freeze({ code: 'TOKEN_INVALID', message: 'token claims are malformed' });
+
+function segmentJson(segment: string | undefined): string {
+  return Buffer.from(segment ?? '', 'base64url').toString('utf8');
 }
 
 function classify(err: unknown): ErrorData {
@@ -113,12 +126,9 @@ function classify(err: unknown): ErrorData {
   return { code: 'TOKEN_INVALID', message: 'token signature or format is invalid' };
 }
 
-function toClaims(p: JWTPayload): CapabilityClaims | undefined {
-  const scope = (p as { scope?: unknown }).scope;
-  if (typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
-  if (typeof p.iat !== 'number' || typeof p.exp !== 'number') return undefined;
-  if (!Array.isArray(scope) || !scope.every((s) => typeof s === 'string')) return undefined;
-  const claims: CapabilityClaims = { sub: p.sub, scope: scope as string[], jti: p.jti, iat: p.iat, exp: p.exp };
+/** The claims of a payload `tokenClaimsProblem` accepted. */
+function toClaims(p: JWTPayload): CapabilityClaims {
+  const claims: CapabilityClaims = { sub: p.sub as string, scope: (p as { scope: string[] }).scope, jti: p.jti as string, iat: p.iat as number, exp: p.exp as number };
   if (typeof p.aud === 'string') claims.aud = p.aud;
   const ten = (p as { ten?: unknown }).ten;
   if (typeof ten === 'string') claims.ten = ten;

@@ -1,6 +1,8 @@
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
+import type { Link } from '@opentelemetry/api';
+import { backgroundSpan, batchSpan, detached, linkToActive, type ChainMetrics } from '../../observability/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
 import { FailureStreak } from './failure-streak.ts';
 import {
@@ -57,6 +59,8 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   /** How long commits may keep failing before `stalled` turns true (default 10 s; see `stalled`). */
   stallMs?: number;
   clock?: () => number;
+  /** Commit sizes and latencies, leadership, lease age and head (observability/promise-metrics.ts). */
+  metrics?: ChainMetrics;
 }
 
 type State = 'idle' | 'standby' | 'leader' | 'stopping' | 'stopped';
@@ -65,6 +69,8 @@ interface Pending<Input, Rec> {
   inputs: readonly Input[];
   resolve: (records: Rec[]) => void;
   reject: (err: unknown) => void;
+  /** The span of the request this append serves: the commit span links to it. */
+  link: Link | undefined;
 }
 
 /** A batch hashed on top of `from`, not yet committed; `complete` settles once it is also signed. */
@@ -74,6 +80,8 @@ interface Sealed<Input, Rec> {
   records: Rec[];
   last: Rec;
   complete: Promise<void>;
+  /** How long its statement took, once it was sent. */
+  seconds?: number;
 }
 
 /**
@@ -97,6 +105,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   /** Set while the drain waits with room in its pipeline: called by the next append. */
   #onArrival: (() => void) | undefined;
   readonly #commits: FailureStreak;
+  #leaseRenewedAt: number | undefined;
+  #unwatch: (() => void) | undefined;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
     if (options.renewMs !== undefined && options.leaseMs !== undefined && options.renewMs >= options.leaseMs) {
@@ -114,6 +124,15 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     return { ...this.#head };
   }
 
+  get chain(): string {
+    return this.#o.spec.chain;
+  }
+
+  /** When this writer last acquired or renewed its lease (clock ms), for the lease-age gauge. */
+  get leaseRenewedAt(): number | undefined {
+    return this.#leaseRenewedAt;
+  }
+
   /**
    * True while this writer's commits keep failing (FailureStreak: none succeeded for `stallMs`, one
    * failed within it). A fenced commit (another writer took over) is not a failure.
@@ -126,6 +145,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (this.#state !== 'idle') return;
     await ensureChainHead(this.#o.storage.pool, this.#o.spec.chain, GENESIS_HASH);
     this.#state = 'standby';
+    this.#unwatch = this.#o.metrics?.watch(this);
     await this.#tickLease();
     this.#schedule();
   }
@@ -137,7 +157,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     }
     if (inputs.length === 0) return Promise.resolve([]);
     return new Promise<Rec[]>((resolve, reject) => {
-      this.#queue.push({ inputs, resolve, reject });
+      this.#queue.push({ inputs, resolve, reject, link: linkToActive() });
       const wake = this.#onArrival;
       this.#onArrival = undefined;
       wake?.();
@@ -160,19 +180,21 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     }
     this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', 'chain writer stopped'));
     this.#state = 'stopped';
+    this.#unwatch?.();
     if (wasLeader) this.#o.onLeadership?.(false);
   }
 
   #schedule(): void {
     if (this.#state !== 'leader' && this.#state !== 'standby') return;
     // The leader renews every renewMs; a standby tries at the same pace, or when the lease it found
-    // held expires if sooner, so it takes over as the lease runs out (why no bus
-    // signal: docs/RELIABILITY.md, "Chain writer failover").
+    // held expires if sooner, so it takes over as the lease runs out (why no bus signal:
+    // docs/RELIABILITY.md, "Chain writer failover").
+    // Detached: the timer would otherwise carry the context it was set in (a request's) for good.
     const renewMs = this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3));
     const retryInMs = this.#state === 'standby' ? this.#retryInMs : undefined;
-    this.#timer = setTimeout(() => {
-      this.#leaseTick = this.#tickLease().finally(() => this.#schedule());
-    }, retryInMs === undefined ? renewMs : Math.min(renewMs, retryInMs));
+    this.#timer = detached(() => setTimeout(() => {
+      this.#leaseTick = backgroundSpan('chain.lease', () => this.#tickLease(), { 'suite.chain': this.#o.spec.chain }).finally(() => this.#schedule());
+    }, retryInMs === undefined ? renewMs : Math.min(renewMs, retryInMs)));
     this.#timer.unref();
   }
 
@@ -181,6 +203,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     try {
       if (this.#state === 'leader') {
         if (!(await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs))) this.#stepDown('lease lost');
+        else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
       } else if (this.#state === 'standby') {
         const epoch = await acquireChainLease(storage.pool, spec.chain, holder, leaseMs);
         this.#retryInMs = undefined;
@@ -200,6 +223,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (!head) throw new Error(`chain ${this.#o.spec.chain} has no head row`);
     if (this.#state !== 'standby') return;
     this.#epoch = epoch;
+    this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
     this.#head = { seq: head.seq, hash: head.hash };
     this.#state = 'leader';
     this.#o.logger?.info({ chain: this.#o.spec.chain, epoch, seq: head.seq }, 'chain writer leads');
@@ -216,10 +240,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   #kick(): void {
     if (this.#flushing) return;
-    this.#flushing = this.#drainQueue().finally(() => {
+    // Detached: the drain serves every append that comes while it runs, not the one that kicked it
+    // (each commit is a span of its own, linked to the requests it serves).
+    this.#flushing = detached(() => this.#drainQueue().finally(() => {
       this.#flushing = undefined;
       if (this.#queue.length > 0 && this.#state === 'leader') this.#kick();
-    });
+    }));
   }
 
   /**
@@ -288,6 +314,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       p.resolve(sealed.records.slice(at, at + p.inputs.length));
       at += p.inputs.length;
     }
+    if (sealed.seconds !== undefined) this.#o.metrics?.committed(this.#o.spec.chain, sealed.records.length, sealed.seconds);
     this.#o.onCommitted?.(sealed.records);
   }
 
@@ -350,14 +377,22 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
    * statements reach the database one at a time and in chain order, whatever connection each takes.
    * A batch sealed on one that failed is not sent: it fails as fenced, and is sealed anew.
    */
-  async #commit(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
+  #commit(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
+    const { spec } = this.#o;
+    const attributes = { 'suite.chain': spec.chain, 'suite.chain.records': sealed.records.length, 'suite.chain.seq.first': sealed.from.seq + 1, 'suite.chain.seq.last': sealed.last.seq };
+    return batchSpan(`chain.commit ${spec.chain}`, sealed.batch.map((p) => p.link), attributes, () => this.#commitBatch(sealed, after));
+  }
+
+  async #commitBatch(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
     const { storage, spec, holder } = this.#o;
     const { from, records, last } = sealed;
     await sealed.complete;
     if (after && (await after) !== undefined) throw fenced();
+    const started = performance.now();
     const inserted = await spec.insert(storage.pool, records, {
       chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: this.#epoch,
     });
+    sealed.seconds = (performance.now() - started) / 1000;
     if (inserted === 0) throw fenced();
     if (inserted !== records.length) throw new Error(`chain ${spec.chain}: ${inserted} of ${records.length} records inserted`);
   }

@@ -1,4 +1,5 @@
 import { SuiteError } from '../../bus/index.ts';
+import { batchSpan, detached, linkToActive, type PromiseMetrics } from '../../observability/index.ts';
 import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -30,8 +31,11 @@ export class ExecutionReaderActor extends BusActor {
   /** Threads for hashes and signatures, one per core, started by the first whole-chain verification. */
   readonly #pool = new VerifyPool();
 
-  constructor(o: { bus: Bus; storage: Storage; currentKeyTtlMs?: number }) {
+  readonly #metrics: PromiseMetrics | undefined;
+
+  constructor(o: { bus: Bus; storage: Storage; currentKeyTtlMs?: number; metrics?: PromiseMetrics }) {
     super();
+    this.#metrics = o.metrics;
     this.#bus = o.bus;
     this.#storage = o.storage;
     this.#currentKeyTtlMs = o.currentKeyTtlMs ?? CURRENT_KEY_TTL_MS;
@@ -101,10 +105,19 @@ export class ExecutionReaderActor extends BusActor {
       // On Postgres the threads read over connections of their own (verify.ts).
       const pool = this.#storage.pool;
       const databaseUrl = this.#storage.kind === 'postgres' ? pool.configuration.connectionUri : undefined;
-      run = verifyExecutionChain(pool, keys, this.#pool, { databaseUrl });
+      // One run answers every caller that asks while it lasts: a span of its own, linked to the
+      // first caller (the others join it; their traces show their own wait).
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      run = batchSpan('executions.verify-chain', [linkToActive()], {}, () => detached(() => verifyExecutionChain(pool, keys, this.#pool, { databaseUrl })));
       this.#chainRuns.set(k, run);
-      const done = () => this.#chainRuns.delete(k);
-      run.then(done, done);
+      run.then((r) => {
+        this.#chainRuns.delete(k);
+        this.#metrics?.verified(r.valid ? 'valid' : 'invalid', seconds());
+      }, () => {
+        this.#chainRuns.delete(k);
+        this.#metrics?.verified('error', seconds());
+      });
     }
     return run;
   }

@@ -5,6 +5,7 @@ import { subjects, type RecordRequestData } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { findExecutionByIdempotencyKey, registerTraceKey, type NewExecution } from '../../storage/index.ts';
 import { ChainWriter, type ChainWriterOptions } from '../chain-writer/index.ts';
+import type { ChainMetrics } from '../../observability/index.ts';
 import { canonicalJson, type ExecutionRecord, type TraceSigner } from '../../core/chain/index.ts';
 import { replyOf } from '../base/index.ts';
 import { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
@@ -23,6 +24,16 @@ export interface ExecutionWriterActorOptions {
   renewMs?: number;
   maxBatch?: number;
   logger?: Logger;
+  metrics?: ChainMetrics;
+  /** The transparency log's tree (actors/execution-log): told of each commit and of leadership. */
+  log?: CommitFollower;
+}
+
+/** What follows the chain's commits in the leading writer's process, off the commit path. */
+export interface CommitFollower {
+  committed(records: readonly ExecutionRecord[]): void;
+  resume(): Promise<void>;
+  pause(): Promise<void>;
 }
 
 /**
@@ -49,10 +60,16 @@ export class ExecutionWriterActor {
       ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
       ...(o.maxBatch !== undefined ? { maxBatch: o.maxBatch } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
-      onCommitted: (records) => this.#announce(records),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
+      onCommitted: (records) => {
+        this.#announce(records);
+        o.log?.committed(records);
+      },
       onLeadership: (leader) => {
         if (leader) this.#leading = this.#lead();
         else void this.#unserve();
+        if (leader) void o.log?.resume();
+        else void o.log?.pause();
       },
     });
   }

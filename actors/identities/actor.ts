@@ -17,6 +17,7 @@ import {
 import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../base/index.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
+import { normaliseSubject } from '../../core/subject/index.ts';
 import { BusActor } from '../base/index.ts';
 
 export interface IdentityActorOptions {
@@ -50,15 +51,19 @@ export class IdentityActor extends BusActor {
     const queue = { queue: 'identities' };
     const subs = [
       bus.serve(subjects.identitiesEnrol, ({ data }) => replyOf(() => this.#enrol(data)), queue),
-      bus.serve(subjects.identitiesGet, ({ data }) => replyOf(() => this.#get(data.subject)), queue),
-      bus.serve(subjects.identitiesChallenge, ({ data }) => replyOf(() => this.#challenge(data.subject)), queue),
-      bus.serve(subjects.identitiesSuspend, ({ data }) => replyOf(() => this.#suspend(data)), queue),
+      bus.serve(subjects.identitiesGet, ({ data }) => replyOf(() => this.#get(lookupForm(data.subject))), queue),
+      bus.serve(subjects.identitiesChallenge, ({ data }) => replyOf(() => this.#challenge(lookupForm(data.subject))), queue),
+      bus.serve(subjects.identitiesSuspend, ({ data }) => replyOf(() => this.#suspend({ ...data, subject: lookupForm(data.subject) })), queue),
     ];
-    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce());
+    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce(), 'identities.prune');
     return subs;
   }
 
-  async #enrol(req: RequestOf<typeof subjects.identitiesEnrol>): Promise<IdentityData> {
+  async #enrol(sent: RequestOf<typeof subjects.identitiesEnrol>): Promise<IdentityData> {
+    // One stored spelling of a subject, and no look-alikes (core/subject; docs/IDENTITIES.md, "Subjects").
+    const rule = normaliseSubject(sent.subject);
+    if (!rule.ok) throw new SuiteError('INVALID_REQUEST', `subject ${rule.problem}`);
+    const req = { ...sent, subject: rule.subject };
     const parsed = parseEd25519PublicKey(req.publicKeyPem);
     if (!parsed.ok) throw new SuiteError('INVALID_REQUEST', parsed.problem);
     const { pool } = this.#o.storage;
@@ -144,4 +149,10 @@ function present(i: Identity): IdentityData {
     ...(i.reason !== null ? { reason: i.reason } : {}),
     ...(i.suspendedAt !== null ? { suspendedAt: i.suspendedAt } : {}),
   };
+}
+
+/** A subject as sent to a look-up, in its stored form when it has one (an NFD spelling finds the NFC row). */
+function lookupForm(subject: string): string {
+  const rule = normaliseSubject(subject);
+  return rule.ok ? rule.subject : subject;
 }

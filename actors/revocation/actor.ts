@@ -69,8 +69,8 @@ export class RevocationActor extends BusActor {
       }, { queue: 'revocation' }),
     ];
     void this.#beat();
-    this.every(this.#o.heartbeatMs, () => void this.#beat());
-    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce());
+    this.every(this.#o.heartbeatMs, () => void this.#beat(), 'revocation.heartbeat');
+    this.every(this.#o.pruneEveryMs ?? 60_000, () => void this.#pruneOnce(), 'revocation.prune');
     return subs;
   }
 

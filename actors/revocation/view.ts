@@ -1,6 +1,7 @@
 import type { Bus, Subscription } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
 import type { RevocationLookup } from '../capability/index.ts';
+import { backgroundSpan, detached, type PromiseMetrics } from '../../observability/index.ts';
 
 export interface RevocationViewOptions {
   bus: Bus;
@@ -10,6 +11,8 @@ export interface RevocationViewOptions {
   logger?: { warn(o: object, m?: string): void };
   /** Observes each revocation as it is applied (for the propagation benchmark). */
   onApplied?: (jti: string) => void;
+  /** Its size and age as gauges (observability/promise-metrics.ts). */
+  metrics?: PromiseMetrics;
 }
 
 /**
@@ -30,6 +33,8 @@ export class RevocationView implements RevocationLookup {
   #sweep: NodeJS.Timeout | undefined;
   #retry: NodeJS.Timeout | undefined;
   #stopped = false;
+  #lastApplied = 0;
+  #unwatch: (() => void) | undefined;
 
   constructor(o: RevocationViewOptions) {
     this.#o = o;
@@ -38,6 +43,7 @@ export class RevocationView implements RevocationLookup {
 
   async start(): Promise<void> {
     const { bus } = this.#o;
+    this.#unwatch = this.#o.metrics?.watchRevocations(this);
     this.#subs.push(
       bus.subscribe(subjects.revocationRevoked, ({ data }) => this.#apply(data.version, data.jti, data.exp)),
       bus.subscribe(subjects.revocationHeartbeat, ({ data }) => {
@@ -53,6 +59,7 @@ export class RevocationView implements RevocationLookup {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#unwatch?.();
     clearInterval(this.#sweep);
     clearTimeout(this.#retry);
     const subs = this.#subs;
@@ -72,7 +79,17 @@ export class RevocationView implements RevocationLookup {
     return this.#version;
   }
 
+  get size(): number {
+    return this.#revoked.size;
+  }
+
+  /** When a heartbeat, a snapshot or a broadcast last confirmed the view (clock ms); 0 before any. */
+  get lastUpdateMs(): number {
+    return Math.max(0, this.#lastHeartbeat, this.#lastApplied);
+  }
+
   #apply(version: number, jti: string, exp: number): void {
+    this.#lastApplied = this.#clock();
     this.#revoked.set(jti, exp);
     this.#o.onApplied?.(jti);
     if (this.#seenDuringSync) {
@@ -91,9 +108,10 @@ export class RevocationView implements RevocationLookup {
     this.#retry = undefined;
     this.#behind = true;
     this.#seenDuringSync = new Set();
-    this.#syncing = this.#loadSnapshot().finally(() => {
+    // A sync is background work of its own, whatever event or request noticed the view was behind.
+    this.#syncing = detached(() => backgroundSpan('revocation.sync', () => this.#loadSnapshot()).finally(() => {
       this.#syncing = undefined;
-    });
+    }));
   }
 
   async #loadSnapshot(): Promise<void> {

@@ -8,6 +8,7 @@ import { mintToken, verifyToken, type TokenChecker } from '../capability/index.t
 import { isValidScope, parseDurationSeconds, scopeGrants, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
+import { normaliseSubject } from '../../core/subject/index.ts';
 
 import { replyOf } from '../base/index.ts';
 import { BusActor } from '../base/index.ts';
@@ -45,8 +46,12 @@ export class TokenActor extends BusActor {
   }
 
 
-  async #issue(req: RequestOf<typeof subjects.tokenIssue>) {
+  async #issue(sent: RequestOf<typeof subjects.tokenIssue>) {
     const { ring, storage, audit } = this.#o;
+    // Tokens are minted for the stored spelling of a subject only (core/subject; docs/IDENTITIES.md).
+    const rule = normaliseSubject(sent.sub);
+    if (!rule.ok) throw new SuiteError('INVALID_REQUEST', `sub ${rule.problem}`);
+    const req = { ...sent, sub: rule.subject };
     const bad = req.scope.find((s) => !isValidScope(s));
     if (bad !== undefined) throw new SuiteError('INVALID_REQUEST', `scope entry "${bad}" is not of the form resource:action`);
     const lifetime = parseDurationSeconds(req.expiresIn ?? DEFAULT_LIFETIME);
@@ -59,6 +64,7 @@ export class TokenActor extends BusActor {
       const beyond = req.scope.find((s) => !scopeGrants(req.caller.scope, s));
       if (beyond !== undefined) {
         audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `scope ${beyond} exceeds the caller's own`, tenantId: req.caller.tenantId ?? null });
+        await audit.durable();
         throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue scope "${beyond}": the calling token does not hold it`);
       }
     }
@@ -87,6 +93,7 @@ export class TokenActor extends BusActor {
       const { code, message } = issued.error;
       if (code !== 'INVALID_REQUEST') {
         audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: clipText(`${code}: ${message}`, 1024), tenantId: tenantId ?? null });
+        await audit.durable();
       }
       throw new SuiteError(code, message);
     }
@@ -101,7 +108,14 @@ export class TokenActor extends BusActor {
     return minted;
   }
 
+  /** The answer leaves once its decision's audit entry is durable (docs/DECISIONS.md, "Audit entries of answered decisions"). */
   async #validate(req: RequestOf<typeof subjects.tokenValidate>) {
+    const answer = await this.#decideValidity(req);
+    await this.#o.audit.durable();
+    return answer;
+  }
+
+  async #decideValidity(req: RequestOf<typeof subjects.tokenValidate>) {
     const { checker, audit } = this.#o;
     if (!checker.revocationTrusted()) throw new SuiteError('REVOCATION_UNAVAILABLE', 'revocation state is not current; refusing to validate');
     const result = await checker.check(req.token);

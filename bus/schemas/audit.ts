@@ -41,7 +41,7 @@ export type AuditEntry = Static<typeof AuditEntrySchema>;
 
 export const AuditListRequest = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500 }),
-  offset: Type.Integer({ minimum: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   subject: Type.Optional(Type.String()),
   result: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
   from: Type.Optional(Iso),

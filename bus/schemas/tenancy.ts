@@ -73,7 +73,7 @@ export const CreateRequest = Type.Object({
 export const CreateReply = TenantWithKeySchema;
 
 export const ListRequest = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0 }), period: PeriodSchema,
+  limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0, maximum: 1_000_000 }), period: PeriodSchema,
 });
 export const ListReply = Type.Object({ tenants: Type.Array(UsageReportSchema), total: Type.Integer({ minimum: 0 }) });
 

@@ -18,6 +18,7 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/tenants', label: 'Tenants', component: lazy(() => import('./views/tenants/Tenants').then((m) => ({ default: m.Tenants }))) },
   { path: '/tenants/:id', component: lazy(() => import('./views/tenants/TenantDetail').then((m) => ({ default: m.TenantDetail }))) },
   { path: '/scheduler', label: 'Scheduler', component: lazy(() => import('./views/scheduler/Scheduler').then((m) => ({ default: m.Scheduler }))) },
+  { path: '/scheduler/schedules/:id', component: lazy(() => import('./views/scheduler/Schedule').then((m) => ({ default: m.Schedule }))) },
   { path: '/scheduler/tasks/:id', component: lazy(() => import('./views/scheduler/Task').then((m) => ({ default: m.Task }))) },
   { path: '/bench', label: 'Benchmarks', component: lazy(() => import('./views/bench/BenchHistory').then((m) => ({ default: m.BenchHistory }))) },
   { path: '/bench/runs/:jobId', component: lazy(() => import('./views/bench/BenchRun').then((m) => ({ default: m.BenchRun }))) },

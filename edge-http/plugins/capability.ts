@@ -20,6 +20,8 @@ export interface CapabilityDeps {
   verifier: CapabilityVerifier;
   audit: AuditSink;
   tenants?: TenantResolver;
+  /** Told of each credential the check accepted, so the rate limiter gives it its own budget (plugins/rate-limit.ts). */
+  admitted?: (kind: 'token' | 'admin', credential: string) => void;
 }
 
 /** A route's guard: throws a `SuiteError` to deny, returns to let the request through. */
@@ -91,6 +93,7 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 /** The admin key compared in constant time by the verifier; a wrong key is never a fallback to anything else. */
 async function admitAdminKey(d: Decision, request: FastifyRequest, key: string, deps: CapabilityDeps): Promise<void> {
   if (!deps.verifier.isAdminKey(key)) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'admin key not recognised');
+  deps.admitted?.('admin', key);
   const tenantKey = headerValue(request, TENANT_KEY_HEADER);
   allow(d, request, tenantKey === undefined ? ADMIN : await withTenantKey(d, request, ADMIN, tenantKey, deps.tenants), 'admin');
 }
@@ -156,6 +159,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
       deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; try again shortly');
     }
     const verified = await verifyOrDeny(d, request, verifier, token);
+    deps.admitted?.('token', token);
     const principal = verified.principal;
     const subject = principal.sub ?? 'anonymous';
     if (scope !== null && !scopeGrants(principal.scope, scope)) {

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
+import { OUTCOME_UNKNOWN, SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
 import type { Result } from '../../bus/index.ts';
 import { statusOf } from '../status.ts';
 
@@ -101,15 +101,44 @@ function handleError(error: unknown, request: FastifyRequest, reply: FastifyRepl
   sendError(reply, { code: 'INTERNAL_ERROR', message: GENERIC_INTERNAL });
 }
 
-function notFoundMessage(request: FastifyRequest): string {
+/**
+ * Names another listener that serves a path sent to this one ("the scheduler listener (:8082)"), or
+ * undefined. Given by whoever knows every listener's routes (cli/edge.ts).
+ */
+export type ServedElsewhere = (path: string) => string | undefined;
+
+function notFoundMessage(request: FastifyRequest, servedElsewhere: ServedElsewhere | undefined): string {
   const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
-  return `no route ${request.method} ${url}`;
+  const elsewhere = servedElsewhere?.(request.url);
+  return elsewhere === undefined ? `no route ${request.method} ${url}` : `no route ${request.method} ${url} on this listener: it is served by ${elsewhere}`;
 }
 
-export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched): void {
+/**
+ * A 503 whose write may have been carried out (no answer in time, storage lost mid-commit) says how
+ * to retry safely: with the request's own `Idempotency-Key`, carried out at most once; without one,
+ * that a retry may do it twice (docs/ERRORS.md, "Outcome unknown"). Only such answers are parsed.
+ */
+export function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (reply.statusCode !== 503 || typeof payload !== 'string' || !payload.includes(OUTCOME_UNKNOWN)) return payload;
+  let body: ErrorBody;
+  try {
+    body = JSON.parse(payload) as ErrorBody;
+  } catch {
+    return payload;
+  }
+  if (typeof body.error?.message !== 'string') return payload;
+  const key = request.headers['idempotency-key'];
+  const advice = typeof key === 'string' && key !== ''
+    ? `retry with the same Idempotency-Key: ${JSON.stringify(key.slice(0, 200))}`
+    : 'a retry without an Idempotency-Key may carry it out twice';
+  return JSON.stringify(errorBody(body.error.code, `${body.error.message}; ${advice}`));
+}
+
+export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
   app.setErrorHandler(handleError);
+  app.addHook('onSend', async (request, reply, payload) => retryAdvice(request, reply, payload));
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request) });
+    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request, servedElsewhere) });
     onUnmatched(request, reply);
   });
 }

@@ -15,9 +15,10 @@ class MethodSeries {
   readonly #byStatus = new Map<number, Counter.Internal>();
 
   constructor(metrics: MetricsRegistry, service: string, route: string, method: string) {
-    this.#requests = metrics.httpRequests;
+    const own = metrics.service(service);
+    this.#requests = own.requests;
     this.#labels = { service, route, method };
-    this.#duration = metrics.httpDuration.labels(this.#labels);
+    this.#duration = own.duration.labels(this.#labels);
   }
 
   observe(status: number, seconds: number): void {

@@ -64,8 +64,11 @@ export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
     },
   );
 
+  // This listener's own HTTP series, plus the process-wide ones on one listener of the process:
+  // scraping every listener counts nothing twice (docs/OBSERVABILITY.md, "Scraping").
+  const exposition = metrics.exposition(service);
   app.get('/metrics', { config: OPS_CONFIG }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
+    reply.type(metrics.contentType);
+    return exposition();
   });
 }

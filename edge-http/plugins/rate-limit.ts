@@ -20,43 +20,58 @@ function digest(secret: string): string {
 const KEY_CACHE_SIZE = 10_000;
 
 /**
- * Whose budget a request spends: the bearer token's, else the admin key's, else the client IP's.
- * Credentials are keyed by a SHA-256 prefix, so the limiter's store never holds a usable secret.
- * The key is taken before the capability check (the limiter runs first, to shield the verifier
- * from floods), so a made-up token gets its own budget; it is then refused by the check.
+ * Whose budget a request spends (issue 25, finding 5). A credential this process has verified
+ * (a bearer token the capability check accepted, the admin key it recognised) spends its own
+ * budget; anything else, a made-up token included, spends its client address's. The limiter runs
+ * before the capability check (to shield the verifier from floods), so it cannot verify: it only
+ * recognises what the check has already admitted (`admit`). Keying on the unverified bearer let every
+ * random string open a fresh budget; now a flood of them shares one, the address's. The first request
+ * of a good token is not yet admitted and so spends the address's budget once.
  *
- * Keys are remembered per credential: a caller's token is hashed once, not on every request, and
- * the limiter's store is handed the same key string each time (its lookup then reuses the string's
- * hash). When full the memory is dropped wholesale: a flood of made-up tokens only costs rehashing.
- * Recent tokens thus stay in this process's memory a while, as they do in the verifier's cache.
+ * Credentials are keyed by a SHA-256 prefix, so the limiter's store never holds a usable secret.
+ * Admitted credentials are remembered in bounded maps (dropped wholesale when full: only verified
+ * credentials enter, so a flood of made-up tokens cannot churn them; a dropped one is re-admitted on
+ * its next request). A revoked token keeps its key; the check refuses it, and it spends only its own budget.
  */
-export function createRateLimitKey(): (request: FastifyRequest) => string {
+export interface RateLimitKeys {
+  key(request: FastifyRequest): string;
+  /** The capability check accepted this credential: from now on it spends its own budget. */
+  admit(kind: 'token' | 'admin', credential: string): void;
+}
+
+export function createRateLimitKeys(): RateLimitKeys {
   const byToken = new Map<string, string>();
   const byAdminKey = new Map<string, string>();
-  const byIp = new Map<string, string>();
-  const remember = (keys: Map<string, string>, credential: string, make: (credential: string) => string): string => {
-    let key = keys.get(credential);
-    if (key === undefined) {
-      if (keys.size >= KEY_CACHE_SIZE) keys.clear();
-      key = make(credential);
-      keys.set(credential, key);
-    }
-    return key;
+  const remember = (keys: Map<string, string>, credential: string, make: (credential: string) => string): void => {
+    if (keys.has(credential)) return;
+    if (keys.size >= KEY_CACHE_SIZE) keys.clear();
+    keys.set(credential, make(credential));
   };
-  return function rateLimitKey(request) {
-    const authorization = request.headers.authorization;
-    if (authorization !== undefined) {
-      const token = bearerToken(authorization);
-      if (token !== null) return remember(byToken, token, tokenKey);
-    }
-    const adminKey = request.headers[ADMIN_KEY_HEADER];
-    if (typeof adminKey === 'string') return remember(byAdminKey, adminKey, adminKeyKey);
-    return remember(byIp, request.ip, ipKey);
+  return {
+    key(request) {
+      const authorization = request.headers.authorization;
+      if (authorization !== undefined) {
+        const token = bearerToken(authorization);
+        const key = token === null ? undefined : byToken.get(token);
+        if (key !== undefined) return key;
+      }
+      const adminKey = request.headers[ADMIN_KEY_HEADER];
+      if (typeof adminKey === 'string') {
+        const key = byAdminKey.get(adminKey);
+        if (key !== undefined) return key;
+      }
+      return ipKey(request.ip);
+    },
+    admit(kind, credential) {
+      if (kind === 'token') remember(byToken, credential, tokenKey);
+      else remember(byAdminKey, credential, adminKeyKey);
+    },
   };
 }
 
 const tokenKey = (token: string): string => `t:${digest(token)}`;
 const adminKeyKey = (adminKey: string): string => `a:${digest(adminKey)}`;
+// Not cached: the address is already a short string the store can key on directly.
 const ipKey = (ip: string): string => `ip:${ip}`;
 
 /**
@@ -66,12 +81,12 @@ const ipKey = (ip: string): string => `ip:${ip}`;
  * A route that sets its own `config.rateLimit` gets the plugin's per-route limiter instead (which
  * then runs after the capability check).
  */
-export async function createLimiter(app: FastifyInstance, options: RateLimitOptions): Promise<Limiter> {
+export async function createLimiter(app: FastifyInstance, options: RateLimitOptions, keys: RateLimitKeys): Promise<Limiter> {
   await app.register(rateLimit, {
     global: false,
     max: options.max,
     timeWindow: options.windowMs,
-    keyGenerator: createRateLimitKey(),
+    keyGenerator: keys.key,
     // The informational x-ratelimit-* headers cost CPU and bytes on every answer (measurably, on a
     // small GET); the spec asks only for Retry-After, which a 429 still carries along with them.
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },

@@ -3,6 +3,7 @@ import type { MetricsRegistry } from '../../observability/index.ts';
 import { accessLogger } from './access-log.ts';
 import { declaredAuthority, type RouteEntry } from './authority.ts';
 import { guardFor, type CapabilityDeps } from './capability.ts';
+import { durableDecision } from './durable-decision.ts';
 import { routeObserver } from './http-metrics.ts';
 import type { Limiter } from './rate-limit.ts';
 
@@ -45,6 +46,10 @@ export function installRoutePipeline(app: FastifyInstance, options: PipelineOpti
     if (route.config?.rateLimit === undefined) first.push(limiter);
     if (guard !== null) first.push(guard);
     route.onRequest = [...first, ...asArray(route.onRequest)] as typeof route.onRequest;
+    // The guard recorded a decision (allow or deny): it is answered only once its entry is durable.
+    if (guard !== null && capability.audit.durable !== undefined) {
+      route.onSend = [...asArray(route.onSend), durableDecision(capability.audit.durable)] as typeof route.onSend;
+    }
 
     const last = [routeObserver(metrics, service, route.url)];
     if (accessLog) last.push(accessLogger(route.url));

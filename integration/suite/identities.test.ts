@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
-import { CHALLENGE_RATE_LIMIT } from '../../edge-http/routes/identities.ts';
+import { CHALLENGE_RATE_LIMIT } from '../../services/token/routes/identities.ts';
 import { caller, newAgentKey, provenRequest, type AgentKey } from '../../testing/identities.ts';
 
 let t: TestSuite;

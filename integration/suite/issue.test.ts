@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
-import { mapIssueRequest } from '../../edge-http/routes/issue.ts';
+import { mapIssueRequest } from '../../services/token/routes/issue.ts';
 
 let t: TestSuite;
 beforeAll(async () => {

@@ -182,11 +182,27 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
-  it('lists nothing without a token and refuses its calls with TOKEN_MISSING', async () => {
-    const client = await connect(undefined);
-    expect((await client.listTools()).tools).toEqual([]);
-    await expect(client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_MISSING/);
-    await client.close();
+  it('fails initialize with the refusal of a missing, garbage, expired or revoked token, the prefix said once', async () => {
+    const revoked = await t.mint(['execution:read'], { sub: 'mcp-revoked-at-start' });
+    await fetch(t.url('token', '/auth/token/revoke'), {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti: revoked.jti }),
+    });
+    const cases: Array<[string | undefined, string]> = [
+      [undefined, 'TOKEN_MISSING'], ['not.a.token', 'TOKEN_INVALID'], [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'], [revoked.token, 'TOKEN_REVOKED'],
+    ];
+    for (const [token, code] of cases) {
+      const refused = connect(token);
+      await expect(refused, code).rejects.toThrow(new RegExp(`^MCP error -32001: ${code}: `));
+      await expect(refused, code).rejects.toMatchObject({ code: -32001, data: { code } });
+    }
+  });
+
+  it('refuses the calls of a client that skips initialize without a token with TOKEN_MISSING', async () => {
+    const res = await fetch(t.url('token', '/mcp'), {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'attention_list', arguments: {} } }),
+    });
+    expect(await res.json()).toMatchObject({ id: 1, error: { code: -32001, message: expect.stringMatching(/^TOKEN_MISSING: /) } });
   });
 
   it('answers hostile bodies with 4xx, never 500, and records nothing', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { detached } from '../../observability/index.ts';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Bus, Caller, RequestOf, Subscription } from '../../bus/index.ts';
@@ -69,7 +70,7 @@ export class BenchRunnerActor extends BusActor {
     const { bus, logger } = this.#o;
     const queue = { queue: 'bench' };
     const unexpected = (err: unknown) => logger.error({ err }, 'bench request failed');
-    this.every(this.#o.settings.pollMs, () => this.#wake());
+    this.every(this.#o.settings.pollMs, () => this.#wake(), 'bench.poll');
     return [
       bus.serve(benchSubjects.submit, ({ data }) => replyOf(() => this.#submit(data), unexpected), queue),
       bus.serve(benchSubjects.get, ({ data }) => replyOf(() => this.#get(data.jobId, data.caller), unexpected), queue),
@@ -136,9 +137,10 @@ export class BenchRunnerActor extends BusActor {
   /** Look for work now (after a submit, on the poll timer); one pump at a time. */
   #wake(): void {
     if (this.#pumping !== undefined || this.#stopping) return;
-    this.#pumping = this.#pump().finally(() => {
+    // Detached: woken by a request (a job created), the pump and its runs must not join its trace.
+    this.#pumping = detached(() => this.#pump().finally(() => {
       this.#pumping = undefined;
-    });
+    }));
   }
 
   async #pump(): Promise<void> {
@@ -149,7 +151,8 @@ export class BenchRunnerActor extends BusActor {
         const job = await claimJob(storage.pool, holder, settings.leaseMs, MAX_ATTEMPTS);
         if (job === null) return;
         // One span per measured job: its settings, and how it ended (bench.outcome).
-        await tracer().startActiveSpan('bench.run', { attributes: {
+        // A root: a run is a trace of its own (its outbound calls are client spans within it).
+        await tracer().startActiveSpan('bench.run', { root: true, attributes: {
           'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
           'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
         } }, async (span) => {
@@ -180,14 +183,14 @@ export class BenchRunnerActor extends BusActor {
     let lost = false;
     let lastPublished = 0;
     this.#publish(job.id, 'running', 0, total, job.tenantId);
-    const renew = setInterval(() => {
+    const renew = detached(() => setInterval(() => {
       renewJob(storage.pool, job.id, holder, settings.leaseMs, done).then((ours) => {
         if (!ours && !abort.signal.aborted) {
           lost = true;
           abort.abort(new Error('the job is no longer this runner\'s'));
         }
       }, (err: unknown) => logger.warn({ err, jobId: job.id }, 'could not renew a bench job\'s lease'));
-    }, Math.max(100, Math.floor(settings.leaseMs / 3)));
+    }, Math.max(100, Math.floor(settings.leaseMs / 3))));
     renew.unref();
     try {
       const target = targetOf(job.provider, job.model, job.request, { guard, settings });

@@ -14,5 +14,5 @@ export const dashboardService = defineService({
   name: 'dashboard',
   listener: 'dashboard',
   actorRoles: [],
-  routes: ({ bus, listenerUrl }) => dashboardRoutes({ bus, listenerUrl }),
+  routes: ({ bus, listenerUrl, metrics, audit }) => dashboardRoutes({ bus, listenerUrl, metrics, audit }),
 });

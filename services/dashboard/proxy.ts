@@ -27,8 +27,9 @@ const ProxyParams = Type.Object({ listener: ListenerName });
 
 export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: LocateListener): Promise<void> {
   // No retries (a 503 is news, not noise) and no shared base: each call names its listener. Its
-  // connections close with this listener, so they never hold another listener's close.
-  await root.register(replyFrom, { retryMethods: [], destroyAgent: true, undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS } });
+  // connections close with this listener, so they never hold another listener's close. Its own two
+  // info lines per request are off: per-request logs are the access log's (SUITE_ACCESS_LOG).
+  await root.register(replyFrom, { retryMethods: [], destroyAgent: true, disableRequestLogging: true, undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS } });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { listener } = request.params as { listener: ServiceName };
     const base = locate(listener);

@@ -6,9 +6,12 @@ import fastifyWebsocket from '@fastify/websocket';
 import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { sendError, type Authority, type EdgeApp, type EdgeRoutes } from '../../edge-http/index.ts';
-import { executionReadRoutes, executionRoutes } from '../../edge-http/routes/index.ts';
 import { startHealthWatch, type LocateListener } from './health.ts';
 import { proxyRoutes } from './proxy.ts';
+import { historyRoute } from './history-route.ts';
+import { TrendRecorder } from './trends.ts';
+import type { MetricsRegistry } from '../../observability/index.ts';
+import type { AuditSink } from '../../edge-http/index.ts';
 import { BEARER_PROTOCOL_PREFIX, LIVE_PROTOCOL, LiveHub, bearerFromProtocols } from './live.ts';
 
 /** Where `npm run build` (vite, dashboard/vite.config.ts) writes the browser app. */
@@ -30,6 +33,10 @@ export interface DashboardRouteDeps {
   bus: Bus;
   /** Where the other listeners are reached (probes and the same-origin proxy). */
   listenerUrl: LocateListener;
+  /** The process's metrics registry: the dashboard listener's own answers, for the trends. */
+  metrics: MetricsRegistry;
+  /** The process's audit sink: its backlog is one of the trends. */
+  audit: AuditSink;
   /** The built app's folder; tests point it elsewhere. */
   distDir?: string;
 }
@@ -37,29 +44,31 @@ export interface DashboardRouteDeps {
 /**
  * The dashboard listener (3001): the built Solid app as public static files (it holds no secret: the
  * person pastes a token into the page), the execution chain's reads (same origin, so the browser
- * needs no CORS), the health of every listener, and the live socket `GET /live`.
+ * needs no CORS; the spine's module adds them), the health of every listener, and the live socket `GET /live`.
  */
 export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
   const dist = deps.distDir ?? DASHBOARD_DIST;
-  const chainRoutes = executionRoutes(deps.bus);
-  const readRoutes = executionReadRoutes(deps.bus);
   return async (app) => {
     const root = app as unknown as FastifyInstance;
     const hub = new LiveHub(deps.bus);
     hub.start();
     // Probes start once this listener serves (the runtime starts it last), not during start-up.
     let watch: ReturnType<typeof startHealthWatch> | undefined;
+    const trends = new TrendRecorder({ bus: deps.bus, locate: deps.listenerUrl, metrics: deps.metrics, auditBacklog: () => backlogOf(deps.audit) });
     root.addHook('onListen', async () => {
-      watch ??= startHealthWatch(deps.listenerUrl, HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+      if (watch !== undefined) return;
+      watch = startHealthWatch(deps.listenerUrl, HEALTH_INTERVAL_MS, (round) => hub.setHealth(round));
+      trends.start();
     });
     root.addHook('onClose', async () => {
       watch?.stop();
-      await hub.stop();
+      await Promise.all([hub.stop(), trends.stop()]);
     });
 
     await staticRoutes(app, root, dist);
 
     app.get('/dashboard/health', { config: { authority: PUBLIC } }, async () => ({ services: watch?.latest() ?? [] }));
+    historyRoute(app, trends);
 
     await root.register(fastifyWebsocket, {
       options: {
@@ -83,8 +92,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
       wsHandler: (socket, request) => hub.add(socket, request.principal),
     });
 
-    await chainRoutes(app);
-    await readRoutes(app);
     await proxyRoutes(app, root, deps.listenerUrl);
   };
 }
@@ -99,4 +106,13 @@ async function staticRoutes(app: EdgeApp, root: FastifyInstance, dist: string): 
     // Names are content-hashed by the build: they may be kept for a year.
     return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(`assets/${request.params.file}`);
   });
+}
+
+/**
+ * The runtime's audit sink is its batcher, which counts what it holds; a sink that does not say
+ * (a test's) leaves the backlog unmeasured, a gap rather than a 0.
+ */
+function backlogOf(sink: AuditSink): number | undefined {
+  const n = (sink as { backlog?: unknown }).backlog;
+  return typeof n === 'number' ? n : undefined;
 }

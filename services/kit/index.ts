@@ -20,6 +20,8 @@ export interface ServiceModule {
   readonly name: string;
   /** The HTTP listener its routes join (several services may share one). */
   readonly listener?: ServiceName;
+  /** Other listeners that serve the same routes (the dashboard serves the chain's reads same-origin). */
+  readonly alsoOn?: readonly ServiceName[];
   /** Actor roles this service adds (`suite run actor:<name> ...`). */
   readonly actorRoles: readonly ActorRoleName[];
   /**

@@ -13,9 +13,10 @@ import { runHttpAttempt } from './http-runner.ts';
 import type { ScriptRunner } from './script-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
-import { deleteSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
+import { deleteSchedule, getSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
 import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
 import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
+import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
@@ -23,6 +24,8 @@ import { WorkerPool } from './workers.ts';
 export interface SchedulerSettings {
   readonly workers: number;
   readonly queueMax: number;
+  /** Unfinished tasks one tenant (namespace) may hold: no tenant can fill the queue for the others. */
+  readonly queueTenantMax: number;
   readonly leaseMarginMs: number;
   readonly pollMs: number;
   readonly tickMaxSleepMs: number;
@@ -83,7 +86,7 @@ export class SchedulerActor extends BusActor {
     this.#workers.start();
     this.every(Math.max(250, Math.min(5_000, this.#o.settings.leaseMarginMs / 2)), () => {
       this.#workers.reclaim().catch((err: unknown) => this.#o.logger.error({ err }, 'reclaiming expired leases failed'));
-    });
+    }, 'scheduler.reclaim');
   }
 
   protected override async stopped(): Promise<void> {
@@ -98,6 +101,7 @@ export class SchedulerActor extends BusActor {
     return [
       bus.serve(subjects.scheduleCreate, ({ data }) => replyOf(() => this.#create(data), log), queue),
       bus.serve(subjects.scheduleList, ({ data }) => replyOf(() => this.#list(data), log), queue),
+      bus.serve(subjects.scheduleGet, ({ data }) => replyOf(() => this.#get(data), log), queue),
       bus.serve(subjects.scheduleDelete, ({ data }) => replyOf(() => this.#delete(data), log), queue),
       bus.serve(subjects.schedulePause, ({ data }) => replyOf(() => this.#setState(data, 'paused'), log), queue),
       bus.serve(subjects.scheduleResume, ({ data }) => replyOf(() => this.#setState(data, 'active'), log), queue),
@@ -153,6 +157,12 @@ export class SchedulerActor extends BusActor {
     return { schedules: rows.map(scheduleView), total, limit: req.limit, offset: req.offset };
   }
 
+  async #get(req: RequestOf<typeof subjects.scheduleGet>) {
+    const row = await getSchedule(this.#o.storage.pool, req.namespace, req.id);
+    if (row === null) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
+    return scheduleView(row);
+  }
+
   async #delete(req: RequestOf<typeof subjects.scheduleDelete>) {
     if (!(await deleteSchedule(this.#o.storage.pool, req.namespace, req.id))) throw new SuiteError('NOT_FOUND', `no schedule "${req.id}"`);
     await dropPendingFirings(this.#o.storage.pool, req.namespace, req.id);
@@ -196,9 +206,13 @@ export class SchedulerActor extends BusActor {
     const inserted = await insertTask(this.#o.storage.pool, {
       namespace, id, priority: req.priority ?? 'normal', task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
       timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0,
-    }, this.#o.settings.queueMax);
+    }, { total: this.#o.settings.queueMax, perTenant: this.#o.settings.queueTenantMax });
     if (inserted.outcome === 'full') {
       return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks` };
+    }
+    if (inserted.outcome === 'tenant-full') {
+      const whose = namespace === '' ? 'callers without a tenant hold' : `tenant ${namespace} holds`;
+      return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `${whose} the maximum of ${this.#o.settings.queueTenantMax} unfinished tasks per tenant` };
     }
     if (inserted.outcome === 'duplicate') throw new SuiteError('CONFLICT', `a task with id "${id}" exists`);
     if ((req.delay ?? 0) === 0) this.#workers.wake();
@@ -208,14 +222,14 @@ export class SchedulerActor extends BusActor {
   }
 
   async #queueList(req: RequestOf<typeof subjects.queueList>) {
-    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}) });
+    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}), ...(req.scheduleId ? { scheduleId: req.scheduleId } : {}) });
     return { tasks, total, limit: req.limit, offset: req.offset };
   }
 
   async #status(req: RequestOf<typeof subjects.taskStatus>) {
     const task = await getTask(this.#o.storage.pool, req.namespace, req.id);
     if (task === null) throw new SuiteError('NOT_FOUND', `no task "${req.id}"`);
-    return task;
+    return { ...task, history: await listAttempts(this.#o.storage.pool, req.namespace, req.id) };
   }
 
   async #health() {

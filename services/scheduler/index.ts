@@ -25,7 +25,7 @@ export const schedulerService = defineService({
   async startActors(ctx) {
     if (!ctx.has('actor:scheduler')) return {};
     const { bus, storage, config, logger, holder } = ctx;
-    const metrics = schedulerMetrics(ctx.metrics.registry, () => queueDepth(storage.pool));
+    const metrics = schedulerMetrics(ctx.metrics.service('scheduler').registry, () => queueDepth(storage.pool));
     const guard = createOutboundGuard({
       policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
     });

@@ -10,7 +10,10 @@ export interface SchedulerMetrics {
  * process): attempts by outcome, queue depth by priority (read from the database at scrape time),
  * firing lateness (due time to the firing enqueued and runnable).
  */
-export function schedulerMetrics(registry: Registry, depth: () => Promise<{ high: number; normal: number; low: number; running: number }>): SchedulerMetrics {
+export function schedulerMetrics(registry: Registry, depth: () => Promise<{ high: number; normal: number; low: number; running: number; oldestWaitingMs: number | null }>): SchedulerMetrics {
+  // The two queue gauges are collected at once: they share one query per scrape.
+  let reading: ReturnType<typeof depth> | undefined;
+  const read = () => (reading ??= depth().finally(() => { reading = undefined; }));
   const attempts = new Counter({
     name: 'scheduler_task_attempts_total', help: 'Task attempts ended, by outcome', labelNames: ['outcome'] as const, registers: [registry],
   });
@@ -23,10 +26,21 @@ export function schedulerMetrics(registry: Registry, depth: () => Promise<{ high
     labelNames: ['priority'] as const, registers: [registry],
     async collect() {
       try {
-        const d = await depth();
+        const d = await read();
         for (const p of ['high', 'normal', 'low', 'running'] as const) this.set({ priority: p }, d[p]);
       } catch {
         // Storage unreachable at scrape time: the gauge keeps its last values rather than failing /metrics.
+      }
+    },
+  });
+  new Gauge({
+    name: 'scheduler_queue_oldest_wait_seconds', help: 'How long the oldest runnable task of the shared queue has waited to be claimed (0: none waits)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(Math.max(0, (await read()).oldestWaitingMs ?? 0) / 1000);
+      } catch {
+        // As above: the last value stays.
       }
     },
   });

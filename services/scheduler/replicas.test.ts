@@ -87,17 +87,17 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
   it('answers full at the configured queue length, and duplicate for an id taken', async () => {
     await a.pool.query(sql.unsafe`delete from scheduler_tasks`);
     const far = { delayMs: 3_600_000 };
-    expect((await insertTask(a.pool, newTask('q1', far), 2)).outcome).toBe('inserted');
-    expect((await insertTask(a.pool, newTask('q1', far), 2)).outcome).toBe('duplicate');
-    expect((await insertTask(a.pool, newTask('q2', far), 2)).outcome).toBe('inserted');
-    expect((await insertTask(a.pool, newTask('q3', far), 2)).outcome).toBe('full');
+    expect((await insertTask(a.pool, newTask('q1', far), { total: 2, perTenant: 10 })).outcome).toBe('inserted');
+    expect((await insertTask(a.pool, newTask('q1', far), { total: 2, perTenant: 10 })).outcome).toBe('duplicate');
+    expect((await insertTask(a.pool, newTask('q2', far), { total: 2, perTenant: 10 })).outcome).toBe('inserted');
+    expect((await insertTask(a.pool, newTask('q3', far), { total: 2, perTenant: 10 })).outcome).toBe('full');
     expect(await getTask(a.pool, '', 'q3')).toBeNull();
   });
 
   it('takes back the task of a worker that died mid-task and completes it once; a task that kills every worker ends dead', async () => {
     await a.pool.query(sql.unsafe`delete from scheduler_tasks`);
-    await insertTask(a.pool, newTask('orphan'), 100);
-    await insertTask(a.pool, newTask('poison', { retry: { ...retry, maxAttempts: 1 } }), 100);
+    await insertTask(a.pool, newTask('orphan'), { total: 100, perTenant: 100 });
+    await insertTask(a.pool, newTask('poison', { retry: { ...retry, maxAttempts: 1 } }), { total: 100, perTenant: 100 });
     // A worker claims both, then dies: it never ends them. Its lease runs out after timeout + 50 ms.
     expect(await claimTasks(a.pool, 'dead-worker', 10, 50)).toHaveLength(2);
 

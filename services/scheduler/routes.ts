@@ -3,15 +3,16 @@ import { Type } from 'typebox';
 import type { Bus } from '../../bus/index.ts';
 import { billedTenantOf, errorBody, sendResult, type EdgeRoutes } from '../../edge-http/index.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
-import { LogsRequest, QueueBody, ScheduleBody, TaskState, type Owner } from './schemas.ts';
+import { LogsRequest, QueueBody, QueueListRequest, ScheduleBody, TaskState, type Owner } from './schemas.ts';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256 }) });
 const PageQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
   offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
 }, { additionalProperties: false });
-const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState) }, { additionalProperties: false });
-const LogsQuery = Type.Object({ limit: LogsRequest.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
+const QueueQuery = Type.Object({ ...PageQuery.properties, state: Type.Optional(TaskState), scheduleId: Type.Optional(QueueListRequest.properties.scheduleId) }, { additionalProperties: false });
+// `limit` defaults like every paginated route's (issue 23 part 6: without it the route answered 400).
+const LogsQuery = Type.Object({ limit: PageQuery.properties.limit, before: LogsRequest.properties.before }, { additionalProperties: false });
 
 /** Who is asking, as the capability check verified it: stored with what they create, traced in their name. */
 function ownerOf(request: FastifyRequest): Owner {
@@ -37,6 +38,11 @@ export function schedulerRoutes(bus: Bus): EdgeRoutes {
       config: { authority: { kind: 'scope', scope: 'schedule:read' } },
       schema: { querystring: PageQuery },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleList, { namespace: namespaceOf(request), ...request.query })));
+
+    app.get('/schedule/:id', {
+      config: { authority: { kind: 'scope', scope: 'schedule:read' } },
+      schema: { params: IdParams },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleGet, { namespace: namespaceOf(request), id: request.params.id })));
 
     app.delete('/schedule/:id', {
       config: { authority: { kind: 'scope', scope: 'schedule:create' } },
@@ -80,7 +86,7 @@ export function schedulerRoutes(bus: Bus): EdgeRoutes {
       config: { authority: { kind: 'scope', scope: 'runtime:read' } },
       schema: { querystring: LogsQuery },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.logs, {
-      namespace: namespaceOf(request), limit: request.query.limit ?? 50, ...(request.query.before !== undefined ? { before: request.query.before } : {}),
+      namespace: namespaceOf(request), limit: request.query.limit, ...(request.query.before !== undefined ? { before: request.query.before } : {}),
     })));
   };
 }

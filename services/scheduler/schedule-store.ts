@@ -47,6 +47,10 @@ export async function listSchedules(db: CommonQueryMethods, namespace: string, l
   return { rows: [...rows], total };
 }
 
+export async function getSchedule(db: CommonQueryMethods, namespace: string, id: string): Promise<ScheduleRowValue | null> {
+  return db.maybeOne(sql.type(ScheduleRow)`select ${SCHEDULE} from scheduler_schedules where namespace = ${namespace} and id = ${id}`);
+}
+
 export async function deleteSchedule(db: CommonQueryMethods, namespace: string, id: string): Promise<boolean> {
   const row = await db.maybeOne(sql.type(CountRow)`delete from scheduler_schedules where namespace = ${namespace} and id = ${id} returning 1 as total`);
   return row !== null;

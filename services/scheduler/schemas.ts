@@ -74,6 +74,7 @@ export type ScheduleViewData = Static<typeof ScheduleView>;
 export const NamespaceOnly = { namespace: Type.String({ maxLength: 128 }) };
 export const ScheduleListRequest = Type.Object({ ...NamespaceOnly, ...Page });
 export const ScheduleListReply = Type.Object({ schedules: Type.Array(ScheduleView), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+export const ScheduleGetRequest = Type.Object({ ...NamespaceOnly, id: Type.String({ maxLength: 256 }) });
 export const ScheduleItemRequest = Type.Object({ ...NamespaceOnly, id: Type.String({ maxLength: 256 }), actor: Type.String({ maxLength: 512 }) });
 export const ScheduleDeleteReply = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
@@ -92,8 +93,16 @@ export const EnqueueReply = Type.Union([
   Type.Object({ accepted: Type.Literal(true), task: TaskView }),
   Type.Object({ accepted: Type.Literal(false), retryAfterSeconds: Type.Integer(), message: Type.String() }),
 ]);
-export const QueueListRequest = Type.Object({ ...NamespaceOnly, ...Page, state: Type.Optional(TaskState) });
+export const QueueListRequest = Type.Object({ ...NamespaceOnly, ...Page, state: Type.Optional(TaskState), scheduleId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) });
 export const QueueListReply = Type.Object({ tasks: Type.Array(TaskView), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
+/** One ended attempt of a task, with the id of its record on the execution chain (its signed trace). */
+export const AttemptView = Type.Object({
+  attempt: Type.Integer(), startedAt: Iso, endedAt: Iso, outcome: Type.String(),
+  status: Type.Union([Type.Integer(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]),
+  traceId: Type.Union([Type.String(), Type.Null()]),
+});
+/** `GET /queue/{id}/status`: the task and its ended attempts, first to last. */
+export const TaskStatusReply = Type.Object({ ...TaskView.properties, history: Type.Array(AttemptView) });
 export const TaskStatusRequest = Type.Object({ ...NamespaceOnly, id: Type.String({ maxLength: 256 }) });
 
 export const HealthRequest = Type.Object({ ...NamespaceOnly });
@@ -109,7 +118,7 @@ export const HealthReply = Type.Object({
   }),
   breakers: Type.Array(Type.Object({ host: Type.String(), state: Type.String() })),
 });
-export const LogsRequest = Type.Object({ ...NamespaceOnly, limit: Page.limit, before: Type.Optional(Type.Integer({ minimum: 1 })) });
+export const LogsRequest = Type.Object({ ...NamespaceOnly, limit: Page.limit, before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })) });
 export const LogEvent = Type.Object({
   seq: Type.Integer(), at: Iso, kind: Type.String(), taskId: Type.Union([Type.String(), Type.Null()]),
   scheduleId: Type.Union([Type.String(), Type.Null()]), attempt: Type.Union([Type.Integer(), Type.Null()]), detail: Type.String(),

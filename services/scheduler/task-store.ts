@@ -42,28 +42,50 @@ const OneRow = rowSchema(Type.Object({ one: Type.Number() }));
 
 const InsertedRow = rowSchema(Type.Object({ outcome: Type.String(), createdAt: Nullable(Type.String()), runAfter: Nullable(Type.String()) }));
 
+/** Caps on unfinished tasks (queued, retrying, running): in total, and per namespace (tenant). */
+export interface QueueCaps {
+  readonly total: number;
+  readonly perTenant: number;
+}
+
 /**
- * Add a task unless the queue holds `maxLength` unfinished tasks. One statement: the count and the
- * insert cannot be split by another replica's insert far enough to matter (a few over at most).
- * The inserted row comes back as inserted (`queued`), before any worker could change it.
+ * Serialises enqueues across every replica (an arbitrary constant naming this lock; no other lock
+ * of the suite uses it). Held to the end of the enqueue's transaction.
  */
-export async function insertTask(db: CommonQueryMethods, t: NewTask, maxLength: number): Promise<
-  { outcome: 'inserted'; task: TaskViewValue } | { outcome: 'duplicate' } | { outcome: 'full' }
+const ENQUEUE_LOCK = 7_305_041_900_117;
+
+/**
+ * Add a task unless the queue holds `caps.total` unfinished tasks, or its namespace (tenant) holds
+ * `caps.perTenant` (issue 25, finding 6: one tenant filled the shared queue and blocked the others).
+ * Never overrun, also by replicas enqueueing at once: the transaction first takes an advisory lock,
+ * then counts and inserts in one statement whose snapshot (READ COMMITTED: taken per statement,
+ * after the lock) sees every task enqueued before it. Counting in the same statement as the lock
+ * would not do: its snapshot predates the wait. The inserted row comes back as inserted (`queued`),
+ * before any worker could change it.
+ */
+export async function insertTask(db: CommonQueryMethods, t: NewTask, caps: QueueCaps): Promise<
+  { outcome: 'inserted'; task: TaskViewValue } | { outcome: 'duplicate' } | { outcome: 'full' } | { outcome: 'tenant-full' }
 > {
-  const row = await db.one(sql.type(InsertedRow)`
-    with waiting as (
-      select count(*) as n from scheduler_tasks where state in ('queued', 'retrying', 'running')
-    ), added as (
-      insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after)
-      select ${t.namespace}, ${t.id}, ${PRIORITY_RANK[t.priority]}, ${sql.jsonb(t.task as never)}, ${sql.jsonb(t.retry)}, ${t.timeoutMs},
-        ${sql.jsonb(t.owner)}, 'queued', now() + make_interval(secs => ${t.delayMs / 1000})
-      from waiting where waiting.n < ${maxLength}
-      on conflict (namespace, id) do nothing
-      returning created_at, run_after
-    )
-    select case when exists (select 1 from added) then 'inserted'
-      when (select n from waiting) >= ${maxLength} then 'full' else 'duplicate' end as outcome,
-      (select created_at from added) as "createdAt", (select run_after from added) as "runAfter"`);
+  const row = await db.transaction(async (tx) => {
+    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${ENQUEUE_LOCK})`);
+    return tx.one(sql.type(InsertedRow)`
+      with waiting as (
+        select count(*) as n, count(*) filter (where namespace = ${t.namespace}) as mine
+        from scheduler_tasks where state in ('queued', 'retrying', 'running')
+      ), added as (
+        insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after)
+        select ${t.namespace}, ${t.id}, ${PRIORITY_RANK[t.priority]}, ${sql.jsonb(t.task as never)}, ${sql.jsonb(t.retry)}, ${t.timeoutMs},
+          ${sql.jsonb(t.owner)}, 'queued', now() + make_interval(secs => ${t.delayMs / 1000})
+        from waiting where waiting.n < ${caps.total} and waiting.mine < ${caps.perTenant}
+        on conflict (namespace, id) do nothing
+        returning created_at, run_after
+      )
+      select case when exists (select 1 from added) then 'inserted'
+        when (select mine from waiting) >= ${caps.perTenant} then 'tenant-full'
+        when (select n from waiting) >= ${caps.total} then 'full' else 'duplicate' end as outcome,
+        (select created_at from added) as "createdAt", (select run_after from added) as "runAfter"`);
+  });
+  if (row.outcome === 'tenant-full') return { outcome: 'tenant-full' };
   if (row.outcome === 'full') return { outcome: 'full' };
   if (row.outcome !== 'inserted' || row.createdAt === null || row.runAfter === null) return { outcome: 'duplicate' };
   return {
@@ -185,8 +207,10 @@ export async function getTask(db: CommonQueryMethods, namespace: string, id: str
 
 const CountRow = rowSchema(Type.Object({ total: Type.Number() }));
 
-export async function listTasks(db: CommonQueryMethods, namespace: string, o: { limit: number; offset: number; state?: string }) {
-  const state = o.state !== undefined ? sql.fragment`and state = ${o.state}` : sql.fragment``;
+export async function listTasks(db: CommonQueryMethods, namespace: string, o: { limit: number; offset: number; state?: string; scheduleId?: string }) {
+  const byState = o.state !== undefined ? sql.fragment`and state = ${o.state}` : sql.fragment``;
+  // A schedule's firings: the page of one schedule (its own page on the dashboard).
+  const state = o.scheduleId !== undefined ? sql.fragment`${byState} and schedule_id = ${o.scheduleId}` : byState;
   const rows = await db.any(sql.type(TaskRow)`
     select ${TASK} from scheduler_tasks where namespace = ${namespace} ${state}
     order by created_at desc, id desc limit ${o.limit} offset ${o.offset}`);

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { backgroundSpan, detached } from '../../observability/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { nextAfterFiring } from '../../core/scheduling/index.ts';
 import { advanceSchedules, claimDueSchedules, earliestNextRun } from './schedule-store.ts';
@@ -60,9 +61,10 @@ export class ScheduleTicker {
   #arm(ms: number): void {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#running = this.#tick().finally(() => { this.#running = undefined; });
-    }, ms);
+    // Detached: a wake from a request (a schedule made) must not put every later tick in its trace.
+    this.#timer = detached(() => setTimeout(() => {
+      this.#running = backgroundSpan('scheduler.tick', () => this.#tick()).finally(() => { this.#running = undefined; });
+    }, ms));
     this.#timer.unref();
   }
 

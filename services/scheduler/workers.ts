@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { backgroundSpan, detached } from '../../observability/index.ts';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
@@ -9,6 +10,7 @@ import type { Storage } from '../../storage/index.ts';
 import type { AttemptResult } from './attempt.ts';
 import { claimTasks, endAttempt, reclaimExpiredLeases, type ClaimedTask } from './task-store.ts';
 import { insertEvents, type NewEvent } from './event-store.ts';
+import { insertAttempt } from './attempt-store.ts';
 import type { Owner, Task } from './schemas.ts';
 
 const tracer = trace.getTracer('suite.scheduler');
@@ -67,19 +69,22 @@ export class WorkerPool {
       return;
     }
     this.#pumping = true;
-    void this.#pump().finally(() => {
+    // Detached: a wake from a request (a task enqueued) must not make every later poll, and every
+    // attempt claimed by it, part of that request's trace. A poll is background work (sampled off
+    // by default); each attempt is a trace of its own (#attempt).
+    detached(() => void backgroundSpan('scheduler.poll', () => this.#pump()).finally(() => {
       this.#pumping = false;
       if (this.#again) {
         this.#again = false;
         this.wake();
       }
-    });
+    }));
   }
 
   /** Look at the queue when `epochMs` comes (a firing enqueued ahead becomes runnable then). */
   wakeAt(epochMs: number): void {
     if (this.#stopped) return;
-    const timer = setTimeout(() => this.wake(), Math.max(0, epochMs - Date.now()));
+    const timer = detached(() => setTimeout(() => this.wake(), Math.max(0, epochMs - Date.now())));
     timer.unref();
   }
 
@@ -127,7 +132,8 @@ export class WorkerPool {
 
   #launch(task: ClaimedTask): void {
     this.#busy += 1;
-    const done = this.#attempt(task)
+    // The attempt is a root: it belongs to no poll, and its trace ends when it does.
+    const done = detached(() => this.#attempt(task))
       .catch((err: unknown) => this.#o.logger.error({ err, task: task.id }, 'a task attempt failed to complete'))
       .finally(() => {
         this.#busy -= 1;
@@ -138,24 +144,30 @@ export class WorkerPool {
   }
 
   async #attempt(t: ClaimedTask): Promise<void> {
-    const startedAt = new Date().toISOString();
     const task = t.task as Task;
-    // One span per attempt (a no-op unless the process records traces: config/tracing.ts).
-    const result = await tracer.startActiveSpan('scheduler.attempt', {
+    // One trace per attempt, rooted here (sampled as a request is): the outbound call (a client
+    // span, by the undici instrumentation), its record on the execution chain and its end in the
+    // table are its children, and nothing is added once it ended.
+    await tracer.startActiveSpan('scheduler.attempt', {
+      root: true,
       attributes: { 'scheduler.task.id': t.id, 'scheduler.task.type': task.type, 'scheduler.attempt': t.attempts, ...(t.scheduleId ? { 'scheduler.schedule.id': t.scheduleId } : {}) },
-    }, async (span) => {
+    }, ROOT_CONTEXT, async (span) => {
       try {
-        const r = await this.#o.run(task, t.timeoutMs);
-        span.setAttribute('scheduler.outcome', r.outcome);
-        if (r.status !== null) span.setAttribute('http.response.status_code', r.status);
-        if (r.outcome !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: r.outcome });
-        return r;
+        await this.#attemptIn(t, task, span);
       } finally {
         span.end();
       }
     });
+  }
+
+  async #attemptIn(t: ClaimedTask, task: Task, span: Span): Promise<void> {
+    const startedAt = new Date().toISOString();
+    const result = await this.#o.run(task, t.timeoutMs);
+    span.setAttribute('scheduler.outcome', result.outcome);
+    if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+    if (result.outcome !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: result.outcome });
     this.#o.onAttempt?.(result, t.waitedMs);
-    await this.#trace(t, task, result, startedAt);
+    const traceId = await this.#trace(t, task, result, startedAt);
     const policy = t.retry as RetryPolicy;
     const again = result.outcome !== 'success' && result.retryable && hasAttemptLeft(policy, t.attempts);
     const state = result.outcome === 'success' ? 'succeeded' : again ? 'retrying' : 'failed';
@@ -170,13 +182,14 @@ export class WorkerPool {
         + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
       const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
       await insertEvents(tx, events);
+      await insertAttempt(tx, { namespace: t.namespace, taskId: t.id, attempt: t.attempts, startedAt, outcome: result.outcome, status: result.status, error: result.error, traceId });
       return events;
     });
     this.#o.onEvents?.(events);
   }
 
   /** The attempt on the execution chain, in the owner's name (issue 14: every attempt is signed). */
-  async #trace(t: ClaimedTask, task: Task, result: AttemptResult, startedAt: string): Promise<void> {
+  async #trace(t: ClaimedTask, task: Task, result: AttemptResult, startedAt: string): Promise<string | null> {
     const owner = t.owner as Owner;
     const action = task.type === 'http' ? `http.${task.method ?? 'GET'}` : 'script';
     const input = { taskId: t.id, scheduleId: t.scheduleId, dueAt: t.dueAt, attempt: t.attempts, task };
@@ -192,5 +205,6 @@ export class WorkerPool {
       idempotencyKey: `scheduler:${key}`,
     });
     if (!reply.ok) this.#o.logger.error({ code: reply.error.code, task: t.id, attempt: t.attempts }, 'the attempt could not be recorded on the execution chain');
+    return reply.ok ? reply.value.record.id : null;
   }
 }

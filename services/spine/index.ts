@@ -5,15 +5,22 @@ import { startExecutionActors } from '../../actors/executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
 import { RevocationActor } from '../../actors/revocation/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
+import { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
+import { logKey } from '../../core/tlog/index.ts';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { executionTools } from './mcp-tools.ts';
 
 /**
  * The spine every service stands on: the audit chain (every decision of every listener is recorded
  * on it), the execution chain (traces, their reads and verification), and revocation (every edge
- * keeps its view from it). It has no listener of its own: the token listener serves its routes.
+ * keeps its view from it). It has no listener of its own: the token listener serves the execution
+ * chain's routes, and the dashboard's serves them too (same origin for the browser).
  * Its tables are the suite's own migrations (storage/migrations), which every other set builds on.
  */
 export const spineService = defineService({
   name: 'spine',
+  listener: 'token',
+  alsoOn: ['dashboard'],
   actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation'],
   readiness: {
     'actor:chain-writer': subjects.auditAppend.subject,
@@ -21,13 +28,20 @@ export const spineService = defineService({
     'actor:executions': subjects.executionsGet.subject,
     'actor:revocation': subjects.revocationSnapshot.subject,
   },
+  mcpTools: executionTools,
+  routes({ bus }) {
+    const parts = [executionRoutes(bus), executionReadRoutes(bus), executionLogRoutes(bus)];
+    return async (app) => {
+      for (const register of parts) await register(app);
+    };
+  },
   async startActors(ctx) {
     const { bus, storage, holder, config, logger } = ctx;
     const actors: RunningPart[] = [];
     // The chain writers of this process: /ready is 503 while the commits of any keep failing.
     const writers: Array<{ readonly stalled: boolean }> = [];
     if (ctx.has('actor:chain-writer')) {
-      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs, logger: logger.child({ component: 'chain-writer' }) });
+      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs, logger: logger.child({ component: 'chain-writer' }), metrics: ctx.metrics.promises.chains });
       await writer.start();
       writers.push(writer);
       actors.push({ name: 'chain-writer', stop: () => writer.stop() });
@@ -41,6 +55,13 @@ export const spineService = defineService({
         signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
+        metrics: ctx.metrics.promises,
+        // Checkpoints are signed with the trace key (its public key is then the log's too); notes are
+        // never 32 bytes long, so a checkpoint signature can never pass for a record's.
+        log: (() => {
+          const key = logKey(config.tlogOrigin, config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey);
+          return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
+        })(),
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });
@@ -61,6 +82,9 @@ export const spineService = defineService({
     return { actors, ...(writers.length > 0 ? { stalled: () => writers.some((w) => w.stalled) } : {}) };
   },
 });
+
+export { ExecutionBody, executionClaim } from '../../bus/index.ts';
+export { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
 
 /** The suite's own migrations folder, for `suite migrate` and tests that open storage alone. */
 export const SPINE_MIGRATIONS = DEFAULT_MIGRATIONS_DIR;

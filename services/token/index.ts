@@ -5,15 +5,15 @@ import { IdentityActor } from '../../actors/identities/index.ts';
 import { ModelActor } from '../../actors/models/index.ts';
 import { webhookSecrets } from '../../core/tenancy/index.ts';
 import {
-  aiRoutes, billingRoutes, executionReadRoutes, executionRoutes, identityRoutes, issueRoutes, modelRoutes,
-  signupRoutes, tenantRoutes, tokenRoutes,
-} from '../../edge-http/routes/index.ts';
-import { tokenTools } from '../../edge-mcp/index.ts';
+  aiRoutes, billingRoutes, identityRoutes, issueRoutes, modelRoutes, signupRoutes, tenantRoutes, tokenRoutes,
+} from './routes/index.ts';
+import { tokenTools } from './mcp-tools.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
 
 /**
- * The token service (listener 8081): capability tokens, tenancy, identities and model pins, and the
- * HTTP face of the spine (audit, execution traces). Its tables are among the suite's own migrations.
+ * The token service (listener 8081): capability tokens, the audit trail's reads, tenancy, identities
+ * and model pins. Its tables are among the suite's own migrations. (The execution chain's routes
+ * share its listener; they are the spine's, services/spine.)
  */
 export const tokenService = defineService({
   name: 'token',
@@ -40,8 +40,6 @@ export const tokenService = defineService({
   routes({ bus, config }) {
     const parts = [
       tokenRoutes(bus),
-      executionRoutes(bus),
-      executionReadRoutes(bus),
       identityRoutes(bus),
       modelRoutes(bus),
       tenantRoutes(bus),

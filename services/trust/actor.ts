@@ -52,7 +52,7 @@ export class TrustArbiterActor extends BusActor {
       if (result.ok) this.#changed(subject.subject, data, result.value);
       return result;
     };
-    this.every(LINK_EVERY_MS, () => void this.#link());
+    this.every(LINK_EVERY_MS, () => void this.#link(), 'trust.link');
     return [
       bus.serve(s.recordEvent, write(s.recordEvent, events.recordEvent), queue),
       bus.serve(s.eventsOf, on(events.listEvents), queue),

@@ -106,7 +106,9 @@ export async function decide(deps: TrustDeps, r: Static<typeof req.decideAppeal>
 
 /** Recorded facts about any subject, humans included: events, their appeals, breaches of its contracts (as agent or operator). No score, rank or conclusion. */
 export async function evidence(deps: TrustDeps, r: Static<typeof req.subject>) {
-  const type = await knownSubject(deps, r.subjectId, r.caller);
+  // A subject nothing is recorded about has no facts, which is itself the answer (200, empty lists,
+  // `subjectType: null`); a 404 read as "no such route" and made callers special-case it (issue 23 part 6).
+  const type = await subjectType(deps.storage.pool, r.subjectId, tenantOf(r.caller));
   const events = await eventsWithAppeals(deps, r.subjectId, r.caller, r.limit);
   const breaches = await breachesOfParty(deps.storage.pool, r.subjectId, tenantOf(r.caller), r.limit);
   return {

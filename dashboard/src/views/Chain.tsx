@@ -5,6 +5,7 @@ import { token } from '../auth';
 import { onTrace } from '../live';
 import { lastVerification, verifyChain, verifying } from '../chain-state';
 import { NotPermitted } from './Unknown';
+import { RelativeTime } from '../time';
 
 interface Row { seq: number; id: string; subject: string; outcome: string; action?: string; timestamp?: string }
 
@@ -31,14 +32,14 @@ export function Chain() {
         <Match when={page()?.kind === 'error' || page()?.kind === 'unreachable'}><p class="bad">The chain could not be read: {(page() as { message: string }).message}</p></Match>
         <Match when={page()?.kind === 'ok'}>
           <table class="chain">
-            <thead><tr><th scope="col">seq</th><th scope="col">id</th><th scope="col">subject</th><th scope="col">action</th><th scope="col">outcome</th><th scope="col">time</th></tr></thead>
+            <thead><tr><th scope="col">Seq</th><th scope="col">Record</th><th scope="col">Subject</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Time</th></tr></thead>
             <tbody>
               <For each={rows()} fallback={<tr><td colspan="6">No records yet.</td></tr>}>
                 {(r) => (
                   <tr data-seq={r.seq} data-id={r.id}>
                     <td>{r.seq}</td>
                     <td><A href={`/records/${r.id}`}>{r.id}</A></td>
-                    <td>{r.subject}</td><td>{r.action ?? '…'}</td><td>{r.outcome}</td><td>{r.timestamp ?? 'just now'}</td>
+                    <td>{r.subject}</td><td>{r.action ?? '…'}</td><td>{r.outcome}</td><td>{r.timestamp ? <RelativeTime iso={r.timestamp} /> : 'just now'}</td>
                   </tr>
                 )}
               </For>

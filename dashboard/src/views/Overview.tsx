@@ -1,4 +1,4 @@
-import { createResource, createSignal, For, Match, onCleanup, Show, Switch } from 'solid-js';
+import { createResource, createSignal, For, lazy, Match, onCleanup, Show, Suspense, Switch } from 'solid-js';
 import { api } from '../api';
 import { lastVerification, verifyChain, verifying } from '../chain-state';
 import { token } from '../auth';
@@ -6,6 +6,9 @@ import { connection, health, onTrace, type ServiceHealth } from '../live';
 import { NotPermitted } from './Unknown';
 import { Unknown, WithReason } from './Unknown';
 import { KeyFigures } from './KeyFigures';
+
+/** The trends draw with uPlot: loaded after the first screen, in a chunk of their own. */
+const Trends = lazy(() => import('./trends/Trends').then((m) => ({ default: m.Trends })));
 
 /** A health round older than this is no longer current: shown as UNKNOWN rather than passed off. */
 const STALE_MS = 6000;
@@ -37,10 +40,23 @@ export function Overview() {
     return loaded;
   };
 
+  /** Services down, UNKNOWN or not ready: named first, before any figure, as the thing to look at. */
+  const urgent = () => SERVICES.map(row).filter((r) => r.state !== 'ready');
+
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
       <Show when={token()} fallback={<p>Paste a token above to see the suite live.</p>}>
+        <div role="alert" data-testid="attention-banner">
+          <Show when={urgent().length > 0}>
+            <div class="attention-banner">
+              <span class="urgent-mark">Needs attention: {urgent().length} of {SERVICES.length} services not ready</span>
+              <ul>
+                <For each={urgent()}>{(r) => <li data-service={r.service}><strong>{r.service}</strong> is {r.state === 'unknown' ? 'UNKNOWN: down, or not heard from' : 'NOT READY'} (the reason is in its row below)</li>}</For>
+              </ul>
+            </div>
+          </Show>
+        </div>
         <table class="health">
           <thead><tr><th scope="col">Service</th><th scope="col">State</th><th scope="col">Probe latency</th><th scope="col">Checks</th></tr></thead>
           <tbody>
@@ -48,13 +64,13 @@ export function Overview() {
               {(service) => {
                 const r = () => row(service);
                 return (
-                  <tr data-service={service} data-state={r().state}>
+                  <tr data-service={service} data-state={r().state} classList={{ urgent: r().state !== 'ready' }}>
                     <th scope="row">{service}</th>
                     <td>
                       {(() => {
                         const v = r();
                         if (v.state === 'unknown') return <Unknown reason={v.reason} />;
-                        if (v.state === 'not-ready') return <WithReason class="warn" text="NOT READY" reason={v.reason} />;
+                        if (v.state === 'not-ready') return <WithReason class="bad urgent-mark" text="NOT READY" reason={v.reason} />;
                         return <span class="ok">READY</span>;
                       })()}
                     </td>
@@ -66,6 +82,7 @@ export function Overview() {
             </For>
           </tbody>
         </table>
+        <Suspense fallback={<p role="status">Loading the trends…</p>}><Trends /></Suspense>
         <KeyFigures />
         <h2>Execution chain</h2>
         <Switch>

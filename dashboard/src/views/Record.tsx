@@ -3,6 +3,8 @@ import { useParams } from '@solidjs/router';
 import { api, type ApiResult } from '../api';
 import { token } from '../auth';
 import { NotPermitted } from './Unknown';
+import { label, TIME_FIELDS } from '../labels';
+import { RelativeTime } from '../time';
 import { RecordLineage } from './RecordLineage';
 import { RecordReplay } from './RecordReplay';
 
@@ -27,7 +29,7 @@ export function RecordView() {
           <h2>Fields</h2>
           <dl class="fields">
             <For each={Object.entries((record() as { value: Record<string, unknown> }).value)}>
-              {([k, v]) => <><dt>{k}</dt><dd><code>{typeof v === 'string' ? v : JSON.stringify(v)}</code></dd></>}
+              {([k, v]) => <><dt title={k}>{label(k)}</dt><dd>{TIME_FIELDS.has(k) && typeof v === 'string' ? <RelativeTime iso={v} /> : <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>}</dd></>}
             </For>
           </dl>
           <h2>The five conditions</h2>

@@ -90,7 +90,7 @@ describe('bad input on every trust route', () => {
       ['/interactions/int_x/observe', { observer: 'o', outcome: 'success' }],
     ];
     for (const [path, body] of posts) expect((await trust(path, { body })).status, path).toBe(404);
-    for (const path of ['/events/nobody', '/events/evt_x/appeals', '/evidence/nobody', '/score/nobody', '/disputes/dsp_x', '/contracts/ctr_x', '/contracts/ctr_x/health', '/chains/chn_x']) {
+    for (const path of ['/events/nobody', '/events/evt_x/appeals', '/score/nobody', '/disputes/dsp_x', '/contracts/ctr_x', '/contracts/ctr_x/health', '/chains/chn_x']) {
       expect((await trust(path)).status, path).toBe(404);
     }
     expect(await trustTables()).toEqual(before);

@@ -88,12 +88,13 @@ describe('trust rule 2: events can be appealed and scores are contestable', () =
     expect((await trust(`/events/${bad.body.id}/appeals`)).body.appeals).toEqual([expect.objectContaining({ id: appeal.body.id, state: 'upheld' })]);
   });
 
-  it('answers 404 for unknown events, appeals and subjects', async () => {
+  it('answers 404 for unknown events, appeals and scores, and empty evidence for an unknown subject', async () => {
     expect((await trust('/events/evt_unknown/appeal', { body: { reason: 'x' } })).status).toBe(404);
     expect((await trust('/events/evt_unknown/appeals')).status).toBe(404);
     expect((await trust('/appeals/apl_unknown/decide', { body: { decision: 'upheld', reason: 'x' } })).status).toBe(404);
     expect((await trust('/score/nobody')).status).toBe(404);
-    expect((await trust('/evidence/nobody')).status).toBe(404);
+    // Evidence about a subject nothing is recorded about is no facts, not an error (issue 23 part 6).
+    expect((await trust('/evidence/nobody')).body).toMatchObject({ subjectType: null, events: [], breaches: [] });
   });
 });
 

@@ -47,7 +47,9 @@ describe('tenant isolation', () => {
     const interaction = await trust(tokenA, '/interactions', { caller: 'x', callee: 'y', outcome: 'success', chainId: 'tenant-a-chain' });
 
     expect((await trust(tokenA, '/evidence/shared-name')).body.events).toHaveLength(1);
-    for (const path of ['/evidence/shared-name', '/events/shared-name', '/score/shared-name', `/events/${event.body.id}/appeals`, `/contracts/${contract.body.id}`,
+    // Tenant B sees no facts about tenant A's subject: an empty evidence, like any unknown subject.
+    expect((await trust(tokenB, '/evidence/shared-name')).body).toMatchObject({ subjectType: null, events: [], breaches: [] });
+    for (const path of ['/events/shared-name', '/score/shared-name', `/events/${event.body.id}/appeals`, `/contracts/${contract.body.id}`,
       `/contracts/${contract.body.id}/health`, `/disputes/${dispute.body.id}`, '/chains/tenant-a-chain']) {
       expect((await trust(tokenB, path)).status, path).toBe(404);
     }

@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createMemo, createResource, For, Show } from 'solid-js';
 import { A, useSearchParams } from '@solidjs/router';
 import { api } from '../../api';
@@ -45,7 +46,7 @@ export function AttentionList(props: { tick: number }) {
         {(p) => (
           <>
             <table class="attention" data-testid="attention-table">
-              <thead><tr><th scope="col">record</th><th scope="col">subject</th><th scope="col">reasons</th><th scope="col">seq</th><th scope="col">action</th><th scope="col">outcome</th><th scope="col">time</th></tr></thead>
+              <thead><tr><th scope="col">Record</th><th scope="col">Subject</th><th scope="col">Reasons</th><th scope="col">Seq</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Time</th></tr></thead>
               <tbody>
                 <For each={p.records} fallback={<tr><td colspan="7">No record needs attention for these reasons.</td></tr>}>
                   {(r) => (
@@ -57,7 +58,7 @@ export function AttentionList(props: { tick: number }) {
                           <For each={r.reasons}>{(x) => <li data-kind={x.kind}><strong>{x.kind}</strong>{x.state ? ` ${x.state}` : ''}: {x.detail} <small>({x.field})</small></li>}</For>
                         </ul>
                       </td>
-                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td>{r.timestamp.replace('T', ' ')}</td>
+                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td><RelativeTime iso={r.timestamp} /></td>
                     </tr>
                   )}
                 </For>

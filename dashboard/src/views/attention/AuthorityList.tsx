@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createResource, createSignal, For, Show } from 'solid-js';
 import { A, useSearchParams } from '@solidjs/router';
 import { api } from '../../api';
@@ -41,7 +42,7 @@ export function AuthorityList(props: { tick: number }) {
         {(p) => (
           <>
             <table class="authority" data-testid="authority-table">
-              <thead><tr><th scope="col">subject</th><th scope="col">records</th><th scope="col">scopes claimed</th><th scope="col">capability</th><th scope="col">actions</th><th scope="col">outcomes</th><th scope="col">seen</th></tr></thead>
+              <thead><tr><th scope="col">Subject</th><th scope="col">Records</th><th scope="col">Scopes claimed</th><th scope="col">Capability</th><th scope="col">Actions</th><th scope="col">Outcomes</th><th scope="col">Seen</th></tr></thead>
               <tbody>
                 <For each={p.subjects} fallback={<tr><td colspan="7">No records for {params.subject ? `subject ${params.subject}` : 'any subject'}.</td></tr>}>
                   {(s) => <SubjectRow s={s} />}
@@ -72,7 +73,7 @@ function SubjectRow(props: { s: SubjectAuthority }) {
       <td>{counted(s.capability, (x: { state: string }) => x.state)}</td>
       <td>{counted(s.actions, (x: { module: string; action: string }) => `${x.module}/${x.action}`)}{s.truncated ? ' (cut at 100)' : ''}</td>
       <td>{counted(s.outcomes, (x: { outcome: string }) => x.outcome)}</td>
-      <td>{s.firstSeen.replace('T', ' ')} – {s.lastSeen.replace('T', ' ')}</td>
+      <td>first <RelativeTime iso={s.firstSeen} />, last <RelativeTime iso={s.lastSeen} /></td>
     </tr>
   );
 }

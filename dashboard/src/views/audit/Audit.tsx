@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createResource, For, Show } from 'solid-js';
 import { useSearchParams } from '@solidjs/router';
 import { apiOf } from '../../api';
@@ -9,7 +10,6 @@ import type { AuditFilter, AuditPage } from './types';
 import './audit.css';
 
 /** A date-time with a space for the T, so that a narrow column breaks between the date and the time. */
-const spaced = (t: string) => t.replace('T', ' ');
 
 /**
  * `#/audit`: every allow and deny decision of the suite's edges, newest first, filtered as
@@ -43,7 +43,7 @@ export function Audit() {
               {p.total === 0 ? 'No entries match.' : `Entries ${offset() + 1}–${offset() + p.entries.length} of ${p.total}.`}
             </p>
             <table class="audit-table" data-testid="audit-table">
-              <thead><tr><th scope="col">subject</th><th scope="col">action</th><th scope="col">result</th><th scope="col">seq</th><th scope="col">time</th><th scope="col">reason</th></tr></thead>
+              <thead><tr><th scope="col">Subject</th><th scope="col">Action</th><th scope="col">Decision</th><th scope="col">Seq</th><th scope="col">Time</th><th scope="col">Reason</th></tr></thead>
               <tbody>
                 <For each={p.entries}>
                   {(e) => (
@@ -52,7 +52,7 @@ export function Audit() {
                       <td>{e.action}<br /><small class="resource">{e.resource}</small></td>
                       <td class={e.result === 'allow' ? 'ok' : 'bad'}>{e.result}</td>
                       <td title={`hash ${e.hash}\nprevious ${e.prevHash}`}>{e.seq}</td>
-                      <td>{spaced(e.timestamp)}</td>
+                      <td><RelativeTime iso={e.timestamp} /></td>
                       <td>{e.reason}</td>
                     </tr>
                   )}

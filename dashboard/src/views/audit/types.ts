@@ -1,4 +1,4 @@
-/** `GET /audit` (edge-http/routes/token.ts, AuditQuery; bus/schemas/audit.ts). */
+/** `GET /audit` (services/token/routes/token.ts, AuditQuery; bus/schemas/audit.ts). */
 export interface AuditEntry {
   id: string; seq: number; timestamp: string; subject: string; action: string; resource: string;
   result: 'allow' | 'deny'; reason: string; tenantId?: string; prevHash: string; hash: string;

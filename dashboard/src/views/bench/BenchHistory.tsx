@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createResource, createSignal, For, onCleanup, Show } from 'solid-js';
 import { A, useSearchParams } from '@solidjs/router';
 import { apiOf } from '../../api';
@@ -76,7 +77,7 @@ export function BenchHistory() {
                         <td>{r.result ? ms(r.result.latency.p50Ms) : '—'}</td>
                         <td>{r.result ? ms(r.result.latency.p99Ms) : '—'}</td>
                         <td>{r.result ? r.result.throughputPerSecond.toFixed(1) : '—'}</td>
-                        <td>{r.createdAt.replace('T', ' ').slice(0, 19)}</td>
+                        <td><RelativeTime iso={r.createdAt} /></td>
                       </tr>
                     );
                   }}

@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createResource, createSignal, Match, onCleanup, Show, Switch } from 'solid-js';
 import { A, useParams } from '@solidjs/router';
 import { apiOf } from '../../api';
@@ -49,7 +50,7 @@ function RunBody(props: { job: BenchJob; live: { status: string; done: number; t
         <dt>provider</dt><dd>{j().provider}{j().model ? ` (${j().model})` : ''}</dd>
         <dt>target</dt><dd>{j().target ?? '—'}</dd>
         <dt>state</dt><dd data-testid="run-status" class={status() === 'failed' ? 'bad' : status() === 'succeeded' ? 'ok' : ''}>{status()}</dd>
-        <dt>created</dt><dd>{j().createdAt}{j().finishedAt ? `, finished ${j().finishedAt}` : ''}</dd>
+        <dt>created</dt><dd><RelativeTime iso={j().createdAt} />{j().finishedAt ? <>, finished <RelativeTime iso={j().finishedAt} /></> : ''}</dd>
       </dl>
       <Switch>
         <Match when={!ended()}>

@@ -5,6 +5,8 @@ import { token } from '../../auth';
 import { createRead } from '../../reading';
 import { Loaded } from '../Loaded';
 import { SCOPE, type LogPage } from './types';
+import { scheduleHref, taskHref } from './TaskTable';
+import { RelativeTime } from '../../time';
 
 const PAGE = 25;
 
@@ -39,16 +41,16 @@ export function Log(props: { tick: Accessor<number> }) {
 export function EventTable(props: { events: { seq?: number; at: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string }[]; testid: string; empty?: string }) {
   return (
     <table class="events" data-testid={props.testid}>
-      <thead><tr><th scope="col">event</th><th scope="col">task or schedule</th><th scope="col">detail</th><th scope="col">attempt</th><th scope="col">at</th></tr></thead>
+      <thead><tr><th scope="col">Event</th><th scope="col">Task or schedule</th><th scope="col">Detail</th><th scope="col">Attempt</th><th scope="col">When</th></tr></thead>
       <tbody>
         <For each={props.events} fallback={<tr><td colspan="5">{props.empty ?? 'No events.'}</td></tr>}>
           {(e) => (
             <tr data-kind={e.kind} data-task={e.taskId ?? ''} data-schedule={e.scheduleId ?? ''}>
               <td>{e.kind}</td>
-              <td>{e.taskId !== null ? <A href={`/scheduler/tasks/${encodeURIComponent(e.taskId)}`}>{e.taskId}</A> : e.scheduleId ?? ''}</td>
+              <td>{e.taskId !== null ? <A href={taskHref(e.taskId)}>{e.taskId}</A> : e.scheduleId !== null ? <A href={scheduleHref(e.scheduleId)}>{e.scheduleId}</A> : ''}</td>
               <td>{e.detail}</td>
               <td>{e.attempt ?? ''}</td>
-              <td>{e.at}</td>
+              <td><RelativeTime iso={e.at} /></td>
             </tr>
           )}
         </For>

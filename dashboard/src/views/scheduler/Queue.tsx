@@ -1,10 +1,10 @@
 import { createSignal, For, type Accessor } from 'solid-js';
-import { A } from '@solidjs/router';
 import { apiOf } from '../../api';
 import { token } from '../../auth';
 import { createRead } from '../../reading';
 import { Loaded } from '../Loaded';
 import { Pager } from './Schedules';
+import { TaskTable } from './TaskTable';
 import { SCOPE, TASK_STATES, type TaskList } from './types';
 
 const PAGE = 25;
@@ -31,24 +31,7 @@ export function Queue(props: { tick: Accessor<number> }) {
       <Loaded result={list()} what={`the queue (scope ${SCOPE.queue})`}>
         {(v) => (
           <>
-            <table class="queue">
-              <thead><tr><th scope="col">task</th><th scope="col">state</th><th scope="col">attempts</th><th scope="col">priority</th><th scope="col">last result</th><th scope="col">schedule</th><th scope="col">updated</th></tr></thead>
-              <tbody>
-                <For each={v.tasks} fallback={<tr><td colspan="7">No tasks{state() ? ` in state ${state()}` : ''}.</td></tr>}>
-                  {(task) => (
-                    <tr data-task={task.id} data-state={task.state}>
-                      <td><A href={`/scheduler/tasks/${encodeURIComponent(task.id)}`}>{task.id}</A></td>
-                      <td class={stateClass(task.state)}>{task.state}</td>
-                      <td>{task.attempts} of {task.maxAttempts}</td>
-                      <td>{task.priority}</td>
-                      <td>{task.lastError ?? (task.lastStatus !== null ? `HTTP ${task.lastStatus}` : '')}</td>
-                      <td>{task.scheduleId ?? ''}</td>
-                      <td>{task.updatedAt}</td>
-                    </tr>
-                  )}
-                </For>
-              </tbody>
-            </table>
+            <TaskTable tasks={v.tasks} empty={`No tasks${state() ? ` in state ${state()}` : ''}.`} />
             <Pager offset={offset()} total={v.total} page={PAGE} onOffset={setOffset} />
           </>
         )}
@@ -57,9 +40,4 @@ export function Queue(props: { tick: Accessor<number> }) {
   );
 }
 
-export function stateClass(state: string): string {
-  if (state === 'succeeded') return 'ok';
-  if (state === 'failed' || state === 'dead') return 'bad';
-  if (state === 'retrying') return 'warn';
-  return '';
-}
+export { stateClass } from './TaskTable';

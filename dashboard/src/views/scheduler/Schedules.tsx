@@ -5,6 +5,9 @@ import { who } from '../../live';
 import { createRead, grants } from '../../reading';
 import { Loaded } from '../Loaded';
 import { SCOPE, type ScheduleList, type ScheduleRow } from './types';
+import { scheduleHref } from './TaskTable';
+import { RelativeTime } from '../../time';
+import { A } from '@solidjs/router';
 
 const PAGE = 50;
 
@@ -37,16 +40,16 @@ export function Schedules(props: { tick: Accessor<number> }) {
         {(v) => (
           <>
             <table class="schedules">
-              <thead><tr><th scope="col">id</th><th scope="col">state</th><th scope="col">cron</th><th scope="col">next run</th><th scope="col">last fired</th><th scope="col">firings</th><Show when={canManage()}><th scope="col" class="actions">actions</th></Show></tr></thead>
+              <thead><tr><th scope="col">Schedule</th><th scope="col">State</th><th scope="col">Cron</th><th scope="col">Next run</th><th scope="col">Last fired</th><th scope="col">Firings</th><Show when={canManage()}><th scope="col" class="actions">Actions</th></Show></tr></thead>
               <tbody>
                 <For each={v.schedules} fallback={<tr><td colspan="7">No schedules.</td></tr>}>
                   {(s) => (
                     <tr data-schedule={s.id} data-state={s.state}>
-                      <td>{s.id}</td>
-                      <td class={s.state === 'active' ? 'ok' : 'warn'}>{s.state}</td>
+                      <td><A href={scheduleHref(s.id)}>{s.id}</A></td>
+                      <td class={`state ${s.state === 'active' ? 'ok' : 'warn'}`}>{s.state}</td>
                       <td><code>{s.cron}</code>{s.timezone ? ` (${s.timezone})` : ' (UTC)'}</td>
-                      <td>{s.nextRun ?? (s.state === 'paused' ? 'none while paused' : 'none')}</td>
-                      <td>{s.lastFiredAt ?? 'never'}</td>
+                      <td><RelativeTime iso={s.nextRun} none={s.state === 'paused' ? 'none while paused' : 'none'} /></td>
+                      <td><RelativeTime iso={s.lastFiredAt} none="never" /></td>
                       <td>{s.firings}</td>
                       <Show when={canManage()}>
                         <td class="actions">

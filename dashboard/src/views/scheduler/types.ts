@@ -28,3 +28,11 @@ export interface LogPage { events: LogEvent[]; next: number | null }
 
 /** Scopes of the scheduler's routes, named in each panel's "not permitted". */
 export const SCOPE = { schedules: 'schedule:read', manage: 'schedule:create', queue: 'queue:read', runtime: 'runtime:read' } as const;
+
+/** One ended attempt of a task and the id of its record on the execution chain (its signed trace). */
+export interface AttemptRow {
+  attempt: number; startedAt: string; endedAt: string; outcome: string;
+  status: number | null; error: string | null; traceId: string | null;
+}
+/** `GET /queue/{id}/status`: the task and its ended attempts, first to last. */
+export interface TaskStatus extends TaskRow { history: AttemptRow[] }

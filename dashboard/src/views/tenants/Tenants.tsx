@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createSignal, For } from 'solid-js';
 import { A } from '@solidjs/router';
 import { apiOf } from '../../api';
@@ -45,7 +46,7 @@ export function Tenants() {
                       <td class={r.tenant.status === 'active' ? 'ok' : 'bad'}>{r.tenant.statusReason ? <WithReason class="" text={r.tenant.status} reason={r.tenant.statusReason} /> : r.tenant.status}</td>
                       <td class={r.approachingLimit.length > 0 ? 'warn' : ''}>{r.approachingLimit.map((a) => `${a.metric} ${a.percentUsed}%`).join(', ') || 'none'}</td>
                       <td><code>{r.tenant.id}</code></td>
-                      <td>{r.tenant.createdAt}</td>
+                      <td><RelativeTime iso={r.tenant.createdAt} /></td>
                     </tr>
                   )}
                 </For>

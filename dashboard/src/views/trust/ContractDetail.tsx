@@ -42,7 +42,7 @@ export function TrustContract() {
           <div data-testid="contract">
             <h2>{c.title} <StateBadge state={c.state} /></h2>
             <p>Agent <A href={`/trust/subjects/${seg(c.agentId)}`}>{c.agentId}</A>, operator <A href={`/trust/subjects/${seg(c.operatorId)}`}>{c.operatorId}</A>.
-              Made by {c.createdBy}, {when(c.createdAt)}{c.stateReason ? `; ${c.state} since ${when(c.stateChangedAt)}: ${c.stateReason}` : ''}.</p>
+              Made by {c.createdBy}, {when(c.createdAt)}<Show when={c.stateReason}>; {c.state} since {when(c.stateChangedAt)}: {c.stateReason}</Show>.</p>
             <h3>Terms</h3>
             <dl class="fields"><For each={c.terms}>{(t) => <><dt><code>{t.id}</code></dt><dd>{t.text}</dd></>}</For></dl>
             <h3>Breaches</h3>

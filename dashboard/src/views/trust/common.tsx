@@ -1,3 +1,4 @@
+import { RelativeTime } from '../../time';
 import { createResource, createSignal, onCleanup, Show, type Resource } from 'solid-js';
 import { onLive } from '../../live';
 import { A, useNavigate } from '@solidjs/router';
@@ -74,7 +75,8 @@ export function StateBadge(props: { state: string }) {
   return <span class={`badge ${tone()}`} data-state={props.state}>{props.state}</span>;
 }
 
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+/** A time relative to now ("3 min ago"), exact on hover and focus. */
+export const when = (iso: string | null | undefined) => <RelativeTime iso={iso} />;
 
 /**
  * An action's last answer, said plainly: done (with what the listener said), not permitted (the

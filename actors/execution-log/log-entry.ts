@@ -1,0 +1,13 @@
+import { executionCanonicalJson, executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
+
+/**
+ * A record's entry in the log (docs/TRACE-FORMAT.md, "The transparency log"): its export line
+ * without the newline, `<hash> <signature> <signed bytes>`, as UTF-8. The leaf commits to the
+ * signature too, and an entry bundle is a run of export lines any script can check.
+ */
+export function logEntry(r: ExecutionRecord & { canonical?: string }): Buffer {
+  return Buffer.from(r.canonical !== undefined ? `${r.hash} ${r.signature} ${r.canonical}` : executionExportLine(r));
+}
+
+/** Just the canonical form, for callers that hold a record without it. */
+export { executionCanonicalJson };

@@ -1,0 +1,10 @@
+/**
+ * The MCP gateway (issue 27, docs/MCP.md "The gateway"): upstream MCP servers behind the suite's
+ * capability check, each call audited, forwarded with the upstream's own credentials and signed on
+ * the execution chain. An edge: no actors, no storage.
+ */
+export { Gateway, NAMESPACE_SEPARATOR, gatewayToolName, defaultScope, type GatewayTool } from './pool.ts';
+export type { UpstreamStatus, UpstreamState, UpstreamOutcome } from './upstream.ts';
+export { forwardCall } from './forward.ts';
+export { gatewayMetrics } from './metrics.ts';
+export { upstreamStatusRoute, GATEWAY_READ_SCOPE, UpstreamsReply } from './status-route.ts';

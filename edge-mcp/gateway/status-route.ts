@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import type { EdgeRoutes } from '../../edge-http/index.ts';
+import type { Gateway } from './pool.ts';
+
+const UpstreamStatusSchema = Type.Object({
+  name: Type.String(),
+  transport: Type.Union([Type.Literal('stdio'), Type.Literal('http')]),
+  state: Type.Union([Type.Literal('connecting'), Type.Literal('ready'), Type.Literal('down'), Type.Literal('stopped')]),
+  tools: Type.Integer({ minimum: 0 }),
+  restarts: Type.Integer({ minimum: 0 }),
+  inFlight: Type.Integer({ minimum: 0 }),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  pid: Type.Union([Type.Integer(), Type.Null()]),
+});
+export const UpstreamsReply = Type.Object({ upstreams: Type.Array(UpstreamStatusSchema) });
+
+/** The scope that reads the gateway's upstreams (`mcp:…` scopes are the upstream tools', so not that prefix). */
+export const GATEWAY_READ_SCOPE = 'gateway:read';
+
+/**
+ * `GET /mcp/upstreams`: each upstream of this edge's gateway, its connection state, tool count,
+ * restarts, calls in flight, last error and (stdio) process id; an empty list when none is set. Never its command, URL, `env` or
+ * `headers`: they may hold the upstream's credentials.
+ */
+export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
+  return (app) => {
+    app.get('/mcp/upstreams', {
+      config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
+      schema: { response: { 200: UpstreamsReply } },
+    }, async () => ({ upstreams: gateway?.statuses() ?? [] }));
+  };
+}

@@ -1,0 +1,76 @@
+import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+
+/**
+ * Spans for work that is not one request's (docs/OBSERVABILITY.md, "Trace shape"). The active
+ * context (AsyncLocalStorage) follows every timer and promise created inside it, so a loop or a
+ * batcher first kicked by a request would otherwise keep adding its work to that request's trace
+ * for as long as it runs. Three shapes, after OpenTelemetry's own advice (links for batches):
+ *
+ * - `detached(fn)`: run with no active span, so what `fn` starts (timers, queued work) keeps
+ *   nothing of the caller's trace;
+ * - `batchSpan`: work done for many requests at once (a group commit, an audit batch) is a root
+ *   span of its own that links to the span of each request it serves; it is recorded when any of
+ *   them is (tracing.ts, RoleSampler);
+ * - `backgroundSpan`: one turn of a background loop (a poll, a tick, a lease renewal) is a root
+ *   span, sampled by the background ratio (`SUITE_TRACE_BACKGROUND_RATIO`, default 0: off).
+ */
+
+/** Attribute the sampler reads to tell batch and background roots from request roots. */
+export const SPAN_ROLE = 'suite.span.role';
+export type SpanRole = 'batch' | 'background';
+
+/** Most links one batch span carries (the SDK's default link limit is 128 as well). */
+export const MAX_LINKS = 128;
+
+export function detached<T>(fn: () => T): T {
+  return context.with(ROOT_CONTEXT, fn);
+}
+
+/** A link to the active span, for a batch that will serve this caller later; undefined outside a trace. */
+export function linkToActive(): Link | undefined {
+  const ctx = trace.getSpanContext(context.active());
+  return ctx === undefined || !trace.isSpanContextValid(ctx) ? undefined : { context: ctx };
+}
+
+const tracer = () => trace.getTracer('suite.work');
+
+async function inRoot<T>(name: string, role: SpanRole, links: Link[], attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { root: true, links, attributes: { ...attributes, [SPAN_ROLE]: role } }, ROOT_CONTEXT, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      if (span.isRecording()) {
+        span.setAttribute('error.type', err instanceof Error ? err.name : typeof err);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Batch work for the requests `links` point to, in a root span of its own. */
+export function batchSpan<T>(name: string, links: readonly (Link | undefined)[], attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  const kept: Link[] = [];
+  for (const l of links) {
+    if (l !== undefined && kept.length < MAX_LINKS) kept.push(l);
+  }
+  return inRoot(name, 'batch', kept, { ...attributes, 'suite.batch.requests': links.length }, fn);
+}
+
+/** One turn of a background loop, in a root span of its own (sampled down: see SPAN_ROLE). */
+export function backgroundSpan<T>(name: string, fn: (span: Span) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+  return inRoot(name, 'background', [], attributes, fn);
+}
+
+/** A unit of user work started by a timer (a task attempt, a benchmark run): a root span sampled like a request. */
+export function workSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { root: true, attributes }, ROOT_CONTEXT, async (span) => {
+    try {
+      return await fn(span);
+    } finally {
+      span.end();
+    }
+  });
+}

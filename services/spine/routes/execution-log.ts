@@ -1,0 +1,98 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Bus } from '../../../bus/index.ts';
+import { LogConsistencyReply, LogProofReply, LogReceiptReply, subjects } from '../../../bus/index.ts';
+import { parseTilePath, TILE_WIDTH } from '../../../core/tlog/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendError, sendResult } from '../../../edge-http/index.ts';
+
+/**
+ * The execution chain as a C2SP tlog-tiles log (docs/TRACE-FORMAT.md, "The transparency log"),
+ * under `/executions/log` on the token listener. Checkpoints, the verifier key, hash tiles and
+ * proofs are public, like the public key (core rule 3: verifying needs no credential); they hold
+ * hashes only. Entry bundles and receipts hold the records themselves (who did what), so they ask
+ * `execution:read`, as reading a record does, and a tenant's token gets only its own receipts.
+ */
+const Size = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const IdParams = Type.Object({ id: Type.String({ pattern: '^exec_[0-9a-f]{32}$' }) });
+const ProofQuery = Type.Object({ size: Type.Optional(Size) }, { additionalProperties: false });
+const ConsistencyQuery = Type.Object({ from: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), to: Size }, { additionalProperties: false });
+const TileParams = Type.Object({ '*': Type.String({ maxLength: 64 }) });
+
+/** Full tiles and bundles never change (tlog-tiles: "immutable"): any CDN may keep them. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+export function executionLogRoutes(bus: Bus): EdgeRoutes {
+  return (app) => {
+    app.get('/executions/log/checkpoint', {
+      config: { authority: { kind: 'public' } },
+      schema: {},
+    }, async (_request, reply) => {
+      const r = await bus.request(subjects.executionsLogCheckpoint, {});
+      if (!r.ok) return sendError(reply, r.error);
+      // Mutable: a new one at least every second while records arrive.
+      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(r.value.note);
+    });
+
+    app.get('/executions/log/vkey', {
+      config: { authority: { kind: 'public' } },
+      schema: {},
+    }, async (_request, reply) => {
+      const r = await bus.request(subjects.executionsLogVkey, {});
+      if (!r.ok) return sendError(reply, r.error);
+      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(`${r.value.vkey}\n`);
+    });
+
+    // One wildcard for `tile/<L>/<N>[.p/<W>]`: N spans several segments. The static `entries`
+    // segment of the next route wins over it (find-my-way), so hash tiles and bundles are apart.
+    app.get('/executions/log/tile/*', {
+      config: { authority: { kind: 'public' } },
+      schema: { params: TileParams },
+    }, async (request, reply) => tileAnswer(bus, reply, parseTilePath(request.params['*']), 'hashes'));
+
+    app.get('/executions/log/tile/entries/*', {
+      config: { authority: { kind: 'scope', scope: 'execution:read' } },
+      schema: { params: TileParams },
+    }, async (request, reply) => {
+      // A bundle holds every tenant's records: a tenant's token reads its own receipts instead.
+      if (request.principal.tenantId !== undefined) {
+        return sendError(reply, { code: 'CAPABILITY_INSUFFICIENT', message: "entry bundles hold every tenant's records; a tenant's token reads its own receipts" });
+      }
+      return tileAnswer(bus, reply, parseTilePath(`entries/${request.params['*']}`), 'entries');
+    });
+
+    app.get('/executions/log/consistency', {
+      config: { authority: { kind: 'public' } },
+      schema: { querystring: ConsistencyQuery, response: { 200: LogConsistencyReply } },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogConsistency, request.query)));
+
+    app.get('/executions/:id/proof', {
+      config: { authority: { kind: 'public' } },
+      schema: { params: IdParams, querystring: ProofQuery, response: { 200: LogProofReply } },
+    }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogProof, {
+      id: request.params.id, ...(request.query.size !== undefined ? { size: request.query.size } : {}),
+    })));
+
+    app.get('/executions/:id/receipt', {
+      config: { authority: { kind: 'scope', scope: 'execution:read' } },
+      schema: { params: IdParams, response: { 200: LogReceiptReply } },
+    }, async (request, reply) => {
+      const r = await bus.request(subjects.executionsLogReceipt, { id: request.params.id });
+      if (!r.ok) return sendError(reply, r.error);
+      const tenantId = request.principal.tenantId;
+      if (tenantId !== undefined && r.value.record.attested.tenantId !== tenantId) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
+      return reply.code(200).send(r.value);
+    });
+  };
+}
+
+
+async function tileAnswer(bus: Bus, reply: FastifyReply, tile: ReturnType<typeof parseTilePath>, kind: 'hashes' | 'entries'): Promise<unknown> {
+  if (typeof tile === 'string') return sendError(reply, { code: 'INVALID_REQUEST', message: tile });
+  if ((tile.level === 'entries') !== (kind === 'entries')) return sendError(reply, { code: 'INVALID_REQUEST', message: 'tile level must be 0 to 63' });
+  const r = await bus.request(subjects.executionsLogTile, tile);
+  if (!r.ok) return sendError(reply, r.error);
+  const full = tile.width === TILE_WIDTH;
+  return reply.code(200).header('content-type', 'application/octet-stream')
+    .header('cache-control', full ? IMMUTABLE : 'no-store').send(Buffer.from(r.value.bytes, 'base64'));
+}

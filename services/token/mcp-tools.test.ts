@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createBus, createMemoryNetwork } from '../../bus/index.ts';
+import { MapVerifier, RecordingAudit } from '../../testing/edge-doubles.ts';
+import { bearerAuthenticator, createMcpServer } from '../../edge-mcp/index.ts';
+import { tokenTools } from './mcp-tools.ts';
+
+/**
+ * The MCP server's capability check, before any bus request: authentication of each message,
+ * discovery filtered by scope, refusals audited. (Calls that reach actors, and their traces, are
+ * tested against a real suite: integration/suite/mcp-http.test.ts, integration/mcp-stdio.test.ts.)
+ */
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function session(verifier: MapVerifier, authorization: string | undefined) {
+  const audit = new RecordingAudit();
+  const bus = createBus(createMemoryNetwork().connect());
+  const server = createMcpServer({
+    bus, tools: tokenTools(), authenticate: bearerAuthenticator(verifier, authorization), audit, logger: pino({ level: 'silent' }), version: 'test',
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'unit', version: '1' });
+  await client.connect(clientSide);
+  closers.push(async () => { await client.close(); await server.close(); await bus.drain(); });
+  return { client, audit };
+}
+
+describe('bearerAuthenticator', () => {
+  const verifier = new MapVerifier().grant('good', { sub: 'agent', scope: ['audit:read'] });
+
+  it('refuses a missing header with TOKEN_MISSING and a malformed one with TOKEN_INVALID', async () => {
+    expect(await bearerAuthenticator(verifier, undefined)()).toMatchObject({ ok: false, error: { code: 'TOKEN_MISSING' } });
+    expect(await bearerAuthenticator(verifier, 'Basic abc')()).toMatchObject({ ok: false, error: { code: 'TOKEN_INVALID' } });
+  });
+
+  it('fails closed with REVOCATION_UNAVAILABLE while the revocation view cannot be trusted', async () => {
+    const stale = new MapVerifier().grant('good', { sub: 'agent', scope: ['audit:read'] });
+    stale.setRevocationTrusted(false);
+    expect(await bearerAuthenticator(stale, 'Bearer good')()).toMatchObject({ ok: false, error: { code: 'REVOCATION_UNAVAILABLE' } });
+  });
+
+  it('gives the principal of a token that verifies', async () => {
+    expect(await bearerAuthenticator(verifier, 'Bearer good')()).toMatchObject({ ok: true, principal: { sub: 'agent', scope: ['audit:read'] } });
+  });
+});
+
+describe('createMcpServer', () => {
+  it('lists only the tools the scopes grant, wildcards matched segment by segment', async () => {
+    const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['auth:token:*'] });
+    const { client } = await session(verifier, 'Bearer t');
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['mint_token', 'validate_token']);
+  });
+
+  it('lists nothing and refuses every call while revocations cannot be trusted, auditing the denial', async () => {
+    const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['*'] });
+    verifier.setRevocationTrusted(false);
+    const { client, audit } = await session(verifier, 'Bearer t');
+    expect((await client.listTools()).tools).toEqual([]);
+    await expect(client.callTool({ name: 'read_audit', arguments: {} })).rejects.toThrow(/REVOCATION_UNAVAILABLE/);
+    expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'anonymous', action: 'audit:read', resource: 'mcp tools/call read_audit', result: 'deny', reason: 'REVOCATION_UNAVAILABLE' })]);
+  });
+
+  it('refuses a call beyond the scope with the scope in the error data, before validating its arguments', async () => {
+    const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['execution:read'] });
+    const { client, audit } = await session(verifier, 'Bearer t');
+    const refused = await client.callTool({ name: 'mint_token', arguments: { nonsense: true } }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: -32001, data: { code: 'CAPABILITY_INSUFFICIENT', requiredScope: 'auth:token:create' } });
+    expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'agent', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT' })]);
+  });
+});

@@ -1,0 +1,96 @@
+import { Type } from 'typebox';
+import type { Bus } from '../../../bus/index.ts';
+import { subjects } from '../../../bus/index.ts';
+import { PLANS } from '../../../core/tenancy/index.ts';
+import type { EdgeRoutes } from '../../../edge-http/index.ts';
+import { sendResult } from '../../../edge-http/index.ts';
+import { callerOf } from '../../../edge-http/index.ts';
+
+const Scope = Type.String({ minLength: 1, maxLength: 200 });
+
+export const TokenRequest = Type.Object({
+  sub: Type.String({ minLength: 1, maxLength: 256 }),
+  scope: Type.Array(Scope, { minItems: 1, maxItems: 100 }),
+  expiresIn: Type.Optional(Type.String({ minLength: 2, maxLength: 16 })),
+  aud: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  proof: Type.Optional(Type.Object({
+    nonce: Type.String({ minLength: 1, maxLength: 256 }),
+    signature: Type.String({ minLength: 1, maxLength: 512 }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+export const ValidateBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 8192 }),
+  requiredScope: Type.Optional(Scope),
+}, { additionalProperties: false });
+
+const RevokeBody = Type.Object({
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+  jti: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+}, { additionalProperties: false, minProperties: 1 });
+
+export const AuditQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  // Bounded like every offset (issue 25, finding 8): past it Postgres answered 500; deeper pages by `to`.
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  subject: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  result: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('deny')])),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+}, { additionalProperties: false });
+
+/** Token service routes of the foundation: tokens, plans, and the audit trail. */
+export function tokenRoutes(bus: Bus): EdgeRoutes {
+  return (app) => {
+    app.post('/auth/token', {
+      config: { authority: { kind: 'scope', scope: 'auth:token:create', admin: true }, meter: 'agents' },
+      schema: { body: TokenRequest },
+    }, async (request, reply) => {
+      const result = await bus.request(subjects.tokenIssue, { ...request.body, caller: callerOf(request) });
+      return sendResult(reply, result);
+    });
+
+    app.post('/auth/token/validate', {
+      config: { authority: { kind: 'scope', scope: 'auth:token:validate', admin: true }, meter: 'validations' },
+      schema: { body: ValidateBody },
+    }, async (request, reply) => {
+      const result = await bus.request(subjects.tokenValidate, { ...request.body, caller: callerOf(request) });
+      // A failed validation is an answer, not an error: 400 with `{valid:false, error}` (spec, Errors).
+      if (result.ok && !result.value.valid) return reply.code(400).send(result.value);
+      return sendResult(reply, result);
+    });
+
+    app.post('/auth/token/revoke', {
+      config: { authority: { kind: 'scope', scope: 'auth:token:revoke', admin: true } },
+      schema: { body: RevokeBody },
+    }, async (request, reply) => {
+      const result = await bus.request(subjects.tokenRevoke, { ...request.body, caller: callerOf(request) });
+      return sendResult(reply, result);
+    });
+
+    app.get('/plans', { config: { authority: { kind: 'public' } } }, async () => ({ plans: PLANS }));
+
+    app.get('/audit', {
+      config: { authority: { kind: 'scope', scope: 'audit:read', admin: true } },
+      schema: { querystring: AuditQuery },
+    }, async (request, reply) => {
+      const q = request.query;
+      const tenantId = request.principal.tenantId;
+      const result = await bus.request(subjects.auditList, {
+        limit: q.limit,
+        offset: q.offset,
+        ...(q.subject !== undefined ? { subject: q.subject } : {}),
+        ...(q.result !== undefined ? { result: q.result } : {}),
+        // Stored timestamps are UTC ISO strings; normalise so that text order is time order.
+        ...(q.from !== undefined ? { from: new Date(q.from).toISOString() } : {}),
+        ...(q.to !== undefined ? { to: new Date(q.to).toISOString() } : {}),
+        ...(tenantId !== undefined ? { tenantId } : {}),
+      });
+      return sendResult(reply, result);
+    });
+
+    app.get('/audit/verify', {
+      config: { authority: { kind: 'scope', scope: 'audit:read', admin: true } },
+    }, async (_request, reply) => sendResult(reply, await bus.request(subjects.auditVerify, {}, { timeoutMs: 120_000 })));
+  };
+}
