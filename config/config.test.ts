@@ -46,6 +46,7 @@ describe('configuration', () => {
 
   it('reads the chain lease and its renewal, renewing every sixth of the lease unless told, and refuses a renewal over half the lease', () => {
     expect(loadConfig({})).toMatchObject({ chainLeaseMs: 1500, chainLeaseRenewMs: 250 });
+    expect(loadConfig({ SUITE_NATS_URL: 'nats://127.0.0.1:4222' })).toMatchObject({ chainLeaseMs: 1500, chainLeaseRenewMs: 250 });
     expect(loadConfig({ SUITE_CHAIN_LEASE_MS: '3000' })).toMatchObject({ chainLeaseMs: 3000, chainLeaseRenewMs: 500 });
     expect(loadConfig({ SUITE_CHAIN_LEASE_MS: '1000', SUITE_CHAIN_LEASE_RENEW_MS: '100' })).toMatchObject({ chainLeaseMs: 1000, chainLeaseRenewMs: 100 });
     expect(() => loadConfig({ SUITE_CHAIN_LEASE_MS: '1000', SUITE_CHAIN_LEASE_RENEW_MS: '600' })).toThrow(/SUITE_CHAIN_LEASE_RENEW_MS/);

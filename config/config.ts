@@ -286,8 +286,9 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     throw new ConfigError('SUITE_TRACE_PRIVATE_KEY', 'must be a PEM-encoded Ed25519 private key');
   }
 
-  // Defaults by measurement (docs/RELIABILITY.md, "Chain writer failover"): takeover under 2 s p99.
-  // A renewal at most half the lease leaves the leader a second chance before it expires.
+  // Defaults by measurement (docs/RELIABILITY.md, "Chain writer failover"): takeover under 2 s p99
+  // (distributed), and an embedded suite restarted after a crash waits out a shorter lease of its
+  // dead self. A renewal at most half the lease leaves the leader a second chance before it expires.
   const chainLeaseMs = int('SUITE_CHAIN_LEASE_MS', 1500, 300, 60_000);
   const chainLeaseRenewMs = int('SUITE_CHAIN_LEASE_RENEW_MS', Math.max(50, Math.floor(chainLeaseMs / 6)), 50, 30_000);
   if (chainLeaseRenewMs * 2 > chainLeaseMs) {

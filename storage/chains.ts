@@ -4,6 +4,7 @@ import { rowSchema } from './row-schema.ts';
 
 const HeadRow = rowSchema(Type.Object({ seq: Type.Number(), hash: Type.String(), epoch: Type.Number() }));
 const EpochRow = rowSchema(Type.Object({ epoch: Type.Number() }));
+const RemainingRow = rowSchema(Type.Object({ ms: Type.Number() }));
 
 /** Chain heads and writer leases (migration 001). One function per query; parameters bound. */
 
@@ -39,6 +40,17 @@ export async function acquireChainLease(db: CommonQueryMethods, chain: string, h
       where chain_leases.expires_at < now() or chain_leases.holder = excluded.holder
     returning epoch`);
   return row ? row.epoch : null;
+}
+
+/**
+ * How long until the chain's lease expires by the database clock, in ms (0 when it has or there is
+ * none): a standby tries again then, instead of up to a renewal period later.
+ */
+export async function chainLeaseRemainingMs(db: CommonQueryMethods, chain: string): Promise<number> {
+  const row = await db.maybeOne(sql.type(RemainingRow)`
+    select greatest(0, extract(epoch from (expires_at - clock_timestamp())) * 1000)::float8 as ms
+    from chain_leases where chain = ${chain}`);
+  return row ? row.ms : 0;
 }
 
 /** Extend our lease; false means it is no longer ours (another writer took over). */

@@ -56,6 +56,7 @@ export {
   ensureChainHead,
   readChainHead,
   acquireChainLease,
+  chainLeaseRemainingMs,
   renewChainLease,
   releaseChainLease,
   headMoveCte,

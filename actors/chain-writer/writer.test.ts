@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
-import { openStorage } from '../../storage/index.ts';
+import { acquireChainLease, ensureChainHead, openStorage } from '../../storage/index.ts';
+import { GENESIS_HASH } from '../../core/chain/index.ts';
 import { auditChainSpec, verifyAuditChain } from '../audit/index.ts';
 import type { AuditInput } from '../../bus/index.ts';
 import { ChainWriter } from './writer.ts';
@@ -197,6 +198,28 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     expect(next!.seq).toBe(3);
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 3 });
     await b.stop();
+  });
+});
+
+describe('a standby chain writer', () => {
+  it('tries again when the lease it found held runs out, not a renewal period later', async () => {
+    const [, postgres] = storageKinds();
+    const place = await postgres!.place();
+    const storage = await openStorage(place.options);
+    try {
+      // A leader that died holding a lease of 300 ms (never renewed, never released).
+      await ensureChainHead(storage.pool, 'audit', GENESIS_HASH);
+      expect(await acquireChainLease(storage.pool, 'audit', 'dead-leader', 300)).not.toBeNull();
+      // Renewing only every 30 s, the standby would wait that long by its period alone.
+      const b = new ChainWriter({ storage, spec: auditChainSpec, holder: 'b', leaseMs: 60_000, renewMs: 30_000 });
+      await b.start();
+      expect(b.isLeader).toBe(false);
+      await eventually(() => b.isLeader, 15_000);
+      await b.stop();
+    } finally {
+      await storage.close();
+      await place.remove();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { GENESIS_HASH } from '../../core/chain/index.ts';
 import { FailureStreak } from './failure-streak.ts';
 import {
   acquireChainLease,
+  chainLeaseRemainingMs,
   ensureChainHead,
   readChainHead,
   releaseChainLease,
@@ -39,8 +40,8 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
   leaseMs?: number;
   /**
    * How often the leader renews its lease and a standby tries to take it (default a third of the
-   * lease). A standby takes over between `leaseMs - renewMs` and `leaseMs + renewMs` after the
-   * leader dies (docs/RELIABILITY.md, "Chain writer failover").
+   * lease). A standby also tries when the lease it found held expires, so it takes over between
+   * `leaseMs - renewMs` and `leaseMs` after the leader dies (docs/RELIABILITY.md, "Chain writer failover").
    */
   renewMs?: number;
   /** Most records committed in one transaction. */
@@ -99,6 +100,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #leaseTick: Promise<void> | undefined;
+  /** A standby's next try: when the lease it found held expires, if that comes before a renewal period. */
+  #retryInMs: number | undefined;
   /** Set while the drain waits with room in its pipeline: called by the next append. */
   #onArrival: (() => void) | undefined;
   readonly #commits: FailureStreak;
@@ -183,12 +186,15 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 
   #schedule(): void {
     if (this.#state !== 'leader' && this.#state !== 'standby') return;
-    // The leader renews every renewMs; a standby tries at the same pace, so it takes over within
-    // renewMs of the lease's expiry (why polling: docs/RELIABILITY.md, "Chain writer failover").
+    // The leader renews every renewMs; a standby tries at the same pace, or when the lease it found
+    // held expires if sooner, so it takes over as the lease runs out (why no bus signal:
+    // docs/RELIABILITY.md, "Chain writer failover").
     // Detached: the timer would otherwise carry the context it was set in (a request's) for good.
+    const renewMs = this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3));
+    const retryInMs = this.#state === 'standby' ? this.#retryInMs : undefined;
     this.#timer = detached(() => setTimeout(() => {
       this.#leaseTick = backgroundSpan('chain.lease', () => this.#tickLease(), { 'suite.chain': this.#o.spec.chain }).finally(() => this.#schedule());
-    }, this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3))));
+    }, retryInMs === undefined ? renewMs : Math.min(renewMs, retryInMs)));
     this.#timer.unref();
   }
 
@@ -200,7 +206,10 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
       } else if (this.#state === 'standby') {
         const epoch = await acquireChainLease(storage.pool, spec.chain, holder, leaseMs);
+        this.#retryInMs = undefined;
         if (epoch !== null) await this.#becomeLeader(epoch);
+        // A few ms past the expiry, so the next try finds it expired by the database clock.
+        else this.#retryInMs = Math.ceil(await chainLeaseRemainingMs(storage.pool, spec.chain)) + 5;
       }
     } catch (err) {
       this.#o.logger?.warn({ err, chain: spec.chain }, 'chain lease check failed');
