@@ -4,7 +4,8 @@
  * port 0 (`-p -1`, `-cluster nats://127.0.0.1:-1`) and reads the ports the server reports; a
  * restart binds the same ones again, so that clients that knew the node find it back.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Child, type Exit } from './child.ts';
 
 export const NATS_SERVER = process.env.SUITE_TEST_NATS_SERVER ?? '/usr/sbin/nats-server';
@@ -23,6 +24,8 @@ export interface NatsNodeOptions {
   readonly noAdvertise?: boolean;
   /** Serve the monitoring endpoints (/connz, /varz) on a port of its own choosing. */
   readonly monitor?: boolean;
+  /** A configuration file's text (e.g. compose/nats-auth.conf); its `$VARIABLE`s come from `env`. */
+  readonly config?: string;
 }
 
 const CLIENT_LINE = /Listening for client connections on [^\s]+:(\d+)$/;
@@ -81,6 +84,10 @@ export class NatsNode {
       if (this.o.noAdvertise) args.push('--no_advertise=true');
     }
     mkdirSync(this.o.storeDir, { recursive: true });
+    if (this.o.config !== undefined) {
+      writeFileSync(join(this.o.storeDir, 'nats.conf'), this.o.config, { mode: 0o600 });
+      args.push('-c', join(this.o.storeDir, 'nats.conf'));
+    }
     const child = new Child({ name: this.o.name, command: NATS_SERVER, args, cwd: this.o.storeDir, env: { ...this.o.env } });
     this.#child = child;
     const port = CLIENT_LINE.exec(await child.line((l) => CLIENT_LINE.test(l), 'start'))?.[1];

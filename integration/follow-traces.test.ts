@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Child } from '../compose/child.ts';
-import { startPrivateNatsServer, type PrivateNatsServer } from '../testing/nats-server.ts';
+import { NatsNode } from '../compose/nats-node.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 
 /**
@@ -16,17 +16,19 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 
 const EXAMPLE = new URL('../client/examples/follow-traces.ts', import.meta.url).pathname;
 const passwords = { SUITE_NATS_PASSWORD: randomBytes(12).toString('hex'), EVENTS_NATS_PASSWORD: randomBytes(12).toString('hex') };
-let nats: PrivateNatsServer;
+let nats: NatsNode;
 let suite: TestSuite;
 let token: string;
 let stateDir: string;
 
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'follow-traces-'));
-  nats = await startPrivateNatsServer({
+  nats = new NatsNode({
+    name: 'nats-auth', storeDir: join(stateDir, 'nats'),
     config: readFileSync(new URL('../compose/nats-auth.conf', import.meta.url), 'utf8'),
-    env: passwords, args: ['-js', '-sd', join(stateDir, 'js')],
+    env: { PATH: process.env.PATH ?? '', ...passwords },
   });
+  await nats.start();
   suite = await startTestSuite({ SUITE_NATS_URL: nats.url, SUITE_NATS_USER: 'suite', SUITE_NATS_PASSWORD: passwords.SUITE_NATS_PASSWORD });
   token = (await suite.mint(['execution:record', 'execution:read'])).token;
 }, 120_000);

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, errors, type NatsConnection } from '@nats-io/transport-node';
 import { connectNatsTransport, createBus, subjects, type Bus } from '../bus/index.ts';
-import { startPrivateNatsServer, type PrivateNatsServer } from '../testing/nats-server.ts';
+import { NatsNode } from '../compose/nats-node.ts';
 
 /**
  * docs/EVENTS.md, "Authorization", with the documented configuration itself (compose/nats-auth.conf)
@@ -14,16 +17,18 @@ import { startPrivateNatsServer, type PrivateNatsServer } from '../testing/nats-
 
 const suitePassword = randomBytes(12).toString('hex');
 const eventsPassword = randomBytes(12).toString('hex');
-let server: PrivateNatsServer;
+let server: NatsNode;
 let suiteBus: Bus;
 let events: NatsConnection;
 const violations: Error[] = [];
 
 beforeAll(async () => {
-  server = await startPrivateNatsServer({
+  server = new NatsNode({
+    name: 'nats-auth', storeDir: await mkdtemp(join(tmpdir(), 'nats-auth-')),
     config: readFileSync(new URL('../compose/nats-auth.conf', import.meta.url), 'utf8'),
-    env: { SUITE_NATS_PASSWORD: suitePassword, EVENTS_NATS_PASSWORD: eventsPassword },
+    env: { PATH: process.env.PATH ?? '', SUITE_NATS_PASSWORD: suitePassword, EVENTS_NATS_PASSWORD: eventsPassword },
   });
+  await server.start();
   suiteBus = createBus(await connectNatsTransport({ servers: server.url, name: 'suite', user: 'suite', pass: suitePassword }));
   events = await connect({ servers: server.url, name: 'events-consumer', user: 'events', pass: eventsPassword });
   void (async () => {
@@ -35,6 +40,7 @@ afterAll(async () => {
   await events?.close();
   await suiteBus?.drain();
   await server?.stop();
+  if (server) await rm(server.o.storeDir, { recursive: true, force: true });
 });
 
 const appended = { id: `exec_${'a'.repeat(32)}`, seq: 7, hash: 'b'.repeat(64), subject: 'agent-1', outcome: 'success' };
