@@ -11,7 +11,7 @@ import { unavailableData } from '../actors/base/index.ts';
 import { RevocationView } from '../actors/revocation/index.ts';
 import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createLogger, createMetricsRegistry, startTracing } from '../observability/index.ts';
+import { createLogger, createMetricsRegistry, startMetricsListener, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
 import { startEdge, type RunningEdge } from './edge.ts';
 
@@ -171,6 +171,12 @@ export async function startSuite(
       });
       edges.push(edge);
       phases.edges.push({ name: role, stop: () => edge.stop() });
+    }
+    // A process without listeners serves its metrics on a port of its own, if given one.
+    if (edges.length === 0 && config.metricsPort !== undefined) {
+      const listener = await startMetricsListener(metrics, config.host, config.metricsPort);
+      phases.edges.push({ name: 'metrics', stop: () => listener.stop() });
+      logger.info({ port: listener.port }, 'metrics listener started');
     }
 
     let stopping: Promise<void> | undefined;

@@ -163,6 +163,9 @@ describe('tracing configuration', () => {
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
     expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
     expect(() => loadConfig({ OTEL_SDK_DISABLED: 'yes' })).toThrow(/OTEL_SDK_DISABLED/);
+    expect(() => loadConfig({ SUITE_TRACE_BACKGROUND_RATIO: '2' })).toThrow(/SUITE_TRACE_BACKGROUND_RATIO/);
+    expect(() => loadConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY/);
+    expect(() => loadConfig({ SUITE_METRICS_PORT: '70000' })).toThrow(/SUITE_METRICS_PORT/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'secret-without-key' })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=%E0%A4%A' })).toThrow(expect.objectContaining({
       variable: 'OTEL_EXPORTER_OTLP_HEADERS', message: expect.not.stringContaining('%E0'),
@@ -171,6 +174,10 @@ describe('tracing configuration', () => {
 
   it('reads a sampling ratio and the switch that turns the SDK off', () => {
     expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.25 });
+    expect(loadConfig({}).tracing).toMatchObject({ backgroundRatio: 0, exportDelayMs: 5000 });
+    expect(loadConfig({ SUITE_TRACE_BACKGROUND_RATIO: '0.01', OTEL_BSP_SCHEDULE_DELAY: '200' }).tracing).toMatchObject({ backgroundRatio: 0.01, exportDelayMs: 200 });
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ SUITE_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(loadConfig({ OTEL_SDK_DISABLED: 'TRUE' }).tracing.disabled).toBe(true);
   });
 });

@@ -58,6 +58,11 @@ export interface SuiteConfig {
   readonly host: string;
   readonly ports: Readonly<Record<ServiceName, number>>;
   /**
+   * `SUITE_METRICS_PORT`: a process without listeners (actor roles only) serves its metrics on
+   * this port (`GET /metrics`); unset, it serves none (docs/OBSERVABILITY.md, Scraping).
+   */
+  readonly metricsPort: number | undefined;
+  /**
    * `SUITE_<LISTENER>_URL` (e.g. `SUITE_TRUST_URL=http://trust:8085`): where another process reaches
    * a listener that runs elsewhere (the dashboard's probes and same-origin proxy). Unset: a listener
    * of this process at its bound port, else `host` and the configured port.
@@ -304,6 +309,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     natsUser: natsUserName !== undefined && natsPassword !== undefined ? { user: natsUserName, pass: natsPassword } : undefined,
     host: str('SUITE_HOST') ?? '127.0.0.1',
     ports,
+    metricsPort: str('SUITE_METRICS_PORT') === undefined ? undefined : int('SUITE_METRICS_PORT', 0, 0, 65_535),
     listenerUrls,
     hmacSecrets,
     adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,

@@ -11,4 +11,5 @@ export type {
 } from './promise-metrics.ts';
 export { backgroundSpan, batchSpan, detached, linkToActive, workSpan } from './work-spans.ts';
 export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';
+export { startMetricsListener, type MetricsListener } from './metrics-listener.ts';
 export type { EdgeTracing } from './http-tracing.ts';

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { startHttpTarget, type HttpTarget } from '../../testing/http-target.ts';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../testing/otlp-receiver.ts';
+import { waterfallHtml } from '../../testing/trace-waterfall.ts';
+import { CHROMIUM, UPDATE_DOCS } from '../../testing/dashboard-browser.ts';
 
 /**
  * One request, one trace (issue 24, docs/OBSERVABILITY.md "Trace shape"): the real suite in this
@@ -44,6 +46,18 @@ function allUnder(root: ReceivedSpan, spans: readonly ReceivedSpan[]): boolean {
     }
     return false;
   });
+}
+
+async function screenshot(html: string, path: string): Promise<void> {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 320 } });
+    await page.setContent(html);
+    await page.screenshot({ path, fullPage: true });
+  } finally {
+    await browser.close();
+  }
 }
 
 const rootOf = (spans: readonly ReceivedSpan[]) => spans.filter((s) => s.parentSpanId === '');
@@ -91,6 +105,14 @@ describe('traces under concurrent requests', () => {
     const linked = commits.flatMap((c) => c.links).find((l) => l.traceId === ids[0]);
     const target0 = otlp.byTrace(ids[0] as string).find((s) => s.spanId === linked?.spanId);
     expect(target0?.name).toBe('suite.executions.record');
+
+    // The waterfall of one request's trace, with the commit that served it (docs/OBSERVABILITY.md).
+    const first = otlp.byTrace(ids[0] as string);
+    const servingCommits = commits.filter((c) => c.links.some((l) => l.traceId === ids[0])).flatMap((c) => otlp.byTrace(c.traceId));
+    const page = waterfallHtml('POST /executions, one of 20 concurrent', first, servingCommits);
+    expect(page).toContain('suite.executions.record');
+    expect(page).toContain('chain.commit executions');
+    if (UPDATE_DOCS) await screenshot(page, 'docs/screenshots/trace-request.png');
   });
 });
 
