@@ -79,6 +79,8 @@ export interface SuiteConfig {
   readonly accessLog: boolean;
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
+  /** `SUITE_HTTP_HEADERS_TIMEOUT_MS`, `SUITE_HTTP_REQUEST_TIMEOUT_MS`, `SUITE_HTTP_KEEPALIVE_TIMEOUT_MS`: slow or idle sockets closed (edge-http/app.ts). */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
   readonly revocationStalenessMs: number;
   /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
   readonly chainLeaseMs: number;
@@ -284,6 +286,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       windowMs: int('SUITE_RATE_LIMIT_WINDOW_MS', 1000, 100, 3_600_000),
     },
     bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    httpTimeouts: httpTimeouts(int),
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs: int('SUITE_CHAIN_LEASE_MS', 5000, 300, 60_000),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
@@ -384,4 +387,15 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** The listeners' socket timeouts; Node refuses a headers timeout longer than the request timeout. */
+function httpTimeouts(int: (name: string, fallback: number, min: number, max: number) => number) {
+  const t = {
+    headersMs: int('SUITE_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestMs: int('SUITE_HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveMs: int('SUITE_HTTP_KEEPALIVE_TIMEOUT_MS', 10_000, 100, 600_000),
+  };
+  if (t.headersMs > t.requestMs) throw new ConfigError('SUITE_HTTP_HEADERS_TIMEOUT_MS', `must not exceed SUITE_HTTP_REQUEST_TIMEOUT_MS (${t.requestMs})`);
+  return Object.freeze(t);
 }
