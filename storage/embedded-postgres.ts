@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { isAlive, lockDataDir, syncPath } from './data-dir.ts';
 import { StorageError, type StorageLogger } from './errors.ts';
+import { postgresLogLevel } from './postgres-log-lines.ts';
 import type { PostgresBinaries } from './postgres-binaries.ts';
 
 /**
@@ -163,12 +164,14 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
     for (const line of lines) {
       tail.push(line);
       if (tail.length > 30) tail.shift();
-      if (/\b(FATAL|PANIC):/.test(line)) logger.error({ postgres: line }, 'embedded Postgres');
-      else if (/\bWARNING:/.test(line)) logger.warn({ postgres: line }, 'embedded Postgres');
+      const level = postgresLogLevel(line, starting);
+      if (level !== undefined) logger[level]({ postgres: line }, 'embedded Postgres');
     }
   });
   let exited = false;
   let stopping = false;
+  // Until the readiness probe is answered: its expected refusals are not errors (postgres-log-lines.ts).
+  let starting = true;
   const exit = once(child, 'close').then(([code, signal]: unknown[]) => {
     exited = true;
     if (!stopping) logger.error({ code, signal, log: tail.slice(-5) }, 'embedded Postgres exited unexpectedly');
@@ -184,6 +187,7 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
         try {
           await client.connect();
           await client.query('SELECT 1');
+          starting = false;
           return undefined;
         } catch {
           await new Promise((r) => setTimeout(r, 50));
