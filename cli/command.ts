@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { loadConfig, ensureStoredSecrets, ConfigError, type StoredSecrets } from '../config/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStorage } from '../storage/index.ts';
-import { parseRoles, ALL_ROLES } from './roles.ts';
+import { parseRoles, isRole, ALL_ROLES } from './roles.ts';
+import { UsageError, unknownWord } from './usage.ts';
 import { migrationSets, startSuite } from './runtime.ts';
 import { verifyCommand } from './verify.ts';
 import { mcpCommand } from './mcp.ts';
@@ -27,6 +28,24 @@ const USAGE = `usage:
   suite asyncapi                    print the AsyncAPI document of the public NATS events (docs/EVENTS.md)
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
+const COMMANDS = ['start', 'run', 'migrate', 'verify', 'mcp', 'asyncapi'];
+const OPTIONS = { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** node:util's parseArgs, its refusals turned into one line (an unknown option with a did-you-mean). */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS_')) throw err;
+    const option = /'(-{1,2}[^' ]+)/.exec((err as Error).message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
+      throw unknownWord('option', option, ['--data-dir', '--help', '-h'], (w) => w);
+    }
+    throw new UsageError((err as Error).message);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
   if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
@@ -34,16 +53,19 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(asyncApiDocument(INTERFACE_VERSION), null, 2)}\n`);
     return 0;
   }
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const { values, positionals } = parseCommandLine(argv);
   const [command, ...rest] = positionals;
-  if (values.help || command === undefined || !['start', 'run', 'migrate', 'mcp'].includes(command)) {
+  if (values.help || command === undefined) {
     process.stdout.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
+  // Every mistake of the command line is found before anything is read, created or started.
+  if (!COMMANDS.includes(command)) throw unknownWord('command', command, COMMANDS);
+  // `verify` is handled above when it comes first; after an option it would fall through to a start.
+  if (command === 'verify') throw new UsageError('verify comes first, its options after it: suite verify FILE --public-key PEM');
+  if (command === 'asyncapi') throw new UsageError('asyncapi takes no argument nor option: suite asyncapi');
+  const unknownRole = command === 'run' ? rest.find((r) => r !== 'all' && !isRole(r)) : undefined;
+  if (unknownRole !== undefined) throw unknownWord('role', unknownRole, ['all', ...ALL_ROLES]);
 
   const env = { ...process.env };
   // The data folder: the environment wins over the flag (README: variables set by the user win).
@@ -132,6 +154,11 @@ export function run(argv: string[]): void {
       process.exitCode = code;
     },
     (err: unknown) => {
+      if (err instanceof UsageError) {
+        process.stderr.write(`suite: ${err.message}\n${USAGE}\n`);
+        process.exitCode = 2;
+        return;
+      }
       const message = err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof Error ? err.stack ?? err.message : String(err);
       process.stderr.write(`suite: ${message}\n`);
       process.exitCode = 1;

@@ -131,6 +131,7 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     tenants: busTenantResolver(d.bus),
     meter: busMeter(d.bus),
     bodyLimit: d.config.bodyLimitBytes,
+    timeouts: d.config.httpTimeouts,
     ...(d.peers !== undefined ? { servedElsewhere: servedElsewhere(d.service, d.peers, d.listenerUrl) } : {}),
     ...(d.tracing !== undefined ? { tracing: d.tracing } : {}),
   });

@@ -53,6 +53,11 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUITE_CHAIN_LEASE_RENEW_MS: '10' })).toThrow(/SUITE_CHAIN_LEASE_RENEW_MS/);
   });
 
+  it('sets the listeners\' socket timeouts, and refuses a headers timeout longer than the request timeout', () => {
+    expect(loadConfig({}).httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 10_000 });
+    expect(() => loadConfig({ SUITE_HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/SUITE_HTTP_HEADERS_TIMEOUT_MS/);
+  });
+
   it('reads the outbound allow-list as addresses and ranges, and refuses anything else naming SUITE_OUTBOUND_ALLOW', () => {
     expect(loadConfig({}).outboundAllow).toBeUndefined();
     expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'none' }).outboundAllow).toEqual([]);

@@ -87,6 +87,8 @@ export interface SuiteConfig {
   readonly accessLog: boolean;
   readonly rateLimit: { readonly max: number; readonly windowMs: number };
   readonly bodyLimitBytes: number;
+  /** `SUITE_HTTP_HEADERS_TIMEOUT_MS`, `SUITE_HTTP_REQUEST_TIMEOUT_MS`, `SUITE_HTTP_KEEPALIVE_TIMEOUT_MS`: slow or idle sockets closed (edge-http/app.ts). */
+  readonly httpTimeouts: { readonly headersMs: number; readonly requestMs: number; readonly keepAliveMs: number };
   readonly revocationStalenessMs: number;
   /** Lease of a chain writer (audit, executions): a standby takes over this long after the leader died. */
   readonly chainLeaseMs: number;
@@ -326,6 +328,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       windowMs: int('SUITE_RATE_LIMIT_WINDOW_MS', 1000, 100, 3_600_000),
     },
     bodyLimitBytes: int('SUITE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    httpTimeouts: httpTimeouts(int),
     revocationStalenessMs: int('SUITE_REVOCATION_STALENESS_MS', 3000, 500, 60_000),
     chainLeaseMs,
     chainLeaseRenewMs,
@@ -441,4 +444,15 @@ function tlogOrigin(value: string | undefined): string {
   if (value === undefined) return 'agent-suite.local/executions/log';
   if (!/^[^\s+]{1,200}$/u.test(value)) throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
   return value;
+}
+
+/** The listeners' socket timeouts; Node refuses a headers timeout longer than the request timeout. */
+function httpTimeouts(int: (name: string, fallback: number, min: number, max: number) => number) {
+  const t = {
+    headersMs: int('SUITE_HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestMs: int('SUITE_HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveMs: int('SUITE_HTTP_KEEPALIVE_TIMEOUT_MS', 10_000, 100, 600_000),
+  };
+  if (t.headersMs > t.requestMs) throw new ConfigError('SUITE_HTTP_HEADERS_TIMEOUT_MS', `must not exceed SUITE_HTTP_REQUEST_TIMEOUT_MS (${t.requestMs})`);
+  return Object.freeze(t);
 }

@@ -39,6 +39,8 @@ export interface EdgeOptions {
   routes: EdgeRoutes;
   /** Largest accepted request body in bytes; default 1 MiB. */
   bodyLimit?: number;
+  /** Socket timeouts (issue 25, finding 5: slow or idle sockets are closed); defaults below. */
+  timeouts?: Partial<SocketTimeouts>;
   /**
    * Request tracing (observability/http-tracing.ts: an OpenTelemetry server span per request, the
    * handler inside its context), installed on the root instance before any other hook or route.
@@ -50,6 +52,22 @@ export interface EdgeOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * How long a socket may take, in milliseconds (docs/CONFIGURATION.md, `SUITE_HTTP_*_TIMEOUT_MS`):
+ * - `headersMs`: from the connection (or the previous answer) to the end of the request's headers:
+ *   a slow-loris client trickling header bytes, or a socket that sends nothing, is closed (408);
+ * - `requestMs`: to the end of the whole request, body included (408); never the answer's time, so
+ *   long answers (exports, event streams) are not cut;
+ * - `keepAliveMs`: an idle kept-alive socket after its answer.
+ */
+export interface SocketTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+export const DEFAULT_SOCKET_TIMEOUTS: Readonly<SocketTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 10_000 });
 
 function positiveInteger(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
@@ -66,11 +84,23 @@ function compile(options: EdgeOptions) {
   return Object.freeze({
     ...options,
     bodyLimit: positiveInteger(options.bodyLimit ?? DEFAULT_BODY_LIMIT, 'bodyLimit'),
+    timeouts: socketTimeouts({ ...DEFAULT_SOCKET_TIMEOUTS, ...options.timeouts }),
     rateLimit: Object.freeze({
       max: positiveInteger(options.rateLimit.max, 'rateLimit.max'),
       windowMs: positiveInteger(options.rateLimit.windowMs, 'rateLimit.windowMs'),
     }),
   });
+}
+
+function socketTimeouts(t: SocketTimeouts): Readonly<SocketTimeouts> {
+  const checked = {
+    headersMs: positiveInteger(t.headersMs, 'timeouts.headersMs'),
+    requestMs: positiveInteger(t.requestMs, 'timeouts.requestMs'),
+    keepAliveMs: positiveInteger(t.keepAliveMs, 'timeouts.keepAliveMs'),
+  };
+  // Node refuses a headers timeout longer than the request timeout.
+  if (checked.headersMs > checked.requestMs) throw new TypeError('createEdgeApp: timeouts.headersMs must not exceed timeouts.requestMs');
+  return Object.freeze(checked);
 }
 
 type Compiled = ReturnType<typeof compile>;
@@ -100,6 +130,11 @@ export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
     frameworkErrors: frameworkErrorHandler(onUnmatched),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler,
+    keepAliveTimeout: o.timeouts.keepAliveMs,
+    requestTimeout: o.timeouts.requestMs,
+    // Node checks the header and request timeouts on this interval (default 30 s, which would let a
+    // slow socket live up to 30 s past its timeout); a tenth of the shorter, at least 100 ms.
+    http: { headersTimeout: o.timeouts.headersMs, connectionsCheckingInterval: Math.max(100, Math.floor(o.timeouts.headersMs / 10)) },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as EdgeApp;
   try {
     await install(app, o, unmatched, onUnmatched);

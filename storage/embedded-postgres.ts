@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { isAlive, lockDataDir, syncPath } from './data-dir.ts';
 import { StorageError, type StorageLogger } from './errors.ts';
+import { postgresLogLevel } from './postgres-log-lines.ts';
 import type { PostgresBinaries } from './postgres-binaries.ts';
 import { superviseServer, type RestartPolicy, type SupervisedServer } from './embedded-supervisor.ts';
 
@@ -174,12 +175,14 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
       // A connection refused while the server starts (after a restart the pool keeps trying) is
       // the answer the caller already gets as a 503; one log line per attempt would only bury the rest.
       if (STARTING.test(line)) continue;
-      if (/\b(FATAL|PANIC):/.test(line)) logger.error({ postgres: line }, 'embedded Postgres');
-      else if (/\bWARNING:/.test(line)) logger.warn({ postgres: line }, 'embedded Postgres');
+      const level = postgresLogLevel(line, starting);
+      if (level !== undefined) logger[level]({ postgres: line }, 'embedded Postgres');
     }
   });
   let exited = false;
   let stopping = false;
+  // Until the readiness probe is answered: its expected refusals are not errors (postgres-log-lines.ts).
+  let starting = true;
   const exit = once(child, 'close').then(([code, signal]: unknown[]) => {
     exited = true;
     if (!stopping) logger.error({ code, signal, log: tail.slice(-5) }, 'embedded Postgres exited unexpectedly');
@@ -196,6 +199,7 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
         try {
           await client.connect();
           await client.query('SELECT 1');
+          starting = false;
           return undefined;
         } catch {
           await new Promise((r) => setTimeout(r, 50));

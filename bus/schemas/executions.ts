@@ -100,7 +100,7 @@ export const RecordReply = Type.Object({ record: ExecutionRecordSchema, replayed
  * not a 400 or a 500).
  */
 export const SuppliedRecordSchema = Type.Object({
-  seq: Type.Integer({ minimum: 1 }),
+  seq: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
   id: Type.String({ maxLength: 128 }),
   timestamp: Type.String({ maxLength: 64 }),
   subject: Type.String({ maxLength: 4096 }),

@@ -174,8 +174,11 @@ function clientErrorMessage(code: string | undefined): string {
  * Requests Node's HTTP parser rejects never reach Fastify; answer them in the error shape too,
  * unless the socket can no longer be written.
  */
-export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+export function clientErrorHandler(error: Error & { code?: string; bytesParsed?: number }, socket: Socket): void {
+  // A socket that timed out before sending a byte (opened and left idle, or kept alive and never
+  // reused) gets no answer: there is no request to answer.
+  const silent = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && (error.bytesParsed ?? 0) === 0 && socket.bytesRead === 0;
+  if (error.code === 'ECONNRESET' || !socket.writable || silent) {
     socket.destroy();
     return;
   }

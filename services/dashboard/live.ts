@@ -24,6 +24,11 @@ export const LIVE_PROTOCOL = 'suite.live.v1';
 export const BEARER_PROTOCOL_PREFIX = 'bearer.';
 /** Closed because the token stopped being valid (revoked, expired): the client must not retry with it. */
 export const CLOSE_TOKEN_ENDED = 4401;
+/**
+ * Sockets one credential (a token's jti) may hold at once (issue 25, finding 6: one token opened
+ * 500): enough for many tabs of one operator. Past it the new socket is closed with 1008.
+ */
+export const LIVE_SOCKETS_PER_CREDENTIAL = 16;
 
 interface Client {
   socket: WebSocket;
@@ -86,6 +91,13 @@ export class LiveHub {
   }
 
   add(socket: WebSocket, principal: Principal): void {
+    const credential = credentialOf(principal);
+    let held = 0;
+    for (const c of this.clients) if (credentialOf(c.principal) === credential) held++;
+    if (held >= LIVE_SOCKETS_PER_CREDENTIAL) {
+      socket.close(1008, `at most ${LIVE_SOCKETS_PER_CREDENTIAL} live sockets per token`);
+      return;
+    }
     const client: Client = { socket, principal, timer: undefined };
     this.clients.add(client);
     if (principal.exp !== undefined) {
@@ -126,6 +138,11 @@ export class LiveHub {
     const text = JSON.stringify(message);
     for (const c of this.clients) if (to(c)) sendText(c, text);
   }
+}
+
+/** Whose sockets count together: a token's jti, else its subject (the admin key: `admin`). */
+function credentialOf(p: Principal): string {
+  return p.jti !== undefined ? `jti:${p.jti}` : `sub:${p.sub ?? 'anonymous'}`;
 }
 
 /**

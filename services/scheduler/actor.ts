@@ -14,7 +14,8 @@ import type { ScriptRunner } from './script-runner.ts';
 import { schedulerSubjects as subjects } from './subjects.ts';
 import type { Owner, Task } from './schemas.ts';
 import { deleteSchedule, getSchedule, insertSchedule, listSchedules, lockSchedule, setScheduleState, type ScheduleRowValue } from './schedule-store.ts';
-import { dropPendingFirings, insertTask, listTasks, getTask, queueDepth } from './task-store.ts';
+import { dropPendingFirings, listTasks, getTask, queueDepth } from './task-store.ts';
+import { EnqueueBatcher } from './enqueue-batch.ts';
 import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
 import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
@@ -61,11 +62,13 @@ export class SchedulerActor extends BusActor {
   readonly #breakers: HostBreakers;
   readonly #ticker: ScheduleTicker;
   readonly #workers: WorkerPool;
+  readonly #enqueues: EnqueueBatcher;
 
   constructor(o: SchedulerActorOptions) {
     super();
     this.#o = o;
     this.#breakers = new HostBreakers(o.breaker);
+    this.#enqueues = new EnqueueBatcher(o.storage.pool, () => ({ total: o.settings.queueMax, perTenant: o.settings.queueTenantMax }));
     this.#ticker = new ScheduleTicker({
       storage: o.storage, logger: o.logger, maxSleepMs: o.settings.tickMaxSleepMs, onEvents: this.#publish,
       onFired: ({ dueAt, latenessMs }) => {
@@ -203,10 +206,10 @@ export class SchedulerActor extends BusActor {
     await this.#checkTask(req.task);
     const namespace = namespaceOf(req.owner);
     const id = req.id ?? `task_${randomBytes(12).toString('hex')}`;
-    const inserted = await insertTask(this.#o.storage.pool, {
+    const inserted = await this.#enqueues.enqueue({
       namespace, id, priority: req.priority ?? 'normal', task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
       timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0,
-    }, { total: this.#o.settings.queueMax, perTenant: this.#o.settings.queueTenantMax });
+    });
     if (inserted.outcome === 'full') {
       return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks` };
     }

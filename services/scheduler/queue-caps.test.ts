@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'slonik';
 import { openStorage, type Storage } from '../../storage/index.ts';
 import { storageKinds, type StoragePlace } from '../../testing/storage.ts';
-import { insertTask, type NewTask } from './task-store.ts';
+import type { NewTask } from './task-store.ts';
+import { insertTask } from './enqueue-store.ts';
+import { EnqueueBatcher } from './enqueue-batch.ts';
 
 /**
  * Issue 25, finding 6: tenant A filled the shared queue (10,007 tasks delayed 31 days) and tenant B's
@@ -60,5 +62,22 @@ describe.each(storageKinds())('the queue caps on $kind', ({ kind, place: makePla
     expect(await count(s)).toBe(25);
     for (const t of tenants) expect(await count(s, t)).toBeLessThanOrEqual(10);
     expect(outcomes.every((o) => o.outcome === 'inserted' || o.outcome === 'full' || o.outcome === 'tenant-full')).toBe(true);
+  });
+
+  it('batches enqueues that arrive together into shared transactions, one batcher per replica, holding both caps', async () => {
+    const [s] = pools as [Storage];
+    await s.pool.query(sql.unsafe`delete from scheduler_tasks`);
+    const caps = { total: 30, perTenant: 12 };
+    const batchers = pools.map((p) => new EnqueueBatcher(p.pool, () => caps));
+    const tenants = ['ten_a', 'ten_b', 'ten_c'];
+    const outcomes = await Promise.all(Array.from({ length: 150 }, (_, i) =>
+      (batchers[i % batchers.length] as EnqueueBatcher).enqueue(task(tenants[i % tenants.length] as string, `b${i}`))));
+    expect(outcomes.filter((o) => o.outcome === 'inserted')).toHaveLength(30);
+    expect(await count(s)).toBe(30);
+    for (const t of tenants) expect(await count(s, t)).toBeLessThanOrEqual(12);
+    // A duplicate id in the same batch is refused as such, not inserted twice.
+    await s.pool.query(sql.unsafe`delete from scheduler_tasks`);
+    const [first, second] = await Promise.all([batchers[0]!.enqueue(task('ten_a', 'same')), batchers[0]!.enqueue(task('ten_a', 'same'))]);
+    expect([first?.outcome, second?.outcome]).toEqual(['inserted', 'duplicate']);
   });
 });

@@ -8,7 +8,8 @@ import { storageKinds, type StoragePlace } from '../../testing/storage.ts';
 import { eventually } from '../../testing/http-target.ts';
 import type { AttemptResult } from './attempt.ts';
 import { insertSchedule } from './schedule-store.ts';
-import { claimTasks, getTask, insertTask, type NewTask } from './task-store.ts';
+import { claimTasks, getTask, type NewTask } from './task-store.ts';
+import { insertTask } from './enqueue-store.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
 

@@ -40,63 +40,6 @@ export type TaskViewValue = ReturnType<typeof taskView>;
 
 const OneRow = rowSchema(Type.Object({ one: Type.Number() }));
 
-const InsertedRow = rowSchema(Type.Object({ outcome: Type.String(), createdAt: Nullable(Type.String()), runAfter: Nullable(Type.String()) }));
-
-/** Caps on unfinished tasks (queued, retrying, running): in total, and per namespace (tenant). */
-export interface QueueCaps {
-  readonly total: number;
-  readonly perTenant: number;
-}
-
-/**
- * Serialises enqueues across every replica (an arbitrary constant naming this lock; no other lock
- * of the suite uses it). Held to the end of the enqueue's transaction.
- */
-const ENQUEUE_LOCK = 7_305_041_900_117;
-
-/**
- * Add a task unless the queue holds `caps.total` unfinished tasks, or its namespace (tenant) holds
- * `caps.perTenant` (issue 25, finding 6: one tenant filled the shared queue and blocked the others).
- * Never overrun, also by replicas enqueueing at once: the transaction first takes an advisory lock,
- * then counts and inserts in one statement whose snapshot (READ COMMITTED: taken per statement,
- * after the lock) sees every task enqueued before it. Counting in the same statement as the lock
- * would not do: its snapshot predates the wait. The inserted row comes back as inserted (`queued`),
- * before any worker could change it.
- */
-export async function insertTask(db: CommonQueryMethods, t: NewTask, caps: QueueCaps): Promise<
-  { outcome: 'inserted'; task: TaskViewValue } | { outcome: 'duplicate' } | { outcome: 'full' } | { outcome: 'tenant-full' }
-> {
-  const row = await db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`select pg_advisory_xact_lock(${ENQUEUE_LOCK})`);
-    return tx.one(sql.type(InsertedRow)`
-      with waiting as (
-        select count(*) as n, count(*) filter (where namespace = ${t.namespace}) as mine
-        from scheduler_tasks where state in ('queued', 'retrying', 'running')
-      ), added as (
-        insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after)
-        select ${t.namespace}, ${t.id}, ${PRIORITY_RANK[t.priority]}, ${sql.jsonb(t.task as never)}, ${sql.jsonb(t.retry)}, ${t.timeoutMs},
-          ${sql.jsonb(t.owner)}, 'queued', now() + make_interval(secs => ${t.delayMs / 1000})
-        from waiting where waiting.n < ${caps.total} and waiting.mine < ${caps.perTenant}
-        on conflict (namespace, id) do nothing
-        returning created_at, run_after
-      )
-      select case when exists (select 1 from added) then 'inserted'
-        when (select mine from waiting) >= ${caps.perTenant} then 'tenant-full'
-        when (select n from waiting) >= ${caps.total} then 'full' else 'duplicate' end as outcome,
-        (select created_at from added) as "createdAt", (select run_after from added) as "runAfter"`);
-  });
-  if (row.outcome === 'tenant-full') return { outcome: 'tenant-full' };
-  if (row.outcome === 'full') return { outcome: 'full' };
-  if (row.outcome !== 'inserted' || row.createdAt === null || row.runAfter === null) return { outcome: 'duplicate' };
-  return {
-    outcome: 'inserted',
-    task: taskView({
-      id: t.id, state: 'queued', priority: PRIORITY_RANK[t.priority], attempts: 0, retry: t.retry, lastError: null, lastStatus: null,
-      scheduleId: null, dueAt: null, createdAt: row.createdAt, runAfter: row.runAfter, startedAt: null, finishedAt: null, updatedAt: row.createdAt,
-    }),
-  };
-}
-
 export interface Firing {
   namespace: string; scheduleId: string; dueAt: string; task: unknown; retry: unknown; timeoutMs: number; owner: unknown;
 }
