@@ -23,3 +23,4 @@ export { cosignedMessage, ed25519Cosigner, cosignatureTime, cosignatureVerifier,
 export { openCheckpoint, type TrustedCheckpoint, type CheckpointPolicy } from './signed-checkpoint.ts';
 export { logKey, type LogKey } from './log-key.ts';
 export { parseAddCheckpoint, addCheckpoint, type AddCheckpointRequest, type WitnessDecision, type WitnessPolicy, type WitnessedLog } from './witness.ts';
+export { verifyReceipt, type ExecutionReceipt, type ReceiptVerification } from './receipt.ts';
