@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { KeyObject } from 'node:crypto';
 import { ed25519PublicKey, ExportVerifier, keyIdOf, type ExportVerification } from '../core/chain/index.ts';
+import { VERIFY_LOG_USAGE, verifyLogCommand } from './verify-log.ts';
 
 export const VERIFY_USAGE = `usage:
   suite verify FILE --public-key PEM [--public-key PEM ...]
@@ -22,7 +23,9 @@ the record before, and that the file is complete (its end line). FILE - reads st
                      once per key that signed records of the export (after a key rotation)
 
 Exit status: 0 the export verifies; 1 it does not (the first failing seq and the reason are
-printed); 2 the command could not run. See docs/TRACE-FORMAT.md, "Exporting and verifying offline".`;
+printed); 2 the command could not run. See docs/TRACE-FORMAT.md, "Exporting and verifying offline".
+
+${VERIFY_LOG_USAGE}`;
 
 /** Lines longer than this are not records (the largest a record can be is well under it). */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -34,7 +37,11 @@ interface Output {
 export async function verifyCommand(argv: string[], out: Output, err: Output): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { 'public-key': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: {
+      'public-key': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+      receipt: { type: 'string' }, checkpoint: { type: 'string' }, 'log-vkey': { type: 'string' },
+      'witness-vkey': { type: 'string', multiple: true }, quorum: { type: 'string' },
+    } });
   } catch (e) {
     err.write(`suite verify: ${(e as Error).message}\n${VERIFY_USAGE}\n`);
     return 2;
@@ -45,7 +52,9 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
     return 0;
   }
   const pems = values['public-key'] ?? [];
-  if (positionals.length !== 1 || pems.length === 0) {
+  const logMode = values.receipt !== undefined || values.checkpoint !== undefined;
+  if (logMode ? positionals.length !== 0 || (values.receipt !== undefined && pems.length === 0) || !/^(0|[1-9][0-9]?)$/.test(values.quorum ?? '0')
+    : positionals.length !== 1 || pems.length === 0) {
     err.write(`suite verify: give one FILE and at least one --public-key\n${VERIFY_USAGE}\n`);
     return 2;
   }
@@ -58,6 +67,12 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
       err.write(`suite verify: ${path}: not a readable Ed25519 public key (${(e as Error).message})\n`);
       return 2;
     }
+  }
+  if (logMode) {
+    return verifyLogCommand({
+      receipt: values.receipt, checkpoint: values.checkpoint, logVkey: values['log-vkey'], witnessVkeys: values['witness-vkey'] ?? [],
+      quorum: Number(values.quorum ?? '0'), keys,
+    }, out, err);
   }
   const file = positionals[0] as string;
   const verifier = new ExportVerifier((keyId) => keys.get(keyId));

@@ -8,6 +8,9 @@ import {
 import { BusActor, replyOf } from '../base/index.ts';
 import { logEntry } from './log-entry.ts';
 
+/** 2,048 full tiles: 16 MB at most, the upper levels of any tree and the recent leaves. */
+const FULL_TILES_KEPT = 2048;
+
 /**
  * Reads of the execution log on any reader replica (queue `executions`): checkpoints, tiles, entry
  * bundles, proofs and receipts, all from the tables the maintainer writes (never from its memory),
@@ -16,6 +19,11 @@ import { logEntry } from './log-entry.ts';
 export class ExecutionLogReaderActor extends BusActor {
   readonly #bus: Bus;
   readonly #storage: Storage;
+  /**
+   * Full tiles read so far (oldest first, at most FULL_TILES_KEPT, 8 KB each): a full tile never
+   * changes, so a proof queries only the tiles on the tree's right edge it has not seen whole.
+   */
+  readonly #full = new Map<string, Buffer>();
 
   constructor(o: { bus: Bus; storage: Storage }) {
     super();
@@ -101,8 +109,24 @@ export class ExecutionLogReaderActor extends BusActor {
 
   /** A node reader over exactly the tiles `build` needs, fetched in one query. */
   async #reader(build: (read: NodeReader) => unknown): Promise<NodeReader> {
-    const tiles = await readLogTiles(this.#storage.pool, tilesOfNodes(nodesRead(build)));
+    const wanted = tilesOfNodes(nodesRead(build));
+    const tiles = new Map<string, Buffer>();
+    const missing = wanted.filter((t) => {
+      const kept = this.#full.get(`${t.level}/${t.index}`);
+      if (kept) tiles.set(`${t.level}/${t.index}`, kept);
+      return !kept;
+    });
+    for (const [k, hashes] of await readLogTiles(this.#storage.pool, missing)) {
+      tiles.set(k, hashes);
+      this.#keep(k, hashes);
+    }
     return nodeReaderFromTiles((level, index) => tiles.get(`${level}/${index}`));
+  }
+
+  #keep(key: string, hashes: Buffer): void {
+    if (hashes.length !== TILE_WIDTH * 32) return;
+    this.#full.set(key, hashes);
+    if (this.#full.size > FULL_TILES_KEPT) this.#full.delete(this.#full.keys().next().value as string);
   }
 
   async #hashTile(level: number, index: number, width: number): Promise<Buffer> {

@@ -59,6 +59,15 @@ describe('signed notes against the Go sumdb vectors', () => {
     expect(typeof parseVkey('PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY==')).toBe('string');
     expect(typeof parseVkey('PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW')).toBe('string');
   });
+
+  it('a vkey whose base64 key holds "+" parses (only the first two "+" separate fields)', () => {
+    for (let i = 0; i < 50; i += 1) {
+      const raw = rawEd25519PublicKey(createPublicKey(generateKeyPairSync('ed25519').privateKey));
+      const vkey = formatVkey('log.test/a', SIG_ED25519, raw);
+      const parsed = parseVkey(vkey);
+      expect(typeof parsed === 'string' ? parsed : parsed.publicKey.equals(raw), vkey).toBe(true);
+    }
+  });
 });
 
 // C2SP tlog-checkpoint and tlog-cosignature: the published example checkpoint and its signature lines.

@@ -106,9 +106,11 @@ export interface Vkey {
 
 /** Parse a vkey; its key ID must be the one its name and key give. A reason in words when it is not one. */
 export function parseVkey(vkey: string): Vkey | string {
-  const parts = vkey.split('+');
-  if (parts.length !== 3) return 'a vkey is <name>+<key ID>+<key>';
-  const [name, keyId, key] = parts as [string, string, string];
+  // The key is base64, which may hold `+` itself: only the first two separate fields.
+  const first = vkey.indexOf('+');
+  const second = first < 0 ? -1 : vkey.indexOf('+', first + 1);
+  if (second < 0) return 'a vkey is <name>+<key ID>+<key>';
+  const [name, keyId, key] = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
   if (!isKeyName(name)) return 'the vkey name is not a key name';
   if (!/^[0-9a-f]{8}$/.test(keyId)) return 'the vkey key ID is not 8 lowercase hex digits';
   const bytes = strictBase64(key);

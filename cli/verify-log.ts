@@ -1,0 +1,89 @@
+/**
+ * `suite verify --receipt FILE` and `suite verify --checkpoint FILE`: the execution log's receipts
+ * and checkpoints checked offline (docs/TRACE-FORMAT.md, "The transparency log"), with public keys
+ * only: the trace key(s) (`--public-key`), the log's vkey (`--log-vkey`, as GET /executions/log/vkey
+ * answers it) and, for a witness quorum, the witnesses' vkeys and `--quorum N`.
+ */
+import { readFile } from 'node:fs/promises';
+import type { KeyObject } from 'node:crypto';
+import { cosignatureVerifier, ed25519NoteVerifier, openCheckpoint, parseVkey, verifyReceipt, SIG_COSIGNATURE_V1, SIG_ED25519, type CheckpointPolicy, type ExecutionReceipt } from '../core/tlog/index.ts';
+
+export const VERIFY_LOG_USAGE = `  suite verify --receipt FILE --public-key PEM --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
+  suite verify --checkpoint FILE --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
+
+A receipt (GET /executions/{id}/receipt) proves one record is in the log under a signed checkpoint:
+its hash and signature, its entry, the checkpoint's signature by the log (and N witness
+cosignatures), and the inclusion proof to the checkpoint's root. A checkpoint file
+(GET /executions/log/checkpoint) is checked alone the same way.`;
+
+interface Output {
+  write(text: string): unknown;
+}
+
+export interface LogVerifyOptions {
+  receipt?: string | undefined;
+  checkpoint?: string | undefined;
+  logVkey: string | undefined;
+  witnessVkeys: readonly string[];
+  quorum: number;
+  keys: ReadonlyMap<string, KeyObject>;
+}
+
+export async function verifyLogCommand(o: LogVerifyOptions, out: Output, err: Output): Promise<number> {
+  const policy = checkpointPolicy(o, err);
+  if (!policy) return 2;
+  const path = (o.receipt ?? o.checkpoint) as string;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    err.write(`suite verify: ${path}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (o.checkpoint !== undefined) {
+    const cp = openCheckpoint(text, policy);
+    if (typeof cp === 'string') return fail(out, cp);
+    out.write(`verified: checkpoint of ${cp.checkpoint.origin}, size ${cp.checkpoint.size}, root ${cp.checkpoint.root.toString('base64')}` +
+      `${cp.cosignedBy.length > 0 ? `, cosigned by ${cp.cosignedBy.join(', ')}` : ''}\n`);
+    return 0;
+  }
+  let receipt: ExecutionReceipt;
+  try {
+    receipt = JSON.parse(text) as ExecutionReceipt;
+  } catch {
+    return fail(out, 'the receipt is not JSON');
+  }
+  if (typeof receipt !== 'object' || receipt === null || typeof receipt.record !== 'object' || !Array.isArray(receipt.proof)) return fail(out, 'not an execution receipt');
+  const result = verifyReceipt(receipt, (keyId) => o.keys.get(keyId), policy);
+  if (!result.ok) return fail(out, result.reason);
+  out.write(`verified: record ${receipt.record.id} (seq ${receipt.record.seq}) is leaf ${result.leafIndex} of the log at size ${result.treeSize}` +
+    `${result.cosignedBy.length > 0 ? `, cosigned by ${result.cosignedBy.join(', ')}` : ''}\n`);
+  return 0;
+}
+
+function fail(out: Output, reason: string): number {
+  out.write(`NOT verified: ${reason}\n`);
+  return 1;
+}
+
+function checkpointPolicy(o: LogVerifyOptions, err: Output): CheckpointPolicy | undefined {
+  const log = o.logVkey !== undefined ? parseVkey(o.logVkey.trim()) : 'give --log-vkey';
+  if (typeof log === 'string' || log.type !== SIG_ED25519) {
+    err.write(`suite verify: --log-vkey: ${typeof log === 'string' ? log : 'not an Ed25519 note key'}\n`);
+    return undefined;
+  }
+  const witnesses = [];
+  for (const v of o.witnessVkeys) {
+    const w = parseVkey(v.trim());
+    if (typeof w === 'string' || w.type !== SIG_COSIGNATURE_V1) {
+      err.write(`suite verify: --witness-vkey ${v}: ${typeof w === 'string' ? w : 'not a cosignature/v1 key (type 0x04)'}\n`);
+      return undefined;
+    }
+    witnesses.push(cosignatureVerifier(w.name, w.publicKey));
+  }
+  if (o.quorum > witnesses.length) {
+    err.write(`suite verify: --quorum ${o.quorum} needs at least that many --witness-vkey\n`);
+    return undefined;
+  }
+  return { log: ed25519NoteVerifier(log.name, log.publicKey), origin: log.name, witnesses, quorum: o.quorum };
+}
