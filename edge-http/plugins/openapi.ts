@@ -138,8 +138,12 @@ function asSent(schema: unknown): unknown {
   return copy;
 }
 
-type Operation = { tags?: string[]; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
-type Document = { paths?: Record<string, Record<string, Operation>>; tags?: Array<{ name: string; description: string }> };
+type Operation = { tags?: string[]; security?: Requirement[]; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type Document = {
+  paths?: Record<string, Record<string, Operation>>;
+  tags?: Array<{ name: string; description: string }>;
+  components?: { securitySchemes?: Record<string, unknown> };
+};
 
 /** The error body as the documents write it, to be recognised in any response (descriptions aside). */
 const ERROR_SHAPE = shapeOf(JSON.parse(JSON.stringify(ErrorBodySchema)));
@@ -152,14 +156,18 @@ function shapeOf(schema: unknown): string {
 
 /**
  * The document's named parts: every error answer refers to the one `Error` schema instead of
- * repeating it, and the tags the operations use are listed with their words (in TAGS order).
+ * repeating it, the tags the operations use are listed with their words (in TAGS order), and
+ * only the security schemes some operation requires are kept (a listener with no tenant-key
+ * route does not describe the tenant key).
  */
 function withNamedParts<T>(document: T): T {
   const doc = document as Document;
   const used = new Set<string>();
+  const schemes = new Set<string>();
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
       for (const tag of op.tags ?? []) used.add(tag);
+      for (const requirement of op.security ?? []) for (const name of Object.keys(requirement)) schemes.add(name);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
         const json = response.content?.['application/json'];
         if (Number(status) >= 400 && json !== undefined && shapeOf(json.schema) === ERROR_SHAPE) json.schema = { $ref: ERROR_REF };
@@ -167,5 +175,9 @@ function withNamedParts<T>(document: T): T {
     }
   }
   doc.tags = Object.entries(TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  // A new object: the schemes given to @fastify/swagger are shared by every listener's document.
+  if (doc.components?.securitySchemes !== undefined) {
+    doc.components.securitySchemes = Object.fromEntries(Object.entries(doc.components.securitySchemes).filter(([name]) => schemes.has(name)));
+  }
   return document;
 }
