@@ -72,8 +72,17 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
     const streams = deps.gateway !== undefined ? listChangedStreams(deps.gateway) : undefined;
     if (streams !== undefined) {
       app.addHook('preClose', async () => streams.end());
-      app.get('/mcp', { config: { authority: { kind: 'public' } } }, async (request, reply) =>
-        streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
+      app.get('/mcp', {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('mcp', 'openMcpStream', 'Open the stream of notifications/tools/list_changed (text/event-stream) of the MCP gateway'),
+          response: {
+            200: { description: 'A text/event-stream of JSON-RPC notifications', type: 'null' },
+            401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired or revoked'),
+            406: answer(ErrorBodySchema, 'The `Accept` header must list text/event-stream (INVALID_REQUEST)'),
+          },
+        },
+      }, async (request, reply) => streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
     }
     for (const method of streams !== undefined ? ['DELETE'] as const : ['GET', 'DELETE'] as const) {
       app.route({
