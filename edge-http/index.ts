@@ -12,5 +12,7 @@ export { HTTP_STATUS, statusOf } from './status.ts';
 export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.ts';
 export { REQUEST_ID_HEADER } from './plugins/request-id.ts';
 export { HealthSchema, ReadySchema, NotReadySchema, type Health } from './plugins/ops.ts';
+export { ErrorBodySchema, answer, errorsOf, errorResponse } from './responses.ts';
+export { operation, TAGS, type Tag } from './operations.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
 export { callerOf } from './caller.ts';

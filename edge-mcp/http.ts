@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { bearerToken, type EdgeRoutes, type Verified } from '../edge-http/index.ts';
+import { Type } from 'typebox';
+import { ErrorBodySchema, answer, operation, bearerToken, type EdgeRoutes, type Verified } from '../edge-http/index.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { listChangedStreams } from './gateway/notifications.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
@@ -22,6 +23,17 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
   };
 }
 
+/** A JSON-RPC 2.0 message, as the MCP transport writes it (the MCP specification has its schema). */
+const JsonRpcMessage = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()])),
+  result: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) })),
+}, { additionalProperties: true });
+const JsonRpcAnswer = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]);
+const TransportRefused = (description: string) => answer(JsonRpcMessage, description);
+const PostOnly = answer(ErrorBodySchema, 'This MCP endpoint is stateless: POST only (INVALID_REQUEST)');
+
 /**
  * `/mcp` (Streamable HTTP, stateless: every POST stands alone, so any replica of the token edge can
  * answer it). The route is public to the HTTP capability check because the MCP layer holds the
@@ -30,7 +42,19 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
  */
 export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
   return (app) => {
-    app.post('/mcp', { config: { authority: { kind: 'public' } } }, async (request, reply) => {
+    app.post('/mcp', {
+      config: { authority: { kind: 'public' } },
+      schema: {
+        ...operation('mcp', 'postMcpMessage', 'Send MCP JSON-RPC messages (Streamable HTTP, stateless); the bearer token is checked per message'),
+        response: {
+          200: answer(JsonRpcAnswer, 'The JSON-RPC answer'),
+          202: { description: 'Accepted: notifications or responses only, nothing to answer', type: 'null' },
+          400: answer(Type.Union([JsonRpcMessage, ErrorBodySchema]), 'Not a JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the error body)'),
+          406: TransportRefused('The `Accept` header must list application/json and text/event-stream'),
+          415: TransportRefused('The body must be application/json'),
+        },
+      },
+    }, async (request, reply) => {
       const server = createMcpServer({ ...deps, authenticate: bearerAuthenticator(deps.verifier, request.headers.authorization) });
       // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
       // (request id, access log, metrics) see an ordinary reply.
@@ -48,12 +72,25 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
     const streams = deps.gateway !== undefined ? listChangedStreams(deps.gateway) : undefined;
     if (streams !== undefined) {
       app.addHook('preClose', async () => streams.end());
-      app.get('/mcp', { config: { authority: { kind: 'public' } } }, async (request, reply) =>
-        streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
+      app.get('/mcp', {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('mcp', 'openMcpStream', 'Open the stream of notifications/tools/list_changed (text/event-stream) of the MCP gateway'),
+          response: {
+            200: { description: 'A text/event-stream of JSON-RPC notifications', type: 'null' },
+            401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired or revoked'),
+            406: answer(ErrorBodySchema, 'The `Accept` header must list text/event-stream (INVALID_REQUEST)'),
+          },
+        },
+      }, async (request, reply) => streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
     }
     for (const method of streams !== undefined ? ['DELETE'] as const : ['GET', 'DELETE'] as const) {
       app.route({
         method, url: '/mcp', config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('mcp', method === 'GET' ? 'openMcpStream' : 'endMcpSession', `Not offered: the endpoint is stateless (405)`),
+          response: { 405: PostOnly },
+        },
         handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ error: { code: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' } }),
       });
     }

@@ -48,6 +48,7 @@ beforeAll(async () => {
     everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], env: { SECRET_OF_EVERYTHING: 'upstream-credential' }, scopes: { 'get-sum': 'math:read' }, ...LIMITED },
     remote: { type: 'http', url: http.url },
     files: { command: NODE, args: [SERVER_FILESYSTEM, filesDir] },
+    single: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 1, ...LIMITED },
   });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
   // Connected in the background after the listener is up: wait until each says ready (the hook's timeout bounds it).
@@ -169,6 +170,25 @@ describe('the gateway\'s limits and an upstream that fails', () => {
     expect(textOf(hung)).toBe(`PROVIDER_UNAVAILABLE: upstream everything did not answer within ${LIMITED.timeoutMs} ms`);
     expect(traceOf(hung)).toMatchObject({ action: 'trigger-long-running-operation', outcome: 'failure' });
     expect(textOf((await client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } })) as CallToolResult)).toBe('Echo: still here');
+    await client.close();
+  });
+
+  it('holds a hanging upstream to its own concurrency cap: its next call waits for the slot, other upstreams answer meanwhile', async () => {
+    const client = await connect((await t.mint(['mcp:single:*', 'mcp:remote:echo'])).token);
+    const finished: string[] = [];
+    const hung = client.callTool({ name: 'single__trigger-long-running-operation', arguments: { duration: 60, steps: 2 } }).finally(() => finished.push('hung'));
+    // Sent once the first holds the one slot (its request is in flight: the upstream says so).
+    while ((await stateOf('single'))?.inFlight !== 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const queued = client.callTool({ name: 'single__echo', arguments: { message: 'waits' } }).finally(() => finished.push('queued'));
+    const other = (await client.callTool({ name: 'remote__echo', arguments: { message: 'not held' } })) as CallToolResult;
+    expect(textOf(other)).toBe('Echo: not held');
+    expect(finished).toEqual([]);
+    const [first, second] = (await Promise.all([hung, queued])) as CallToolResult[];
+    expect(textOf(first as CallToolResult)).toBe(`PROVIDER_UNAVAILABLE: upstream single did not answer within ${LIMITED.timeoutMs} ms`);
+    // The queued call ran only once the slot came free: answered after the hung one, within what was left
+    // of its own timeout (or timed out waiting, if nothing was left).
+    expect(finished).toEqual(['hung', 'queued']);
+    expect(textOf(second as CallToolResult)).toMatch(/^(Echo: waits|PROVIDER_UNAVAILABLE: upstream single did not answer within 1500 ms)$/);
     await client.close();
   });
 

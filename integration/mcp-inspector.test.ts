@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
+import { mcpToolsOf } from '../cli/edge.ts';
+import { SERVICE_MODULES } from '../services/index.ts';
 
 /**
  * The official MCP Inspector in CLI mode (a dev dependency, headless) lists the suite's tools and
- * calls one, over Streamable HTTP (`/mcp`) and over stdio (`suite mcp`, bridged to this suite).
+ * calls one, over Streamable HTTP (`/mcp`) and over stdio (`suite mcp`, bridged to this suite), and
+ * does the same with an upstream's tool through the gateway (server-everything over stdio).
  */
 
 const INSPECTOR = new URL('../node_modules/.bin/mcp-inspector', import.meta.url).pathname;
@@ -15,12 +19,15 @@ const SUITE = new URL('../cli/suite.ts', import.meta.url).pathname;
 
 let t: TestSuite;
 let home: string;
+let upstreams: ReturnType<typeof writeUpstreamsFile>;
 beforeAll(async () => {
-  t = await startTestSuite();
+  upstreams = writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'] } });
+  t = await startTestSuite({ SUITE_MCP_UPSTREAMS: upstreams.path });
   home = mkdtempSync(join(tmpdir(), 'mcp-inspector-'));
 }, 60_000);
 afterAll(async () => {
   await t?.stop();
+  upstreams?.cleanup();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -57,7 +64,8 @@ describe('the MCP Inspector CLI against the suite', () => {
   }, 120_000);
 
   it('finds no portability problem in the tool list in --strict mode: exit 0, no warning', async () => {
-    const { token } = await t.mint(['*'], { sub: 'inspector-strict' });
+    // The suite's own tools: an upstream's schemas are its own business.
+    const { token } = await t.mint([...new Set(mcpToolsOf(SERVICE_MODULES).map((tool) => tool.scope))], { sub: 'inspector-strict' });
     const list = await inspector([t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`, '--method', 'tools/list', '--strict']);
     expect(list.status, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as { tools: unknown[] }).tools.length).toBe(30);
@@ -74,5 +82,21 @@ describe('the MCP Inspector CLI against the suite', () => {
     const call = await inspector([...env, '--method', 'tools/call', '--tool-name', 'validate_token', '--tool-arg', 'token=x.y.z', ...target]);
     expect(call.status, call.stderr).toBe(0);
     expect((JSON.parse(call.stdout) as { structuredContent: { trace: { action: string } } }).structuredContent.trace.action).toBe('validate_token');
+  }, 120_000);
+
+  it('lists and calls an upstream tool through the gateway', async () => {
+    // Connected in the background after the listener is up: wait until it says ready (the test's timeout bounds it).
+    const ready = async () => ((await (await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } })).json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready';
+    while (!(await ready())) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { token } = await t.mint(['mcp:everything:get-sum', 'mcp:everything:echo'], { sub: 'inspector-gateway' });
+    const common = [t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
+    const list = await inspector([...common, '--method', 'tools/list']);
+    expect(list.status, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort()).toEqual(['everything__echo', 'everything__get-sum']);
+    const call = await inspector([...common, '--method', 'tools/call', '--tool-name', 'everything__get-sum', '--tool-arg', 'a=20', 'b=22']);
+    expect(call.status, call.stderr).toBe(0);
+    const result = JSON.parse(call.stdout) as { content: Array<{ text: string }>; _meta: Record<string, { module: string; action: string; signature: string }> };
+    expect(result.content[0]?.text).toMatch(/\b42\b/);
+    expect(result._meta['agent-authority-suite/trace']).toMatchObject({ module: 'mcp:everything', action: 'get-sum', signature: expect.any(String) });
   }, 120_000);
 });

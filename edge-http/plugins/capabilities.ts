@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { scopeGrants } from '../../core/capability/index.ts';
 import type { Authority, Principal } from '../authority.ts';
+import { operation } from '../operations.ts';
 import type { EdgeApp } from '../types.ts';
 import { listRoutes } from './authority.ts';
 
@@ -11,7 +12,7 @@ const CapabilitiesSchema = Type.Object({
   scope: Type.Array(Type.String()),
   exp: Type.Optional(Type.Integer()),
   routes: Type.Array(Type.Object({ method: Type.String(), url: Type.String() })),
-});
+}, { description: 'Who the caller is and the routes of this listener its credential can call' });
 
 /** Whether a principal that passed the capability check for `token` routes may call a route. */
 export function mayCall(principal: Principal, authority: Authority): boolean {
@@ -39,7 +40,7 @@ export function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, se
   let all: ReturnType<typeof listRoutes> | undefined;
   app.get('/capabilities', {
     config: { authority: { kind: 'token', admin: true } },
-    schema: { response: { 200: CapabilitiesSchema } },
+    schema: { ...operation('operations', 'getCapabilities', 'The routes of this listener the caller may call'), response: { 200: CapabilitiesSchema } },
   }, async (request) => {
     const p = request.principal;
     // Routes are fixed once the app is ready: list them once, not on every request.

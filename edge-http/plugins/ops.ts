@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ErrorDataSchema } from '../../bus/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 import type { Authority } from '../authority.ts';
+import { operation } from '../operations.ts';
 import { statusOf } from '../status.ts';
 import type { EdgeApp } from '../types.ts';
 
@@ -9,14 +10,14 @@ export const HealthSchema = Type.Object({
   status: Type.String(),
   service: Type.String(),
   uptime: Type.Integer({ description: 'seconds since the process started' }),
-});
+}, { description: 'The process is up' });
 export type Health = Static<typeof HealthSchema>;
 
 const ChecksSchema = Type.Record(Type.String(), Type.Boolean());
 
-export const ReadySchema = Type.Object({ ready: Type.Literal(true), checks: ChecksSchema });
+export const ReadySchema = Type.Object({ ready: Type.Literal(true), checks: ChecksSchema }, { description: 'Ready: every dependency is usable' });
 /** Not ready: the error shape every error answer has, plus the checks that say which dependency. */
-export const NotReadySchema = Type.Object({ error: ErrorDataSchema, checks: ChecksSchema });
+export const NotReadySchema = Type.Object({ error: ErrorDataSchema, checks: ChecksSchema }, { description: 'Not ready (SERVICE_UNAVAILABLE): `checks` names the dependency' });
 
 export interface OpsOptions {
   service: string;
@@ -36,7 +37,10 @@ const OPS_CONFIG = Object.freeze({ authority: PUBLIC, rateLimit: false as const 
 export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
   const { service, readiness, metrics } = options;
 
-  app.get('/health', { config: OPS_CONFIG, schema: { response: { 200: HealthSchema } } }, async () => ({
+  app.get('/health', {
+    config: OPS_CONFIG,
+    schema: { ...operation('operations', 'getHealth', 'Whether the process is up'), response: { 200: HealthSchema } },
+  }, async () => ({
     status: 'ok',
     service,
     uptime: Math.floor(process.uptime()),
@@ -44,7 +48,10 @@ export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
 
   app.get(
     '/ready',
-    { config: OPS_CONFIG, schema: { response: { 200: ReadySchema, 503: NotReadySchema } } },
+    {
+      config: OPS_CONFIG,
+      schema: { ...operation('operations', 'getReadiness', 'Whether every dependency is usable'), response: { 200: ReadySchema, 503: NotReadySchema } },
+    },
     async (request, reply) => {
       let checks: Record<string, boolean>;
       let failing: string[];
@@ -67,7 +74,13 @@ export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
   // This listener's own HTTP series, plus the process-wide ones on one listener of the process:
   // scraping every listener counts nothing twice (docs/OBSERVABILITY.md, "Scraping").
   const exposition = metrics.exposition(service);
-  app.get('/metrics', { config: OPS_CONFIG }, async (_request, reply) => {
+  app.get('/metrics', {
+    config: OPS_CONFIG,
+    schema: {
+      ...operation('operations', 'getMetrics', 'Metrics in the Prometheus text exposition format'),
+      response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } },
+    },
+  }, async (_request, reply) => {
     reply.type(metrics.contentType);
     return exposition();
   });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { EdgeRoutes } from '../../edge-http/index.ts';
+import { answer, operation, type EdgeRoutes } from '../../edge-http/index.ts';
 import type { Gateway } from './pool.ts';
 
 const UpstreamStatusSchema = Type.Object({
@@ -26,7 +26,10 @@ export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
   return (app) => {
     app.get('/mcp/upstreams', {
       config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
-      schema: { response: { 200: UpstreamsReply } },
+      schema: {
+        ...operation('mcp', 'listMcpUpstreams', 'The MCP gateway\'s upstream servers and their connection state'),
+        response: { 200: answer(UpstreamsReply, 'Each upstream of this edge\'s gateway; an empty list when none is configured') },
+      },
     }, async () => ({ upstreams: gateway?.statuses() ?? [] }));
   };
 }

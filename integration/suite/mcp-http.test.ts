@@ -8,6 +8,7 @@ import { runDocumentedScript } from '../../testing/trace-format.ts';
 import { listRoutes } from '../../edge-http/index.ts';
 import { SERVICE_MODULES } from '../../services/index.ts';
 import { mcpToolsOf } from '../../cli/edge.ts';
+import { ANY_JSON_VALUE } from '../../edge-mcp/index.ts';
 
 /**
  * `/mcp` on the token listener (issue 18), with the SDK's own client against a real suite: discovery
@@ -65,6 +66,24 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(names).toEqual(['attention_list', 'execution_conditions', 'explain_execution', 'get_execution', 'verify_execution']);
     const all = (await (await connect((await t.mint(['*'])).token)).listTools()).tools.map((tool) => tool.name);
     expect(all).toEqual(expect.arrayContaining(['record_execution', 'mint_token', 'validate_token', 'read_audit', 'create_schedule', 'queue_task']));
+    await client.close();
+  });
+
+  it('types every tool\'s outputSchema.result with its route\'s answer, never an untyped value', async () => {
+    const client = await connect((await t.mint(['*'])).token);
+    const tools = (await client.listTools()).tools;
+    expect(tools.length).toBe(30);
+    const untyped: string[] = [];
+    for (const tool of tools) {
+      const result = (tool.outputSchema?.properties as Record<string, Record<string, unknown>> | undefined)?.result;
+      // The fallback is any JSON value (an anyOf of every type); a route's answer is an object, a union or an intersection of them.
+      const { description: _, ...shape } = result ?? {};
+      const typed = result !== undefined && JSON.stringify(shape) !== JSON.stringify(ANY_JSON_VALUE) && ['type', 'anyOf', 'allOf'].some((k) => k in shape);
+      if (!typed) untyped.push(tool.name);
+    }
+    // The trust service's bus replies are untyped (services/trust/subjects.ts, `Composite`), and its
+    // routes declare no response schema yet: its tools say "any JSON value" until they do.
+    expect(untyped.sort()).toEqual(['arbitrate_opinions', 'check_grounding', 'check_trust_score', 'list_anomalies', 'read_evidence', 'trust_score']);
     await client.close();
   });
 

@@ -18,6 +18,8 @@ export function benchTools(): McpTool[] {
       description: 'Start a latency benchmark of an HTTP endpoint or an LLM provider (runs, warm-up, concurrency); returns the job id to poll.',
       scope: 'bench:run',
       route: 'POST /run',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.submit.reply,
       input: RunBody,
       async run(args, caller, bus) {
         // The route's own pre-check (fields that depend on the provider); the runner checks the URL.
@@ -31,6 +33,8 @@ export function benchTools(): McpTool[] {
       description: 'Read a benchmark job (bench_...): its status, progress and, once succeeded, its latency percentiles.',
       scope: 'bench:read',
       route: 'GET /run/:jobId',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.get.reply,
       input: JobArgs,
       run: (args, caller, bus) => bus.request(subjects.get, { jobId: args.jobId, caller: callerOfPrincipal(caller) }),
     }),
@@ -39,6 +43,8 @@ export function benchTools(): McpTool[] {
       description: 'Compare two succeeded benchmark runs (job ids or run names) with Welch\'s t-test: regression, improvement or no significant change.',
       scope: 'bench:read',
       route: 'GET /compare',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.compare.reply,
       input: CompareQuery,
       run: (args, caller, bus) => bus.request(subjects.compare, { ...args, caller: callerOfPrincipal(caller) }),
     }),
@@ -47,6 +53,8 @@ export function benchTools(): McpTool[] {
       description: 'List past benchmark runs, newest first, filtered by run name, provider or model.',
       scope: 'bench:read',
       route: 'GET /history',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.history.reply,
       input: HistoryQuery,
       run: (args, caller, bus) => bus.request(subjects.history, { ...args, caller: callerOfPrincipal(caller) }),
     }),

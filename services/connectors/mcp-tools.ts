@@ -23,6 +23,7 @@ export function connectorTools(): McpTool[] {
     description: `${manifest.title}: ${action.description}. ${action.effect === 'write' ? 'Writes at the provider' : 'Reads only'}; the result holds the action's signed record.`,
     scope: 'connector:execute',
     route: `POST /connectors/${manifest.id}/actions/${action.name}`,
+    output: subjects.act.reply,
     input: objectSchemaOf(manifest.id, action.name, action.input),
     run: (args, caller, bus) => bus.request(subjects.act, {
       id: manifest.id, action: action.name, input: args, attested: attestationOf(caller), timestamp: new Date().toISOString(),
@@ -36,6 +37,8 @@ export function connectorTools(): McpTool[] {
       // and reading the registry is what connector:read is for (docs/MCP.md).
       scope: 'connector:read',
       route: 'GET /connectors',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.list.reply,
       input: Type.Object({}, { additionalProperties: false }),
       run: (_args, _caller, bus) => bus.request(subjects.list, {}),
     }),
@@ -44,6 +47,8 @@ export function connectorTools(): McpTool[] {
       description: 'Check a configured connector\'s credentials with a read-only call to its provider; never writes.',
       scope: 'connector:read',
       route: 'POST /connectors/:id/verify',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.verify.reply,
       input: IdArgs,
       run: (args, _caller, bus) => bus.request(subjects.verify, { id: args.id }, { timeoutMs: VERIFY_TIMEOUT_MS }),
     }),

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import { Type } from 'typebox';
 import type { ServiceName } from '../../config/index.ts';
-import { ADMIN_KEY_HEADER, sendError, TENANT_KEY_HEADER, type Authority, type EdgeApp } from '../../edge-http/index.ts';
+import { ADMIN_KEY_HEADER, errorsOf, operation, sendError, TENANT_KEY_HEADER, type Authority, type EdgeApp } from '../../edge-http/index.ts';
 import { WATCHED, type LocateListener } from './health.ts';
 
 /**
@@ -50,7 +50,13 @@ export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: L
     });
   };
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-    app.route({ method, url: '/api/:listener/*', config: { authority: PUBLIC }, schema: { params: ProxyParams }, handler } as never);
+    const schema = {
+      ...operation('dashboard', `proxy${method.charAt(0)}${method.slice(1).toLowerCase()}`, `${method} a path of another listener, same-origin`),
+      params: ProxyParams,
+      // Whatever the listener answers is passed on as it came (a stream: no serializer touches it).
+      response: { '2xx': { description: 'The listener\'s answer, as it gave it', content: { 'application/json': { schema: Type.Unknown() } } }, ...errorsOf(503) },
+    };
+    app.route({ method, url: '/api/:listener/*', config: { authority: PUBLIC }, schema, handler } as never);
   }
 }
 

@@ -33,6 +33,8 @@ export function executionTools(): McpTool[] {
       description: 'Record an agent action on the signed execution chain (input and output are hashed, never stored); returns the signed record.',
       scope: 'execution:record',
       route: 'POST /executions',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsRecord.reply.properties.record,
       input: ExecutionBody,
       async run(args, caller, bus) {
         const made = executionClaim(args);
@@ -46,6 +48,8 @@ export function executionTools(): McpTool[] {
       description: 'Read one signed execution record by its id (exec_...).',
       scope: 'execution:read',
       route: 'GET /executions/:id',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsGet.reply.properties.record,
       input: RecordId,
       run: async (args, caller, bus) => ownRecord(await bus.request(subjects.executionsGet, { id: args.id }), caller),
     }),
@@ -54,6 +58,8 @@ export function executionTools(): McpTool[] {
       description: 'Explain an execution record in plain sentences derived from its signed fields.',
       scope: 'execution:read',
       route: 'GET /executions/:id/explain',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsExplain.reply,
       input: RecordId,
       run: (args, caller, bus) => bus.request(subjects.executionsExplain, { id: args.id, ...tenantOf(caller) }),
     }),
@@ -62,6 +68,8 @@ export function executionTools(): McpTool[] {
       description: 'The five conditions of an execution record (outcome, identity, capability, governance, integrity), each reported on its own.',
       scope: 'execution:read',
       route: 'GET /executions/:id/conditions',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsConditions.reply,
       input: RecordId,
       run: (args, caller, bus) => bus.request(subjects.executionsConditions, { id: args.id, ...tenantOf(caller) }),
     }),
@@ -72,6 +80,8 @@ export function executionTools(): McpTool[] {
       // tool call is traced in its caller's name, so it needs a caller (docs/MCP.md).
       scope: 'execution:read',
       route: 'GET /executions-verify-chain',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsVerify.reply,
       input: VerifyBody,
       async run(args, _caller, bus) {
         if (args.record !== undefined && args.id !== undefined) return { ok: false, error: { code: 'INVALID_REQUEST', message: 'give either record or id, not both' } };
@@ -83,6 +93,8 @@ export function executionTools(): McpTool[] {
       description: 'Execution records that need attention (failed outcome, unproven identity, capability or governance issues), newest first.',
       scope: 'execution:read',
       route: 'GET /executions/attention',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.executionsAttention.reply,
       input: AttentionQuery,
       run(args, caller, bus) {
         const kinds = args.reason !== undefined ? [...new Set(args.reason.split(','))] : [...ATTENTION_KINDS];

@@ -17,6 +17,8 @@ export function tokenTools(): McpTool[] {
       description: 'Mint a capability token for a subject with scopes your own token already grants (attenuation only).',
       scope: 'auth:token:create',
       route: 'POST /auth/token',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.tokenIssue.reply,
       input: TokenRequest,
       run: (args, caller, bus) => bus.request(subjects.tokenIssue, { ...args, caller: callerOfPrincipal(caller) }),
     }),
@@ -25,6 +27,8 @@ export function tokenTools(): McpTool[] {
       description: 'Check a capability token (signature, expiry, revocation) and optionally whether it grants requiredScope.',
       scope: 'auth:token:validate',
       route: 'POST /auth/token/validate',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.tokenValidate.reply,
       input: ValidateBody,
       run: (args, caller, bus) => bus.request(subjects.tokenValidate, { ...args, caller: callerOfPrincipal(caller) }),
     }),
@@ -33,6 +37,8 @@ export function tokenTools(): McpTool[] {
       description: 'Read the hash-chained audit trail of allow/deny decisions, filtered by subject, result or time window.',
       scope: 'audit:read',
       route: 'GET /audit',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: subjects.auditList.reply,
       input: AuditQuery,
       run(args, caller, bus) {
         return bus.request(subjects.auditList, {

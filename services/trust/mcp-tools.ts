@@ -43,6 +43,8 @@ export function trustTools(): McpTool[] {
       description: 'Record a fact about a subject (an event kind with its proof: an execution id, an audit entry, or a URL with its SHA-256).',
       scope: 'trust:write',
       route: 'POST /events',
+      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
+      output: s.recordEvent.reply,
       input: EventBody,
       run: (args, caller, bus) => bus.request(s.recordEvent, { ...args, caller: callerOfPrincipal(caller) }),
     }),

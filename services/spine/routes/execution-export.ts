@@ -6,6 +6,7 @@ import type { ExportPageReply } from '../../../bus/index.ts';
 import { exportEndLine, exportHeaderLine, type ExportRange } from '../../../core/chain/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError } from '../../../edge-http/index.ts';
+import { operation } from '../../../edge-http/index.ts';
 
 /**
  * GET /executions/export (docs/TRACE-FORMAT.md, "Exporting and verifying offline"): the chain, or
@@ -41,7 +42,16 @@ export function executionExportRoute(bus: Bus): EdgeRoutes {
 
     app.get('/executions/export', {
       config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: { querystring: ExportQuery },
+      schema: {
+        ...operation('executions', 'exportExecutions', 'Export the chain, or a range of it, for offline verification'),
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'The export file, streamed: a header line, one line per record (`<hash> <signature> <signed bytes>`), an end line (docs/TRACE-FORMAT.md)',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+        },
+      },
     }, async (request, reply) => {
       const { from = 1, to } = request.query;
       if (to !== undefined && from > to) return sendError(reply, { code: 'INVALID_REQUEST', message: 'from must not be greater than to' });
@@ -63,7 +73,8 @@ export function executionExportRoute(bus: Bus): EdgeRoutes {
         .header('content-type', 'text/plain; charset=utf-8')
         .header('content-disposition', `attachment; filename="executions-${range.from}-${range.to}.trace"`)
         .header('cache-control', 'no-store')
-        .send(body);
+        // A stream is sent as it is read (no serializer); the schema describes the text it makes.
+        .send(body as unknown as string);
     });
   };
 }

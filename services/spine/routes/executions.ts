@@ -4,6 +4,7 @@ import { subjects, ExecutionBody, executionClaim } from '../../../bus/index.ts';
 import { KeyId, SuppliedRecordSchema } from '../../../bus/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError, sendResult } from '../../../edge-http/index.ts';
+import { answer, errorsOf, operation } from '../../../edge-http/index.ts';
 
 /** Optional `Idempotency-Key` (1-200 printable ASCII characters), per token subject. */
 const RecordHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ pattern: '^[\\x20-\\x7E]{1,200}$' })) });
@@ -24,6 +25,10 @@ export const VerifyBody = Type.Object({
   publicKey: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
 }, { additionalProperties: false });
 
+const Recorded = subjects.executionsRecord.reply.properties.record;
+/** A record read back: stored content, which verification judges; its shape only is promised. */
+const StoredRecord = answer(subjects.executionsGet.reply.properties.record, 'The record, every signed field with its hash and signature');
+
 /** A whole-chain verification reads every record: give it time (a million records take minutes). */
 const VERIFY_TIMEOUT_MS = 600_000;
 
@@ -32,7 +37,16 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
     app.post('/executions', {
       config: { authority: { kind: 'scope', scope: 'execution:record' } },
-      schema: { body: ExecutionBody, headers: RecordHeaders },
+      schema: {
+        ...operation('executions', 'recordExecution', 'Record an execution: hashed, chained and signed'),
+        body: ExecutionBody,
+        headers: RecordHeaders,
+        response: {
+          201: answer(Recorded, 'Recorded: the new record'),
+          200: answer(Recorded, 'A retry with the same `Idempotency-Key`: the record it made the first time'),
+          ...errorsOf(409),
+        },
+      },
     }, async (request, reply) => {
       const made = executionClaim(request.body);
       if (!made.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: made.message });
@@ -53,12 +67,23 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
     // (executions.test.ts checks `/executions/public-key` still answers).
     app.get('/executions/public-key', {
       config: { authority: { kind: 'public' } },
-      schema: { querystring: KeyQuery },
+      schema: {
+        ...operation('executions', 'getTracePublicKey', 'The public key that verifies trace signatures'),
+        querystring: KeyQuery,
+        response: { 200: answer(subjects.executionsKeys.reply, 'The current key, or the one `keyId` names'), ...errorsOf(404, 503) },
+      },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsKeys, request.query.keyId !== undefined ? { keyId: request.query.keyId } : {})));
 
     app.post('/executions/verify', {
       config: { authority: { kind: 'public' } },
-      schema: { body: VerifyBody },
+      schema: {
+        ...operation('executions', 'verifyExecutions', 'Verify one record, a stored one, or the whole chain'),
+        body: VerifyBody,
+        response: {
+          200: answer(subjects.executionsVerify.reply, 'The verification result (`mode` says of what); `valid: false` names where and why'),
+          ...errorsOf(404, 503),
+        },
+      },
       // No body at all (`curl -X POST .../executions/verify`) means the whole chain, like `{}`.
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
@@ -71,7 +96,11 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
 
     app.get('/executions/:id', {
       config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: { params: IdParams },
+      schema: {
+        ...operation('executions', 'getExecution', 'Read one execution record'),
+        params: IdParams,
+        response: { 200: StoredRecord, ...errorsOf(404) },
+      },
     }, async (request, reply) => {
       // An id of another shape names no record: 404, like an unknown one.
       if (!EXECUTION_ID.test(request.params.id)) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
@@ -86,6 +115,10 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
 
     app.get('/executions-verify-chain', {
       config: { authority: { kind: 'scope', scope: 'execution:read', admin: true } },
+      schema: {
+        ...operation('executions', 'verifyExecutionChain', 'Verify the whole execution chain'),
+        response: { 200: answer(subjects.executionsVerify.reply, 'The chain verification result') },
+      },
     }, async (_request, reply) => sendResult(reply, await bus.request(subjects.executionsVerify, {}, { timeoutMs: VERIFY_TIMEOUT_MS })));
   };
 }

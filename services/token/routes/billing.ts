@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Bus } from '../../../bus/index.ts';
 import { subjects } from '../../../bus/index.ts';
@@ -5,6 +6,7 @@ import { BillingEventSchema, type BillingEvent } from '../../../bus/index.ts';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../../core/tenancy/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError } from '../../../edge-http/index.ts';
+import { errorsOf, operation } from '../../../edge-http/index.ts';
 
 export interface BillingRoutesOptions {
   /** Accepted secrets (BILLING_WEBHOOK_SECRET, split); empty: every call is refused. */
@@ -13,6 +15,14 @@ export interface BillingRoutesOptions {
 }
 
 const eventValidator = Compile(BillingEventSchema);
+
+const Received = Type.Object({
+  received: Type.Literal(true),
+  duplicate: Type.Boolean(),
+  /** What was done: `suspended`, `reactivated`, `plan changed`, or `ignored: <why>`; absent for a duplicate. */
+  outcome: Type.Optional(Type.String()),
+  tenantId: Type.Optional(Type.String()),
+}, { description: 'Received: what was done, or that the event was seen before' });
 
 function eventProblem(value: unknown): string | undefined {
   if (eventValidator.Check(value)) return undefined;
@@ -35,8 +45,19 @@ export function billingRoutes(bus: Bus, o: BillingRoutesOptions): EdgeRoutes {
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-      scope.post('/billing/webhook', { config: { authority: { kind: 'public' } } }, async (request, reply) => {
-        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      scope.post('/billing/webhook', {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('tenancy', 'receiveBillingEvent', 'Receive a signed event from the billing provider'),
+          // Described for the provider; checked by the handler, after the signature, on the bytes as sent.
+          body: BillingEventSchema,
+          response: { 200: Received, ...errorsOf(503) },
+        },
+        // The parser keeps the raw bytes (a Buffer), which no JSON schema describes: nothing to check before the handler.
+        validatorCompiler: () => (value: unknown) => ({ value }),
+      }, async (request, reply) => {
+        const body: unknown = request.body;
+        const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
         const header = request.headers[SIGNATURE_HEADER];
         const check = verifyWebhookSignature({
           header: typeof header === 'string' ? header : undefined, rawBody: raw, secrets, nowSeconds: Math.floor(clock() / 1000),

@@ -5,6 +5,7 @@ import { IdentityKind, IdentitySubject, PublicKeyPem, SuspensionReason } from '.
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendResult } from '../../../edge-http/index.ts';
 import { callerOf } from '../../../edge-http/index.ts';
+import { answer, errorsOf, operation } from '../../../edge-http/index.ts';
 
 const EnrolBody = Type.Object({ subject: IdentitySubject, kind: IdentityKind, publicKeyPem: PublicKeyPem }, { additionalProperties: false });
 const SubjectParams = Type.Object({ subject: Type.String({ minLength: 1, maxLength: 1024 }) });
@@ -23,12 +24,20 @@ export function identityRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
     app.post('/identities', {
       config: { authority: { kind: 'admin' } },
-      schema: { body: EnrolBody },
+      schema: {
+        ...operation('identities', 'enrolIdentity', 'Enrol an identity: tokens in its name then need proof of its key'),
+        body: EnrolBody,
+        response: { 201: answer(subjects.identitiesEnrol.reply, 'Enrolled'), ...errorsOf(409) },
+      },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.identitiesEnrol, { ...request.body, caller: callerOf(request) }), 201));
 
     app.get('/identities/:subject', {
       config: { authority: { kind: 'scope', scope: 'identity:read', admin: true } },
-      schema: { params: SubjectParams },
+      schema: {
+        ...operation('identities', 'getIdentity', 'Read an enrolled identity'),
+        params: SubjectParams,
+        response: { 200: answer(subjects.identitiesGet.reply, 'The identity and its status'), ...errorsOf(404) },
+      },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.identitiesGet, { subject: request.params.subject })));
 
     // Public on purpose: the agent asking has no token yet (that is what the proof is for). It is
@@ -36,7 +45,12 @@ export function identityRoutes(bus: Bus): EdgeRoutes {
     // nothing for a subject that is not enrolled and active (docs/IDENTITIES.md, "Challenge").
     app.post('/identities/:subject/challenge', {
       config: { authority: { kind: 'public' }, rateLimit: CHALLENGE_RATE_LIMIT },
-      schema: { params: SubjectParams, body: ChallengeBody },
+      schema: {
+        ...operation('identities', 'challengeIdentity', 'A nonce to sign with the identity\'s key, for the token request\'s proof'),
+        params: SubjectParams,
+        body: ChallengeBody,
+        response: { 200: answer(subjects.identitiesChallenge.reply, 'The nonce (sign its UTF-8 bytes) and when it expires'), ...errorsOf(403, 404, 503) },
+      },
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) (request as { body: unknown }).body = {};
       },
@@ -44,7 +58,12 @@ export function identityRoutes(bus: Bus): EdgeRoutes {
 
     app.post('/identities/:subject/suspend', {
       config: { authority: { kind: 'admin' } },
-      schema: { params: SubjectParams, body: SuspendBody },
+      schema: {
+        ...operation('identities', 'suspendIdentity', 'Suspend an identity and revoke its tokens'),
+        params: SubjectParams,
+        body: SuspendBody,
+        response: { 200: answer(subjects.identitiesSuspend.reply, 'Suspended; `revokedTokens` counts the tokens revoked'), ...errorsOf(404) },
+      },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.identitiesSuspend, {
       subject: request.params.subject, reason: request.body.reason, caller: callerOf(request),
     })));

@@ -5,6 +5,7 @@ import { isValidScope, MAX_LIFETIME_SECONDS, parseDurationSeconds } from '../../
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError } from '../../../edge-http/index.ts';
 import { callerOf } from '../../../edge-http/index.ts';
+import { operation } from '../../../edge-http/index.ts';
 
 /**
  * `POST /issue`: the dashboard-shaped issue request (actor, action, resource, expires) mapped onto
@@ -96,11 +97,24 @@ function durationText(seconds: number): string {
   return seconds <= 9_999_999 ? `${seconds}s` : `${Math.floor(seconds / 60)}m`;
 }
 
+/** The token response, and the token request the body was mapped onto. */
+const IssueReply = Type.Object({
+  ...subjects.tokenIssue.reply.properties,
+  sub: Type.String(),
+  scope: Type.Array(Type.String()),
+  expiresIn: Type.String(),
+  aud: Type.Optional(Type.String()),
+}, { description: 'The token, and the token request it was issued as' });
+
 export function issueRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
     app.post('/issue', {
       config: { authority: { kind: 'scope', scope: 'auth:token:create' } },
-      schema: { body: IssueBody },
+      schema: {
+        ...operation('tokens', 'issueTokenForAction', 'Issue a token for one action on one resource (the dashboard\'s form)'),
+        body: IssueBody,
+        response: { 200: IssueReply },
+      },
     }, async (request, reply) => {
       const mapped = mapIssueRequest(request.body, Date.now());
       if (!mapped.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: mapped.message });

@@ -5,6 +5,7 @@ import { subjects } from '../../../bus/index.ts';
 import { PLANS } from '../../../core/tenancy/index.ts';
 import type { EdgeApp, EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError } from '../../../edge-http/index.ts';
+import { errorsOf, operation } from '../../../edge-http/index.ts';
 
 /**
  * What a signup's bootstrap token may do (docs/TENANCY.md, "Signup"): mint narrower tokens for the
@@ -20,6 +21,15 @@ const SignupBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' })),
 }, { additionalProperties: false });
+
+/** The new tenant with its key, and the bootstrap token when one could be issued. */
+const SignupCreated = Type.Intersect([
+  subjects.tenancyCreate.reply,
+  Type.Object({
+    bootstrapToken: Type.Optional(Type.Object({ token: Type.String(), jti: Type.String(), exp: Type.Integer(), scope: Type.Array(Type.String()) })),
+  }),
+]);
+const Html = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 
 const FORM = 'application/x-www-form-urlencoded';
 const FORM_BODY_LIMIT = 8 * 1024;
@@ -88,9 +98,25 @@ export function signupRoutes(bus: Bus): EdgeRoutes {
         done(null, Object.fromEntries(fields));
       });
 
-      scope.get('/signup', { config: { authority: { kind: 'public' } } }, async (_request, reply) => sendHtml(reply, 200, formPage()));
+      scope.get('/signup', {
+        config: { authority: { kind: 'public' } },
+        schema: { ...operation('tenancy', 'getSignupForm', 'The signup form (HTML)'), response: { 200: Html('The signup page') } },
+      }, async (_request, reply) => sendHtml(reply, 200, formPage()));
 
-      scope.post('/signup', { config: { authority: { kind: 'public' } }, schema: { body: SignupBody } }, async (request, reply) => {
+      scope.post('/signup', {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('tenancy', 'signUp', 'Create a free tenant (JSON, or the form\'s URL-encoded body)'),
+          body: SignupBody,
+          response: {
+            201: {
+              description: 'Created: the tenant with its key (shown this once) and a bootstrap token; as a page for the form',
+              content: { 'application/json': { schema: SignupCreated }, 'text/html': { schema: Type.String() } },
+            },
+            ...errorsOf(503),
+          },
+        },
+      }, async (request, reply) => {
         const { name, email } = request.body;
         const result = await bus.request(subjects.tenancySignup, { name, ...(email !== undefined ? { email } : {}), clientIp: request.ip });
         if (!result.ok) return sendError(reply, result.error);

@@ -5,6 +5,7 @@ import { PLANS } from '../../../core/tenancy/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendResult } from '../../../edge-http/index.ts';
 import { callerOf } from '../../../edge-http/index.ts';
+import { ErrorBodySchema, answer, operation } from '../../../edge-http/index.ts';
 
 const Scope = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -39,12 +40,23 @@ export const AuditQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time' })),
 }, { additionalProperties: false });
 
+const [Validated, NotValid] = subjects.tokenValidate.reply.anyOf;
+/** A refused token is an answer (spec, Errors: 400 `{valid:false, error}`); a malformed request the usual error body. */
+const ValidateRefused = Type.Union([NotValid, ErrorBodySchema], {
+  description: 'The token is not valid (`{valid:false, error}`, e.g. `CAPABILITY_INSUFFICIENT` for an unmet `requiredScope`), or the request is malformed (the error body)',
+});
+const Plans = Type.Object({ plans: Type.Array(subjects.tenancyUsage.reply.properties.plan) }, { description: 'Every plan, with its limits and price' });
+
 /** Token service routes of the foundation: tokens, plans, and the audit trail. */
 export function tokenRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
     app.post('/auth/token', {
       config: { authority: { kind: 'scope', scope: 'auth:token:create', admin: true }, meter: 'agents' },
-      schema: { body: TokenRequest },
+      schema: {
+        ...operation('tokens', 'issueToken', 'Issue a capability token'),
+        body: TokenRequest,
+        response: { 200: answer(subjects.tokenIssue.reply, 'The token, its key id, id and lifetime') },
+      },
     }, async (request, reply) => {
       const result = await bus.request(subjects.tokenIssue, { ...request.body, caller: callerOf(request) });
       return sendResult(reply, result);
@@ -52,7 +64,11 @@ export function tokenRoutes(bus: Bus): EdgeRoutes {
 
     app.post('/auth/token/validate', {
       config: { authority: { kind: 'scope', scope: 'auth:token:validate', admin: true }, meter: 'validations' },
-      schema: { body: ValidateBody },
+      schema: {
+        ...operation('tokens', 'validateToken', 'Validate a token, optionally against a required scope'),
+        body: ValidateBody,
+        response: { 200: answer(Validated, 'The token is valid; `scopeSatisfied` when `requiredScope` was given'), 400: ValidateRefused },
+      },
     }, async (request, reply) => {
       const result = await bus.request(subjects.tokenValidate, { ...request.body, caller: callerOf(request) });
       // A failed validation is an answer, not an error: 400 with `{valid:false, error}` (spec, Errors).
@@ -62,17 +78,28 @@ export function tokenRoutes(bus: Bus): EdgeRoutes {
 
     app.post('/auth/token/revoke', {
       config: { authority: { kind: 'scope', scope: 'auth:token:revoke', admin: true } },
-      schema: { body: RevokeBody },
+      schema: {
+        ...operation('tokens', 'revokeToken', 'Revoke a token (by the token or its jti), across every service'),
+        body: RevokeBody,
+        response: { 200: answer(subjects.tokenRevoke.reply, 'Revoked; `revoked: false` when there was nothing to revoke (unknown or expired)') },
+      },
     }, async (request, reply) => {
       const result = await bus.request(subjects.tokenRevoke, { ...request.body, caller: callerOf(request) });
       return sendResult(reply, result);
     });
 
-    app.get('/plans', { config: { authority: { kind: 'public' } } }, async () => ({ plans: PLANS }));
+    app.get('/plans', {
+      config: { authority: { kind: 'public' } },
+      schema: { ...operation('tenancy', 'listPlans', 'List the plans'), response: { 200: Plans } },
+    }, async () => ({ plans: PLANS.map((plan) => ({ ...plan, features: [...plan.features] })) }));
 
     app.get('/audit', {
       config: { authority: { kind: 'scope', scope: 'audit:read', admin: true } },
-      schema: { querystring: AuditQuery },
+      schema: {
+        ...operation('audit', 'listAuditEntries', 'List audit entries, newest first'),
+        querystring: AuditQuery,
+        response: { 200: answer(subjects.auditList.reply, 'A page of entries and the total that match') },
+      },
     }, async (request, reply) => {
       const q = request.query;
       const tenantId = request.principal.tenantId;
@@ -91,6 +118,10 @@ export function tokenRoutes(bus: Bus): EdgeRoutes {
 
     app.get('/audit/verify', {
       config: { authority: { kind: 'scope', scope: 'audit:read', admin: true } },
+      schema: {
+        ...operation('audit', 'verifyAuditChain', 'Verify the audit chain'),
+        response: { 200: answer(subjects.auditVerify.reply, 'The audit chain verification result') },
+      },
     }, async (_request, reply) => sendResult(reply, await bus.request(subjects.auditVerify, {}, { timeoutMs: 120_000 })));
   };
 }
