@@ -19,6 +19,7 @@ import { installRoutePipeline } from './plugins/route-pipeline.ts';
 import { installPrincipal } from './principal.ts';
 import { SERVICES, type EdgeApp, type EdgeRoutes, type ServiceName } from './types.ts';
 import { validatorCompiler } from './validation.ts';
+import { serializerCompiler } from './serializer.ts';
 
 export interface EdgeOptions {
   service: ServiceName;
@@ -152,6 +153,7 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
   // First: its hooks must see every route as it is registered, and every request before ours do.
   if (o.tracing !== undefined) await o.tracing(root);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
   // body) adds its parser in its own plugin.
   app.removeContentTypeParser('text/plain');
