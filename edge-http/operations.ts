@@ -12,6 +12,7 @@ export const TAGS = {
   tokens: 'Capability tokens: issue, validate (with `requiredScope`), revoke (spec, "Token service")',
   audit: 'The hash-chained audit trail of every capability decision',
   executions: 'Signed, hash-chained execution traces: record, read, verify, export (docs/TRACE-FORMAT.md)',
+  'transparency-log': 'The execution chain as a C2SP transparency log: checkpoints, tiles, proofs, receipts (docs/TRACE-FORMAT.md)',
   'execution-reads': 'Read models of the execution chain: conditions, explanations, lineage, aggregates (docs/EXECUTION-READS.md)',
   identities: 'Enrolled agent identities and their proof of key (docs/IDENTITIES.md)',
   models: 'Model pins, attestation and supersede (docs/MODELS.md)',

@@ -28,8 +28,8 @@ beforeAll(async () => {
   const urls = { token: suite.url('token'), scheduler: suite.url('scheduler'), bench: suite.url('bench'), connector: suite.url('connector'), trust: suite.url('trust') };
   admin = createSuiteClient({ urls, adminKey: suite.adminKey });
   const minted = await admin.tokens.mint({ sub: 'client-agent', scope: SCOPES });
-  client = createSuiteClient({ urls, token: (minted as unknown as { token: string }).token });
-  publicKey = (await client.token.get('/executions/public-key') as unknown as { publicKey: string }).publicKey;
+  client = createSuiteClient({ urls, token: minted.token });
+  publicKey = (await client.token.get('/executions/public-key')).publicKey;
 }, 120_000);
 
 afterAll(async () => {
@@ -40,7 +40,7 @@ const execution = (action: string) => ({ subject: 'client-agent', module: 'clien
 
 describe('the client library against the real suite', () => {
   it('mints, validates with requiredScope, and revokes a token', async () => {
-    const minted = await admin.tokens.mint({ sub: 'short-lived', scope: ['audit:read'] }) as unknown as { token: string; jti: string };
+    const minted = await admin.tokens.mint({ sub: 'short-lived', scope: ['audit:read'] });
     expect(await client.tokens.validate(minted.token, 'audit:read')).toMatchObject({ valid: true, sub: 'short-lived', requiredScope: 'audit:read', scopeSatisfied: true });
     // A token that does not grant the required scope fails validation (400), which is an answer, not an error.
     expect(await client.tokens.validate(minted.token, 'execution:record')).toMatchObject({ valid: false, requiredScope: 'execution:record', scopeSatisfied: false });
@@ -52,22 +52,22 @@ describe('the client library against the real suite', () => {
   it('records an execution, reads it back, and finds it in the audit trail of the token service', async () => {
     const made = await client.executions.record(execution('read-back'));
     expect(made.replayed).toBe(false);
-    const record = made.record as unknown as { id: string; hash: string; seq: number };
-    const read = await client.token.get('/executions/{id}', { path: { id: record.id } }) as unknown as { hash: string };
+    const record = made.record;
+    const read = await client.token.get('/executions/{id}', { path: { id: record.id } });
     expect(read.hash).toBe(record.hash);
-    const audit = await client.token.get('/audit', { query: { subject: 'client-agent', limit: 5 } }) as unknown as { entries: unknown[] };
+    const audit = await client.token.get('/audit', { query: { subject: 'client-agent', limit: 5 } });
     expect(audit.entries.length).toBeGreaterThan(0);
   });
 
   it('answers each service: scheduler, bench, connector and trust, reads and writes', async () => {
     const id = `client-${Date.now()}`;
-    const created = await client.scheduler.post('/schedule', { body: { id, cron: '0 3 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'GET' } } } as never) as unknown as { id: string };
+    const created = await client.scheduler.post('/schedule', { body: { id, cron: '0 3 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'GET' } } });
     expect(created.id).toBe(id);
-    expect((await client.scheduler.get('/schedule') as unknown as { schedules: Array<{ id: string }> }).schedules.map((s) => s.id)).toContain(id);
+    expect((await client.scheduler.get('/schedule')).schedules.map((s) => s.id)).toContain(id);
     expect(await client.bench.get('/history', { query: { name: 'none-yet' } } as never)).toBeDefined();
-    expect((await client.connector.get('/connectors') as unknown as { connectors: unknown[] }).connectors.length).toBeGreaterThan(0);
-    const record = (await client.executions.record(execution('trust-proof'))).record as unknown as { id: string };
-    const event = await client.trust.post('/events', { body: { subjectId: 'client-agent', kind: 'task-succeeded', proof: { executionId: record.id } } }) as unknown as { id: string };
+    expect((await client.connector.get('/connectors')).connectors.length).toBeGreaterThan(0);
+    const record = (await client.executions.record(execution('trust-proof'))).record;
+    const event = await client.trust.post('/events', { body: { subjectId: 'client-agent', kind: 'task-succeeded', proof: { executionId: record.id } } });
     expect(event.id).toEqual(expect.any(String));
     expect(await client.trust.get('/score/{subjectId}', { path: { subjectId: 'client-agent' } })).toMatchObject({ subjectId: 'client-agent' });
   });
@@ -92,10 +92,10 @@ describe('the client library against the real suite', () => {
   });
 
   it('verifies a record and an export offline with the public key, and finds a tampered export bad', async () => {
-    const made = (await client.executions.record(execution('offline'))).record as unknown as Parameters<typeof verifyRecord>[0];
+    const made = (await client.executions.record(execution('offline'))).record;
     expect(verifyRecord(made, publicKey)).toBeNull();
     expect(verifyRecord({ ...made, action: 'something-else' }, publicKey)).toMatch(/hash/i);
-    const exported = await client.token.get('/executions/export') as unknown as string;
+    const exported = await client.token.get('/executions/export');
     const good = verifyExport(exported, publicKey);
     expect(good).toMatchObject({ valid: true });
     expect(good.records).toBeGreaterThan(2);
@@ -144,14 +144,14 @@ describe('a record whose outcome is unknown', () => {
     it(`is sent again with the same Idempotency-Key after a ${fault === '503' ? 'forced 503' : 'connection reset'}, and is on the chain once`, async () => {
       const proxy = await faultyProxy(suite.url('token'), fault);
       try {
-        const token = (await admin.tokens.mint({ sub: `retry-${fault}`, scope: ['execution:record', 'execution:read'] }) as unknown as { token: string }).token;
+        const token = (await admin.tokens.mint({ sub: `retry-${fault}`, scope: ['execution:record', 'execution:read'] })).token;
         const through = createSuiteClient({ urls: { token: proxy.url }, token, retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 1000 } });
         const made = await through.executions.record({ ...execution(`retry-${fault}`), subject: `retry-${fault}` });
         expect(proxy.forwarded()).toBe(2);
         expect(made.replayed).toBe(true); // the second attempt found the record the first one made
         const direct = createSuiteClient({ urls: { token: suite.url('token') }, token });
-        const listed = await direct.token.get('/executions', { query: { subject: `retry-${fault}`, limit: 10 } } as never) as unknown as { records: Array<{ id: string }> };
-        expect(listed.records.map((r) => r.id)).toEqual([(made.record as unknown as { id: string }).id]);
+        const listed = await direct.token.get('/executions', { query: { subject: `retry-${fault}`, limit: 10 } });
+        expect(listed.records.map((r) => r.id)).toEqual([made.record.id]);
       } finally {
         await proxy.close();
       }
@@ -161,7 +161,7 @@ describe('a record whose outcome is unknown', () => {
   it('is not sent again without a retry policy: the caller gets the 503 and the key to retry with', async () => {
     const proxy = await faultyProxy(suite.url('token'), '503');
     try {
-      const token = (await admin.tokens.mint({ sub: 'no-retry', scope: ['execution:record'] }) as unknown as { token: string }).token;
+      const token = (await admin.tokens.mint({ sub: 'no-retry', scope: ['execution:record'] })).token;
       const once = createSuiteClient({ urls: { token: proxy.url }, token, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });
       const error = await once.executions.record(execution('no-retry'), { idempotencyKey: 'k-no-retry' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UnavailableError);

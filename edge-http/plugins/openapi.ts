@@ -95,6 +95,18 @@ export async function installOpenApi(app: FastifyInstance, options: OpenApiOptio
       if (authority === undefined) return { schema, url };
       const described: Record<string, unknown> = { ...schema, security: securityOf(authority), 'x-suite-authority': authority };
       for (const part of REQUEST_PARTS) if (described[part] !== undefined) described[part] = asSent(described[part]);
+      // A trailing wildcard (the log's tile paths) is a named parameter in the document: OpenAPI has
+      // no `*`; its value holds slashes, which the operation's summary says.
+      if (url.endsWith('/*')) {
+        const params = (described['params'] ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+        const properties = Object.fromEntries(Object.entries(params.properties ?? {}).filter(([name]) => name !== '*'));
+        described['params'] = {
+          type: 'object',
+          properties: { ...properties, path: { type: 'string', description: 'the rest of the path, slashes included' } },
+          required: [...(params.required ?? []).filter((name) => name !== '*'), 'path'],
+        };
+        return { url: `${url.slice(0, -1)}:path`, schema: described as typeof schema };
+      }
       return { url, schema: described as typeof schema };
     },
     transformObject: (documentObject) => withNamedParts('openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject),

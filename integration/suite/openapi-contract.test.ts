@@ -24,7 +24,7 @@ type Document = { info: { version: string }; tags?: Array<{ name: string; descri
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 const run = promisify(execFile);
-const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{*}');
+const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 
 /**
  * Operations with no 2xx, on purpose: they exist to refuse or to upgrade. `GET`/`DELETE /mcp`

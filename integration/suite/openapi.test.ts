@@ -32,7 +32,7 @@ const addFormats = addFormatsModule.default;
 const DOC_ID = 'https://suite.invalid/openapi.json';
 
 /** `/executions/:id` as OpenAPI writes it: `/executions/{id}`. */
-const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{*}');
+const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 
 /** JSON pointers of every Schema Object of the document. */
 function schemaPointers(doc: Document): string[] {

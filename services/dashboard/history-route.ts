@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { scopeGrants } from '../../core/capability/index.ts';
 import type { Authority, EdgeApp, Principal } from '../../edge-http/index.ts';
+import { answer, operation } from '../../edge-http/index.ts';
 import { HOUR_MINUTES, MINUTE_MS } from './minute-buckets.ts';
 import { SERIES, type SeriesName, type TrendRecorder } from './trends.ts';
 
@@ -37,7 +38,7 @@ const ANY_TOKEN: Authority = { kind: 'token', admin: true };
 
 /** `GET /dashboard/history`: the overview's trends for the last hour, each series as the caller may read it. */
 export function historyRoute(app: EdgeApp, trends: TrendRecorder): void {
-  app.get('/dashboard/history', { config: { authority: ANY_TOKEN }, schema: { response: { 200: HistoryReply } } }, async (request) => historyFor(request.principal, trends));
+  app.get('/dashboard/history', { config: { authority: ANY_TOKEN }, schema: { ...operation('dashboard', 'getDashboardHistory', 'Per-minute trends of the last hour, each series as the caller may read it'), response: { 200: answer(HistoryReply, 'The trends') } } }, async (request) => historyFor(request.principal, trends));
 }
 
 export function historyFor(p: Principal, trends: TrendRecorder): HistoryReplyValue {

@@ -53,7 +53,11 @@ export function schedulerRoutes(bus: Bus): EdgeRoutes {
 
     app.get('/schedule/:id', {
       config: { authority: { kind: 'scope', scope: 'schedule:read' } },
-      schema: { params: IdParams },
+      schema: {
+        ...operation('schedules', 'getSchedule', 'Read one schedule'),
+        params: IdParams,
+        response: { 200: answer(subjects.scheduleGet.reply, 'The schedule'), ...errorsOf(404) },
+      },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.scheduleGet, { namespace: namespaceOf(request), id: request.params.id })));
 
     app.delete('/schedule/:id', {
