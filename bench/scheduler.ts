@@ -2,7 +2,7 @@
  * The scheduler (issue 14): tasks executed per second from the queue against a local no-op HTTP
  * target, each attempt traced on the execution chain, beside the suite's own `POST /executions`
  * rate in the same run (target: at least half of it); and cron firing lateness with 1,000
- * schedules due each minute (target: p99 ≤ 50 ms from due time to claim).
+ * schedules due each minute (target, issue 28: p99 ≤ 1 s from the due time to the target's receipt).
  *
  *   node bench/scheduler.ts [--tasks 3000] [--exec-seconds 10] [--schedules 1000] [--workers 32]
  *
@@ -28,7 +28,8 @@ export const SCHEDULER_ARGS = {
 } as const;
 
 export const TASKS_TARGET_OF_APPENDS = 0.5;
-export const LATENESS_TARGET_P99_MS = 50;
+/** Issue 28: from the due time to the request's arrival at the target (issue 14 asked 50 ms from due to claim). */
+export const LATENESS_TARGET_P99_MS = 1000;
 
 export interface SchedulerBenchResult {
   appendsPerSecond: number;
@@ -169,9 +170,11 @@ export function schedulerMarkdown(r: SchedulerBenchResult): string {
     '|---|---|---|',
     `| \`POST /executions\` (concurrency 50), same run | ${r.appendsPerSecond.toFixed(0)}/s | |`,
     `| Queue tasks executed (no-op HTTP target, each attempt traced), ${r.tasks} tasks | ${r.tasksPerSecond.toFixed(0)}/s = ${(ratio * 100).toFixed(0)}% of appends${r.tasksFailed ? `, ${r.tasksFailed} failed` : ''} | ≥ ${TASKS_TARGET_OF_APPENDS * 100}% ${ratio >= TASKS_TARGET_OF_APPENDS ? '✓' : '✗'} |`,
-    `| Cron firing lateness, due to enqueued and runnable, ${r.schedules} schedules due at one minute | ${f(r.claimLateness)} | p99 ≤ ${LATENESS_TARGET_P99_MS} ms ${r.claimLateness.p99 <= LATENESS_TARGET_P99_MS ? '✓' : '✗'} |`,
+    // 0 by construction when a firing is enqueued ahead of its due time: what the scheduler says of
+    // itself, not what a user sees (the target's receipt, below; bench/cron-lateness.ts, issue 28).
+    `| Cron firing, due to enqueued and runnable (the scheduler's own record; 0 when enqueued ahead), ${r.schedules} schedules due at one minute | ${f(r.claimLateness)} | |`,
     `| Cron lateness, due to a worker starting the task (${r.schedules} at once) | ${f(r.startLateness)} | |`,
-    `| Cron lateness, due to the target's receipt (claim, queue, worker, HTTP) | ${f(r.hitLateness)} | |`,
+    `| Cron lateness, due to the target's receipt (claim, queue, worker, HTTP) | ${f(r.hitLateness)} | p99 ≤ ${LATENESS_TARGET_P99_MS} ms ${r.hitLateness.p99 <= LATENESS_TARGET_P99_MS ? '✓' : '✗'} |`,
   ].join('\n');
 }
 
