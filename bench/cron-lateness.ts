@@ -22,6 +22,12 @@ import { cleanEnv, killAllChildren, spawnNode } from './child.ts';
 import { summarize, type Summary } from './stats.ts';
 
 export const CRON_LATENESS_TARGET_P99_MS = 1000;
+/**
+ * An early firing, if the scheduler made one, would come within its lookahead (2 s) of the due
+ * time; arrivals further back belong to an earlier minute boundary (creating 1,000 schedules on a
+ * loaded machine can cross one), so they are not counted as early.
+ */
+const EARLY_WINDOW_MS = 5_000;
 /** The minute boundary chosen is at least this far after the last schedule is created. */
 const LEAD_MS = 10_000;
 const WAIT_PAST_DUE_MS = 60_000;
@@ -32,7 +38,7 @@ export interface CronLatenessResult {
   due: number;
   /** Arrival − due of each schedule's first request at or after the due time, ms. */
   lateness: Summary;
-  /** Requests that arrived before the due time (none expected). */
+  /** Requests that arrived in the few seconds before the due time (none expected). */
   early: number;
   missing: number;
   loadAtDue: number;
@@ -98,7 +104,7 @@ export async function runCronLateness(o: { schedules: number; workers?: number |
     let early = 0;
     const lateness: number[] = [];
     for (const list of arrivals.values()) {
-      early += list.filter((t) => t < due && t > due - 60_000).length;
+      early += list.filter((t) => t < due && t >= due - EARLY_WINDOW_MS).length;
       const first = list.find((t) => t >= due);
       if (first !== undefined) lateness.push(first - due);
     }
@@ -122,7 +128,7 @@ export function cronLatenessMarkdown(r: CronLatenessResult): string {
     '|---|---:|---:|---:|---:|---:|---:|---|',
     `| cron firing lateness | ${s.n} | ${s.min} ms | ${s.p50} ms | ${s.p90} ms | ${s.p99} ms | ${s.max} ms | p99 ≤ ${CRON_LATENESS_TARGET_P99_MS} ms: ${met ? 'met' : '**NOT met**'} |`,
     '',
-    `- Arrived before the due time: ${r.early}. Never arrived within ${WAIT_PAST_DUE_MS / 1000} s: ${r.missing}.`,
+    `- Arrived in the ${EARLY_WINDOW_MS / 1000} s before the due time (an early firing): ${r.early}. Never arrived within ${WAIT_PAST_DUE_MS / 1000} s: ${r.missing}.`,
   ].join('\n');
 }
 

@@ -51,6 +51,8 @@ async function startSuite(dataDir: string, workers: number): Promise<Suite> {
   const env = cleanEnv({
     SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
     SCHEDULER_WORKERS: String(workers), SCHEDULER_POLL_MS: '20', SCHEDULER_QUEUE_MAX: '1000000',
+    // One bench caller holds every task (its tenant's cap, 1,000 by default, would refuse the rest).
+    SCHEDULER_QUEUE_TENANT_MAX: '1000000',
     ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
   });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
