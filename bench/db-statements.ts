@@ -47,9 +47,11 @@ async function connect(dataDir: string): Promise<pg.Client> {
 
 /** The table a statement writes (else reads): two statements can share their first words. */
 function labelOf(query: string): string {
-  const m = /insert into (\w+)|update (\w+)|delete from (\w+)|from (\w+)/i.exec(query);
-  const table = m?.slice(1).find((t) => t !== undefined);
-  return `${/insert into|update |delete from/i.test(query) ? 'writes' : 'reads'} ${table ?? '?'}`;
+  // A group insert starts with its lease check (`with lease as (select … from chain_leases …)`):
+  // the table it inserts into names it, before any it reads.
+  const write = /insert into (\w+)|update (\w+)|delete from (\w+)/i.exec(query);
+  if (write !== null) return `writes ${write.slice(1).find((t) => t !== undefined)}`;
+  return `reads ${/from (\w+)/i.exec(query)?.[1] ?? '?'}`;
 }
 
 interface StatementRow { query: string; calls: string; total_exec_time: number; rows: string; shared_blks_hit: string; shared_blks_written: string; wal_records: string; wal_bytes: string }
