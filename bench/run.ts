@@ -19,6 +19,9 @@ import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocati
 import { EXECUTIONS_ARGS, executionsMarkdown, runExecutionsBench } from './executions.ts';
 import { busMarkdown, runBusBench } from './bus.ts';
 import { SCHEDULER_ARGS, runSchedulerBench, schedulerMarkdown } from './scheduler.ts';
+import { cpuPerAnsweredUs, cpuRatiosMarkdown, loadNow, signatureCpuUs } from './cpu-ratios.ts';
+import type { LoadResult } from './load.ts';
+import { cronLatenessMarkdown, runCronLateness } from './cron-lateness.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -54,8 +57,12 @@ const section = async (title: string, body: () => Promise<{ text: string; ok: bo
 const machine = await describeMachine();
 process.stdout.write(`## Benchmark results (\`npm run bench\`)\n\n### Machine\n\n${machineMarkdown(machine)}\n\n`);
 
+// What the CPU-ratio section (issue 28) takes from the HTTP and append runs, with the load average then.
+let forRatios: { bare?: LoadResult; validate?: LoadResult; httpLoad: number; append?: LoadResult; appendLoad: number } = { httpLoad: 0, appendLoad: 0 };
+
 const httpOk = await section('HTTP throughput (token edge vs bare Fastify)', async () => {
   const r = await runHttpBench(httpOptionsFrom(values));
+  forRatios = { ...forRatios, bare: r.bare, validate: r.validate, httpLoad: loadNow() };
   return { text: httpMarkdown(r), ok: r.failures.length === 0 };
 });
 const revocationOk = await section('Revocation propagation over NATS', async () => {
@@ -67,7 +74,21 @@ const executionsOk = await section('Execution traces (appends, verification)', a
     seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
     verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
   });
+  forRatios = { ...forRatios, append: r.appends.find((a) => a.name.includes('embedded')), appendLoad: loadNow() };
   return { text: executionsMarkdown(r), ok: r.appends.every((a) => a.non2xx + a.errors === 0) && r.verifications.every((v) => v.valid) };
+});
+
+const ratiosOk = await section('CPU per answered request against what the work needs (issue 28)', async () => {
+  const { bare, validate, append } = forRatios;
+  if (!bare || !validate || !append) throw new Error('the HTTP or the append run did not complete: no ratio to give');
+  const signatureUs = signatureCpuUs();
+  return {
+    text: cpuRatiosMarkdown({
+      bareUs: cpuPerAnsweredUs(bare), validateUs: cpuPerAnsweredUs(validate), appendUs: cpuPerAnsweredUs(append), signatureUs,
+      load: { http: forRatios.httpLoad, append: forRatios.appendLoad, signature: loadNow() },
+    }),
+    ok: true,
+  };
 });
 
 const busOk = await section('The bus alone (memory transport)', async () => {
@@ -82,5 +103,10 @@ const schedulerOk = await section('Scheduler (queue throughput, cron lateness)',
   return { text: schedulerMarkdown(r), ok: r.tasksFailed === 0 };
 });
 
+const cronOk = await section('Cron firing lateness as a user sees it (scheduler defaults, issue 28)', async () => {
+  const r = await runCronLateness({ schedules: Number(values.schedules) });
+  return { text: cronLatenessMarkdown(r), ok: r.missing === 0 };
+});
+
 clearTimeout(watchdog);
-process.exitCode = httpOk && revocationOk && executionsOk && busOk && schedulerOk ? 0 : 1;
+process.exitCode = httpOk && revocationOk && executionsOk && ratiosOk && busOk && schedulerOk && cronOk ? 0 : 1;

@@ -2,7 +2,7 @@
  * The scheduler (issue 14): tasks executed per second from the queue against a local no-op HTTP
  * target, each attempt traced on the execution chain, beside the suite's own `POST /executions`
  * rate in the same run (target: at least half of it); and cron firing lateness with 1,000
- * schedules due each minute (target: p99 ≤ 50 ms from due time to claim).
+ * schedules due each minute (target, issue 28: p99 ≤ 1 s from the due time to the target's receipt).
  *
  *   node bench/scheduler.ts [--tasks 3000] [--exec-seconds 10] [--schedules 1000] [--workers 32]
  *
@@ -28,7 +28,8 @@ export const SCHEDULER_ARGS = {
 } as const;
 
 export const TASKS_TARGET_OF_APPENDS = 0.5;
-export const LATENESS_TARGET_P99_MS = 50;
+/** Issue 28: from the due time to the request's arrival at the target (issue 14 asked 50 ms from due to claim). */
+export const LATENESS_TARGET_P99_MS = 1000;
 
 export interface SchedulerBenchResult {
   appendsPerSecond: number;
@@ -50,6 +51,8 @@ async function startSuite(dataDir: string, workers: number): Promise<Suite> {
   const env = cleanEnv({
     SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
     SCHEDULER_WORKERS: String(workers), SCHEDULER_POLL_MS: '20', SCHEDULER_QUEUE_MAX: '1000000',
+    // One bench caller holds every task (its tenant's cap, 1,000 by default, would refuse the rest).
+    SCHEDULER_QUEUE_TENANT_MAX: '1000000',
     ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
   });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
@@ -169,9 +172,11 @@ export function schedulerMarkdown(r: SchedulerBenchResult): string {
     '|---|---|---|',
     `| \`POST /executions\` (concurrency 50), same run | ${r.appendsPerSecond.toFixed(0)}/s | |`,
     `| Queue tasks executed (no-op HTTP target, each attempt traced), ${r.tasks} tasks | ${r.tasksPerSecond.toFixed(0)}/s = ${(ratio * 100).toFixed(0)}% of appends${r.tasksFailed ? `, ${r.tasksFailed} failed` : ''} | ≥ ${TASKS_TARGET_OF_APPENDS * 100}% ${ratio >= TASKS_TARGET_OF_APPENDS ? '✓' : '✗'} |`,
-    `| Cron firing lateness, due to enqueued and runnable, ${r.schedules} schedules due at one minute | ${f(r.claimLateness)} | p99 ≤ ${LATENESS_TARGET_P99_MS} ms ${r.claimLateness.p99 <= LATENESS_TARGET_P99_MS ? '✓' : '✗'} |`,
+    // 0 by construction when a firing is enqueued ahead of its due time: what the scheduler says of
+    // itself, not what a user sees (the target's receipt, below; bench/cron-lateness.ts, issue 28).
+    `| Cron firing, due to enqueued and runnable (the scheduler's own record; 0 when enqueued ahead), ${r.schedules} schedules due at one minute | ${f(r.claimLateness)} | |`,
     `| Cron lateness, due to a worker starting the task (${r.schedules} at once) | ${f(r.startLateness)} | |`,
-    `| Cron lateness, due to the target's receipt (claim, queue, worker, HTTP) | ${f(r.hitLateness)} | |`,
+    `| Cron lateness, due to the target's receipt (claim, queue, worker, HTTP) | ${f(r.hitLateness)} | p99 ≤ ${LATENESS_TARGET_P99_MS} ms ${r.hitLateness.p99 <= LATENESS_TARGET_P99_MS ? '✓' : '✗'} |`,
   ].join('\n');
 }
 
