@@ -103,9 +103,14 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
     // Longer than any request line Node accepts (16 KB of headers): refused before routing.
     add('query of 100 KB', { path: `${base}?${keys[0]}=${'x'.repeat(LONG)}`, ...emptyBody });
     add('query __proto__', { path: `${base}?__proto__=1`, ...emptyBody });
+    // As for body fields below: the answer names the field only when nothing else is wrong first (no
+    // other required query field, and a path the corpus's placeholder satisfies).
+    const queryRequired = ((schemas.querystring as Schema)?.required as string[] | undefined) ?? [];
+    const pathRefused = Object.values(propertiesOf(schemas.params as Schema)).some((f) => (f as { pattern?: unknown }).pattern !== undefined);
     for (const [key, field] of Object.entries(propertiesOf(schemas.querystring as Schema))) {
       if (!numeric(field)) continue;
-      for (const n of OUT_OF_RANGE) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, outOfRange: key });
+      const alone = !pathRefused && queryRequired.every((r) => r === key);
+      for (const n of OUT_OF_RANGE) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, ...(alone ? { outOfRange: key } : {}) });
     }
     if (!hasBody) continue;
     // Sent alone, so the answer names the field only where no other field is required; elsewhere the

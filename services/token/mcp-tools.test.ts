@@ -58,10 +58,16 @@ describe('createMcpServer', () => {
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['mint_token', 'validate_token']);
   });
 
-  it('lists nothing and refuses every call while revocations cannot be trusted, auditing the denial', async () => {
+  it('refuses to start a session while revocations cannot be trusted', async () => {
     const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['*'] });
     verifier.setRevocationTrusted(false);
+    await expect(session(verifier, 'Bearer t')).rejects.toThrow(/REVOCATION_UNAVAILABLE/);
+  });
+
+  it('lists nothing and refuses every call once revocations cannot be trusted mid-session, auditing the denial', async () => {
+    const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['*'] });
     const { client, audit } = await session(verifier, 'Bearer t');
+    verifier.setRevocationTrusted(false);
     expect((await client.listTools()).tools).toEqual([]);
     await expect(client.callTool({ name: 'read_audit', arguments: {} })).rejects.toThrow(/REVOCATION_UNAVAILABLE/);
     expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'anonymous', action: 'audit:read', resource: 'mcp tools/call read_audit', result: 'deny', reason: 'REVOCATION_UNAVAILABLE' })]);
