@@ -206,6 +206,8 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('[data-figure="queued"][data-state="value"]');
     await shot(page, 'overview');
     const edge = t.suite.edges.find((e) => e.service === 'trust');
+    // The port it was given (the suite's port variables are 0: the system chose it).
+    const trustPort = edge!.port;
     await edge!.stop();
     const started = Date.now();
     await page.waitForSelector('tr[data-service="trust"][data-state="unknown"]', { timeout: 8000 });
@@ -220,7 +222,7 @@ describe('the dashboard in a browser', () => {
     // The trust listener comes back (a second suite, every role, its trust edge on the same port).
     // It shares the first suite's signing secret, so the page's token is valid there too.
     const back = await startTestSuite({
-      ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(t.config.ports.trust),
+      ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(trustPort),
       SUITE_HMAC_SECRET: t.config.hmacSecrets[0] as string,
     });
     try {

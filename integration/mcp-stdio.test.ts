@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { freePort } from '../testing/mcp-upstreams.ts';
 
 /**
  * `suite mcp` as a desktop MCP client launches it (docs/MCP.md, "stdio"): exactly the documented
@@ -60,14 +60,6 @@ async function initializeRaw(launch: Launch): Promise<{ answers: Answer[]; lines
   return { answers: lines.map((l) => JSON.parse(l) as Answer), lines, status, stderr };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function revoke(t: TestSuite, jti: string): Promise<void> {
   const res = await fetch(t.url('token', '/auth/token/revoke'), {

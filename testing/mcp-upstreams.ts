@@ -17,6 +17,11 @@ export const SERVER_EVERYTHING = join(MODULES, '@modelcontextprotocol/server-eve
 export const SERVER_FILESYSTEM = join(MODULES, '@modelcontextprotocol/server-filesystem/dist/index.js');
 export const SERVER_MEMORY = join(MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
 
+/**
+ * A port free a moment ago. Only for what cannot bind port 0 and say which port it got:
+ * server-everything prints the PORT it was given, not the one bound; and a test that needs an
+ * address where nothing listens. Everything of ours binds 0 and reports its port instead.
+ */
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
