@@ -97,17 +97,33 @@ export function createMcpServer(deps: McpServerDeps): Server {
   /** The capability check of one call, audited either way; the caller when allowed, else an MCP error. */
   const authorize = async (toolName: string, scope: string): Promise<Principal> => {
     const resource = `mcp tools/call ${toolName}`;
-    const refuse = (subject: string, error: ErrorData, tenantId?: string): never => {
+    // The answer of a decision leaves only once its audit entry is durable, as on the HTTP routes
+    // (edge-http/plugins/durable-decision.ts). A refusal did nothing: it is sent even if that fails.
+    const durable = async (): Promise<boolean> => {
+      try {
+        await deps.audit.durable?.();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const refuse = async (subject: string, error: ErrorData, tenantId?: string): Promise<never> => {
       deps.audit.record({ subject, action: scope, resource, result: 'deny', reason: error.code, tenantId });
+      await durable();
       deps.metrics?.call(toolName, 'refused');
       throw new RpcError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: scope });
     };
     const who = await deps.authenticate();
-    if (!who.ok) return refuse('anonymous', who.error);
+    if (!who.ok) return await refuse('anonymous', who.error);
     const caller = who.principal;
     const subject = caller.sub ?? 'anonymous';
-    if (!scopeGrants(caller.scope, scope)) refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${scope}` }, caller.tenantId);
+    if (!scopeGrants(caller.scope, scope)) return await refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${scope}` }, caller.tenantId);
     deps.audit.record({ subject, action: scope, resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
+    // Allowed, not yet acted on: an entry that cannot be made durable refuses the call instead.
+    if (!(await durable())) {
+      deps.metrics?.call(toolName, 'refused');
+      throw new RpcError(REFUSED, 'SERVICE_UNAVAILABLE: audit trail unavailable; nothing was done; try again shortly', { code: 'SERVICE_UNAVAILABLE', requiredScope: scope });
+    }
     return caller;
   };
 

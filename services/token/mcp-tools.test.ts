@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createBus, createMemoryNetwork } from '../../bus/index.ts';
+import { createBus, createMemoryNetwork, subjects } from '../../bus/index.ts';
 import { MapVerifier, RecordingAudit } from '../../testing/edge-doubles.ts';
 import { bearerAuthenticator, createMcpServer } from '../../edge-mcp/index.ts';
 import { tokenTools } from './mcp-tools.ts';
@@ -18,9 +18,23 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function session(verifier: MapVerifier, authorization: string | undefined) {
-  const audit = new RecordingAudit();
+/** An audit sink whose durability the test decides: how often a decision's answer waited for it. */
+class DurableAudit extends RecordingAudit {
+  waits = 0;
+  failing = false;
+  async durable(): Promise<void> {
+    this.waits++;
+    if (this.failing) throw new Error('the audit trail is down and there is no journal');
+  }
+}
+
+async function session(verifier: MapVerifier, authorization: string | undefined, audit: RecordingAudit = new RecordingAudit()) {
   const bus = createBus(createMemoryNetwork().connect());
+  const validations: unknown[] = [];
+  bus.serve(subjects.tokenValidate, async (request) => {
+    validations.push(request);
+    return { ok: true, value: { valid: false as const, error: 'TOKEN_INVALID' } };
+  });
   const server = createMcpServer({
     bus, tools: tokenTools(), authenticate: bearerAuthenticator(verifier, authorization), audit, logger: pino({ level: 'silent' }), version: 'test',
   });
@@ -29,7 +43,7 @@ async function session(verifier: MapVerifier, authorization: string | undefined)
   const client = new Client({ name: 'unit', version: '1' });
   await client.connect(clientSide);
   closers.push(async () => { await client.close(); await server.close(); await bus.drain(); });
-  return { client, audit };
+  return { client, audit, validations };
 }
 
 describe('bearerAuthenticator', () => {
@@ -79,5 +93,23 @@ describe('createMcpServer', () => {
     const refused = await client.callTool({ name: 'mint_token', arguments: { nonsense: true } }).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: -32001, data: { code: 'CAPABILITY_INSUFFICIENT', requiredScope: 'auth:token:create' } });
     expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'agent', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT' })]);
+  });
+
+  it('answers a call only once the audit entry of its decision is durable, and refuses it, nothing done, when that fails', async () => {
+    const verifier = new MapVerifier().grant('t', { sub: 'agent', scope: ['auth:token:validate'] });
+    const audit = new DurableAudit();
+    const { client, validations } = await session(verifier, 'Bearer t', audit);
+    // No chain writer serves this bus, so the call's trace fails after the call: the call itself ran.
+    await client.callTool({ name: 'validate_token', arguments: { token: 'x' } }).catch(() => undefined);
+    expect(audit.waits).toBe(1);
+    expect(validations).toHaveLength(1);
+    audit.failing = true;
+    const refused = await client.callTool({ name: 'validate_token', arguments: { token: 'x' } }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: -32001, data: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(validations).toHaveLength(1);
+    // A refusal did nothing either: it waits for its entry too, and is sent whatever comes of it.
+    const denied = await client.callTool({ name: 'mint_token', arguments: {} }).catch((err: unknown) => err);
+    expect(denied).toMatchObject({ data: { code: 'CAPABILITY_INSUFFICIENT' } });
+    expect(audit.waits).toBe(3);
   });
 });
