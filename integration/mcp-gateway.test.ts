@@ -27,7 +27,9 @@ let filesDir: string;
 
 async function upstreams(): Promise<UpstreamStatus[]> {
   const res = await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } });
-  return ((await res.json()) as { upstreams: UpstreamStatus[] }).upstreams;
+  const body = await res.json() as { upstreams: UpstreamStatus[] };
+  if (!res.ok) throw new Error(`GET /mcp/upstreams answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.upstreams;
 }
 const stateOf = async (name: string) => (await upstreams()).find((u) => u.name === name);
 
@@ -52,7 +54,15 @@ beforeAll(async () => {
   });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
   // Connected in the background after the listener is up: wait until each says ready (the hook's timeout bounds it).
-  while (!(await upstreams()).every((u) => u.state === 'ready')) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Just after start a guarded read may be refused 503 until the audit trail commits (no journal
+  // here): not ready yet either. The last refusal is named if the hook times out.
+  let last: unknown = 'none ready yet';
+  const ready = async () => (await upstreams()).every((u) => u.state === 'ready');
+  const deadline = Date.now() + 80_000;
+  while (!(await ready().catch((e: unknown) => { last = e; return false; }))) {
+    if (Date.now() > deadline) throw new Error(`the upstreams were not all ready in 80 s; last: ${String(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }, 90_000);
 afterAll(async () => {
   await t?.stop();
