@@ -31,7 +31,8 @@ export function executionLogRoutes(bus: Bus): EdgeRoutes {
       schema: { ...operation('transparency-log', 'getLogCheckpoint', 'The latest signed checkpoint (C2SP tlog-checkpoint, signed note)'), response: { 200: NOTE } },
     }, async (_request, reply) => {
       const r = await bus.request(subjects.executionsLogCheckpoint, {});
-      if (!r.ok) return sendError(reply, r.error);
+      // "None yet" (the log is starting) is no more cacheable than a checkpoint.
+      if (!r.ok) return sendError(reply.header('cache-control', 'no-store'), r.error);
       // Mutable: a new one at least every second while records arrive.
       return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(r.value.note);
     });
