@@ -4,8 +4,8 @@
  * Node only (node:crypto); in a browser, the dashboard's WebCrypto verifier does the same checks.
  * Its own entry point (`@agent-authority/client/verify`), so the HTTP client stays browser-safe.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import { checkExecution, ExportVerifier, keyIdOf, type ExecutionRecord, type ExportVerification, type KeyLookup } from '../../core/chain/index.ts';
+import type { KeyObject } from 'node:crypto';
+import { checkExecution, ed25519PublicKey, ExportVerifier, keyIdOf, type ExecutionRecord, type ExportVerification, type KeyLookup } from '../../core/chain/index.ts';
 
 export type { ExecutionRecord, ExportVerification };
 
@@ -13,7 +13,7 @@ export type { ExecutionRecord, ExportVerification };
 export function keysFromPem(...pems: string[]): KeyLookup {
   const keys = new Map<string, KeyObject>();
   for (const pem of pems) {
-    const key = createPublicKey(pem);
+    const key = ed25519PublicKey(pem);
     keys.set(keyIdOf(key), key);
   }
   return (keyId: string) => keys.get(keyId);

@@ -56,12 +56,13 @@ export const spineService = defineService({
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
         metrics: ctx.metrics.promises,
-        // Checkpoints are signed with the trace key (its public key is then the log's too); notes are
-        // never 32 bytes long, so a checkpoint signature can never pass for a record's.
-        log: (() => {
+        // Checkpoints are signed with the configured trace key (its public key is then the log's too;
+        // without one, an ephemeral key of the log's own, like the trace signer's); notes are never 32
+        // bytes long, so a checkpoint signature can never pass for a record's. Only the writer signs.
+        ...(ctx.has('actor:chain-writer') ? { log: (() => {
           const key = logKey(config.tlogOrigin, config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey);
           return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
-        })(),
+        })() } : {}),
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, GENESIS_HASH } from '../../../core/chain/index.ts';
@@ -15,6 +15,12 @@ const ORIGIN = 'suite.test/executions/log';
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** A chain of `n` records written straight to storage before the suite starts (HTTP would take long). */
+/** The execution routes and actors, the log kept with the trace key, a checkpoint every 50 ms. */
+async function startLogHarness(storage: Storage, key: string): Promise<ExecutionHarness> {
+  const lk = logKey(ORIGIN, createPrivateKey(key));
+  return startExecutionHarness({ storage, tracePrivateKeyPem: key, log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey, checkpointEveryMs: 50 } });
+}
+
 async function fill(storage: Storage, key: string, n: number): Promise<void> {
   const signer = createTraceSigner(key);
   const chain = signedChain(signer, n);
@@ -105,8 +111,7 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
   let auditor: Auditor;
   beforeAll(async () => {
     db = await open();
-    const lk = logKey(ORIGIN, (await import('node:crypto')).createPrivateKey(key));
-    h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: key, log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey, checkpointEveryMs: 50 } });
+    h = await startLogHarness(db.storage, key);
     auditor = new Auditor(h);
   }, 60_000);
   afterAll(async () => {
@@ -168,8 +173,7 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('a chain of 6
   beforeAll(async () => {
     db = await open();
     await fill(db.storage, key, 65_536);
-    const lk = logKey(ORIGIN, (await import('node:crypto')).createPrivateKey(key));
-    h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: key, log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey, checkpointEveryMs: 50 } });
+    h = await startLogHarness(db.storage, key);
     auditor = new Auditor(h);
   }, 300_000);
   afterAll(async () => {
