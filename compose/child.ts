@@ -96,7 +96,9 @@ export class Child {
       this.#watchers.add(watch);
       void this.#exited.then((exit) => {
         if (!this.#watchers.delete(watch)) return;
-        reject(new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for`));
+        // Its last lines say why (a configuration it could not parse, a port taken).
+        const last = this.#seen.slice(-5).join('\n');
+        reject(new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for; it printed last:\n${last}`));
       });
     });
   }

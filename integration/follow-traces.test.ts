@@ -15,7 +15,9 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
  */
 
 const EXAMPLE = new URL('../client/examples/follow-traces.ts', import.meta.url).pathname;
-const passwords = { SUITE_NATS_PASSWORD: randomBytes(12).toString('hex'), EVENTS_NATS_PASSWORD: randomBytes(12).toString('hex') };
+// A letter first: nats-server parses a $VARIABLE's value as configuration, and one beginning with a
+// digit does not parse (compose/nats-auth.conf).
+const passwords = { SUITE_NATS_PASSWORD: `p${randomBytes(12).toString('hex')}`, EVENTS_NATS_PASSWORD: `p${randomBytes(12).toString('hex')}` };
 let nats: NatsNode;
 let suite: TestSuite;
 let token: string;

@@ -15,8 +15,10 @@ import { NatsNode } from '../compose/nats-node.ts';
  * suite) nor subscribe to an internal subject.
  */
 
-const suitePassword = randomBytes(12).toString('hex');
-const eventsPassword = randomBytes(12).toString('hex');
+// A letter first: nats-server parses a $VARIABLE's value as configuration, and one beginning with a
+// digit does not parse (compose/nats-auth.conf).
+const suitePassword = `p${randomBytes(12).toString('hex')}`;
+const eventsPassword = `p${randomBytes(12).toString('hex')}`;
 let server: NatsNode;
 let suiteBus: Bus;
 let events: NatsConnection;
