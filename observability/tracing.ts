@@ -102,6 +102,8 @@ interface Registration {
   recording: boolean;
   readonly sampler: SwitchSampler;
   readonly processor: SwitchProcessor;
+  /** Outbound HTTP client spans: subscribed to undici's channels only while recording. */
+  readonly outbound: UndiciInstrumentation;
   readonly propagation: TracePropagation;
   readonly http: HttpTracing;
 }
@@ -134,10 +136,14 @@ function register(serviceName: string): Registration {
   provider.register({ propagator: new W3CTraceContextPropagator() });
   // Client spans for outbound HTTP (scheduler tasks, benchmark targets, connector actions: all go
   // through undici, whose diagnostics channels this listens to, whatever the dispatcher). Only
-  // within a trace: a call made outside any (a test's own fetch, a probe) starts none.
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new UndiciInstrumentation({ requireParentforSpans: true })] });
+  // within a trace: a call made outside any (a test's own fetch, a probe) starts none. Listening
+  // only while recording: even outside a trace it would build attributes and inject an empty
+  // context into every outbound call (the dashboard's proxy makes one per request).
+  const outbound = new UndiciInstrumentation({ requireParentforSpans: true });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [outbound] });
+  outbound.disable();
   const reg: Registration = {
-    serviceName, sampler, processor, recording: false,
+    serviceName, sampler, processor, outbound, recording: false,
     propagation: busPropagation(provider.getTracer('suite.bus'), () => reg.recording),
     http: httpTracing(provider),
   };
@@ -193,6 +199,7 @@ export function startTracing(options: TracingOptions): Tracing {
   reg.processor.current = processors;
   reg.http.record(reg.recording);
   recordWorkSpans(reg.recording);
+  if (reg.recording) reg.outbound.enable();
   active = { key, given, owned, users: 1 };
   return handle(reg, active);
 }
@@ -226,6 +233,7 @@ async function stop(reg: Registration, mine: Active): Promise<void> {
   reg.sampler.recording = false;
   reg.http.record(false);
   recordWorkSpans(false);
+  reg.outbound.disable();
   await Promise.all(processors.map((p) => p.forceFlush()));
   await Promise.all(mine.owned.map((p) => p.shutdown()));
 }
