@@ -11,16 +11,17 @@
  *   node bench/memory.ts [--idle 10] [--load 10] [--settle 10] [--connections 4] [--rounds 1]
  *                        [--variant= --variant=--max-semi-space-size=8]
  *
- * Each `--variant` is a set of Node options for the suite's process (default: one variant, none);
- * rounds alternate between the variants so that each is measured beside the others, machine noise
- * included. Linux only (/proc).
+ * The suite runs with the Node options of `npm start` (package.json); each `--variant` adds Node
+ * options after them (a later option wins: `--max-semi-space-size=0` gives back V8's own sizing).
+ * Default: one variant, nothing added. Rounds alternate between the variants so that each is
+ * measured beside the others, machine noise included. Linux only (/proc).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { callJson, mint } from './api.ts';
-import { cleanEnv, killAllChildren, spawnNode } from './child.ts';
+import { cleanEnv, killAllChildren, REPO_ROOT, spawnNode } from './child.ts';
 import { observeCpu } from './cpu.ts';
 import { APPEND_BODY } from './executions.ts';
 import { measure, type LoadResult } from './load.ts';
@@ -44,6 +45,7 @@ interface Snapshot {
 
 interface Round {
   variant: string;
+  nodeArgs: string[];
   startMs: number;
   settings: string;
   idle: Snapshot;
@@ -87,12 +89,21 @@ async function waitReady(base: string, timeoutMs: number): Promise<void> {
   }
 }
 
+/** The Node options `npm start` gives the suite (package.json: `node <options> cli/suite.ts start ...`). */
+export async function npmStartNodeOptions(): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || !words.includes('cli/suite.ts')) throw new Error(`npm start is not "node [options] cli/suite.ts ...": ${scripts.start}`);
+  return words.slice(1, words.indexOf('cli/suite.ts'));
+}
+
 async function oneRound(variant: string, o: Options): Promise<Round> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-memory-'));
   const dataDir = join(dir, 'data');
   const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(PORTS.map((p) => [p, '0'])) });
   const started = performance.now();
-  const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env, nodeArgs: variant.split(' ').filter((a) => a !== '') });
+  const nodeArgs = [...(await npmStartNodeOptions()), ...variant.split(' ').filter((a) => a !== '')];
+  const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env, nodeArgs });
   try {
     const base = `http://127.0.0.1:${(await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1]}`;
     await waitReady(base, 60_000);
@@ -141,7 +152,7 @@ async function oneRound(variant: string, o: Options): Promise<Round> {
     const answered = validate.total + append.total;
     const serverCores = Object.values(server).reduce((a, b) => a + b, 0) / 100;
     return {
-      variant, startMs, settings, idle, afterLoad, settled, peakPssMb: mb(peakPssKb), peakBackends, validate, append,
+      variant, nodeArgs, startMs, settings, idle, afterLoad, settled, peakPssMb: mb(peakPssKb), peakBackends, validate, append,
       cpuUsPerRequest: Math.round((serverCores * o.load * 1e6) / Math.max(1, answered)),
     };
   } finally {
@@ -175,7 +186,7 @@ function roundMarkdown(r: Round): string {
   const columns = [column(r.idle), column(r.afterLoad), column(r.settled)];
   const keys = [...new Set(columns.flatMap((c) => [...c.keys()]))];
   const lines = [
-    `Node options: ${r.variant === '' ? '(none)' : `\`${r.variant}\``}; started (to /ready 200) in ${(r.startMs / 1000).toFixed(1)} s; Postgres settings: ${r.settings}`,
+    `Node options: ${r.nodeArgs.length === 0 ? '(none)' : `\`${r.nodeArgs.join(' ')}\``}; started (to /ready 200) in ${(r.startMs / 1000).toFixed(1)} s; Postgres settings: ${r.settings}`,
     '',
     '| MB | idle | after load | settled |',
     '|---|---:|---:|---:|',
@@ -215,7 +226,8 @@ if (import.meta.main) {
   }, (rounds * variants.length * (o.idle + o.load + o.settle + 150) + 30) * 1000);
   watchdog.unref();
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
-  const summary: string[] = ['| round | Node options | idle PSS | after load | settled | peak | CPU µs / request | validate/s | append/s |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  process.stdout.write(`Command: \`node bench/memory.ts ${process.argv.slice(2).join(' ')}\`; npm start's Node options: \`${(await npmStartNodeOptions()).join(' ') || '(none)'}\`\n\n`);
+  const summary: string[] = ['| round | Node options added | idle PSS | after load | settled | peak | CPU µs / request | validate/s | append/s |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
   const total = (s: Snapshot) => mb(s.processes.reduce((a, p) => a + p.pssKb, 0));
   for (let round = 1; round <= rounds; round++) {
     for (const variant of variants) {
