@@ -40,7 +40,7 @@ const DEFAULT_POOL_SIZE = 10;
  * The embedded server's pool: each connection is a Postgres backend of 3.5–7 MB (PSS: its caches of
  * catalog and plans), and the embedded default is sized for one machine (docs/PERFORMANCE.md,
  * "Memory of the embedded default"). Four carry the group commits of the chain and the audit sink
- * beside the reads; ten, under the same load, held 9–10 backends for no higher rate. An idle timeout
+ * beside the reads; ten held 9–10 backends under the bench's load (bench/memory.ts). An idle timeout
  * would not lower it: the pool hands its idle connections out in turn, and the suite's periodic
  * queries (leases, the scheduler's polls) keep every one it opened in use.
  */
