@@ -38,7 +38,11 @@ export async function processTree(roots: readonly number[]): Promise<number[]> {
  */
 export function roleOf(cmdline: string): string {
   const title = /^postgres: (.*)$/.exec(cmdline.replaceAll('\0', ' ').trim())?.[1];
-  if (title !== undefined) return /\[local\]|\d+\.\d+\.\d+\.\d+\(\d+\)/.test(title) ? 'client backend' : title.replace(/ \d+$/, '');
+  if (title !== undefined) {
+    if (/\[local\]|\d+\.\d+\.\d+\.\d+\(\d+\)/.test(title)) return 'client backend';
+    // Workers name their database ('autovacuum worker postgres') or their number ('io worker 2').
+    return /^(autovacuum worker|parallel worker)\b/.exec(title)?.[0] ?? title.replace(/ \d+$/, '');
+  }
   if (/(^|\/)postgres\0/.test(cmdline)) return 'postmaster';
   return /(^|\/)node\0/.test(cmdline) ? 'node' : cmdline.split('\0')[0] ?? 'unknown';
 }
