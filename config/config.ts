@@ -49,6 +49,11 @@ export interface SuiteConfig {
   readonly databaseUrl: string | undefined;
   /** Folder of the embedded database; undefined = in memory (nothing survives a restart). */
   readonly dbPath: string | undefined;
+  /**
+   * `SUITE_DATABASE_POOL_SIZE`: most connections of this process's pool; undefined = storage's
+   * default (10 on a server given by URL, 4 on the embedded one: storage/open.ts).
+   */
+  readonly databasePoolSize: number | undefined;
   /** `SUITE_NATS_URL`, comma-separated for a cluster; undefined = the in-process memory bus. */
   readonly natsServers: readonly string[] | undefined;
   /** `SUITE_BUS_NAMESPACE`: prefix of every subject on the wire, so deployments can share a broker. */
@@ -306,6 +311,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     dataDir,
     databaseUrl,
     dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? embeddedDbPath(dataDir) : undefined),
+    databasePoolSize: str('SUITE_DATABASE_POOL_SIZE') === undefined ? undefined : int('SUITE_DATABASE_POOL_SIZE', 0, 1, 100),
     natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
     busNamespace,
     natsUser: natsUserName !== undefined && natsPassword !== undefined ? { user: natsUserName, pass: natsPassword } : undefined,
