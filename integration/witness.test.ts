@@ -103,8 +103,8 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     }, { timeoutMs: 60_000, intervalMs: 100 });
     const r = got as ExecutionReceipt;
     const keys = (keyId: string) => (keyId === r.record.keyId ? createPublicKey(tracePem) : undefined);
-    expect(verifyReceipt(r, keys, { log: ed25519NoteVerifier(ORIGIN, parseVkeyOrThrow(suiteLog.vkey).publicKey), origin: ORIGIN, witnesses: witnessVerifiers(), quorum: 2 }))
-      .toMatchObject({ ok: true, cosignedBy: ['witness.test/w1', 'witness.test/w2'] });
+    const verified = verifyReceipt(r, keys, { log: ed25519NoteVerifier(ORIGIN, parseVkeyOrThrow(suiteLog.vkey).publicKey), origin: ORIGIN, witnesses: witnessVerifiers(), quorum: 2 });
+    expect(verified.ok ? verified.cosignedBy.sort() : verified.reason).toEqual(['witness.test/w1', 'witness.test/w2']);
 
     const file = join(dir, 'receipt.json');
     const pemFile = join(dir, 'trace.pub.pem');
@@ -113,7 +113,7 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     const base = ['--receipt', file, '--public-key', pemFile, '--log-vkey', suiteLog.vkey, ...witnesses.flatMap((w) => ['--witness-vkey', w.vkey])];
     const ok = await suiteVerify([...base, '--quorum', '2']);
     expect(ok.code, ok.out).toBe(0);
-    expect(ok.out).toMatch(/cosigned by witness\.test\/w1, witness\.test\/w2/);
+    expect(ok.out).toMatch(/cosigned by witness\.test\/w[12], witness\.test\/w[12]/);
 
     // A cosignature over another checkpoint does not count: w1's line moved onto a checkpoint of another size.
     const w1Line = r.checkpoint.split('\n').find((l) => l.startsWith('\u2014 witness.test/w1 ')) as string;
