@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  consistencyProof, cosignatureVerifier, ed25519NoteVerifier, logKey, openCheckpoint, parseNote, parseVkey, verifyReceipt, type ExecutionReceipt,
+  consistencyProof, cosignatureVerifier, logKey, openCheckpoint, parseNote, parseVkey, type ExecutionReceipt,
 } from '../core/tlog/index.ts';
+import { verifyReceipt } from '../client/src/verify.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { startWitnessProcess, type WitnessProcess } from '../testing/witness-process.ts';
 import { addCheckpointBody, tlogHistory } from '../testing/tlog-history.ts';
@@ -102,14 +103,15 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
       return { done: cosigners(got.checkpoint).length === 2, seen: cosigners(got.checkpoint) };
     }, { timeoutMs: 60_000, intervalMs: 100 });
     const r = got as ExecutionReceipt;
-    const keys = (keyId: string) => (keyId === r.record.keyId ? createPublicKey(tracePem) : undefined);
-    const verified = verifyReceipt(r, keys, { log: ed25519NoteVerifier(ORIGIN, parseVkeyOrThrow(suiteLog.vkey).publicKey), origin: ORIGIN, witnesses: witnessVerifiers(), quorum: 2 });
+    const tracePublic = createPublicKey(tracePem).export({ type: 'spki', format: 'pem' }).toString();
+    // The client library's verifier (@agent-authority/client/verify), public keys only.
+    const verified = verifyReceipt(r, { publicKeyPem: tracePublic, logVkey: suiteLog.vkey, witnessVkeys: witnesses.map((w) => w.vkey), quorum: 2 });
     expect(verified.ok ? verified.cosignedBy.sort() : verified.reason).toEqual(['witness.test/w1', 'witness.test/w2']);
 
     const file = join(dir, 'receipt.json');
     const pemFile = join(dir, 'trace.pub.pem');
     await writeFile(file, JSON.stringify(r));
-    await writeFile(pemFile, createPublicKey(tracePem).export({ type: 'spki', format: 'pem' }).toString());
+    await writeFile(pemFile, tracePublic);
     const base = ['--receipt', file, '--public-key', pemFile, '--log-vkey', suiteLog.vkey, ...witnesses.flatMap((w) => ['--witness-vkey', w.vkey])];
     const ok = await suiteVerify([...base, '--quorum', '2']);
     expect(ok.code, ok.out).toBe(0);
@@ -194,12 +196,6 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     expect(await readFile(join(dir, 'w1', 'state.json'), 'utf8')).toBe(state);
   }, 60_000);
 });
-
-function parseVkeyOrThrow(vkey: string) {
-  const v = parseVkey(vkey);
-  if (typeof v === 'string') throw new Error(v);
-  return v;
-}
 
 async function save(name: string, text: string): Promise<string> {
   const path = join(dir, name);
