@@ -65,6 +65,8 @@ export class WitnessCollector {
   #writes: Promise<void> = Promise.resolve();
   #running = new Set<Promise<void>>();
   #stopped = false;
+  /** Aborts the calls under way at stop: a witness that hangs must not hold the shutdown. */
+  readonly #abort = new AbortController();
 
   constructor(o: WitnessCollectorOptions) {
     this.#o = o;
@@ -99,6 +101,7 @@ export class WitnessCollector {
   async stop(): Promise<void> {
     this.#stopped = true;
     for (const w of this.#witnesses) w.wanted = undefined;
+    this.#abort.abort();
     await this.settled();
   }
 
@@ -118,7 +121,7 @@ export class WitnessCollector {
           w.up = true;
           if (line) await this.#store(c.size, w.name, line);
         } catch (err) {
-          if (w.up) this.#o.logger?.warn({ witness: w.name, url: w.url, size: c.size, err: (err as Error).message }, 'execution log: a witness did not cosign; checkpoints go on without its cosignature');
+          if (w.up && !this.#stopped) this.#o.logger?.warn({ witness: w.name, url: w.url, size: c.size, err: (err as Error).message }, 'execution log: a witness did not cosign; checkpoints go on without its cosignature');
           w.up = false;
         }
       }
@@ -135,7 +138,7 @@ export class WitnessCollector {
       const proof = w.known > 0 && w.known < c.size ? await this.#consistency(w.known, c.size) : [];
       const body = `old ${w.known}\n${proof.map((p) => `${p.toString('base64')}\n`).join('')}\n${c.note}`;
       const res = await (this.#o.fetch ?? fetch)(`${w.url}/add-checkpoint`, {
-        method: 'POST', body, headers: { 'content-type': 'text/plain; charset=utf-8' }, signal: AbortSignal.timeout(this.#o.timeoutMs ?? 10_000),
+        method: 'POST', body, headers: { 'content-type': 'text/plain; charset=utf-8' }, signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#o.timeoutMs ?? 10_000)]),
       });
       const text = await res.text();
       if (res.status === 409 && res.headers.get('content-type') === 'text/x.tlog.size' && /^(0|[1-9][0-9]*)\n$/.test(text)) {
