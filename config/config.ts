@@ -5,6 +5,7 @@ import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
+import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -104,6 +105,8 @@ export interface SuiteConfig {
    * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
    */
   readonly tlogOrigin: string;
+  /** `SUITE_TLOG_WITNESSES`: the witnesses asked to cosign the log's checkpoints (config/tlog-witnesses.ts). */
+  readonly tlogWitnesses: readonly TlogWitnessConfig[];
   readonly shutdownGraceMs: number;
   /**
    * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
@@ -339,6 +342,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     chainLeaseMs,
     chainLeaseRenewMs,
     tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
+    tlogWitnesses: loadTlogWitnesses(str('SUITE_TLOG_WITNESSES'), (variable, message) => new ConfigError(variable, message)),
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     auditJournalDir: str('SUITE_AUDIT_JOURNAL_DIR') ?? (dataDir !== undefined ? `${dataDir}/audit-journal` : undefined),
     dbRestart: {
