@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '../../bus/index.ts';
-import type { Principal } from '../../edge-http/index.ts';
 import type { McpMetrics } from '../metrics.ts';
 import { traceCall, TRACE_META_KEY } from '../trace.ts';
+import { QUOTA_META_KEY, type Allowed } from '../authorize.ts';
 import type { Gateway, GatewayTool } from './pool.ts';
 
 export interface ForwardDeps {
@@ -22,7 +22,7 @@ export interface ForwardDeps {
  * it gave it, its trace in `_meta`. Whatever failed on the way (down, timeout, too large, its own
  * JSON-RPC error) is a result with `isError`, traced too: never an MCP error, never a 500.
  */
-export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): Promise<CallToolResult> {
+export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, { caller, quota }: Allowed): Promise<CallToolResult> {
   const gateway = deps.gateway as Gateway;
   const outcome = await gateway.call(tool, args);
   const result: CallToolResult = outcome.ok
@@ -37,6 +37,10 @@ export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Re
   if (!outcome.ok) deps.logger.info({ tool: tool.name, code: outcome.error.code, reason: outcome.error.message }, 'upstream call failed');
   return {
     ...result,
-    _meta: { ...(result._meta ?? {}), [TRACE_META_KEY]: trace, ...(outcome.ok ? {} : { 'agent-authority-suite/error': outcome.error }) },
+    _meta: {
+      ...(result._meta ?? {}), [TRACE_META_KEY]: trace,
+      ...(outcome.ok ? {} : { 'agent-authority-suite/error': outcome.error }),
+      ...(quota !== undefined ? { [QUOTA_META_KEY]: quota } : {}),
+    },
   };
 }
