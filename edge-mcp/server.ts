@@ -12,7 +12,7 @@ import type { AuditSink, Meter } from '../edge-http/index.ts';
 import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, type Gateway } from './gateway/index.ts';
+import { forwardCall, GATEWAY_OFFERS, registerGatewayOffers, type Gateway } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -71,8 +71,9 @@ const SERVER_NAME = 'agent-authority-suite';
  * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
  */
 export function createMcpServer(deps: McpServerDeps): Server {
-  // With a gateway, the tool list changes when an upstream's does (announced on GET /mcp).
-  const capabilities = { tools: deps.gateway !== undefined ? { listChanged: true } : {} };
+  // With a gateway, the lists change when an upstream's do (announced on GET /mcp), and the
+  // upstreams' resources and prompts are offered beside the tools.
+  const capabilities = deps.gateway !== undefined ? { tools: { listChanged: true }, ...GATEWAY_OFFERS } : { tools: {} };
   const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
 
@@ -97,6 +98,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const own = deps.tools.filter((t) => grants(t.scope)).map((t) => listed.get(t.name) as Tool);
     return { tools: [...own, ...(deps.gateway?.tools() ?? []).filter((t) => grants(t.scope)).map((t) => t.listed)] };
   });
+
+  if (deps.gateway !== undefined) registerGatewayOffers(server, { ...deps, gateway: deps.gateway });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;

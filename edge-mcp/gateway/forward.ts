@@ -4,7 +4,8 @@ import type { Bus } from '../../bus/index.ts';
 import type { McpMetrics } from '../metrics.ts';
 import { traceCall, TRACE_META_KEY } from '../trace.ts';
 import { QUOTA_META_KEY, type Allowed } from '../authorize.ts';
-import type { Gateway, GatewayTool } from './pool.ts';
+import type { Gateway } from './pool.ts';
+import type { GatewayTool } from './catalog.ts';
 
 export interface ForwardDeps {
   readonly bus: Bus;
