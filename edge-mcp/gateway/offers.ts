@@ -57,7 +57,7 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
     const answer = outcome.ok
       ? { ...outcome, result: { ...outcome.result, contents: outcome.result.contents.map((c) => ({ ...c, uri: gatewayUri(target.server, c.uri) })) } }
       : outcome;
-    return attest(deps, answer, allowed, { label, scope: target.scope, module: `mcp:${target.server}`, action: 'resources/read', input: { uri: target.uri } });
+    return attest(deps, answer, allowed, { label, scope: target.scope, upstream: target.server, name: 'resources/read', action: 'resources/read', input: { uri: target.uri } });
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
@@ -68,14 +68,19 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
     const allowed = await authorize(deps, { name: label, resource: `mcp prompts/get ${prompt.name}`, scope: prompt.scope, metered: true });
     const args = request.params.arguments;
     const outcome = await deps.gateway.getPrompt(prompt, args);
-    return attest(deps, outcome, allowed, { label, scope: prompt.scope, module: `mcp:${prompt.server}`, action: 'prompts/get', input: { name: prompt.prompt, arguments: args ?? {} } });
+    return attest(deps, outcome, allowed, {
+      label, scope: prompt.scope, upstream: prompt.server, name: `prompts/get ${prompt.prompt}`, action: 'prompts/get', input: { name: prompt.prompt, arguments: args ?? {} },
+    });
   });
 }
 
 interface Attested {
+  /** The metrics label. */
   readonly label: string;
   readonly scope: string;
-  readonly module: string;
+  readonly upstream: string;
+  /** What the call ledger counts it under. */
+  readonly name: string;
   readonly action: string;
   readonly input: unknown;
 }
@@ -83,10 +88,11 @@ interface Attested {
 /** The signed record of a read or get, then its answer with the trace (and quota) in `_meta`, or its failure as an error carrying the trace. */
 async function attest<R extends { _meta?: Record<string, unknown> }>(deps: OffersDeps, outcome: UpstreamOutcome<R>, { caller, quota }: Allowed, call: Attested): Promise<R> {
   const trace = await traceCall(deps.bus, {
-    scope: call.scope, module: call.module, action: call.action, input: call.input,
+    scope: call.scope, module: `mcp:${call.upstream}`, action: call.action, input: call.input,
     output: outcome.ok ? outcome.result : { error: outcome.error }, success: outcome.ok,
   }, caller);
   deps.metrics?.call(call.label, outcome.ok ? 'success' : 'failure');
+  deps.gateway.ledger.record(call.upstream, call.name, outcome.ok, String(trace.id));
   if (!outcome.ok) {
     deps.logger.info({ call: call.label, code: outcome.error.code, reason: outcome.error.message }, 'upstream request failed');
     throw new RpcError(ErrorCode.InternalError, `${outcome.error.code}: ${outcome.error.message}`, { code: outcome.error.code, trace });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpUpstreamConfig } from '../../config/index.ts';
 import { Upstream, type UpstreamOutcome, type UpstreamStatus } from './upstream.ts';
+import { CallLedger } from './ledger.ts';
 import { catalogOfUpstream, resourceScope, upstreamUri, type GatewayCatalog, type GatewayPrompt, type GatewayTool } from './catalog.ts';
 
 /** The lists a client can be told have changed (`notifications/<list>/list_changed`). */
@@ -17,6 +18,8 @@ export interface GatewayResourceTarget {
 
 /** The upstream MCP servers of one process (its token edge's `/mcp`): their tools, resources and prompts namespaced and scoped. */
 export class Gateway {
+  /** This process's traced calls, per upstream and tool, and the latest ones (`GET /mcp/calls`). */
+  readonly ledger = new CallLedger();
   readonly #upstreams: ReadonlyMap<string, Upstream>;
   readonly #logger: Logger;
   readonly #listeners = new Set<(list: GatewayList) => void>();
