@@ -55,16 +55,17 @@ export function Gateway() {
               <h2 id="calls-title">Calls per upstream and tool</h2>
               <p>Traced calls answered by this token listener since <RelativeTime iso={v.since} />; refusals are in the audit trail.</p>
               <table data-testid="gateway-calls">
-                <thead><tr><th scope="col">Server</th><th scope="col">Tool, prompt or read</th><th scope="col">Succeeded</th><th scope="col">Failed</th><th scope="col">Latest</th></tr></thead>
+                <thead><tr><th scope="col">Server</th><th scope="col">Tool, prompt or read</th><th scope="col">Succeeded</th><th scope="col">Failed</th><th scope="col">Latest</th><th scope="col">Its record</th></tr></thead>
                 <tbody>
-                  <For each={v.calls} fallback={<tr><td colspan="5">No call yet.</td></tr>}>
+                  <For each={v.calls} fallback={<tr><td colspan="6">No call yet.</td></tr>}>
                     {(c) => (
                       <tr data-call={`${c.upstream}/${c.name}`}>
                         <td>{c.upstream}</td>
                         <td><code>{c.name}</code></td>
                         <td class="number">{c.success}</td>
                         <td class={`number ${c.failure > 0 ? 'bad' : ''}`}>{c.failure}</td>
-                        <td><A href={recordHref(c.lastTraceId)} aria-label={`record of the latest ${c.name} call`}><RelativeTime iso={c.lastAt} /></A></td>
+                        <td><RelativeTime iso={c.lastAt} /></td>
+                        <td><A href={recordHref(c.lastTraceId)}>{c.lastTraceId}</A></td>
                       </tr>
                     )}
                   </For>
