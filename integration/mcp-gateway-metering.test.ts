@@ -6,10 +6,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { periodOf } from '../core/tenancy/index.ts';
 import { meterUsage } from '../storage/index.ts';
 import { QUOTA_META_KEY } from '../edge-mcp/index.ts';
-import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import type { TestSuite } from '../testing/suite.ts';
 import { call, createTenant, type CreatedTenant } from '../testing/tenancy.ts';
-import { NODE, SERVER_MEMORY, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
-import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { NODE, SERVER_MEMORY } from '../testing/mcp-upstreams.ts';
+import { connectMcp, startGatewaySuite, textOf, traceOf } from '../testing/mcp-gateway.ts';
 
 /**
  * Tenant metering of gateway calls (issue 27, "Tenant metering applies"; docs/MCP.md, "Metering"):
@@ -19,17 +19,15 @@ import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-ga
  */
 
 let t: TestSuite;
-let file: ReturnType<typeof writeUpstreamsFile>;
+let suite: Awaited<ReturnType<typeof startGatewaySuite>> | undefined;
 let memoryDir: string;
 beforeAll(async () => {
   memoryDir = mkdtempSync(join(tmpdir(), 'mcp-gateway-memory-'));
-  file = writeUpstreamsFile({ memory: { command: NODE, args: [SERVER_MEMORY], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } } });
-  t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
-  await waitForUpstreams(t);
+  suite = await startGatewaySuite({ memory: { command: NODE, args: [SERVER_MEMORY], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } } });
+  t = suite.t;
 }, 90_000);
 afterAll(async () => {
-  await t?.stop();
-  file?.cleanup();
+  await suite?.stop();
   if (memoryDir !== undefined) rmSync(memoryDir, { recursive: true, force: true });
 });
 

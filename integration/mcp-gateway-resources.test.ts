@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResourceListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { hashCanonical, type ExecutionRecord } from '../core/chain/index.ts';
-import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import type { TestSuite } from '../testing/suite.ts';
 import { call } from '../testing/tenancy.ts';
-import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
-import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { NODE, SERVER_EVERYTHING } from '../testing/mcp-upstreams.ts';
+import { connectMcp, startGatewaySuite, textOf, traceOf } from '../testing/mcp-gateway.ts';
 
 /**
  * The upstreams' resources and prompts through the gateway (issue 27, item 2; docs/MCP.md,
@@ -15,21 +15,17 @@ import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-ga
 const TEMPLATE = 'demo://resource/dynamic/text/{resourceId}';
 const DOC = 'demo://resource/static/document/architecture.md';
 let t: TestSuite;
-let file: ReturnType<typeof writeUpstreamsFile>;
+let suite: Awaited<ReturnType<typeof startGatewaySuite>> | undefined;
 beforeAll(async () => {
-  file = writeUpstreamsFile({
+  suite = await startGatewaySuite({
     everything: {
       command: NODE, args: [SERVER_EVERYTHING, 'stdio'],
       resourceScopes: { [TEMPLATE]: 'demo:read' }, promptScopes: { 'simple-prompt': 'prompts:read' },
     },
   });
-  t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
-  await waitForUpstreams(t);
+  t = suite.t;
 }, 90_000);
-afterAll(async () => {
-  await t?.stop();
-  file?.cleanup();
-});
+afterAll(() => suite?.stop());
 
 /** The hash of an answer as the upstream gave it: without what the gateway added to `_meta` (its trace, its quota). */
 function hashOfAnswer(answer: Record<string, unknown>): string {

@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionRecord } from '../core/chain/index.ts';
 import { TRACE_META_KEY, type UpstreamStatus } from '../edge-mcp/index.ts';
-import type { TestSuite } from './suite.ts';
+import { startTestSuite, type TestSuite } from './suite.ts';
+import { writeUpstreamsFile } from './mcp-upstreams.ts';
 
 /** Test-only: the gateway of a test suite, as its tests reach it (`GET /mcp/upstreams`, the SDK's client on `/mcp`). */
 
@@ -38,3 +39,18 @@ export async function connectMcp(t: TestSuite, token: string, headers: Record<st
 
 export const traceOf = (r: { _meta?: Record<string, unknown> }) => (r._meta as Record<string, ExecutionRecord>)[TRACE_META_KEY] as ExecutionRecord;
 export const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+/** A test suite whose gateway has these upstreams (the `mcpServers` of its file), once every one is ready. */
+export async function startGatewaySuite(servers: Record<string, unknown>): Promise<{ t: TestSuite; stop(): Promise<void> }> {
+  const file = writeUpstreamsFile(servers);
+  const t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
+  const stop = async () => {
+    await t.stop();
+    file.cleanup();
+  };
+  await waitForUpstreams(t).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+  return { t, stop };
+}
