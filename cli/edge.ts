@@ -108,6 +108,8 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
   const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded() };
+  const tenants = busTenantResolver(d.bus);
+  const meter = busMeter(d.bus);
   const app = await createEdgeApp({
     service: d.service,
     logger,
@@ -126,10 +128,10 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, mcpTools: mcpToolsOf(d.services), metrics: d.metrics, listenerUrl: d.listenerUrl }),
+    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, tenants, meter, mcpTools: mcpToolsOf(d.services), metrics: d.metrics, listenerUrl: d.listenerUrl }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
-    tenants: busTenantResolver(d.bus),
-    meter: busMeter(d.bus),
+    tenants,
+    meter,
     bodyLimit: d.config.bodyLimitBytes,
     timeouts: d.config.httpTimeouts,
     ...(d.peers !== undefined ? { servedElsewhere: servedElsewhere(d.service, d.peers, d.listenerUrl) } : {}),

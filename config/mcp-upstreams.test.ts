@@ -30,15 +30,18 @@ describe('SUITE_MCP_UPSTREAMS, the gateway\'s upstream servers', () => {
         everything: { command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' } },
         remote: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer upstream' } },
         off: { command: 'never', disabled: true },
-        tuned: { command: 'x', scopes: { read_file: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2, autoApprove: ['y'] },
+        tuned: {
+          command: 'x', scopes: { read_file: 'files:read' }, resourceScopes: { 'file:///{path}': 'files:read' }, promptScopes: { summarize: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2, autoApprove: ['y'],
+        },
       },
     }));
     expect(servers.map((s) => s.name)).toEqual(['everything', 'remote', 'tuned']);
     expect(servers[0]).toEqual({
-      name: 'everything', transport: { kind: 'stdio', command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' }, cwd: undefined }, scopes: {}, ...UPSTREAM_DEFAULTS,
+      name: 'everything', transport: { kind: 'stdio', command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' }, cwd: undefined }, scopes: {}, resourceScopes: {}, promptScopes: {}, ...UPSTREAM_DEFAULTS,
     });
     expect(servers[1]?.transport).toEqual({ kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer upstream' } });
-    expect(servers[2]).toMatchObject({ scopes: { read_file: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2 });
+    expect(servers[2]).toMatchObject({
+      scopes: { read_file: 'files:read' }, resourceScopes: { 'file:///{path}': 'files:read' }, promptScopes: { summarize: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2 });
     expect(Object.isFrozen(servers[0])).toBe(true);
   });
 
@@ -56,6 +59,8 @@ describe('SUITE_MCP_UPSTREAMS, the gateway\'s upstream servers', () => {
       [{ mcpServers: { a: { type: 'sse', url: 'http://x' } } }, /SSE transport is not supported/],
       [{ mcpServers: { a: { command: 'x', env: { TOKEN: 42 } } } }, /server "a": env must map names to strings/],
       [{ mcpServers: { a: { command: 'x', scopes: { t: '*' } } } }, /scopes\.t must be a scope/],
+      [{ mcpServers: { a: { command: 'x', promptScopes: { p: 'noColon' } } } }, /promptScopes\.p must be a scope/],
+      [{ mcpServers: { a: { command: 'x', resourceScopes: { 'x://y': 7 } } } }, /resourceScopes must map names to strings/],
       [{ mcpServers: { a: { command: 'x', timeoutMs: 0 } } }, /timeoutMs must be a whole number between/],
       [{ mcpServers: { a: { url: 'http://x', headers: { Authorization: ['secret-value'] } } } }, /headers must map names to strings/],
     ];

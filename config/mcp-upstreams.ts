@@ -5,7 +5,7 @@ import { isValidScope } from '../core/capability/index.ts';
  * The MCP gateway's upstream servers (docs/MCP.md, "The gateway"), from the file `SUITE_MCP_UPSTREAMS`
  * names, in the shape desktop MCP clients already use: `{"mcpServers": {"<name>": {"command", "args",
  * "env"}}}` for stdio, `{"url", "headers"}` for Streamable HTTP. Keys of ours beside them: `scopes`
- * (tool name to the scope that grants it), `timeoutMs`, `maxResultBytes`, `maxConcurrent`. Other keys
+ * (tool name to the scope that grants it), `resourceScopes` and `promptScopes` (the same for resources and prompts), `timeoutMs`, `maxResultBytes`, `maxConcurrent`. Other keys
  * (a client's `disabled`, `autoApprove`...) are ignored but `disabled: true`, which leaves the server
  * out. Read once at start; an error names the variable and the server, never a value (`env` and
  * `headers` hold the upstream's credentials).
@@ -21,6 +21,10 @@ export interface McpUpstreamConfig {
   readonly transport: McpUpstreamTransport;
   /** Per-tool scope overrides; a tool not named here needs `mcp:<name>:<tool>`. */
   readonly scopes: Readonly<Record<string, string>>;
+  /** Per-resource scope overrides, by the upstream's URI or URI template; others need `mcp:<name>:resources:read`. */
+  readonly resourceScopes: Readonly<Record<string, string>>;
+  /** Per-prompt scope overrides; a prompt not named here needs `mcp:<name>:prompt:<prompt>`. */
+  readonly promptScopes: Readonly<Record<string, string>>;
   /** A call not answered in this long is cancelled and answered as an error result. */
   readonly timeoutMs: number;
   /** A result larger than this (its JSON, in bytes) is dropped and answered as an error result. */
@@ -55,7 +59,9 @@ export function loadMcpUpstreams(path: string | undefined, fail: Fail): readonly
     out.push({
       name,
       transport: transportOf(entry, bad),
-      scopes: scopesOf(entry.scopes, bad),
+      scopes: scopesOf(entry.scopes, 'scopes', bad),
+      resourceScopes: scopesOf(entry.resourceScopes, 'resourceScopes', bad),
+      promptScopes: scopesOf(entry.promptScopes, 'promptScopes', bad),
       timeoutMs: whole(entry.timeoutMs, 'timeoutMs', UPSTREAM_DEFAULTS.timeoutMs, 10, 3_600_000, bad),
       maxResultBytes: whole(entry.maxResultBytes, 'maxResultBytes', UPSTREAM_DEFAULTS.maxResultBytes, 256, 64 * 1024 * 1024, bad),
       maxConcurrent: whole(entry.maxConcurrent, 'maxConcurrent', UPSTREAM_DEFAULTS.maxConcurrent, 1, 1024, bad),
@@ -86,10 +92,10 @@ function transportOf(entry: Record<string, unknown>, bad: (m: string) => Error):
   return { kind: 'stdio', command: entry.command, args, env: strings(entry.env, 'env', bad), cwd: entry.cwd };
 }
 
-function scopesOf(value: unknown, bad: (m: string) => Error): Record<string, string> {
-  const scopes = strings(value, 'scopes', bad);
-  for (const [tool, scope] of Object.entries(scopes)) {
-    if (!isValidScope(scope) || scope === '*') throw bad(`scopes.${tool.slice(0, 60)} must be a scope (resource:action, no bare *)`);
+function scopesOf(value: unknown, key: string, bad: (m: string) => Error): Record<string, string> {
+  const scopes = strings(value, key, bad);
+  for (const [name, scope] of Object.entries(scopes)) {
+    if (!isValidScope(scope) || scope === '*') throw bad(`${key}.${name.slice(0, 60)} must be a scope (resource:action, no bare *)`);
   }
   return scopes;
 }

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from 'typebox';
-import { ErrorBodySchema, answer, operation, bearerToken, type EdgeRoutes, type Verified } from '../edge-http/index.ts';
+import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, bearerToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
+import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { listChangedStreams } from './gateway/notifications.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
@@ -9,6 +10,8 @@ import type { CapabilityVerifier } from '../edge-http/index.ts';
 export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
   /** The process's capability check (cli/edge.ts `edgeVerifier`): the HTTP edges' own. */
   readonly verifier: CapabilityVerifier;
+  /** Resolves `X-Suite-Tenant-Key` (absent: every tenant key is refused `TENANT_KEY_INVALID`). */
+  readonly tenants?: TenantResolver;
 }
 
 /** The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it. */
@@ -20,6 +23,29 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
     if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
     return verifier.verifyBearer(token);
+  };
+}
+
+/**
+ * The caller with the tenant its `X-Suite-Tenant-Key` names, by the HTTP edges' rules (docs/TENANCY.md):
+ * an unknown or empty key `TENANT_KEY_INVALID`, a suspended tenant `TENANT_SUSPENDED`, a token issued
+ * under another tenant `CAPABILITY_INSUFFICIENT`. Resolved on every message (no cache: a rotated key or
+ * a suspension holds from the moment it is answered). Without the header, the bearer check alone.
+ */
+export function tenantAuthenticator(authenticate: () => Promise<Verified>, key: string | undefined, tenants: TenantResolver | undefined): () => Promise<McpVerified> {
+  if (key === undefined) return authenticate;
+  return async () => {
+    const who = await authenticate();
+    if (!who.ok) return who;
+    if (tenants === undefined) return { ok: false, error: { code: 'TENANT_KEY_INVALID', message: 'tenant keys are not accepted by this deployment' } };
+    if (key === '') return { ok: false, error: { code: 'TENANT_KEY_INVALID', message: `the ${TENANT_KEY_HEADER} header is empty` } };
+    const resolved = await tenants.resolve(key);
+    if (!resolved.ok) return resolved;
+    const { principal } = who;
+    if (principal.tenantId !== undefined && principal.tenantId !== resolved.tenantId) {
+      return { ok: false, error: { code: 'CAPABILITY_INSUFFICIENT', message: 'the token was issued for another tenant than the tenant key names' } };
+    }
+    return { ok: true, principal: { ...principal, tenantId: resolved.tenantId }, billedTenant: resolved.tenantId };
   };
 }
 
@@ -55,7 +81,9 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
         },
       },
     }, async (request, reply) => {
-      const server = createMcpServer({ ...deps, authenticate: bearerAuthenticator(deps.verifier, request.headers.authorization) });
+      const tenantKey = request.headers[TENANT_KEY_HEADER];
+      const authenticate = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants);
+      const server = createMcpServer({ ...deps, authenticate });
       // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
       // (request id, access log, metrics) see an ordinary reply.
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -6,12 +6,13 @@ import {
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { Logger } from 'pino';
-import type { Bus, ErrorData } from '../bus/index.ts';
+import type { Bus } from '../bus/index.ts';
 import { scopeGrants } from '../core/capability/index.ts';
-import { type AuditSink, type Principal, type Verified } from '../edge-http/index.ts';
+import type { AuditSink, Meter } from '../edge-http/index.ts';
+import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, type Gateway } from './gateway/index.ts';
+import { forwardCall, GATEWAY_OFFERS, registerGatewayOffers, type Gateway } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -22,8 +23,11 @@ export interface McpServerDeps {
   /**
    * The caller, checked anew for every message (signature, expiry, revocation, the staleness of the
    * revocation view): a token revoked mid-session lists nothing and is refused on its next call.
+   * With the tenant its tenant key named, if any: gateway calls are metered against its plan.
    */
-  authenticate(): Promise<Verified>;
+  authenticate(): Promise<McpVerified>;
+  /** The plan meter for gateway calls billed to a tenant (absent: such calls are refused, fail closed). */
+  readonly meter?: Meter;
   /** The edge's audit sink: every call's decision, allow or deny, is recorded. */
   readonly audit: AuditSink;
   readonly logger: Logger;
@@ -67,8 +71,9 @@ const SERVER_NAME = 'agent-authority-suite';
  * chain (module `mcp`, action the tool name, input and output hashed) and returns that record.
  */
 export function createMcpServer(deps: McpServerDeps): Server {
-  // With a gateway, the tool list changes when an upstream's does (announced on GET /mcp).
-  const capabilities = { tools: deps.gateway !== undefined ? { listChanged: true } : {} };
+  // With a gateway, the lists change when an upstream's do (announced on GET /mcp), and the
+  // upstreams' resources and prompts are offered beside the tools.
+  const capabilities = deps.gateway !== undefined ? { tools: { listChanged: true }, ...GATEWAY_OFFERS } : { tools: {} };
   const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
 
@@ -94,38 +99,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return { tools: [...own, ...(deps.gateway?.tools() ?? []).filter((t) => grants(t.scope)).map((t) => t.listed)] };
   });
 
-  /** The capability check of one call, audited either way; the caller when allowed, else an MCP error. */
-  const authorize = async (toolName: string, scope: string): Promise<Principal> => {
-    const resource = `mcp tools/call ${toolName}`;
-    // The answer of a decision leaves only once its audit entry is durable, as on the HTTP routes
-    // (edge-http/plugins/durable-decision.ts). A refusal did nothing: it is sent even if that fails.
-    const durable = async (): Promise<boolean> => {
-      try {
-        await deps.audit.durable?.();
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const refuse = async (subject: string, error: ErrorData, tenantId?: string): Promise<never> => {
-      deps.audit.record({ subject, action: scope, resource, result: 'deny', reason: error.code, tenantId });
-      await durable();
-      deps.metrics?.call(toolName, 'refused');
-      throw new RpcError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: scope });
-    };
-    const who = await deps.authenticate();
-    if (!who.ok) return await refuse('anonymous', who.error);
-    const caller = who.principal;
-    const subject = caller.sub ?? 'anonymous';
-    if (!scopeGrants(caller.scope, scope)) return await refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${scope}` }, caller.tenantId);
-    deps.audit.record({ subject, action: scope, resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
-    // Allowed, not yet acted on: an entry that cannot be made durable refuses the call instead.
-    if (!(await durable())) {
-      deps.metrics?.call(toolName, 'refused');
-      throw new RpcError(REFUSED, 'SERVICE_UNAVAILABLE: audit trail unavailable; nothing was done; try again shortly', { code: 'SERVICE_UNAVAILABLE', requiredScope: scope });
-    }
-    return caller;
-  };
+  if (deps.gateway !== undefined) registerGatewayOffers(server, { ...deps, gateway: deps.gateway });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
@@ -133,14 +107,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
     if (entry === undefined) {
       const upstream = deps.gateway?.find(name);
       if (upstream !== undefined) {
-        const caller = await authorize(upstream.name, upstream.scope);
-        return forwardCall(deps, upstream, request.params.arguments ?? {}, caller);
+        const allowed = await authorize(deps, { name: upstream.name, resource: `mcp tools/call ${upstream.name}`, scope: upstream.scope, metered: true });
+        return forwardCall(deps, upstream, request.params.arguments ?? {}, allowed);
       }
       // Unknown names are not counted: a label per name a caller makes up would grow without bound.
       throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
     }
     const { tool, check } = entry;
-    const caller = await authorize(tool.name, tool.scope);
+    const { caller } = await authorize(deps, { name: tool.name, resource: `mcp tools/call ${tool.name}`, scope: tool.scope, metered: false });
 
     // Defaults first (limit 50, as the routes), then the route's own schema, as sent: no coercion.
     const args = Value.Default(tool.input, structuredClone(request.params.arguments ?? {}));

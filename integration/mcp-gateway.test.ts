@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { executionExportLine, hashCanonical, type ExecutionRecord } from '../core/chain/index.ts';
+import { executionExportLine, hashCanonical } from '../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { runDocumentedScript } from '../testing/trace-format.ts';
 import { NODE, SERVER_EVERYTHING, SERVER_FILESYSTEM, startEverythingOverHttp, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { mcpToolsOf } from '../cli/edge.ts';
 import { SERVICE_MODULES } from '../services/index.ts';
-import { TRACE_META_KEY, type UpstreamStatus } from '../edge-mcp/index.ts';
+import { connectMcp, textOf, traceOf, upstreamsOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
 
 /**
  * The MCP gateway (issue 27) with real MCP servers from npm: server-everything over stdio, the same
@@ -25,22 +23,8 @@ let http: Awaited<ReturnType<typeof startEverythingOverHttp>>;
 let file: ReturnType<typeof writeUpstreamsFile>;
 let filesDir: string;
 
-async function upstreams(): Promise<UpstreamStatus[]> {
-  const res = await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } });
-  const body = await res.json() as { upstreams: UpstreamStatus[] };
-  if (!res.ok) throw new Error(`GET /mcp/upstreams answered ${res.status}: ${JSON.stringify(body)}`);
-  return body.upstreams;
-}
-const stateOf = async (name: string) => (await upstreams()).find((u) => u.name === name);
-
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-gateway-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
-
-const traceOf = (r: CallToolResult) => (r._meta as Record<string, ExecutionRecord>)[TRACE_META_KEY] as ExecutionRecord;
-const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+const stateOf = async (name: string) => (await upstreamsOf(t)).find((u) => u.name === name);
+const connect = (token: string) => connectMcp(t, token);
 
 beforeAll(async () => {
   http = await startEverythingOverHttp();
@@ -53,16 +37,7 @@ beforeAll(async () => {
     single: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 1, ...LIMITED },
   });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
-  // Connected in the background after the listener is up: wait until each says ready (the hook's timeout bounds it).
-  // Just after start a guarded read may be refused 503 until the audit trail commits (no journal
-  // here): not ready yet either. The last refusal is named if the hook times out.
-  let last: unknown = 'none ready yet';
-  const ready = async () => (await upstreams()).every((u) => u.state === 'ready');
-  const deadline = Date.now() + 80_000;
-  while (!(await ready().catch((e: unknown) => { last = e; return false; }))) {
-    if (Date.now() > deadline) throw new Error(`the upstreams were not all ready in 80 s; last: ${String(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitForUpstreams(t);
 }, 90_000);
 afterAll(async () => {
   await t?.stop();

@@ -25,6 +25,7 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/bench/compare', component: lazy(() => import('./views/bench/BenchCompare').then((m) => ({ default: m.BenchCompare }))) },
   { path: '/connectors', label: 'Connectors', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.Connectors }))) },
   { path: '/connectors/:id', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.ConnectorView }))) },
+  { path: '/gateway', label: 'MCP gateway', component: lazy(() => import('./views/gateway/Gateway').then((m) => ({ default: m.Gateway }))) },
   ...TRUST_ROUTES,
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
 ];

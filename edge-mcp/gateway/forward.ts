@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '../../bus/index.ts';
-import type { Principal } from '../../edge-http/index.ts';
 import type { McpMetrics } from '../metrics.ts';
 import { traceCall, TRACE_META_KEY } from '../trace.ts';
-import type { Gateway, GatewayTool } from './pool.ts';
+import { QUOTA_META_KEY, type Allowed } from '../authorize.ts';
+import type { Gateway } from './pool.ts';
+import type { GatewayTool } from './catalog.ts';
 
 export interface ForwardDeps {
   readonly bus: Bus;
@@ -22,7 +23,7 @@ export interface ForwardDeps {
  * it gave it, its trace in `_meta`. Whatever failed on the way (down, timeout, too large, its own
  * JSON-RPC error) is a result with `isError`, traced too: never an MCP error, never a 500.
  */
-export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): Promise<CallToolResult> {
+export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, { caller, quota }: Allowed): Promise<CallToolResult> {
   const gateway = deps.gateway as Gateway;
   const outcome = await gateway.call(tool, args);
   const result: CallToolResult = outcome.ok
@@ -34,9 +35,14 @@ export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Re
     output: outcome.ok ? outcome.result : { error: outcome.error }, success,
   }, caller);
   deps.metrics?.call(tool.name, success ? 'success' : 'failure');
+  gateway.ledger.record(tool.server, tool.tool, success, String(trace.id));
   if (!outcome.ok) deps.logger.info({ tool: tool.name, code: outcome.error.code, reason: outcome.error.message }, 'upstream call failed');
   return {
     ...result,
-    _meta: { ...(result._meta ?? {}), [TRACE_META_KEY]: trace, ...(outcome.ok ? {} : { 'agent-authority-suite/error': outcome.error }) },
+    _meta: {
+      ...(result._meta ?? {}), [TRACE_META_KEY]: trace,
+      ...(outcome.ok ? {} : { 'agent-authority-suite/error': outcome.error }),
+      ...(quota !== undefined ? { [QUOTA_META_KEY]: quota } : {}),
+    },
   };
 }

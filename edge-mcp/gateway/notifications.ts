@@ -1,15 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendError, type Verified } from '../../edge-http/index.ts';
-import type { Gateway } from './pool.ts';
+import type { Gateway, GatewayList } from './pool.ts';
 
 /** A comment line now and then, so proxies and idle timers do not close a quiet stream. */
 const HEARTBEAT_MS = 25_000;
-const LIST_CHANGED = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`;
+const listChanged = (list: GatewayList) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: `notifications/${list}/list_changed` })}\n\n`;
 
 /**
  * `GET /mcp` when the gateway has upstreams (the transport spec's optional server-to-client SSE
- * stream, no session needed): `notifications/tools/list_changed` each time the union of the
- * upstreams' tools changes, so a client lists again. The bearer token is checked when the stream
+ * stream, no session needed): `notifications/tools/list_changed` (or `resources/`, `prompts/`) each
+ * time the union of the upstreams' tools (resources, prompts) changes, so a client lists again. The bearer token is checked when the stream
  * opens and again before each notification: a revoked token's stream ends. Streams end when the
  * listener closes (`end`, called from its `preClose`).
  */
@@ -36,8 +36,8 @@ export function listChangedStreams(gateway: Gateway) {
         if (!raw.writableEnded) raw.end();
       };
       open.add(end);
-      unsubscribe = gateway.onToolsChanged(() => {
-        void authenticate().then((again) => (again.ok ? raw.write(LIST_CHANGED) : end()), end);
+      unsubscribe = gateway.onListChanged((list) => {
+        void authenticate().then((again) => (again.ok ? raw.write(listChanged(list)) : end()), end);
       });
       request.raw.once('close', end);
       return undefined;

@@ -2,7 +2,11 @@ import type { Logger } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode, McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema,
+  type CallToolResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpUpstreamConfig } from '../../config/index.ts';
 import type { ErrorData } from '../../bus/index.ts';
 import { backoffMs } from './backoff.ts';
@@ -26,11 +30,20 @@ export interface UpstreamStatus {
 }
 
 /** A call's end: the upstream's own result (an `isError` result included), or why there is none. */
-export type UpstreamOutcome = { ok: true; result: CallToolResult; bytes: number } | { ok: false; error: ErrorData; timedOut?: true; tooLarge?: true };
+export type UpstreamOutcome<R = CallToolResult> = { ok: true; result: R; bytes: number } | { ok: false; error: ErrorData; timedOut?: true; tooLarge?: true };
+
+/** What an upstream offers: the last lists it gave (kept while it restarts, so a blip does not empty a client's lists). */
+export interface UpstreamCatalog {
+  readonly tools: readonly Tool[];
+  readonly resources: readonly Resource[];
+  readonly resourceTemplates: readonly ResourceTemplate[];
+  readonly prompts: readonly Prompt[];
+}
+const EMPTY_CATALOG: UpstreamCatalog = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
 export interface UpstreamEvents {
-  /** Its tool list changed (first connection, `notifications/tools/list_changed`, a restart with other tools). */
-  toolsChanged(): void;
+  /** Its lists were read (first connection, its list_changed notifications, a restart). */
+  catalogChanged(): void;
   stateChanged(status: UpstreamStatus): void;
 }
 
@@ -58,7 +71,7 @@ export class Upstream {
   #state: UpstreamState = 'connecting';
   #client: Client | undefined;
   #transport: StdioClientTransport | StreamableHTTPClientTransport | undefined;
-  #tools: readonly Tool[] = [];
+  #catalog: UpstreamCatalog = EMPTY_CATALOG;
   #restarts = 0;
   #attempt = 0;
   #lastError: string | null = null;
@@ -84,32 +97,47 @@ export class Upstream {
     await this.#client?.close().catch(() => undefined);
   }
 
-  tools(): readonly Tool[] {
-    return this.#tools;
+  catalog(): UpstreamCatalog {
+    return this.#catalog;
   }
 
   status(): UpstreamStatus {
     const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
     return {
-      name: this.config.name, transport: this.config.transport.kind, state: this.#state, tools: this.#tools.length,
+      name: this.config.name, transport: this.config.transport.kind, state: this.#state, tools: this.#catalog.tools.length,
       restarts: this.#restarts, inFlight: this.#slots.busy, lastError: this.#lastError, pid: this.#state === 'ready' ? pid : null,
     };
   }
 
-  /** Forward one call; every way it can fail is an outcome, never a throw. */
-  async call(tool: string, args: Record<string, unknown>): Promise<UpstreamOutcome> {
+  /** Forward one tool call; every way it can fail is an outcome, never a throw. */
+  call(tool: string, args: Record<string, unknown>): Promise<UpstreamOutcome> {
+    return this.#bounded((client, options) => client.callTool({ name: tool, arguments: args }, undefined, options) as Promise<CallToolResult>);
+  }
+
+  /** Forward one `resources/read` of the upstream's own URI, bounded as a tool call is. */
+  readResource(uri: string): Promise<UpstreamOutcome<ReadResourceResult>> {
+    return this.#bounded((client, options) => client.readResource({ uri }, options));
+  }
+
+  /** Forward one `prompts/get` of the upstream's own prompt name, bounded as a tool call is. */
+  getPrompt(name: string, args: Record<string, string> | undefined): Promise<UpstreamOutcome<GetPromptResult>> {
+    return this.#bounded((client, options) => client.getPrompt({ name, ...(args !== undefined ? { arguments: args } : {}) }, options));
+  }
+
+  /** One request within the upstream's limits: a slot, the timeout (waiting for the slot included), the result's size. */
+  async #bounded<R>(send: (client: Client, options: RequestOptions) => Promise<R>): Promise<UpstreamOutcome<R>> {
     const { name, timeoutMs, maxResultBytes } = this.config;
     const client = this.#client;
     if (this.#state !== 'ready' || client === undefined) {
       return { ok: false, error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} is ${this.#state}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly` } };
     }
     const deadline = Date.now() + timeoutMs;
-    const timedOut = (): UpstreamOutcome => ({ ok: false, timedOut: true, error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} did not answer within ${timeoutMs} ms` } });
+    const timedOut = (): UpstreamOutcome<R> => ({ ok: false, timedOut: true, error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} did not answer within ${timeoutMs} ms` } });
     if (!(await this.#slots.acquire(timeoutMs))) return timedOut();
     try {
       const remaining = Math.max(1, deadline - Date.now());
       // The SDK cancels the request upstream (notifications/cancelled) when the timeout fires.
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: remaining, maxTotalTimeout: remaining })) as CallToolResult;
+      const result = await send(client, { timeout: remaining, maxTotalTimeout: remaining });
       const bytes = Buffer.byteLength(JSON.stringify(result));
       if (bytes > maxResultBytes) {
         return { ok: false, tooLarge: true, error: { code: 'PROVIDER_REJECTED', message: `upstream ${name} answered ${bytes} bytes, over its limit of ${maxResultBytes}` } };
@@ -135,9 +163,12 @@ export class Upstream {
       ? new StdioClientTransport({ command: t.command, args: [...t.args], env: { ...t.env }, ...(t.cwd !== undefined ? { cwd: t.cwd } : {}), stderr: 'pipe' })
       : new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.#refreshTools(client).catch((err: unknown) => this.#logger.warn({ err: String(err) }, 'upstream tool list could not be read again'));
-    });
+    const reread = () => {
+      this.#refreshCatalog(client).catch((err: unknown) => this.#logger.warn({ err: String(err) }, 'upstream lists could not be read again'));
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, reread);
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, reread);
+    client.setNotificationHandler(PromptListChangedNotificationSchema, reread);
     client.onclose = () => this.#lost(client, 'connection closed');
     this.#client = client;
     this.#transport = transport;
@@ -147,7 +178,7 @@ export class Upstream {
         transport.stderr?.on('data', (chunk: Buffer) => this.#logger.debug({ stderr: chunk.toString().slice(0, 2000) }, 'upstream stderr'));
       }
       await client.connect(transport, { timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) });
-      await this.#refreshTools(client);
+      await this.#refreshCatalog(client);
       if ((this.#state as UpstreamState) === 'stopped') return void client.close();
       if (this.#attempt > 0) this.#restarts++;
       this.#attempt = 0;
@@ -179,19 +210,19 @@ export class Upstream {
     this.#retry.unref();
   }
 
-  async #refreshTools(client: Client): Promise<void> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    // Pages, bounded: a server that pages for ever does not hold the gateway.
-    for (let page = 0; page < 100; page++) {
-      const r = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) });
-      tools.push(...r.tools);
-      cursor = r.nextCursor;
-      if (cursor === undefined) break;
-    }
+  /** Its tools, and its resources, resource templates and prompts when it declares them, all pages of each. */
+  async #refreshCatalog(client: Client): Promise<void> {
+    const options = { timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) };
+    const offers = client.getServerCapabilities() ?? {};
+    const [tools, resources, resourceTemplates, prompts] = await Promise.all([
+      allPages((cursor) => client.listTools(cursor, options), (r) => r.tools),
+      offers.resources ? allPages((cursor) => client.listResources(cursor, options), (r) => r.resources) : [],
+      offers.resources ? allPages((cursor) => client.listResourceTemplates(cursor, options), (r) => r.resourceTemplates) : [],
+      offers.prompts ? allPages((cursor) => client.listPrompts(cursor, options), (r) => r.prompts) : [],
+    ]);
     if (this.#client !== client) return;
-    this.#tools = tools;
-    this.#events.toolsChanged();
+    this.#catalog = { tools, resources, resourceTemplates, prompts };
+    this.#events.catalogChanged();
   }
 
   #setState(state: UpstreamState): void {
@@ -199,4 +230,17 @@ export class Upstream {
     this.#state = state;
     this.#events.stateChanged(this.status());
   }
+}
+
+/** Every page of one list, bounded: a server that pages for ever does not hold the gateway. */
+async function allPages<P extends { nextCursor?: string | undefined }, T>(list: (params: { cursor: string } | undefined) => Promise<P>, items: (page: P) => readonly T[]): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const r = await list(cursor === undefined ? undefined : { cursor });
+    out.push(...items(r));
+    cursor = r.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return out;
 }

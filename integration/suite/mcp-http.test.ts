@@ -81,9 +81,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       const typed = result !== undefined && JSON.stringify(shape) !== JSON.stringify(ANY_JSON_VALUE) && ['type', 'anyOf', 'allOf'].some((k) => k in shape);
       if (!typed) untyped.push(tool.name);
     }
-    // The trust service's bus replies are untyped (services/trust/subjects.ts, `Composite`), and its
-    // routes declare no response schema yet: its tools say "any JSON value" until they do.
-    expect(untyped.sort()).toEqual(['arbitrate_opinions', 'check_grounding', 'check_trust_score', 'list_anomalies', 'read_evidence', 'trust_score']);
+    expect(untyped).toEqual([]);
     await client.close();
   });
 

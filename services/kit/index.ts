@@ -5,7 +5,7 @@ import type { MigrationSet, Storage } from '../../storage/index.ts';
 import type { HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../../actors/audit/index.ts';
 import type { TokenChecker } from '../../actors/capability/index.ts';
-import type { AuditSink, CapabilityVerifier, EdgeRoutes } from '../../edge-http/index.ts';
+import type { AuditSink, CapabilityVerifier, EdgeRoutes, Meter, TenantResolver } from '../../edge-http/index.ts';
 import type { McpTool } from '../../edge-mcp/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 
@@ -84,6 +84,9 @@ export interface RouteContext {
   readonly verifier: CapabilityVerifier;
   /** The listener's audit sink. */
   readonly audit: AuditSink;
+  /** The listener's tenant-key resolver and plan meter, for a route that meters on its own (`/mcp`'s gateway calls). */
+  readonly tenants: TenantResolver;
+  readonly meter: Meter;
   /** The MCP tools of every service module (`mcpTools`), in the order of the list. */
   readonly mcpTools: readonly McpTool[];
   /** The process's metrics registry (what `/metrics` of its edges serves). */

@@ -14,11 +14,11 @@ export const mcpService = defineService({
   name: 'mcp',
   listener: 'token',
   actorRoles: [],
-  routes: ({ bus, logger, verifier, audit, mcpTools, metrics, config }) => {
+  routes: ({ bus, logger, verifier, audit, tenants, meter, mcpTools, metrics, config }) => {
     const mcpLogger = logger.child({ component: 'mcp' });
     const gateway = config.mcpUpstreams.length > 0 ? new Gateway(config.mcpUpstreams, mcpLogger) : undefined;
     const routes = mcpRoutes({
-      bus, tools: mcpTools, verifier, audit, logger: mcpLogger, version: MCP_SERVER_VERSION,
+      bus, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
       metrics: mcpMetrics(metrics.service('token').registry), ...(gateway !== undefined ? { gateway } : {}),
     });
     return async (app) => {

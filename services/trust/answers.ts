@@ -41,8 +41,18 @@ export const ScoreCheck = Open({
   threshold: Type.Optional(Type.Number()), score: Type.Optional(Type.Number()),
 }, 'Whether the score allows: always, when gating is disabled');
 
-export const Grounding = Open({}, 'Risk signals of the output against its sources, never a verdict of truth (docs/TRUST.md, "Grounding")');
-export const Arbitration = Open({}, 'The evaluation of the opinions; nothing is stored (docs/TRUST.md, "Arbitration")');
+const Count = Type.Integer({ minimum: 0 });
+export const Grounding = Open({
+  signals: Entries,
+  checked: Type.Object({ sentences: Count, numbers: Count, dates: Count, quotations: Count, entities: Count }),
+  notice: Type.String(),
+}, 'Risk signals of the output against its sources, never a verdict of truth (docs/TRUST.md, "Grounding")');
+export const Arbitration = Open({
+  stored: Type.Literal(false), question: OrNull(Type.String()), irreversible: Type.Boolean(),
+  method: Type.String(), positions: Entries, outcome: Type.Union([Type.Literal('consensus'), Type.Literal('no-consensus')]),
+  leading: OrNull(Type.String()), leadingShare: Type.Number(), escalate: Type.Boolean(), reason: Type.String(),
+  unknownFamily: Type.Array(Type.String()), rules: Entry,
+}, 'The evaluation of the opinions; nothing is stored (docs/TRUST.md, "Arbitration")');
 export const DisputeList = Open({ disputes: Type.Array(DisputeSchema) }, 'Disputes, newest first');
 export const Dispute = (description: string) => answer(DisputeSchema, description);
 

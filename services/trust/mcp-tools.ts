@@ -3,6 +3,7 @@ import { callerOfPrincipal, defineTool, type McpTool } from '../../edge-mcp/inde
 import { AnomalyQuery, ListQuery, SubjectParams } from './routes.ts';
 import { ArbitrateBody, EventBody, VerifyBody } from './schemas.ts';
 import { trustSubjects as s } from './subjects.ts';
+import * as a from './answers.ts';
 
 /** A route's path and query as one tool's arguments, nothing else accepted. */
 const SubjectArgs = Type.Object(SubjectParams.properties, { additionalProperties: false });
@@ -11,6 +12,7 @@ const SubjectListArgs = Type.Object({ ...SubjectParams.properties, ...ListQuery.
 /**
  * The trust service's routes as MCP tools (docs/MCP.md; docs/TRUST.md): each its route's scope and
  * schema, and the bus request the route makes, with the caller as `callerOf` gives it on the route.
+ * `output` is the route's 200 answer schema (answers.ts): the route sends the bus reply on as is.
  */
 export function trustTools(): McpTool[] {
   return [
@@ -19,6 +21,7 @@ export function trustTools(): McpTool[] {
       description: 'The advisory, explained trust score of an agent (0-100): every record that moved it, and those excluded, each with its appeal link.',
       scope: 'trust:read',
       route: 'GET /score/:subjectId',
+      output: a.Score,
       input: SubjectArgs,
       run: (args, caller, bus) => bus.request(s.score, { subjectId: args.subjectId, limit: 1, caller: callerOfPrincipal(caller) }),
     }),
@@ -27,6 +30,7 @@ export function trustTools(): McpTool[] {
       description: 'Check whether a subject passes the trust gate (allowed: true whenever gating is disabled; advisory scores never deny).',
       scope: 'trust:read',
       route: 'POST /score/:subjectId/check',
+      output: a.ScoreCheck,
       input: SubjectArgs,
       run: (args, caller, bus) => bus.request(s.check, { subjectId: args.subjectId, limit: 1, caller: callerOfPrincipal(caller) }),
     }),
@@ -35,6 +39,7 @@ export function trustTools(): McpTool[] {
       description: 'The recorded facts about any subject, humans included (events with their proofs and appeals, contract breaches): facts only, no score or conclusion.',
       scope: 'trust:read',
       route: 'GET /evidence/:subjectId',
+      output: a.Evidence,
       input: SubjectListArgs,
       run: (args, caller, bus) => bus.request(s.evidence, { subjectId: args.subjectId, limit: args.limit, caller: callerOfPrincipal(caller) }),
     }),
@@ -43,7 +48,6 @@ export function trustTools(): McpTool[] {
       description: 'Record a fact about a subject (an event kind with its proof: an execution id, an audit entry, or a URL with its SHA-256).',
       scope: 'trust:write',
       route: 'POST /events',
-      // The route's answer: the bus reply it sends on (the tool's outputSchema.result).
       output: s.recordEvent.reply,
       input: EventBody,
       run: (args, caller, bus) => bus.request(s.recordEvent, { ...args, caller: callerOfPrincipal(caller) }),
@@ -53,6 +57,7 @@ export function trustTools(): McpTool[] {
       description: 'Check an output against the sources it should be grounded in; returns risk signals, not a truth verdict.',
       scope: 'trust:verify',
       route: 'POST /verify',
+      output: a.Grounding,
       input: VerifyBody,
       run: (args, _caller, bus) => bus.request(s.verify, args),
     }),
@@ -61,6 +66,7 @@ export function trustTools(): McpTool[] {
       description: 'Weigh the opinions of several participants on a question, discounting agreement within one model family; stores nothing.',
       scope: 'trust:arbitrate',
       route: 'POST /arbitrate',
+      output: a.Arbitration,
       input: ArbitrateBody,
       run: (args, _caller, bus) => bus.request(s.arbitrate, args),
     }),
@@ -69,6 +75,7 @@ export function trustTools(): McpTool[] {
       description: 'Structural anomalies across recent agent chains: cycles, runaway depth or fan-out, stalls, disagreement.',
       scope: 'trust:read',
       route: 'GET /anomalies',
+      output: a.Anomalies,
       input: AnomalyQuery,
       run: (args, caller, bus) => bus.request(s.anomalies, {
         limit: args.limit, ...(args.kind !== undefined ? { kind: args.kind } : {}), caller: callerOfPrincipal(caller),

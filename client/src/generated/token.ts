@@ -739,6 +739,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP gateway's traced calls in this process, per upstream and tool, and the latest ones with their trace ids */
+        get: operations["listMcpGatewayCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp/upstreams": {
         parameters: {
             query?: never;
@@ -5269,6 +5286,102 @@ export interface operations {
             };
             /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMcpGatewayCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counted since this process started; empty without upstreams */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calls: {
+                            failure: number;
+                            /**
+                             * Format: date-time
+                             * @description When this process started counting (its start)
+                             */
+                            lastAt: string;
+                            /** @description The execution record of the latest call (GET /executions/{id}) */
+                            lastTraceId: string;
+                            /** @description The upstream's tool name, `prompts/get <prompt>` or `resources/read` */
+                            name: string;
+                            success: number;
+                            upstream: string;
+                        }[];
+                        recent: {
+                            /**
+                             * Format: date-time
+                             * @description When this process started counting (its start)
+                             */
+                            at: string;
+                            name: string;
+                            outcome: "success" | "failure";
+                            traceId: string;
+                            upstream: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When this process started counting (its start)
+                         */
+                        since: string;
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -835,6 +835,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        escalate: boolean;
+                        irreversible: boolean;
+                        leading: string | null;
+                        leadingShare: number;
+                        method: string;
+                        outcome: "consensus" | "no-consensus";
+                        positions: {
+                            [key: string]: unknown;
+                        }[];
+                        question: string | null;
+                        reason: string;
+                        rules: {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        stored: false;
+                        unknownFamily: string[];
+                    } & {
                         [key: string]: unknown;
                     };
                 };
@@ -3893,6 +3911,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        checked: {
+                            dates: number;
+                            entities: number;
+                            numbers: number;
+                            quotations: number;
+                            sentences: number;
+                        };
+                        notice: string;
+                        signals: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
                         [key: string]: unknown;
                     };
                 };
