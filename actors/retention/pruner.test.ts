@@ -161,6 +161,9 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     const ok = await callHarness(h, 'GET', '/executions-verify-chain', reader);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ valid: true, pruned: pruned.length });
+    // One record whose predecessor was pruned: its link is checked against the tombstone's hash.
+    const one = await h.app.inject({ method: 'POST', url: '/executions/verify', payload: { id: written[1]![1].id } });
+    expect(one.json()).toMatchObject({ mode: 'record', valid: true, seq: 2 });
     const seq = pruned[1]!;
     await db.storage.pool.query(sql.unsafe`update execution_log_pruned set hash = ${'0'.repeat(64)} where seq = ${seq}`);
     try {
