@@ -28,9 +28,9 @@ export interface ExportVerification {
   keys: Record<string, number>;
   /**
    * Records pruned under retention, taken where they stood (their tombstone lines): place, links and
-   * signature checked, content gone. Not counted in `records`.
+   * signature checked, content gone. Not counted in `records`; absent when there were none.
    */
-  pruned: number;
+  pruned?: number;
   /** Seq of the first failing record, when the failure is a record's (else see `line`). */
   brokenAt?: number;
   /** Line number (1-based) where the failure was found. */
@@ -103,7 +103,7 @@ export class ExportVerifier {
       ...(this.#records > 0 && this.#lastHash !== undefined ? { lastHash: this.#lastHash } : {}),
       ...(this.#header ? { range: this.#header } : {}),
       keys: this.#byKey,
-      pruned: this.#pruned,
+      ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}),
       ...(b ? { line: b.line, reason: b.reason, ...(b.seq !== undefined ? { brokenAt: b.seq } : {}) } : {}),
       notes: this.#notes,
     };
