@@ -23,7 +23,7 @@ export interface ScanSummary {
   /** Records judged (the job's, or up to `broken`). */
   count: number;
   verified: number;
-  /** How many of the run's records were pruned under retention (their tombstones taken in their place). */
+  /** How many of the run's records were pruned under retention (their tombstones taken in their place); absent when none. */
   pruned?: number;
   /** The first record and its check bits (absent when there are no records). */
   first?: ExecutionRecord | PrunedExecution;
@@ -76,7 +76,7 @@ export class RunJudge {
   summary(): ScanSummary {
     const verified = this.#broken ? this.#count - 1 : this.#count;
     return {
-      count: this.#count, verified, pruned: this.#pruned, firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
+      count: this.#count, verified, ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}), firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
       ...(this.#first ? { first: this.#first } : {}), ...(this.#broken ? { broken: this.#broken } : {}),
     };
   }
