@@ -15,7 +15,7 @@
  * each), summed over the processes: several Postgres processes share their buffers, which RSS
  * would count once per process. Targets only 127.0.0.1.
  */
-import { readFile, readdir, mkdtemp, rm } from 'node:fs/promises';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,36 +24,8 @@ import { cleanEnv, killAllChildren, spawnNode } from './child.ts';
 import { waitIdle } from './cpu.ts';
 import { appendCpuLine, loadAppends } from './executions.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
+import { memoryOf, type Memory } from './process-memory.ts';
 import { openStorage } from '../storage/index.ts';
-
-interface Memory {
-  rssMb: number;
-  pssMb: number;
-}
-
-/** `roots` and all their descendants. */
-async function tree(roots: readonly number[]): Promise<number[]> {
-  const parents = new Map<number, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (text !== '') parents.set(Number(entry), Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]));
-  }
-  const all = [...roots];
-  for (let i = 0; i < all.length; i++) for (const [pid, ppid] of parents) if (ppid === all[i]) all.push(pid);
-  return all;
-}
-
-async function memoryOf(roots: readonly number[]): Promise<Memory> {
-  let rss = 0;
-  let pss = 0;
-  for (const pid of await tree(roots)) {
-    const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
-    rss += Number(/^Rss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0);
-    pss += Number(/^Pss:\s+(\d+) kB/m.exec(text)?.[1] ?? 0);
-  }
-  return { rssMb: Math.round(rss / 1024), pssMb: Math.round(pss / 1024) };
-}
 
 export interface EmbeddedAppendRun {
   startMs: number;

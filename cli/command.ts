@@ -14,6 +14,7 @@ import { UsageError, unknownWord } from './usage.ts';
 import { migrationSets, startSuite } from './runtime.ts';
 import { verifyCommand } from './verify.ts';
 import { mcpCommand } from './mcp.ts';
+import { witnessCommand, WITNESS_USAGE } from './witness.ts';
 import { pino } from 'pino';
 import { asyncApiDocument, INTERFACE_VERSION } from '../bus/index.ts';
 import { firstScreen } from './first-screen.ts';
@@ -26,9 +27,10 @@ const USAGE = `usage:
   suite verify FILE --public-key PEM check an export of the execution chain offline (suite verify --help)
   suite mcp                         the MCP server on stdio: relays to a running suite (SUITE_TOKEN_URL), acting with SUITE_MCP_TOKEN (docs/MCP.md)
   suite asyncapi                    print the AsyncAPI document of the public NATS events (docs/EVENTS.md)
+${WITNESS_USAGE}
 Configuration comes from the environment: see docs/CONFIGURATION.md.`;
 
-const COMMANDS = ['start', 'run', 'migrate', 'verify', 'mcp', 'asyncapi'];
+const COMMANDS = ['start', 'run', 'migrate', 'verify', 'mcp', 'asyncapi', 'witness'];
 const OPTIONS = { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** node:util's parseArgs, its refusals turned into one line (an unknown option with a did-you-mean). */
@@ -49,6 +51,13 @@ function parseCommandLine(argv: string[]) {
 async function main(argv: string[]): Promise<number> {
   // Offline: no configuration, storage or bus, so nothing of the suite's environment is read.
   if (argv[0] === 'verify') return verifyCommand(argv.slice(1), process.stdout, process.stderr);
+  // A witness reads no suite configuration either: its own folder, key and port (docs/WITNESS.md).
+  if (argv[0] === 'witness') {
+    const stop = new AbortController();
+    process.once('SIGTERM', () => stop.abort());
+    process.once('SIGINT', () => stop.abort());
+    return witnessCommand(argv.slice(1), { stdout: process.stdout }, stop.signal);
+  }
   if (argv[0] === 'asyncapi' && argv.length === 1) {
     process.stdout.write(`${JSON.stringify(asyncApiDocument(INTERFACE_VERSION), null, 2)}\n`);
     return 0;
@@ -63,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   if (!COMMANDS.includes(command)) throw unknownWord('command', command, COMMANDS);
   // `verify` is handled above when it comes first; after an option it would fall through to a start.
   if (command === 'verify') throw new UsageError('verify comes first, its options after it: suite verify FILE --public-key PEM');
+  if (command === 'witness') throw new UsageError('witness comes first, its options after it: suite witness --data-dir DIR --name NAME --log VKEY');
   if (command === 'asyncapi') throw new UsageError('asyncapi takes no argument nor option: suite asyncapi');
   const unknownRole = command === 'run' ? rest.find((r) => r !== 'all' && !isRole(r)) : undefined;
   if (unknownRole !== undefined) throw unknownWord('role', unknownRole, ['all', ...ALL_ROLES]);

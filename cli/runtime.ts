@@ -105,6 +105,7 @@ export async function startSuite(
         migrationSets: migrationSets(),
         ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
         ...(config.dbPath !== undefined ? { dbPath: config.dbPath } : {}),
+        ...(config.databasePoolSize !== undefined ? { poolSize: config.databasePoolSize } : {}),
         logger: logger.child({ component: 'storage' }),
         tracing: tracing.recording,
         embeddedRestart: { ...config.dbRestart, onGiveUp: giveUp },

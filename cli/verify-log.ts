@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
-import { cosignatureVerifier, ed25519NoteVerifier, openCheckpoint, parseVkey, verifyReceipt, SIG_COSIGNATURE_V1, SIG_ED25519, type CheckpointPolicy, type ExecutionReceipt } from '../core/tlog/index.ts';
+import { checkpointPolicyOf, openCheckpoint, verifyReceipt, type CheckpointPolicy, type ExecutionReceipt } from '../core/tlog/index.ts';
 
 export const VERIFY_LOG_USAGE = `  suite verify --receipt FILE --public-key PEM --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
   suite verify --checkpoint FILE --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
@@ -67,23 +67,14 @@ function fail(out: Output, reason: string): number {
 }
 
 function checkpointPolicy(o: LogVerifyOptions, err: Output): CheckpointPolicy | undefined {
-  const log = o.logVkey !== undefined ? parseVkey(o.logVkey.trim()) : 'give --log-vkey';
-  if (typeof log === 'string' || log.type !== SIG_ED25519) {
-    err.write(`suite verify: --log-vkey: ${typeof log === 'string' ? log : 'not an Ed25519 note key'}\n`);
+  if (o.logVkey === undefined) {
+    err.write('suite verify: give --log-vkey\n');
     return undefined;
   }
-  const witnesses = [];
-  for (const v of o.witnessVkeys) {
-    const w = parseVkey(v.trim());
-    if (typeof w === 'string' || w.type !== SIG_COSIGNATURE_V1) {
-      err.write(`suite verify: --witness-vkey ${v}: ${typeof w === 'string' ? w : 'not a cosignature/v1 key (type 0x04)'}\n`);
-      return undefined;
-    }
-    witnesses.push(cosignatureVerifier(w.name, w.publicKey));
-  }
-  if (o.quorum > witnesses.length) {
-    err.write(`suite verify: --quorum ${o.quorum} needs at least that many --witness-vkey\n`);
+  const policy = checkpointPolicyOf({ logVkey: o.logVkey, witnessVkeys: o.witnessVkeys, quorum: o.quorum });
+  if (typeof policy === 'string') {
+    err.write(`suite verify: ${policy}\n`);
     return undefined;
   }
-  return { log: ed25519NoteVerifier(log.name, log.publicKey), origin: log.name, witnesses, quorum: o.quorum };
+  return policy;
 }

@@ -89,6 +89,13 @@ describe('configuration', () => {
     expect(loadConfig({ SUITE_DATA_DIR: '/d', SUITE_DATABASE_URL: 'postgres://h/db' }).dbPath).toBeUndefined();
   });
 
+  it('takes the database pool size from SUITE_DATABASE_POOL_SIZE, else leaves it to storage, and refuses one out of range', () => {
+    expect(loadConfig({ SUITE_DATABASE_POOL_SIZE: '6' }).databasePoolSize).toBe(6);
+    expect(loadConfig({}).databasePoolSize).toBeUndefined();
+    expect(() => loadConfig({ SUITE_DATABASE_POOL_SIZE: '0' })).toThrow(/SUITE_DATABASE_POOL_SIZE/);
+    expect(() => loadConfig({ SUITE_DATABASE_POOL_SIZE: 'many' })).toThrow(/SUITE_DATABASE_POOL_SIZE/);
+  });
+
   it("keeps an earlier version's database where it was: <data folder>/pglite", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'suite-cfg-'));
     try {

@@ -5,6 +5,7 @@ import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
+import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
  * The suite's configuration: read from the environment in this one module, validated, defaulted
@@ -49,6 +50,11 @@ export interface SuiteConfig {
   readonly databaseUrl: string | undefined;
   /** Folder of the embedded database; undefined = in memory (nothing survives a restart). */
   readonly dbPath: string | undefined;
+  /**
+   * `SUITE_DATABASE_POOL_SIZE`: most connections of this process's pool; undefined = storage's
+   * default (10 on a server given by URL, 4 on the embedded one: storage/open.ts).
+   */
+  readonly databasePoolSize: number | undefined;
   /** `SUITE_NATS_URL`, comma-separated for a cluster; undefined = the in-process memory bus. */
   readonly natsServers: readonly string[] | undefined;
   /** `SUITE_BUS_NAMESPACE`: prefix of every subject on the wire, so deployments can share a broker. */
@@ -99,6 +105,8 @@ export interface SuiteConfig {
    * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
    */
   readonly tlogOrigin: string;
+  /** `SUITE_TLOG_WITNESSES`: the witnesses asked to cosign the log's checkpoints (config/tlog-witnesses.ts). */
+  readonly tlogWitnesses: readonly TlogWitnessConfig[];
   /**
    * `SUITE_RETENTION_EVERY_MS`, `SUITE_RETENTION_BATCH`: how often the retention pruner runs (in a
    * chain-writer process) and how many entries each of its transactions deletes (docs/TENANCY.md,
@@ -312,6 +320,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     dataDir,
     databaseUrl,
     dbPath: str('SUITE_DB_PATH') ?? (dataDir !== undefined && databaseUrl === undefined ? embeddedDbPath(dataDir) : undefined),
+    databasePoolSize: str('SUITE_DATABASE_POOL_SIZE') === undefined ? undefined : int('SUITE_DATABASE_POOL_SIZE', 0, 1, 100),
     natsServers: natsServers !== undefined && natsServers.length > 0 ? natsServers : undefined,
     busNamespace,
     natsUser: natsUserName !== undefined && natsPassword !== undefined ? { user: natsUserName, pass: natsPassword } : undefined,
@@ -339,6 +348,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     chainLeaseMs,
     chainLeaseRenewMs,
     tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
+    tlogWitnesses: loadTlogWitnesses(str('SUITE_TLOG_WITNESSES'), (variable, message) => new ConfigError(variable, message)),
     retention: {
       everyMs: int('SUITE_RETENTION_EVERY_MS', 300_000, 1000, 86_400_000),
       batch: int('SUITE_RETENTION_BATCH', 1000, 1, 100_000),

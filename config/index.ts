@@ -6,3 +6,4 @@ export { ensureStoredSecrets } from './first-run.ts';
 export { DEFAULT_SERVICE_NAME, SAMPLERS, type SamplerName, type TracingSettings } from './tracing.ts';
 export { listenerUrl } from './listeners.ts';
 export { UPSTREAM_NAME, UPSTREAM_DEFAULTS, UPSTREAMS_VARIABLE, type McpUpstreamConfig, type McpUpstreamTransport } from './mcp-upstreams.ts';
+export { WITNESSES_VARIABLE, type TlogWitnessConfig } from './tlog-witnesses.ts';

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from '../observability/index.ts';
 import { testApp, type TestApp } from '../testing/edge-app.ts';
+import { NO_TRACING_WORK, watchTracingWork } from '../testing/tracing-work.ts';
 import type { EdgeRoutes } from './types.ts';
 
 const exporter = new InMemorySpanExporter();
@@ -81,32 +82,31 @@ describe('request tracing on an edge that records', () => {
   });
 });
 
-describe('request tracing on an edge that records nothing', () => {
+describe('request tracing in a process that records nothing', () => {
   const tracing = tracingFor(false);
 
-  it('keeps the caller\'s trace id, runs the handler in it, and records nothing', async () => {
-    t = await testApp(routes, { tracing: tracing().http });
-    const res = await t.app.inject({ method: 'POST', url: '/things/7', headers: { traceparent: INCOMING }, payload: { a: 1 } });
-    expect(res.statusCode).toBe(200);
-    const { activeSpan, traceId } = res.json();
-    expect(traceId).toBe(TRACE_ID);
-    // The answer names the span the handler ran in; the flags say nothing was sampled here.
-    expect(res.headers.traceparent).toBe(`00-${TRACE_ID}-${activeSpan}-00`);
+  it('gives edges no tracing at all: no hook to install', () => {
+    expect(tracing().recording).toBe(false);
+    expect(tracing().http).toBeUndefined();
+  });
+
+  it('neither reads nor answers a traceparent, and runs the handler in no span', async () => {
+    // As the runtime builds an edge: with whatever tracing the process hands out.
+    const http = tracing().http;
+    t = await testApp(routes, http === undefined ? {} : { tracing: http });
+    const watch = watchTracingWork();
+    try {
+      const res = await t.app.inject({ method: 'POST', url: '/things/7', headers: { traceparent: INCOMING }, payload: { a: 1 } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ activeSpan: null, traceId: null });
+      expect(res.headers.traceparent).toBeUndefined();
+      const refused = await t.app.inject({ method: 'GET', url: '/secret' });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers.traceparent).toBeUndefined();
+      expect(watch.counts()).toEqual(NO_TRACING_WORK);
+    } finally {
+      watch.restore();
+    }
     expect(exporter.getFinishedSpans()).toEqual([]);
-  });
-
-  it('leaves the instrumentation out: its hooks would run on every request for nothing', async () => {
-    t = await testApp(routes, { tracing: tracing().http });
-    expect(t.app.hasRequestDecorator('opentelemetry')).toBe(false);
-  });
-
-  it('starts a trace for a request that brings none, refusals included', async () => {
-    t = await testApp(routes, { tracing: tracing().http });
-    const ok = await t.app.inject({ method: 'POST', url: '/things/7', payload: {} });
-    expect(ok.headers.traceparent).toBe(`00-${ok.json().traceId}-${ok.json().activeSpan}-00`);
-    const refused = await t.app.inject({ method: 'GET', url: '/secret' });
-    expect(refused.statusCode).toBe(401);
-    expect(refused.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
-    expect((await t.app.inject({ url: '/health' })).headers.traceparent).toBeUndefined();
   });
 });

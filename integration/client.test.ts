@@ -5,7 +5,9 @@ import {
   AuthError, ConflictError, createSuiteClient, NotFoundError, TransportError, UnavailableError,
   type SuiteClient,
 } from '../client/src/index.ts';
-import { verifyExport, verifyRecord } from '../client/src/verify.ts';
+import { verifyExport, verifyReceipt, verifyRecord, type ExecutionReceipt } from '../client/src/verify.ts';
+import { logKey } from '../core/tlog/index.ts';
+import { generateKeyPairSync } from 'node:crypto';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 
 /**
@@ -102,6 +104,25 @@ describe('the client library against the real suite', () => {
     const tampered = exported.replace('"action":"offline"', '"action":"offlinf"');
     expect(tampered).not.toBe(exported);
     expect(verifyExport(tampered, publicKey)).toMatchObject({ valid: false, reason: expect.stringMatching(/hash/i) });
+  });
+
+  it('verifies a receipt offline with the trace key and the log vkey, and refuses it altered or under another log key', async () => {
+    const made = (await client.executions.record(execution('receipt'))).record;
+    const logVkey = (await (await fetch(suite.url('token', '/executions/log/vkey'))).text()).trim();
+    let receipt: ExecutionReceipt | undefined;
+    // A checkpoint covers a record within a second; until then the route answers 503.
+    await expect.poll(async () => {
+      receipt = await client.token.get('/executions/{id}/receipt', { path: { id: made.id } }).catch(() => undefined) as ExecutionReceipt | undefined;
+      return receipt?.leafIndex;
+    }, { timeout: 30_000, interval: 100 }).toBe(made.seq - 1);
+    const r = receipt as ExecutionReceipt;
+    expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey })).toEqual({ ok: true, leafIndex: made.seq - 1, treeSize: r.treeSize, cosignedBy: [] });
+    expect(verifyReceipt({ ...r, record: { ...r.record, action: 'other' } }, { publicKeyPem: publicKey, logVkey })).toMatchObject({ ok: false, reason: expect.stringMatching(/hash/) });
+    const flipped = r.proof.length > 0 ? { ...r, proof: [Buffer.alloc(32, 7).toString('base64'), ...r.proof.slice(1)] } : { ...r, treeSize: r.treeSize + 1 };
+    expect(verifyReceipt(flipped, { publicKeyPem: publicKey, logVkey })).toMatchObject({ ok: false });
+    const otherLog = logKey(logVkey.slice(0, logVkey.indexOf('+')), generateKeyPairSync('ed25519').privateKey).vkey;
+    expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey: otherLog })).toMatchObject({ ok: false, reason: expect.stringMatching(/no signature by a known key/) });
+    expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey, quorum: 1 })).toMatchObject({ ok: false, reason: expect.stringMatching(/quorum of 1/) });
   });
 });
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { startTargetServer, type TargetServer } from '../testing/target-server.ts';
+import { axeViolations, describeViolations, type Violation } from '../testing/axe.ts';
 
 /**
  * Accessibility of every view, in a real browser against a real suite (testing/dashboard-browser.ts):
@@ -13,8 +13,6 @@ import { startTargetServer, type TargetServer } from '../testing/target-server.t
  * at 1280x800 and at a phone's 390 px; then the keyboard: a skip link first, and every control of a
  * rich view reached by Tab with a visible focus indicator and an accessible name.
  */
-const AXE_PATH = createRequire(import.meta.url).resolve('axe-core');
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 
 let d: DashboardBrowser;
 let everything: string;
@@ -67,21 +65,6 @@ async function settled(page: Page, route: string): Promise<void> {
   await page.waitForSelector('main h1', { timeout: 10_000 }).catch(() => { throw new Error(`${route}: no h1 in main within 10 s`); });
   await expect.poll(() => page.evaluate(() => /Loading |Comparing…/.test(document.querySelector('main')!.textContent ?? '')), { timeout: 10_000 }).toBe(false);
 }
-
-interface Violation { route: string; id: string; impact: string; targets: string[]; help: string }
-
-/** axe-core's violations on the page as it is now, each with the elements it names. */
-async function axeViolations(page: Page, route: string): Promise<Violation[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_PATH });
-  const found = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run(c: Document, o: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  }, AXE_TAGS);
-  return found.map((v) => ({ route, ...v }));
-}
-
-const describeViolations = (all: Violation[]) => all.map((v) => `${v.route}: ${v.id} (${v.impact}) ${v.help}: ${v.targets.join(', ')}`).join('\n');
 
 beforeAll(async () => {
   d = await startDashboardBrowser();

@@ -7,7 +7,7 @@ export {
   type ServiceMetrics,
 } from './metrics.ts';
 export type {
-  ChainMetrics, PromiseMetrics, WatchedAuditSink, WatchedChainWriter, WatchedRevocationView,
+  ChainMetrics, PromiseMetrics, WatchedAuditSink, WatchedChainWriter, WatchedRevocationView, WatchedWitnesses,
 } from './promise-metrics.ts';
 export { backgroundSpan, batchSpan, detached, linkToActive, workSpan } from './work-spans.ts';
 export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';

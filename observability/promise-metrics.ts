@@ -30,6 +30,11 @@ export interface WatchedRevocationView {
   readonly lastUpdateMs: number;
 }
 
+/** What the execution log's witness collector exposes to its gauges (actors/execution-log WitnessCollector). */
+export interface WatchedWitnesses {
+  status(): ReadonlyArray<{ readonly name: string; readonly cosignedSize: number; readonly up: boolean }>;
+}
+
 export interface ChainMetrics {
   watch(writer: WatchedChainWriter): () => void;
   /** One group commit made durable: its record count and how long its statement took. */
@@ -40,6 +45,8 @@ export interface PromiseMetrics {
   readonly chains: ChainMetrics;
   watchAudit(sink: WatchedAuditSink): () => void;
   watchRevocations(view: WatchedRevocationView): () => void;
+  /** The witnesses asked to cosign the execution log's checkpoints: how far each has cosigned, and whether it answers. */
+  watchWitnesses(witnesses: WatchedWitnesses): () => void;
   /** An authorization decision recorded (allow or deny) with its reason; the code label is bounded. */
   decided(result: string, code: string): void;
   /** One chain verification ended (`valid`, `invalid` or `error`) after `seconds`. */
@@ -112,6 +119,22 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
     },
   });
 
+  const witnessSets = new Set<WatchedWitnesses>();
+  new Gauge({
+    name: 'suite_tlog_witness_cosigned_size', help: 'The largest execution log checkpoint each witness cosigned for this process (compare with the log\'s tree size: a witness that lags falls behind)', labelNames: ['witness'] as const, registers,
+    collect() {
+      this.reset();
+      for (const set of witnessSets) for (const w of set.status()) this.set({ witness: w.name }, w.cosignedSize);
+    },
+  });
+  new Gauge({
+    name: 'suite_tlog_witness_up', help: '1 while the witness answered its last add-checkpoint as the protocol says, 0 after a failure', labelNames: ['witness'] as const, registers,
+    collect() {
+      this.reset();
+      for (const set of witnessSets) for (const w of set.status()) this.set({ witness: w.name }, w.up ? 1 : 0);
+    },
+  });
+
   const decisions = new Counter({ name: 'suite_decisions_total', help: 'Authorization decisions recorded, by result and error code (none for allow, other for a reason outside the catalogue)', labelNames: ['result', 'code'] as const, registers });
   const verifications = new Counter({ name: 'suite_verification_runs_total', help: 'Whole-chain verifications run, by result', labelNames: ['result'] as const, registers });
   const verifySeconds = new Histogram({ name: 'suite_verification_duration_seconds', help: 'Time of one whole-chain verification', buckets: VERIFY_SECONDS_BUCKETS, registers });
@@ -130,6 +153,7 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
       views.set(view, clock());
       return () => void views.delete(view);
     },
+    watchWitnesses: watcher(witnessSets),
     decided: (result, code) => decisions.inc({ result, code }),
     verified(result, seconds) {
       verifications.inc({ result });

@@ -15,7 +15,7 @@ import { noPropagation, type TracePropagation } from '../bus/index.ts';
 import type { TracingSettings } from '../config/index.ts';
 import { busPropagation } from './bus-tracing.ts';
 import { httpTracing, type EdgeTracing, type HttpTracing } from './http-tracing.ts';
-import { SPAN_ROLE } from './work-spans.ts';
+import { recordWorkSpans, SPAN_ROLE } from './work-spans.ts';
 
 export interface TracingOptions {
   /** The `OTEL_*` settings, validated by config (`config.tracing`). */
@@ -29,11 +29,15 @@ export interface TracingOptions {
 }
 
 export interface Tracing {
-  /** Whether spans are recorded (an exporter or test processors); else ids flow, nothing is kept. */
+  /**
+   * Whether spans are recorded (an exporter or test processors). When not, the process does no
+   * tracing work per request or per message at all: `propagation` is `noPropagation`, `http` is
+   * undefined, the work-span helpers run their work as it is (docs/OBSERVABILITY.md, "Cost").
+   */
   readonly recording: boolean;
-  /** For `createBus`: client/server and producer/consumer spans linked by `traceparent`. */
+  /** For `createBus`: client/server and producer/consumer spans linked by `traceparent`; `noPropagation` unless recording. */
   readonly propagation: TracePropagation;
-  /** For `createEdgeApp`'s `tracing` option; undefined when tracing is disabled. */
+  /** For `createEdgeApp`'s `tracing` option; undefined unless recording. */
   readonly http: EdgeTracing | undefined;
   /** Flushes what is not exported yet, then stops recording (once the last user stopped). Idempotent. */
   shutdown(): Promise<void>;
@@ -45,9 +49,9 @@ const RECORDED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECO
 
 /**
  * Forwards to the sampler of the current start; records nothing in between. Without an exporter
- * the current sampler is AlwaysOff: the SDK then still gives a root span fresh trace and span ids
- * (a non-recording span; sdk-trace Tracer.startSpan), so `traceparent` flows and a client can
- * find its trace id in every log line and response, at the cost of two random ids per span.
+ * the current sampler is AlwaysOff. The suite's own code then starts no span at all (it is handed
+ * no propagation, no edge hooks, and work-spans.ts skips its spans); a span a library would still
+ * start is a non-recording one (sdk-trace Tracer.startSpan), kept by nothing.
  */
 class SwitchSampler implements Sampler {
   current: Sampler = new AlwaysOffSampler();
@@ -98,6 +102,8 @@ interface Registration {
   recording: boolean;
   readonly sampler: SwitchSampler;
   readonly processor: SwitchProcessor;
+  /** Outbound HTTP client spans: subscribed to undici's channels only while recording. */
+  readonly outbound: UndiciInstrumentation;
   readonly propagation: TracePropagation;
   readonly http: HttpTracing;
 }
@@ -130,10 +136,14 @@ function register(serviceName: string): Registration {
   provider.register({ propagator: new W3CTraceContextPropagator() });
   // Client spans for outbound HTTP (scheduler tasks, benchmark targets, connector actions: all go
   // through undici, whose diagnostics channels this listens to, whatever the dispatcher). Only
-  // within a trace: a call made outside any (a test's own fetch, a probe) starts none.
-  registerInstrumentations({ tracerProvider: provider, instrumentations: [new UndiciInstrumentation({ requireParentforSpans: true })] });
+  // within a trace: a call made outside any (a test's own fetch, a probe) starts none. Listening
+  // only while recording: even outside a trace it would build attributes and inject an empty
+  // context into every outbound call (the dashboard's proxy makes one per request).
+  const outbound = new UndiciInstrumentation({ requireParentforSpans: true });
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [outbound] });
+  outbound.disable();
   const reg: Registration = {
-    serviceName, sampler, processor, recording: false,
+    serviceName, sampler, processor, outbound, recording: false,
     propagation: busPropagation(provider.getTracer('suite.bus'), () => reg.recording),
     http: httpTracing(provider),
   };
@@ -188,16 +198,24 @@ export function startTracing(options: TracingOptions): Tracing {
   reg.sampler.recording = reg.recording;
   reg.processor.current = processors;
   reg.http.record(reg.recording);
+  recordWorkSpans(reg.recording);
+  if (reg.recording) reg.outbound.enable();
   active = { key, given, owned, users: 1 };
   return handle(reg, active);
 }
 
+/**
+ * What a start hands out. Whether anything records is decided here, once: a process that records
+ * nothing gets no propagation and no edge tracing, so its requests and messages pay nothing for
+ * tracing, not even a check. A bus or edge built from a recording start that outlives it (tests
+ * only: the runtime stops edges and the bus first) then makes spans the sampler drops.
+ */
 function handle(reg: Registration, mine: Active): Tracing {
   let stopped: Promise<void> | undefined;
   return {
     recording: reg.recording,
-    propagation: reg.propagation,
-    http: reg.http.install,
+    propagation: reg.recording ? reg.propagation : noPropagation,
+    http: reg.recording ? reg.http.install : undefined,
     shutdown: () => (stopped ??= stop(reg, mine)),
   };
 }
@@ -214,6 +232,8 @@ async function stop(reg: Registration, mine: Active): Promise<void> {
   reg.sampler.background = new AlwaysOffSampler();
   reg.sampler.recording = false;
   reg.http.record(false);
+  recordWorkSpans(false);
+  reg.outbound.disable();
   await Promise.all(processors.map((p) => p.forceFlush()));
   await Promise.all(mine.owned.map((p) => p.shutdown()));
 }

@@ -2,6 +2,7 @@ import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.ts';
+import { NO_TRACING_WORK, watchTracingWork } from '../testing/tracing-work.ts';
 import { backgroundSpan, batchSpan, detached, linkToActive, startTracing, type Tracing } from './index.ts';
 
 /** The spans of work that is not one request's, and how the sampler treats them (work-spans.ts). */
@@ -77,5 +78,32 @@ describe('detached', () => {
     })));
     expect(seen).toBeUndefined();
     expect(context.with(request(true), linkToActive)?.context.spanId).toBe('cd'.repeat(8));
+  });
+});
+
+describe('work spans in a process that records nothing', () => {
+  it('make no span, no context frame and no link: the work runs as it is', async () => {
+    tracing = startTracing({ settings: loadConfig({}).tracing });
+    const watch = watchTracingWork();
+    try {
+      const link = linkToActive();
+      const committed = await batchSpan('chain.commit executions', [link, undefined], { 'suite.chain': 'executions' }, async (span) => {
+        span.setAttribute('suite.chain.head', 7);
+        return span.isRecording() ? 'recorded' : 'committed';
+      });
+      const polled = await backgroundSpan('scheduler.poll', async () => 'polled');
+      const timer = await detached(() => new Promise((resolve) => setTimeout(() => resolve('fired'), 1)));
+      expect([link, committed, polled, timer]).toEqual([undefined, 'committed', 'polled', 'fired']);
+      expect(watch.counts()).toEqual(NO_TRACING_WORK);
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it('still run outside the caller\'s trace when one is active (a library\'s span), and link to nothing', async () => {
+    tracing = startTracing({ settings: loadConfig({}).tracing });
+    const seen = await context.with(request(true), () => batchSpan('audit.append', [linkToActive()], {}, async () => trace.getSpan(context.active())));
+    expect(seen).toBeUndefined();
+    expect(context.with(request(true), linkToActive)).toBeUndefined();
   });
 });

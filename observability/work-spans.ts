@@ -1,4 +1,6 @@
-import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
+import {
+  INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span,
+} from '@opentelemetry/api';
 
 /**
  * Spans for work that is not one request's (docs/OBSERVABILITY.md, "Trace shape"). The active
@@ -22,12 +24,34 @@ export type SpanRole = 'batch' | 'background';
 /** Most links one batch span carries (the SDK's default link limit is 128 as well). */
 export const MAX_LINKS = 128;
 
+/**
+ * Whether this process records spans now: set by tracing.ts at each start and stop. While it does
+ * not (no exporter), these helpers make no span and no context frame: per request and per commit
+ * they cost one boolean read (docs/OBSERVABILITY.md, "Cost").
+ */
+let recording = false;
+
+export function recordWorkSpans(on: boolean): void {
+  recording = on;
+}
+
+/** What a helper hands its `fn` while nothing records: one shared non-recording span, made once. */
+const UNRECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 export function detached<T>(fn: () => T): T {
-  return context.with(ROOT_CONTEXT, fn);
+  // Already outside any trace (always so while nothing records: no context is ever entered), a
+  // frame of its own would change nothing and cost an AsyncLocalStorage switch.
+  return context.active() === ROOT_CONTEXT ? fn() : context.with(ROOT_CONTEXT, fn);
+}
+
+/** Runs `fn` outside any trace with the shared non-recording span: a helper's whole work while nothing records. */
+function unrecorded<T>(fn: (span: Span) => T): T {
+  return context.active() === ROOT_CONTEXT ? fn(UNRECORDED) : context.with(ROOT_CONTEXT, fn, undefined, UNRECORDED);
 }
 
 /** A link to the active span, for a batch that will serve this caller later; undefined outside a trace. */
 export function linkToActive(): Link | undefined {
+  if (!recording) return undefined;
   const ctx = trace.getSpanContext(context.active());
   return ctx === undefined || !trace.isSpanContextValid(ctx) ? undefined : { context: ctx };
 }
@@ -35,6 +59,7 @@ export function linkToActive(): Link | undefined {
 const tracer = () => trace.getTracer('suite.work');
 
 async function inRoot<T>(name: string, role: SpanRole, links: Link[], attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  if (!recording) return unrecorded(fn);
   return tracer().startActiveSpan(name, { root: true, links, attributes: { ...attributes, [SPAN_ROLE]: role } }, ROOT_CONTEXT, async (span) => {
     try {
       return await fn(span);
@@ -52,6 +77,7 @@ async function inRoot<T>(name: string, role: SpanRole, links: Link[], attributes
 
 /** Batch work for the requests `links` point to, in a root span of its own. */
 export function batchSpan<T>(name: string, links: readonly (Link | undefined)[], attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  if (!recording) return unrecorded(fn);
   const kept: Link[] = [];
   for (const l of links) {
     if (l !== undefined && kept.length < MAX_LINKS) kept.push(l);
@@ -66,6 +92,7 @@ export function backgroundSpan<T>(name: string, fn: (span: Span) => Promise<T>, 
 
 /** A unit of user work started by a timer (a task attempt, a benchmark run): a root span sampled like a request. */
 export function workSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  if (!recording) return unrecorded(fn);
   return tracer().startActiveSpan(name, { root: true, attributes }, ROOT_CONTEXT, async (span) => {
     try {
       return await fn(span);

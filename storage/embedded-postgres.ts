@@ -52,6 +52,15 @@ const SETTINGS: Readonly<Record<string, string>> = {
   // the suite's to report, with their parameters kept out of the log.
   log_min_messages: 'warning',
   log_min_error_statement: 'panic',
+  // Sized for one machine (docs/PERFORMANCE.md, "Memory of the embedded default"). The buffers a
+  // backend touches count in the suite's memory: 32 MB instead of 128 bounds them once the tables
+  // outgrow them (the operating system's page cache still holds the rest, outside the suite's PSS).
+  shared_buffers: '32MB',
+  // Reads done by each backend itself (Postgres 17's way) rather than handed to three I/O worker
+  // processes of ~2 MB each; the suite's reads are index lookups and one scan at a time.
+  io_method: 'sync',
+  // No logical replication: its launcher process (~1 MB) is not started.
+  max_logical_replication_workers: '0',
 };
 
 /**

@@ -36,6 +36,15 @@ export interface OpenStorageOptions extends StorageOptions {
 }
 
 const DEFAULT_POOL_SIZE = 10;
+/**
+ * The embedded server's pool: each connection is a Postgres backend of 3.5–7 MB (PSS: its caches of
+ * catalog and plans), and the embedded default is sized for one machine (docs/PERFORMANCE.md,
+ * "Memory of the embedded default"). Four carry the group commits of the chain and the audit sink
+ * beside the reads; ten held 9–10 backends under the bench's load (bench/memory.ts). An idle timeout
+ * would not lower it: the pool hands its idle connections out in turn, and the suite's periodic
+ * queries (leases, the scheduler's polls) keep every one it opened in use.
+ */
+export const EMBEDDED_POOL = { maxPoolSize: 4, idleTimeoutMs: 30_000 } as const satisfies PoolShape;
 /** Long enough for chain verification pages and batch inserts, short enough to free a stuck pool. */
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
@@ -65,7 +74,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   if (dbPath !== undefined && engine !== undefined) {
     const server = await startEmbeddedPostgres(dbPath, engine, logger, options.embeddedRestart);
     try {
-      const pool = await openPostgres(server.url, options, logger);
+      const pool = await openPostgres(server.url, options, logger, EMBEDDED_POOL);
       logger.info({ kind: 'postgres', embedded: true, dbPath }, 'storage open');
       return createStorageHandle('postgres', pool, server.stop, server.alive);
     } catch (error) {
@@ -98,17 +107,21 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   }
 }
 
+/** The pool's size and idling: a server given by URL gets 10 connections, closed after 30 s unused. */
+type PoolShape = Pick<PoolSettings, 'maxPoolSize' | 'idleTimeoutMs'>;
+const SERVER_POOL: PoolShape = { maxPoolSize: DEFAULT_POOL_SIZE, idleTimeoutMs: 30_000 };
+
 /** Migrations applied, then the suite's pool: a Postgres server, external or the embedded one. */
-async function openPostgres(url: string, options: OpenStorageOptions, logger: StorageLogger): Promise<DatabasePool> {
+async function openPostgres(url: string, options: OpenStorageOptions, logger: StorageLogger, shape: PoolShape = SERVER_POOL): Promise<DatabasePool> {
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
   await migrate({ url, dir: options.migrationsDir ?? DEFAULT_MIGRATIONS_DIR, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
   return createSuitePool(
     url,
     {
-      maxPoolSize: options.poolSize ?? DEFAULT_POOL_SIZE,
+      ...shape,
+      ...(options.poolSize === undefined ? {} : { maxPoolSize: options.poolSize }),
       statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
       connectionTimeoutMs,
-      idleTimeoutMs: 30_000,
       tracing: options.tracing ?? false,
     },
     logger,

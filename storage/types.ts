@@ -20,6 +20,9 @@ export interface StorageOptions {
   databaseUrl?: string;
   /** `SUITE_DB_PATH`: the embedded database's folder (open.ts); unset means in-memory (nothing survives a restart). */
   dbPath?: string;
-  /** Pool size for Postgres (PGlite is one session, so always 1). */
+  /**
+   * Most connections of the pool (`SUITE_DATABASE_POOL_SIZE`); default 10 on a server given by URL,
+   * 4 on the embedded one (open.ts). PGlite is one session, so always 1.
+   */
   poolSize?: number;
 }

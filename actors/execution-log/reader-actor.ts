@@ -55,7 +55,7 @@ export class ExecutionLogReaderActor extends BusActor {
         const size = data.size ?? (await readCheckpoint(db))?.size ?? 0;
         await this.#checkSize(size, `size ${size}`);
         if (leafIndex >= size) throw new SuiteError('INVALID_REQUEST', `record ${data.id} is leaf ${leafIndex}, not in a tree of size ${size}`);
-        const read = await this.#reader((r) => inclusionProof(leafIndex, size, r));
+        const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
         const proof = inclusionProof(leafIndex, size, read);
         const checkpoint = await readCheckpointOfSize(db, size);
         return {
@@ -82,7 +82,8 @@ export class ExecutionLogReaderActor extends BusActor {
           throw new SuiteError('SERVICE_UNAVAILABLE', 'the record is not in a published checkpoint yet (one follows within a second): retry');
         }
         const size = checkpoint.size;
-        const read = await this.#reader((r) => inclusionProof(leafIndex, size, r));
+        // The leaf itself too: its tile is not among the proof's when no proof node shares it (size 1; leaf 256 of 257).
+        const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
         const entry = logEntry(record);
         // The stored leaf must be this record's: a record edited in the database gets no receipt.
         if (!read(0, leafIndex).equals(leafHash(entry))) throw new SuiteError('CONFLICT', 'the stored record no longer matches its leaf in the log');

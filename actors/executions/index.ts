@@ -6,7 +6,7 @@ import type { TraceSigner } from '../../core/chain/index.ts';
 import { ExecutionReaderActor } from './reader-actor.ts';
 import { ExecutionReadModelActor } from './read-models/index.ts';
 import { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
-import { ExecutionLogMaintainer, ExecutionLogReaderActor, type LogMaintainerOptions } from '../execution-log/index.ts';
+import { ExecutionLogMaintainer, ExecutionLogReaderActor, WitnessCollector, type CollectedWitness, type LogMaintainerOptions } from '../execution-log/index.ts';
 
 export { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
 export { ExecutionReaderActor } from './reader-actor.ts';
@@ -30,6 +30,8 @@ export interface ExecutionActorsOptions {
   renewMs?: number;
   /** The transparency log kept by the writer (docs/TRACE-FORMAT.md, "The transparency log"). */
   log?: Omit<LogMaintainerOptions, 'storage' | 'logger'>;
+  /** Witnesses asked to cosign the log's checkpoints (SUITE_TLOG_WITNESSES, docs/WITNESS.md); only the writer asks. */
+  witnesses?: readonly CollectedWitness[];
 }
 
 export interface RunningExecutionActors {
@@ -38,6 +40,8 @@ export interface RunningExecutionActors {
   /** Lists, conditions, lineage and aggregates (docs/EXECUTION-READS.md); started with the reader. */
   readonly readModels: ExecutionReadModelActor | undefined;
   readonly log: ExecutionLogMaintainer | undefined;
+  /** Present when witnesses are configured and this process writes the chain. */
+  readonly witnesses: WitnessCollector | undefined;
   /** Readers first (no new work), then the writer commits what it holds and gives up its lease. */
   stop(): Promise<void>;
 }
@@ -47,7 +51,16 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
   const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage, ...(o.metrics ? { metrics: o.metrics } : {}) }) : undefined;
   const readModels = o.roles.reader ? new ExecutionReadModelActor({ bus: o.bus, storage: o.storage }) : undefined;
   const logReader = o.roles.reader ? new ExecutionLogReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
-  const log = o.roles.writer && o.log ? new ExecutionLogMaintainer({ ...o.log, storage: o.storage, ...(o.logger ? { logger: o.logger } : {}) }) : undefined;
+  const collector = o.roles.writer && o.log && o.witnesses && o.witnesses.length > 0
+    ? new WitnessCollector({ storage: o.storage, witnesses: o.witnesses, ...(o.logger ? { logger: o.logger } : {}) })
+    : undefined;
+  const unwatch = collector && o.metrics ? o.metrics.watchWitnesses(collector) : undefined;
+  const log = o.roles.writer && o.log
+    ? new ExecutionLogMaintainer({
+      ...o.log, storage: o.storage, ...(o.logger ? { logger: o.logger } : {}),
+      ...(collector ? { onCheckpoint: (c: { size: number; note: string }) => collector.published(c) } : {}),
+    })
+    : undefined;
   const writer = o.roles.writer
     ? new ExecutionWriterActor({
       bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
@@ -76,6 +89,7 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
     reader,
     readModels,
     log,
+    witnesses: collector,
     stop: () => (stopping ??= (async () => {
       await logReader?.stop();
       await readModels?.stop();
@@ -84,6 +98,8 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
       // What the writer committed last is integrated before the log stops (else the next leader does it).
       await log?.settled();
       await log?.pause();
+      await collector?.stop();
+      unwatch?.();
       await o.signer.close();
     })()),
   };

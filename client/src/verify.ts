@@ -7,7 +7,9 @@
 import type { KeyObject } from 'node:crypto';
 import { checkExecution, ed25519PublicKey, ExportVerifier, keyIdOf, type ExecutionRecord, type ExportVerification, type KeyLookup } from '../../core/chain/index.ts';
 
-export type { ExecutionRecord, ExportVerification };
+import { checkpointPolicyOf, verifyReceipt as verifyLogReceipt, type ExecutionReceipt, type ReceiptVerification } from '../../core/tlog/index.ts';
+
+export type { ExecutionRecord, ExportVerification, ExecutionReceipt, ReceiptVerification };
 
 /** Keys by their id (`keyId` of a record), from one or more PEM public keys. */
 export function keysFromPem(...pems: string[]): KeyLookup {
@@ -35,4 +37,29 @@ export function verifyExport(text: string, publicKeyPem: string | string[]): Exp
   const encoder = new TextEncoder();
   for (const line of text.split('\n')) if (line !== '') verifier.push(encoder.encode(line));
   return verifier.finish();
+}
+
+export interface ReceiptKeys {
+  /** The trace public key(s) (GET /executions/public-key), PEM: the record's signature. */
+  publicKeyPem: string | string[];
+  /** The log's vkey (GET /executions/log/vkey): the checkpoint's signature and the log's origin. */
+  logVkey: string;
+  /** Witnesses' cosignature vkeys, as their operators publish them (`suite witness` prints its own). */
+  witnessVkeys?: string[];
+  /** How many of those witnesses must have cosigned the checkpoint (default 0). */
+  quorum?: number;
+}
+
+/**
+ * A receipt (`GET /executions/{id}/receipt`) checked offline with core/tlog, public keys only: the
+ * record's hash and signature, that its entry is its export line and leaf `seq - 1`, the checkpoint's
+ * log signature, origin and witness quorum, and the inclusion proof to the checkpoint's root.
+ */
+export function verifyReceipt(receipt: ExecutionReceipt, keys: ReceiptKeys): ReceiptVerification {
+  const policy = checkpointPolicyOf(keys);
+  if (typeof policy === 'string') return { ok: false, reason: policy };
+  if (typeof receipt !== 'object' || receipt === null || typeof receipt.record !== 'object' || receipt.record === null || !Array.isArray(receipt.proof)) {
+    return { ok: false, reason: 'not an execution receipt' };
+  }
+  return verifyLogReceipt(receipt, keysFromPem(...(Array.isArray(keys.publicKeyPem) ? keys.publicKeyPem : [keys.publicKeyPem])), policy);
 }

@@ -21,6 +21,7 @@ export {
 export { formatCheckpoint, parseCheckpoint, type Checkpoint } from './checkpoint.ts';
 export { cosignedMessage, ed25519Cosigner, cosignatureTime, cosignatureVerifier, type Cosigner } from './cosignature.ts';
 export { openCheckpoint, type TrustedCheckpoint, type CheckpointPolicy } from './signed-checkpoint.ts';
+export { checkpointPolicyOf, type PolicyKeys } from './policy.ts';
 export { logKey, type LogKey } from './log-key.ts';
 export { parseAddCheckpoint, addCheckpoint, type AddCheckpointRequest, type WitnessDecision, type WitnessPolicy, type WitnessedLog } from './witness.ts';
 export { verifyReceipt, type ExecutionReceipt, type ReceiptVerification } from './receipt.ts';

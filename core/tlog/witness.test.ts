@@ -1,9 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  CompactTree, addCheckpoint, consistencyProof, cosignatureVerifier, ed25519Cosigner, formatCheckpoint, leafHash, logKey, openCheckpoint,
-  parseAddCheckpoint, signNote, type NodeReader, type WitnessedLog,
+  addCheckpoint, consistencyProof, cosignatureVerifier, ed25519Cosigner, formatCheckpoint, logKey, openCheckpoint, parseAddCheckpoint, signNote,
+  type WitnessedLog,
 } from './index.ts';
+import { addCheckpointBody, tlogHistory } from '../../testing/tlog-history.ts';
 
 const ORIGIN = 'suite.test/executions/log';
 const log = logKey(ORIGIN, generateKeyPairSync('ed25519').privateKey);
@@ -11,19 +12,7 @@ const impostor = logKey(ORIGIN, generateKeyPairSync('ed25519').privateKey);
 const cosigner = ed25519Cosigner('witness.test/w1', generateKeyPairSync('ed25519').privateKey);
 const policy = { logs: new Map([[ORIGIN, [log.verifier]]]), cosigner };
 
-/** A log of `n` entries with every node kept, and a signed checkpoint at any size. */
-function history(prefix: string, n: number) {
-  const tree = new CompactTree();
-  const nodes = new Map<string, Buffer>();
-  const roots: Buffer[] = [tree.root()];
-  for (let i = 0; i < n; i += 1) {
-    for (const node of tree.append(leafHash(Buffer.from(`${i < 10 ? 'common' : prefix} ${i}`)))) nodes.set(`${node.height}/${node.index}`, node.hash);
-    roots.push(tree.root());
-  }
-  const read: NodeReader = (h, i) => nodes.get(`${h}/${i}`) as Buffer;
-  const checkpoint = (size: number, key = log) => signNote(formatCheckpoint({ origin: ORIGIN, size, root: roots[size] as Buffer, extensions: [] }), [key.signer]);
-  return { read, roots, checkpoint };
-}
+const history = (prefix: string, n: number) => tlogHistory(ORIGIN, log, prefix, n);
 
 /** A witness whose state lives in a map, applied as its durable store would apply it. */
 function witness() {
@@ -39,7 +28,7 @@ function witness() {
   };
   return { state, evidence, submit };
 }
-const body = (old: number, proof: Buffer[], note: string) => `old ${old}\n${proof.map((p) => `${p.toString('base64')}\n`).join('')}\n${note}`;
+const body = addCheckpointBody;
 
 describe('a witness (C2SP tlog-witness add-checkpoint)', () => {
   const real = history('real', 40);

@@ -14,11 +14,11 @@ export type KeyLookup = (keyId: string) => Promise<CryptoKey>;
 const GENESIS = '0'.repeat(64);
 const encoder = new TextEncoder();
 
-async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as BufferSource));
 }
-const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-function unbase64(s: string): Uint8Array | null {
+export const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+export function unbase64(s: string): Uint8Array | null {
   try {
     return Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
   } catch {
@@ -34,7 +34,7 @@ export async function importPublicKeyPem(pem: string): Promise<CryptoKey> {
 }
 
 /** One signed record: its bytes hash to `hash`, and `signature` is the key's over those 32 bytes. */
-async function checkSigned(signed: Uint8Array, hash: string, signature: string, keyId: unknown, keys: KeyLookup): Promise<string | null> {
+export async function checkSigned(signed: Uint8Array, hash: string, signature: string, keyId: unknown, keys: KeyLookup): Promise<string | null> {
   const digest = await sha256(signed);
   if (hex(digest) !== hash) return `hash mismatch: the signed fields hash to ${hex(digest).slice(0, 16)}…, the record says ${String(hash).slice(0, 16)}…`;
   if (typeof keyId !== 'string') return 'no keyId in the signed fields';

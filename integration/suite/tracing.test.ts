@@ -5,7 +5,9 @@ import { SpanKind } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subjects } from '../../bus/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { NO_TRACING_WORK, watchTracingWork } from '../../testing/tracing-work.ts';
 
 /** The real suite in this process (memory bus, in-memory PGlite), traced end to end. */
 
@@ -118,18 +120,43 @@ describe('a suite that records spans', () => {
 describe('a suite without an exporter', () => {
   const suite = suiteFor({});
 
-  it('still propagates trace ids, but records and exports nothing', async () => {
+  it('does no tracing work for a validate or an append: no span, no context, no trace header anywhere', async () => {
     exporter.reset();
-    const traceId = hex(16);
-    const res = await issue(suite(), { traceparent: `00-${traceId}-${hex(8)}-01` });
-    expect(res.status).toBe(200);
-    // The caller's trace id is kept; the flags say this process sampled nothing.
-    expect(res.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
-    const fresh = await issue(suite());
-    expect(fresh.status).toBe(200);
-    expect(fresh.headers.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
-    // A negative can only be observed over time: give late spans a chance to arrive.
-    await new Promise((r) => setTimeout(r, 100));
+    const t = suite();
+    const { token } = await t.mint(['auth:token:validate', 'audit:read', 'execution:record']);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const appended: Array<string | undefined> = [];
+    const seen = new Promise<void>((resolve) => {
+      t.suite.bus.subscribe(subjects.executionsAppended, ({ headers: h }) => {
+        appended.push(h.traceparent);
+        resolve();
+      });
+    });
+    await t.suite.bus.flush();
+    const watch = watchTracingWork();
+    try {
+      // A caller with tracing of its own in front: its header is neither kept nor answered.
+      const callerTrace = { traceparent: `00-${hex(16)}-${hex(8)}-01` };
+      const validated = await fetch(t.url('token', '/auth/token/validate'), {
+        method: 'POST', headers: { ...headers, ...callerTrace }, body: JSON.stringify({ token, requiredScope: 'audit:read' }),
+      });
+      expect(validated.status).toBe(200);
+      expect(validated.headers.get('traceparent')).toBeNull();
+      const append = await fetch(t.url('token', '/executions'), {
+        method: 'POST', headers: { ...headers, ...callerTrace },
+        body: JSON.stringify({ subject: 'test-agent', module: 'tracing-test', action: 'append', input: { n: 1 }, outcome: 'success' }),
+      });
+      expect(append.status).toBe(201);
+      expect(append.headers.get('traceparent')).toBeNull();
+      await seen;
+      // Counted over the whole process while both were served: the edge, the bus, the actors, the
+      // audit sink and the chain writer's commits, and whatever background loop turned meanwhile.
+      expect(watch.counts()).toEqual(NO_TRACING_WORK);
+    } finally {
+      watch.restore();
+    }
+    expect(appended.length).toBeGreaterThan(0);
+    expect(appended.every((traceparent) => traceparent === undefined)).toBe(true);
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -63,7 +63,7 @@ export const spineService = defineService({
         ...(ctx.has('actor:chain-writer') ? { log: (() => {
           const key = logKey(config.tlogOrigin, config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey);
           return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
-        })() } : {}),
+        })(), witnesses: config.tlogWitnesses } : {}),
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });

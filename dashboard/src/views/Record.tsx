@@ -7,6 +7,7 @@ import { label, TIME_FIELDS } from '../labels';
 import { RelativeTime } from '../time';
 import { RecordLineage } from './RecordLineage';
 import { RecordReplay } from './RecordReplay';
+import { RecordReceipt } from './RecordReceipt';
 
 interface Conditions { conditions: { condition: string; state: string; field: string; detail: string }[]; conclusion: string }
 interface Explain { sentences: { text: string; fields: string[] }[]; basis: string }
@@ -53,6 +54,7 @@ export function RecordView() {
           </Show>
           <RecordLineage id={params.id} />
           <RecordReplay id={params.id} />
+          <RecordReceipt id={params.id} />
         </Match>
       </Switch>
     </section>

@@ -1,22 +1,6 @@
 import { createSignal, For, Show } from 'solid-js';
-import { importPublicKeyPem, verifyText, type Report } from '../verify';
-
-/** Keys come from the published route (no credential), one fetch per keyId. */
-const keyCache = new Map<string, Promise<CryptoKey>>();
-function publishedKey(keyId: string): Promise<CryptoKey> {
-  let k = keyCache.get(keyId);
-  if (k === undefined) {
-    k = (async () => {
-      const r = await fetch(`/executions/public-key?keyId=${encodeURIComponent(keyId)}`);
-      if (!r.ok) throw new Error(`GET /executions/public-key answered ${r.status}`);
-      const body = (await r.json()) as { publicKey: string };
-      return importPublicKeyPem(body.publicKey);
-    })();
-    k.catch(() => keyCache.delete(keyId));
-    keyCache.set(keyId, k);
-  }
-  return k;
-}
+import { verifyText, type Report } from '../verify';
+import { publishedKey } from '../published-key';
 
 export function Verifier() {
   const [text, setText] = createSignal('');

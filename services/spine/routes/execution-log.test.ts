@@ -152,6 +152,20 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
     expect(verifyConsistency(255, 257, c.proof.map((x) => Buffer.from(x, 'base64')), root255, cp.checkpoint.root)).toBe(true);
   });
 
+  it('answers the proof and receipt of a leaf whose tile no proof node shares: leaf 0 at size 1, leaf 256 at size 257', async () => {
+    await auditor.checkpoint(257);
+    const read = { authorization: `Bearer ${await h.token(['execution:read'])}` };
+    const idIn = async (bundle: string) => {
+      const res = await h.app.inject({ method: 'GET', url: `/executions/log/tile/entries/${bundle}`, headers: read });
+      return /"id":"(exec_[0-9a-f]{32})"/.exec(res.rawPayload.subarray(2).toString())![1]!;
+    };
+    const first = await auditor.get(`/executions/${await idIn('000.p/1')}/proof?size=1`);
+    expect([first.status, (JSON.parse(first.text) as { proof: unknown[] }).proof]).toEqual([200, []]);
+    const last = await h.app.inject({ method: 'GET', url: `/executions/${await idIn('001.p/1')}/receipt`, headers: read });
+    expect(last.statusCode, last.body).toBe(200);
+    expect(JSON.parse(last.body)).toMatchObject({ leafIndex: 256, treeSize: 257 });
+  });
+
   it('bad tile paths and proof queries are 400 in the error shape; tiles beyond the tree are 404', async () => {
     for (const url of ['/executions/log/tile/0/01', '/executions/log/tile/0/000.p/0', '/executions/log/tile/64/000', '/executions/log/tile/0/x000/001',
       '/executions/log/consistency?from=0&to=3', '/executions/log/consistency?from=5&to=3', '/executions/log/consistency?from=1&to=999999',
