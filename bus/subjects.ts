@@ -4,6 +4,7 @@ import * as executions from './schemas/executions.ts';
 import * as executionReads from './schemas/execution-reads.ts';
 import * as executionExport from './schemas/execution-export.ts';
 import * as executionLog from './schemas/execution-log.ts';
+import * as retention from './schemas/retention.ts';
 import * as identities from './schemas/identities.ts';
 import * as models from './schemas/models.ts';
 import * as revocation from './schemas/revocation.ts';
@@ -48,6 +49,8 @@ export const subjects = {
   executionsLogProof: requestSubject('suite.executions.log.proof', executionLog.LogProofRequest, executionLog.LogProofReply),
   executionsLogConsistency: requestSubject('suite.executions.log.consistency', executionLog.LogConsistencyRequest, executionLog.LogConsistencyReply),
   executionsLogReceipt: requestSubject('suite.executions.log.receipt', executionLog.LogReceiptRequest, executionLog.LogReceiptReply),
+  // A record pruned under retention (docs/TENANCY.md), as its tombstone says: its routes answer 410.
+  executionsPruned: requestSubject('suite.executions.pruned', retention.PrunedRequest, retention.PrunedReply),
   // Read models of the chain (docs/EXECUTION-READS.md), served by any number of replicas (queue `executions`).
   executionsList: requestSubject('suite.executions.list', executionReads.ListRequest, executionReads.ListReply),
   executionsConditions: requestSubject('suite.executions.conditions', executionReads.RecordReadRequest, executionReads.ConditionsReply),

@@ -119,6 +119,7 @@ function report(r: ExportVerification, given: string[]): string {
     if (r.reason?.startsWith('no public key for keyId')) lines.push(`  (keys given: ${given.join(', ')}; fetch others with GET /executions/public-key?keyId=...)`);
     lines.push(`checked before the failure: ${r.records} record(s)${r.records > 0 ? `, seq ${r.firstSeq} to ${r.lastSeq}` : ''} (${range})`);
   }
+  if (r.pruned !== undefined) lines.push(`${r.pruned} record(s) pruned under retention taken where they stood: place, links and signature checked, content gone (docs/TRACE-FORMAT.md, "Retention")`);
   for (const [keyId, n] of Object.entries(r.keys)) lines.push(`signed by ${keyId}: ${n} record(s)`);
   for (const note of r.notes) lines.push(`note: ${note}`);
   return `${lines.join('\n')}\n`;

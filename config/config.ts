@@ -107,6 +107,12 @@ export interface SuiteConfig {
   readonly tlogOrigin: string;
   /** `SUITE_TLOG_WITNESSES`: the witnesses asked to cosign the log's checkpoints (config/tlog-witnesses.ts). */
   readonly tlogWitnesses: readonly TlogWitnessConfig[];
+  /**
+   * `SUITE_RETENTION_EVERY_MS`, `SUITE_RETENTION_BATCH`: how often the retention pruner runs (in a
+   * chain-writer process) and how many entries each of its transactions deletes (docs/TENANCY.md,
+   * "Retention").
+   */
+  readonly retention: { readonly everyMs: number; readonly batch: number };
   readonly shutdownGraceMs: number;
   /**
    * The embedded Postgres is restarted when it dies: at most `attempts` times per death, and never
@@ -343,6 +349,10 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     chainLeaseRenewMs,
     tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN')),
     tlogWitnesses: loadTlogWitnesses(str('SUITE_TLOG_WITNESSES'), (variable, message) => new ConfigError(variable, message)),
+    retention: {
+      everyMs: int('SUITE_RETENTION_EVERY_MS', 300_000, 1000, 86_400_000),
+      batch: int('SUITE_RETENTION_BATCH', 1000, 1, 100_000),
+    },
     shutdownGraceMs: int('SUITE_SHUTDOWN_GRACE_MS', 10_000, 0, 300_000),
     auditJournalDir: str('SUITE_AUDIT_JOURNAL_DIR') ?? (dataDir !== undefined ? `${dataDir}/audit-journal` : undefined),
     dbRestart: {

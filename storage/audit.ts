@@ -74,13 +74,15 @@ export async function listAuditEntries(db: CommonQueryMethods, f: AuditFilter): 
 }
 
 /**
- * How many entries the audit chain holds: its head's sequence number. Entries are appended with
- * gapless sequence numbers from 1, the head moving in the same statement, and never deleted, so
- * this is the count of rows, read in one look-up where `count(*)` reads an index entry for each
- * of them, on every page an auditor turns (a chain grows by an entry per decision).
+ * How many entries the audit chain holds: its head's sequence number, less the entries pruned under
+ * retention (migration 012). Entries are appended with gapless sequence numbers from 1, the head
+ * moving in the same statement, and deleted only by the pruner, which leaves a tombstone for each:
+ * so this is the count of rows, read without `count(*)` over every entry, on every page an auditor
+ * turns (a chain grows by an entry per decision); only the tombstones are counted.
  */
 async function auditChainLength(db: CommonQueryMethods): Promise<number> {
-  return (await readChainHead(db, 'audit'))?.seq ?? 0;
+  const head = (await readChainHead(db, 'audit'))?.seq ?? 0;
+  return head === 0 ? 0 : head - (await db.oneFirst(sql.type(CountRow)`select count(*)::int8 as n from audit_pruned`));
 }
 
 /** One page of the chain in sequence order, for streaming verification. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { CommonQueryMethods } from 'slonik';
-import type { ExecutionRecord } from '../core/chain/index.ts';
+import type { ExecutionRecord, PrunedExecution } from '../core/chain/index.ts';
 
 /**
  * Reads of the execution chain for whole-chain verification (actors/executions/verify.ts): every
@@ -73,9 +73,13 @@ function mainThreadQueries(): Promise<MainThreadQueries> {
     return {
       keyIds: (db) => db.anyFirst(sql.type(KeyIdRow)`select key_id from trace_keys order by key_id`),
       rangeJson: (db, from, to) => db.oneFirst(sql.type(PageRow)`
-        select coalesce(string_agg(json_build_array(seq, id, ts, subject, scope, module, action, outcome, input_hash,
-          output_hash, cost, governance, attested, prev_hash, key_id, hash, signature)::text, E'\n' order by seq), '') as page
-        from executions where seq between ${from} and ${to}`),
+        select coalesce(string_agg(row, E'\n' order by seq), '') as page from (
+          select seq, json_build_array(seq, id, ts, subject, scope, module, action, outcome, input_hash,
+            output_hash, cost, governance, attested, prev_hash, key_id, hash, signature)::text as row
+          from executions where seq between ${from} and ${to}
+          union all
+          select seq, json_build_array(seq, id, null, null, null, null, null, null, null, null, null, null, null, prev_hash,
+            key_id, hash, signature, true)::text from execution_log_pruned where seq between ${from} and ${to}) rows`),
     };
   })();
   return loaded;
@@ -118,8 +122,11 @@ export function scanExecutionRange(client: pg.Client, from: number, to: number, 
   const config: pg.QueryArrayConfig = {
     // Named: parsed and planned once per connection.
     name: 'suite-execution-scan',
-    text: `select seq, id, ts, subject, to_json(scope), module, action, outcome, input_hash, output_hash, cost, governance,
-      attested, prev_hash, key_id, hash, signature from executions where seq between $1 and $2 order by seq`,
+    text: `select seq, id, ts, subject, to_json(scope)::text, module, action, outcome, input_hash, output_hash, cost::text,
+      governance::text, attested::text, prev_hash, key_id, hash, signature, false from executions where seq between $1 and $2
+      union all
+      select seq, id, null, null, null, null, null, null, null, null, null, null, null, prev_hash, key_id, hash, signature, true
+      from execution_log_pruned where seq between $1 and $2 order by seq`,
     values: [from, to],
     rowMode: 'array',
     types: RAW_TEXT,
@@ -138,13 +145,18 @@ export function scanExecutionRange(client: pg.Client, from: number, to: number, 
 // text (SQL NULL stays null, as the pool's parsers leave it).
 const fromText = (a: (string | null)[]): ScannedRow => [
   Number(a[0]), a[1], a[2], a[3], parsed(a[4]), a[5], a[6], a[7], a[8], a[9], parsed(a[10]), parsed(a[11]), parsed(a[12]),
-  a[13], a[14], a[15], a[16],
+  a[13], a[14], a[15], a[16], a[17] === 't',
 ];
 
 const parsed = (text: string | null | undefined): unknown => (text == null ? null : JSON.parse(text));
 
-/** A scanned row as the record it holds (unchecked: see above). */
-export function scannedExecution(a: ScannedRow): ExecutionRecord {
+/**
+ * A scanned row as the record it holds (unchecked: see above), or the tombstone of a record pruned
+ * under retention (migration 012): the scans give one as a row whose 18th value is true and whose
+ * content columns are null, so verification and exports take it where the record stood.
+ */
+export function scannedExecution(a: ScannedRow): ExecutionRecord | PrunedExecution {
+  if (a[17] === true) return { pruned: true, seq: a[0], id: a[1], prevHash: a[13], keyId: a[14], hash: a[15], signature: a[16] } as PrunedExecution;
   return {
     seq: a[0], id: a[1], timestamp: a[2], subject: a[3], scope: a[4], module: a[5], action: a[6], outcome: a[7],
     inputHash: a[8], outputHash: a[9], cost: a[10], governance: a[11], attested: a[12], prevHash: a[13], keyId: a[14],

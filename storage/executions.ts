@@ -88,7 +88,9 @@ const HashRow = rowSchema(Type.Object({ hash: Type.String() }));
 
 /** The stored hash of the record at `seq` (a single record's link to its predecessor). */
 export async function executionHashAt(db: CommonQueryMethods, seq: number): Promise<string | null> {
-  return db.maybeOneFirst(sql.type(HashRow)`select hash from executions where seq = ${seq}`);
+  // A record pruned under retention keeps its hash in its tombstone (migration 012): the link still checks.
+  return db.maybeOneFirst(sql.type(HashRow)`
+    select hash from executions where seq = ${seq} union all select hash from execution_log_pruned where seq = ${seq} limit 1`);
 }
 
 export interface TraceKey {

@@ -34,6 +34,10 @@ export {
   findPruned, prunedThrough, type LogState, type StoredCheckpoint,
 } from './execution-log.ts';
 export {
+  takePruneLock, pruneExecutions, pruneAuditEntries, getPrunedExecution, prunedExecutionsBetween, prunedAuditBetween,
+  type PlanCutoff, type PrunedExecutionRow,
+} from './retention.ts';
+export {
   getExecutionOf,
   listExecutions,
   listAttention,

@@ -7,6 +7,7 @@ import {
 } from '../../core/tlog/index.ts';
 import { BusActor, replyOf } from '../base/index.ts';
 import { logEntry } from './log-entry.ts';
+import { prunedRecord } from './pruned.ts';
 
 /** 2,048 full tiles: 16 MB at most, the upper levels of any tree and the recent leaves. */
 const FULL_TILES_KEPT = 2048;
@@ -68,6 +69,7 @@ export class ExecutionLogReaderActor extends BusActor {
         const read = await this.#reader((r) => consistencyProof(data.from, data.to, r));
         return { from: data.from, to: data.to, proof: consistencyProof(data.from, data.to, read).map((p) => p.toString('base64')) };
       }), queue),
+      this.#bus.serve(subjects.executionsPruned, ({ data }) => replyOf(() => prunedRecord(db, data.id)), queue),
       this.#bus.serve(subjects.executionsLogReceipt, ({ data }) => replyOf(async () => {
         const record = await getExecution(db, data.id);
         if (!record) {

@@ -2,7 +2,7 @@ import type { CommonQueryMethods } from 'slonik';
 import type { RequestOf } from '../../bus/index.ts';
 import type { subjects } from '../../bus/index.ts';
 import { executionsExportJson, jsonRows, readChainHead, scannedExecution } from '../../storage/index.ts';
-import { executionExportLine } from '../../core/chain/index.ts';
+import { executionExportLine, isPruned, prunedExportLine } from '../../core/chain/index.ts';
 
 /**
  * A page's lines stay well under a bus message's size (NATS allows 1 MB by default; base64 adds a
@@ -34,10 +34,11 @@ export async function exportPage(db: CommonQueryMethods, d: RequestOf<typeof sub
       break;
     }
     const r = scannedExecution(row);
-    const line = Buffer.from(`${executionExportLine(r)}\n`);
+    // A record pruned under retention: its tombstone's line in its place, not counted as a record.
+    const line = Buffer.from(`${isPruned(r) ? prunedExportLine(r) : executionExportLine(r)}\n`);
     chunks.push(line);
     bytes += line.length;
-    records++;
+    if (!isPruned(r)) records++;
     lastSeq = r.seq;
   }
   // Fewer rows than asked for: the range holds no more (a tenant's last record may lie before toSeq).

@@ -1,4 +1,4 @@
-import { ExecutionChainVerifier, type ChainVerification, type ExecutionRecord, type KeyLookup, type PrecomputedChecks } from '../../core/chain/index.ts';
+import { ExecutionChainVerifier, type ChainVerification, type ExecutionRecord, type PrunedExecution, type KeyLookup, type PrecomputedChecks } from '../../core/chain/index.ts';
 import { CONTENT_OK, SIGNATURE_OK, type ScanSummary } from './verify-scan.ts';
 
 /**
@@ -28,13 +28,13 @@ export class ChainJoin {
    * a record failed (the verdict is then set).
    */
   take(s: ScanSummary): boolean {
-    if (s.first && s.verified > 0 && !this.#walk.takeRun(s.first, s.verified, s.lastHash)) return this.#judgeBroken(s.first, s.firstChecks);
+    if (s.first && s.verified > 0 && !this.#walk.takeRun(s.first, s.verified, s.lastHash, s.pruned ?? 0)) return this.#judgeBroken(s.first, s.firstChecks);
     if (s.broken) return this.#judgeBroken(s.broken.record, s.broken.checks);
     return true;
   }
 
   /** The next record in sequence order, judged by the walk itself. */
-  push(r: ExecutionRecord, pre?: PrecomputedChecks): boolean {
+  push(r: ExecutionRecord | PrunedExecution, pre?: PrecomputedChecks): boolean {
     return this.#walk.push(r, pre);
   }
 
@@ -42,7 +42,7 @@ export class ChainJoin {
    * A record a thread found not to continue the chain or not intact: it fails here too. A thread
    * and the walk disagreeing would be a bug, never taken for a verdict.
    */
-  #judgeBroken(r: ExecutionRecord, checks: number): false {
+  #judgeBroken(r: ExecutionRecord | PrunedExecution, checks: number): false {
     if (this.#walk.push(r, { contentOk: (checks & CONTENT_OK) !== 0, signatureOk: (checks & SIGNATURE_OK) !== 0 })) {
       throw new Error(`a verification thread found record ${r.seq} broken, the walk did not`);
     }

@@ -1,5 +1,5 @@
 import { hash, type KeyObject } from 'node:crypto';
-import { executionCanonicalJson, verifyHashSignature, type ExecutionRecord } from '../../core/chain/index.ts';
+import { executionCanonicalJson, isPruned, verifyHashSignature, type ExecutionRecord, type PrunedExecution } from '../../core/chain/index.ts';
 // Not storage/index.ts: this runs in the verification threads, which need no other storage module.
 import { scannedExecution, type ScannedRow } from '../../storage/index.ts';
 
@@ -23,12 +23,14 @@ export interface ScanSummary {
   /** Records judged (the job's, or up to `broken`). */
   count: number;
   verified: number;
+  /** How many of the run's records were pruned under retention (their tombstones taken in their place); absent when none. */
+  pruned?: number;
   /** The first record and its check bits (absent when there are no records). */
-  first?: ExecutionRecord;
+  first?: ExecutionRecord | PrunedExecution;
   firstChecks: number;
   /** Hash of the run's last record. */
   lastHash: string;
-  broken?: { record: ExecutionRecord; checks: number };
+  broken?: { record: ExecutionRecord | PrunedExecution; checks: number };
 }
 
 export type KeyOf = (keyId: string) => KeyObject | undefined;
@@ -42,10 +44,11 @@ export type KeyOf = (keyId: string) => KeyObject | undefined;
 export class RunJudge {
   readonly #keyOf: KeyOf;
   #count = 0;
-  #first: ExecutionRecord | undefined;
+  #pruned = 0;
+  #first: ExecutionRecord | PrunedExecution | undefined;
   #firstChecks = 0;
-  #prev: ExecutionRecord | undefined;
-  #broken: { record: ExecutionRecord; checks: number } | undefined;
+  #prev: ExecutionRecord | PrunedExecution | undefined;
+  #broken: { record: ExecutionRecord | PrunedExecution; checks: number } | undefined;
 
   constructor(keyOf: KeyOf) {
     this.#keyOf = keyOf;
@@ -66,13 +69,14 @@ export class RunJudge {
       return false;
     }
     this.#prev = r;
+    if (isPruned(r)) this.#pruned++;
     return true;
   }
 
   summary(): ScanSummary {
     const verified = this.#broken ? this.#count - 1 : this.#count;
     return {
-      count: this.#count, verified, firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
+      count: this.#count, verified, ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}), firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
       ...(this.#first ? { first: this.#first } : {}), ...(this.#broken ? { broken: this.#broken } : {}),
     };
   }
@@ -80,16 +84,21 @@ export class RunJudge {
 
 /**
  * The check bits of one record, as `precompute` (actors/chain) judges it; the signature is left
- * unchecked when the content does not match (the verdict is then the content's).
+ * unchecked when the content does not match (the verdict is then the content's). A pruned record
+ * has no content to match: only its signature over its hash is checked.
  */
-function judge(r: ExecutionRecord, keyOf: KeyOf): number {
-  let bits = 0;
-  try {
-    if (hash('sha256', executionCanonicalJson(r), 'hex') === r.hash) bits |= CONTENT_OK;
-  } catch {
-    // Not canonicalisable (a lone surrogate, an edited value): it matches no hash.
-  }
+function judge(r: ExecutionRecord | PrunedExecution, keyOf: KeyOf): number {
+  let bits = isPruned(r) || contentMatches(r) ? CONTENT_OK : 0;
   const key = bits & CONTENT_OK ? keyOf(r.keyId) : undefined;
   if (key && verifyHashSignature(key, r.hash, r.signature)) bits |= SIGNATURE_OK;
   return bits;
+}
+
+function contentMatches(r: ExecutionRecord): boolean {
+  try {
+    return hash('sha256', executionCanonicalJson(r), 'hex') === r.hash;
+  } catch {
+    // Not canonicalisable (a lone surrogate, an edited value): it matches no hash.
+    return false;
+  }
 }

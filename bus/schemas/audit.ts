@@ -57,4 +57,6 @@ export const AuditVerifyReply = Type.Object({
   headHash: Type.String(),
   brokenAt: Type.Optional(Type.Integer()),
   reason: Type.Optional(Type.String()),
+  /** Entries pruned under retention among those checked (links checked, content gone; docs/TENANCY.md). */
+  pruned: Type.Optional(Type.Integer()),
 });

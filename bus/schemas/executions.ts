@@ -138,6 +138,8 @@ const Failure = {
 /** Spec, "Chain verification result", plus `mode`. */
 export const ChainVerifyReply = Type.Object({
   mode: Type.Literal('chain'), valid: Type.Boolean(), checked: Type.Integer(), headHash: Type.String(), ...Failure,
+  /** Records pruned under retention among those checked (links and signatures checked, content gone; docs/TENANCY.md). */
+  pruned: Type.Optional(Type.Integer()),
 });
 /** One record: same failure fields, so a client reads both answers alike; `inChain` when stored as given. */
 export const RecordVerifyReply = Type.Object({

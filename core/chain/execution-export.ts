@@ -1,4 +1,5 @@
 import { executionCanonicalJson, executionSignedObject, type ExecutionRecord } from './execution-record.ts';
+import type { PrunedExecution } from './pruned.ts';
 
 /**
  * The export form of a record (docs/TRACE-FORMAT.md, "Exported chains"): one line per record,
@@ -22,6 +23,15 @@ function exportedContent(r: ExecutionRecord): string {
   } catch {
     return JSON.stringify(executionSignedObject(r));
   }
+}
+
+/**
+ * The line of a record pruned under retention, where its record line stood (docs/TRACE-FORMAT.md,
+ * "Retention"): `# ` then JSON of what its tombstone keeps, keys in a fixed order. A `#` line, so
+ * that tools reading record lines skip it; the export verifier takes it in the record's place.
+ */
+export function prunedExportLine(p: PrunedExecution): string {
+  return `# ${JSON.stringify({ pruned: 'executions', seq: p.seq, id: p.id, prevHash: p.prevHash, hash: p.hash, keyId: p.keyId, signature: p.signature })}`;
 }
 
 /** Version of the export file (header and end lines around the record lines). */

@@ -2,6 +2,7 @@ import { GENESIS_HASH, sha256Hex } from './canonical.ts';
 import { EXECUTION_FORMAT_VERSION, executionCanonicalJson, type ExecutionRecord } from './execution-record.ts';
 import { EXPORT_FORMAT_VERSION, type ExportRange } from './execution-export.ts';
 import { checkExecution, type KeyLookup } from './execution-verify.ts';
+import type { PrunedExecution } from './pruned.ts';
 
 /**
  * Offline verification of an export file (docs/TRACE-FORMAT.md, "Exporting and verifying
@@ -25,6 +26,11 @@ export interface ExportVerification {
   range?: ExportRange;
   /** Good records per key id. */
   keys: Record<string, number>;
+  /**
+   * Records pruned under retention, taken where they stood (their tombstone lines): place, links and
+   * signature checked, content gone. Not counted in `records`; absent when there were none.
+   */
+  pruned?: number;
   /** Seq of the first failing record, when the failure is a record's (else see `line`). */
   brokenAt?: number;
   /** Line number (1-based) where the failure was found. */
@@ -42,6 +48,7 @@ export class ExportVerifier {
   #header: Header | undefined;
   #ended: { records: number } | undefined;
   #records = 0;
+  #pruned = 0;
   #firstSeq: number | undefined;
   /** Seq and hash of the last good record; before any, the seq before the range. */
   #lastSeq = 0;
@@ -96,6 +103,7 @@ export class ExportVerifier {
       ...(this.#records > 0 && this.#lastHash !== undefined ? { lastHash: this.#lastHash } : {}),
       ...(this.#header ? { range: this.#header } : {}),
       keys: this.#byKey,
+      ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}),
       ...(b ? { line: b.line, reason: b.reason, ...(b.seq !== undefined ? { brokenAt: b.seq } : {}) } : {}),
       notes: this.#notes,
     };
@@ -110,6 +118,12 @@ export class ExportVerifier {
     const value = text?.startsWith('# ') ? parseJson(text.slice(2)) : undefined;
     const header = value !== undefined ? headerOf(value) : undefined;
     const end = value !== undefined ? endOf(value) : undefined;
+    const pruned = value !== undefined ? prunedOf(value) : undefined;
+    if (pruned !== undefined) {
+      if (typeof pruned === 'string') return this.#fail(pruned);
+      if (this.#ended) return this.#fail('a line after the end line');
+      return this.#prunedRecord(pruned);
+    }
     if (header !== undefined) {
       if (typeof header === 'string') return this.#fail(header);
       if (this.#lineNo !== 1) return this.#fail('a header line that is not the first line');
@@ -162,11 +176,27 @@ export class ExportVerifier {
   }
 
   /**
+   * A record pruned under retention, where it stood: judged as a record is (place, link, key,
+   * signature over its hash), but for its content, which is gone. A tenant's export holds only the
+   * tenant's own; the line does not say whose it was, so that is not checked here.
+   */
+  #prunedRecord(p: PrunedExecution): void {
+    const h = this.#header;
+    if (h && p.seq > h.to) return this.#fail(`a record beyond the export's range (it ends at ${h.to})`, p.seq);
+    const expected = this.#expected(p, h);
+    const verdict = checkExecution(p, expected, this.#keys);
+    if (!verdict.ok) return this.#fail(verdict.reason, expected.seq);
+    this.#pruned++;
+    this.#lastSeq = p.seq;
+    this.#lastHash = p.hash;
+  }
+
+  /**
    * Where the record must stand and what it must link to. A whole range holds every record from
    * `from` on; a tenant's skips the others', so a record may come later than the next seq, and its
    * link is then not checkable. A link to a record not in the file is taken as the record says.
    */
-  #expected(r: ExecutionRecord, h: Header | undefined): { seq: number; prevHash: string } {
+  #expected(r: { seq: number; prevHash: string }, h: Header | undefined): { seq: number; prevHash: string } {
     const next = this.#lastSeq + 1;
     const tenant = h?.tenantId != null;
     const seq = tenant && r.seq > next ? r.seq : next;
@@ -225,6 +255,19 @@ function headerOf(v: unknown): Header | string | undefined {
     return 'malformed header line: from, to or tenantId';
   }
   return { from, to, tenantId };
+}
+
+const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+/** The tombstone a pruned record's line holds, a reason it is malformed, or undefined when it is none. */
+function prunedOf(v: unknown): PrunedExecution | string | undefined {
+  if (!isObject(v) || v.pruned === undefined) return undefined;
+  const { pruned, seq, id, prevHash, hash, keyId, signature } = v;
+  if (pruned !== 'executions' || !isCount(seq) || seq < 1 || typeof id !== 'string' || !isHex64(prevHash) || !isHex64(hash)
+    || typeof keyId !== 'string' || typeof signature !== 'string') {
+    return 'malformed line of a pruned record: pruned, seq, id, prevHash, hash, keyId or signature';
+  }
+  return { pruned: true, seq, id, prevHash, hash, keyId, signature };
 }
 
 function endOf(v: unknown): { records: number } | undefined {

@@ -7,7 +7,8 @@ export {
   executionHash, executionCanonicalJson, executionSignedObject, EXECUTION_FORMAT_VERSION,
   type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
 } from './execution-record.ts';
-export { executionExportLine, exportHeaderLine, exportEndLine, EXPORT_FORMAT_VERSION, type ExportRange } from './execution-export.ts';
+export { executionExportLine, prunedExportLine, exportHeaderLine, exportEndLine, EXPORT_FORMAT_VERSION, type ExportRange } from './execution-export.ts';
 export { ExportVerifier, type ExportVerification } from './export-verify.ts';
 export { ExecutionChainVerifier, checkExecution, precompute, type ChainVerification, type KeyLookup, type PrecomputedChecks } from './execution-verify.ts';
 export { costProblem, type CostInput } from './cost-rules.ts';
+export { isPruned, type PrunedExecution, type PrunedAuditEntry } from './pruned.ts';

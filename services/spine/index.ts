@@ -4,6 +4,7 @@ import { AuditReaderActor, AuditWriterActor } from '../../actors/audit/index.ts'
 import { startExecutionActors } from '../../actors/executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
 import { RevocationActor } from '../../actors/revocation/index.ts';
+import { RetentionPruner } from '../../actors/retention/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
 import { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
 import { logKey } from '../../core/tlog/index.ts';
@@ -66,6 +67,12 @@ export const spineService = defineService({
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });
+    }
+    if (ctx.has('actor:chain-writer')) {
+      // Retention: in the writers' processes (one prunes at a time, under a database lock), off every request's path.
+      const pruner = new RetentionPruner({ storage, ...config.retention, logger: logger.child({ component: 'retention' }) });
+      pruner.start();
+      actors.push({ name: 'retention', stop: () => pruner.stop() });
     }
     if (ctx.has('actor:audit')) {
       const reader = new AuditReaderActor({ bus, storage });

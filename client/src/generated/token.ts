@@ -953,7 +953,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {unknown} */
-                code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
                 message: string;
             };
         };
@@ -1881,6 +1881,7 @@ export interface operations {
                         brokenAt?: number;
                         checked: number;
                         headHash: string;
+                        pruned?: number;
                         reason?: string;
                         valid: boolean;
                     };
@@ -2167,7 +2168,7 @@ export interface operations {
                     } | {
                         error: {
                             /** @enum {unknown} */
-                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
                             message: string;
                         };
                     };
@@ -2695,6 +2696,7 @@ export interface operations {
                         headHash: string;
                         /** @constant */
                         mode: "chain";
+                        pruned?: number;
                         reason?: string;
                         valid: boolean;
                     } | {
@@ -2829,6 +2831,15 @@ export interface operations {
             };
             /** @description No such resource (NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error (RECORD_PRUNED) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3330,6 +3341,15 @@ export interface operations {
             };
             /** @description No such resource (NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error (RECORD_PRUNED) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4299,6 +4319,7 @@ export interface operations {
                             headHash: string;
                             /** @constant */
                             mode: "chain";
+                            pruned?: number;
                             reason?: string;
                             valid: boolean;
                         };
@@ -4500,6 +4521,7 @@ export interface operations {
                         headHash: string;
                         /** @constant */
                         mode: "chain";
+                        pruned?: number;
                         reason?: string;
                         valid: boolean;
                     } | {
@@ -5180,7 +5202,7 @@ export interface operations {
                     }) | {
                         error: {
                             /** @enum {unknown} */
-                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
                             message: string;
                         };
                     };
@@ -6182,7 +6204,7 @@ export interface operations {
                         };
                         error: {
                             /** @enum {unknown} */
-                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
                             message: string;
                         };
                     };

@@ -87,7 +87,8 @@ async function* exportFile(range: ExportRange, first: Page, next: (afterSeq: num
   for (;;) {
     // The next page is asked for while this one is written; a client gone meanwhile leaves it unread.
     const ahead = page.done ? undefined : next(page.lastSeq);
-    if (page.records > 0) yield Buffer.from(page.lines, 'base64');
+    // A page may hold only lines of records pruned under retention (records 0, lines not empty).
+    if (page.lines.length > 0) yield Buffer.from(page.lines, 'base64');
     records += page.records;
     if (!ahead) break;
     const after = page.lastSeq;

@@ -5,6 +5,7 @@ import { LogConsistencyReply, LogProofReply, LogReceiptReply, subjects } from '.
 import { parseTilePath, TILE_WIDTH } from '../../../core/tlog/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { answer, errorsOf, operation, sendError, sendResult } from '../../../edge-http/index.ts';
+import { answerNotFound } from './pruned.ts';
 
 /**
  * The execution chain as a C2SP tlog-tiles log (docs/TRACE-FORMAT.md, "The transparency log"),
@@ -78,11 +79,11 @@ export function executionLogRoutes(bus: Bus): EdgeRoutes {
 
     app.get('/executions/:id/receipt', {
       config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: { ...operation('transparency-log', 'getExecutionReceipt', 'An offline receipt: the record, an inclusion proof and the signed checkpoint'), params: IdParams, response: { 200: answer(LogReceiptReply, 'The receipt'), ...errorsOf(404) } },
+      schema: { ...operation('transparency-log', 'getExecutionReceipt', 'An offline receipt: the record, an inclusion proof and the signed checkpoint'), params: IdParams, response: { 200: answer(LogReceiptReply, 'The receipt'), ...errorsOf(404, 410) } },
     }, async (request, reply) => {
       const r = await bus.request(subjects.executionsLogReceipt, { id: request.params.id });
-      if (!r.ok) return sendError(reply, r.error);
       const tenantId = request.principal.tenantId;
+      if (!r.ok) return answerNotFound(bus, reply, request.params.id, tenantId, r.error);
       if (tenantId !== undefined && r.value.record.attested.tenantId !== tenantId) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
       return reply.code(200).send(r.value);
     });

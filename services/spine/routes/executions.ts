@@ -5,6 +5,7 @@ import { KeyId, SuppliedRecordSchema } from '../../../bus/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError, sendResult } from '../../../edge-http/index.ts';
 import { answer, errorsOf, operation } from '../../../edge-http/index.ts';
+import { answerNotFound } from './pruned.ts';
 
 /** Optional `Idempotency-Key` (1-200 printable ASCII characters), per token subject. */
 const RecordHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ pattern: '^[\\x20-\\x7E]{1,200}$' })) });
@@ -99,15 +100,15 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
       schema: {
         ...operation('executions', 'getExecution', 'Read one execution record'),
         params: IdParams,
-        response: { 200: StoredRecord, ...errorsOf(404) },
+        response: { 200: StoredRecord, ...errorsOf(404, 410) },
       },
     }, async (request, reply) => {
       // An id of another shape names no record: 404, like an unknown one.
       if (!EXECUTION_ID.test(request.params.id)) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
       const result = await bus.request(subjects.executionsGet, { id: request.params.id });
-      if (!result.ok) return sendError(reply, result.error);
-      // A tenant's token reads only its tenant's records, as on GET /audit; another's is "not found".
       const tenantId = request.principal.tenantId;
+      if (!result.ok) return answerNotFound(bus, reply, request.params.id, tenantId, result.error);
+      // A tenant's token reads only its tenant's records, as on GET /audit; another's is "not found".
       const recordTenant = (result.value.record.attested as { tenantId?: unknown } | null)?.tenantId;
       if (tenantId !== undefined && recordTenant !== tenantId) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
       return reply.code(200).send(result.value.record);
