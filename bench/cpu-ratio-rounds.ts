@@ -39,6 +39,15 @@ async function startSuite(cwd: string | undefined): Promise<RunningSuite> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-ratio-'));
   const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])) });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', join(dir, 'data')], { env, ...(cwd !== undefined ? { cwd } : {}) });
+  try {
+    return await readySuite(child, dir);
+  } catch (err) {
+    await stopSuite({ child, dir });
+    throw err;
+  }
+}
+
+async function readySuite(child: Child, dir: string): Promise<RunningSuite> {
   const base = `http://127.0.0.1:${(await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1]}`;
   const { adminKey } = JSON.parse(await readFile(join(dir, 'data', 'secrets.json'), 'utf8')) as { adminKey: string };
   const { token } = await mint(base, adminKey, 'bench-agent', ['auth:token:validate', 'audit:read', 'execution:record']);
@@ -46,13 +55,20 @@ async function startSuite(cwd: string | undefined): Promise<RunningSuite> {
   const validate: LoadTarget = { name: 'validate', url: `${base}/auth/token/validate`, method: 'POST', headers, body: JSON.stringify({ token, requiredScope: 'audit:read' }) };
   const append: LoadTarget = { name: 'append', url: `${base}/executions`, method: 'POST', headers, body: JSON.stringify(APPEND_BODY) };
   for (const t of [validate, append]) {
-    const r = await callJson(t.url, { headers, body: JSON.parse(t.body!) });
-    if (r.status >= 300) throw new Error(`${t.name} check: ${r.status} ${JSON.stringify(r.body)}`);
+    // The execution chain's writer takes its lease after the listeners are up: a 503 (no
+    // responders yet) is retried for a minute, anything else is a failed start.
+    const until = Date.now() + 60_000;
+    for (;;) {
+      const r = await callJson(t.url, { headers, body: JSON.parse(t.body!) });
+      if (r.status < 300) break;
+      if (r.status !== 503 || Date.now() > until) throw new Error(`${t.name} check: ${r.status} ${JSON.stringify(r.body)}`);
+      await new Promise((done) => setTimeout(done, 500));
+    }
   }
   return { child, dir, validate, append };
 }
 
-async function stopSuite(s: RunningSuite): Promise<void> {
+async function stopSuite(s: Pick<RunningSuite, 'child' | 'dir'>): Promise<void> {
   await s.child.stop(30_000);
   await rm(s.dir, { recursive: true, force: true });
 }
