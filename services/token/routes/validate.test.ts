@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBus, createMemoryNetwork, type Bus } from '../../../bus/index.ts';
+import { SuiteError, createBus, createMemoryNetwork, type Bus } from '../../../bus/index.ts';
 import type { AuditDecision } from '../../../edge-http/index.ts';
 import { MapVerifier, RecordingAudit } from '../../../testing/edge-doubles.ts';
 import { ADMIN_KEY, testApp } from '../../../testing/edge-app.ts';
@@ -27,11 +27,14 @@ class GatedAudit extends RecordingAudit {
 const CLAIMS = { sub: 'agent-7', scope: ['read:*'], jti: 'jti-7', exp: 4_000_000_000 };
 
 // No actor serves suite.tokens.validate on this bus: an answer can only come from the edge itself.
-let bus: Bus;
-afterEach(() => bus.drain());
+const buses: Bus[] = [];
+afterEach(async () => {
+  await Promise.all(buses.splice(0).map((bus) => bus.drain()));
+});
 
 async function edge(audit: RecordingAudit, configure: (v: MapVerifier) => void = () => {}) {
-  bus = createBus(createMemoryNetwork().connect());
+  const bus = createBus(createMemoryNetwork().connect());
+  buses.push(bus);
   const verifier = new MapVerifier({ adminKey: ADMIN_KEY })
     .grant('caller-token', { sub: 'validator', scope: ['auth:token:validate'], jti: 'jti-caller', exp: 4_000_000_000 })
     .grant('subject-token', CLAIMS)
@@ -97,10 +100,22 @@ describe('POST /auth/token/validate, decided at the edge', () => {
     expect(validationEntries(audit.decisions)).toEqual([]);
   });
 
-  it('refuses with 503, not {valid:false}, when the audit trail cannot take the decision', async () => {
-    const audit = new RecordingAudit();
-    const { validate } = await edge(audit, (v) => v.refuse('subject-token', { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' }));
+  it('refuses with 503, not a verdict, when its audit entry cannot be made durable, and answers while the trail is stalled but it can', async () => {
+    const failing = new (class extends RecordingAudit {
+      recorded = () => this.decisions.length;
+      // The guard's entry (the first) is durable; the validation's cannot be made so.
+      durable = (upTo = this.decisions.length) => (upTo <= 1 ? Promise.resolve() : Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit entry not committed within 3000 ms')));
+    })();
+    const { validate } = await edge(failing);
     const refused = await validate({ token: 'subject-token' }, { 'x-suite-admin-key': ADMIN_KEY });
     expect([refused.statusCode, refused.json().error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    // A stalled trail refuses bearers (verifyBearer) but not the validated token's own check: its
+    // entry can still be made durable (a journal), which is what the answer waits for.
+    const stalled = new RecordingAudit();
+    const { validate: validateStalled } = await edge(stalled, (v) => {
+      v.verifyBearer = async () => ({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } });
+    });
+    const answered = await validateStalled({ token: 'subject-token' }, { 'x-suite-admin-key': ADMIN_KEY });
+    expect([answered.statusCode, answered.json().valid]).toEqual([200, true]);
   });
 });

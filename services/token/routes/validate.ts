@@ -23,17 +23,16 @@ export async function validateLocally(deps: LocalValidation, request: FastifyReq
   const { answer, entry } = decideValidity(await verdictOf(verifier, body.token), body.requiredScope);
   const tenantId = request.principal.tenantId;
   audit.record({ ...entry, action: VALIDATE_ACTION, ...(tenantId !== undefined ? { tenantId } : {}) });
+  // Rejects with SERVICE_UNAVAILABLE when the entry cannot be made durable in time: a 503, no answer.
   await audit.durable?.();
   return answer;
 }
 
 async function verdictOf(verifier: CapabilityVerifier, token: string): Promise<TokenVerdict> {
-  const verified = await verifier.verifyBearer(token);
-  if (!verified.ok) {
-    // The trail cannot take the entry: no decision is answered (503), as with any guarded route.
-    if (verified.error.code === 'SERVICE_UNAVAILABLE') throw new SuiteError('SERVICE_UNAVAILABLE', verified.error.message);
-    return { ok: false, code: verified.error.code };
-  }
+  // Not verifyBearer: a stalled trail is no reason to refuse the validation while its entry can
+  // still be made durable (the journal); the wait below refuses it (503) when it cannot.
+  const verified = await verifier.checkToken(token);
+  if (!verified.ok) return { ok: false, code: verified.error.code };
   const { sub, scope, exp, jti } = verified.principal;
   // A verified bearer token's principal always carries its claims (cli/edge.ts, edgeVerifier).
   if (sub === undefined || exp === undefined || jti === undefined) throw new Error('a verified token without sub, exp or jti');
