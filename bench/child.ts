@@ -72,9 +72,11 @@ export interface SpawnOptions {
   pinCpu?: number | undefined;
   ipc?: boolean;
   nodeArgs?: string[];
+  /** Where the child runs (default the repository root): another checkout, for a baseline of the same run. */
+  cwd?: string;
 }
 
-/** Start `node [nodeArgs] script args` from the repository root. */
+/** Start `node [nodeArgs] script args` from the repository root (or `o.cwd`). */
 export function spawnNode(script: string, args: string[], o: SpawnOptions): Child {
   return spawnProgram(process.execPath, [...(o.nodeArgs ?? []), script, ...args], o, script);
 }
@@ -83,7 +85,7 @@ export function spawnNode(script: string, args: string[], o: SpawnOptions): Chil
 export function spawnProgram(program: string, argv: string[], o: SpawnOptions, label = program): Child {
   const [cmd, args] = o.pinCpu === undefined ? [program, argv] : ['taskset', ['-c', String(o.pinCpu), program, ...argv]];
   const proc = spawn(cmd, args, {
-    cwd: REPO_ROOT,
+    cwd: o.cwd ?? REPO_ROOT,
     env: o.env,
     stdio: o.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });

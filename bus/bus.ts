@@ -64,8 +64,9 @@ function compileOptions(options: BusOptions): BusConfig {
 }
 
 /**
- * The typed bus over a transport (NATS or memory). Validates every payload on send and on receive,
- * carries errors as data, propagates trace context, and drains before it closes.
+ * The typed bus over a transport (NATS or memory). Validates every request and reply on send and
+ * on receive over a network, on receive only in the process (`Transport.inProcess`; events on both
+ * sides everywhere), carries errors as data, propagates trace context, and drains before it closes.
  */
 export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   const config = compileOptions(options);
@@ -76,6 +77,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
 
   const ctx: ReceiveContext = {
     payloads: transport.payloads,
+    inProcess: transport.inProcess,
     propagation: config.propagation,
     classify: config.classifyError,
     report(error, subject, stage) {
@@ -143,8 +145,12 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   const bus: Bus = {
     async request(subject, data, requestOptions = {}) {
       const name = subject.subject;
-      const problem = describeMessageProblems(subject.request, data);
-      if (problem !== undefined) return failure('INVALID_REQUEST', `${name}: ${problem}`);
+      // On a network the request is refused before it is sent; in the process the serving side's
+      // check on receipt (receive.ts) is the one check, and answers the same INVALID_REQUEST.
+      if (!transport.inProcess) {
+        const problem = describeMessageProblems(subject.request, data);
+        if (problem !== undefined) return failure('INVALID_REQUEST', `${name}: ${problem}`);
+      }
       let payload: Payload;
       try {
         payload = encodeJson(data, transport.payloads);

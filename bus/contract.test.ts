@@ -170,17 +170,21 @@ describe.each([
     expect(kept).toEqual({ ok: true, value: { text: relayed } });
   });
 
-  it('refuses an invalid request before sending it, naming the field', async () => {
+  it('refuses an invalid request naming the field: before sending it on a network, on receipt only in the process', async () => {
     const { echo } = subjectsFor(uniquePrefix());
-    const { bus } = await pool.open();
+    const refused: string[] = [];
+    const server = await pool.open({ onError: (_, { stage }) => refused.push(stage) });
+    const client = await pool.open();
     let calls = 0;
-    bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
-    await bus.flush();
-    const wrongType = await bus.request(echo, { text: 5 } as never);
+    server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
+    await server.bus.flush();
+    const wrongType = await client.bus.request(echo, { text: 5 } as never);
     expect(wrongType).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('/text') } });
-    const missing = await bus.request(echo, {} as never);
+    const missing = await client.bus.request(echo, {} as never);
     expect(missing).toMatchObject({ ok: false, error: { message: expect.stringContaining('/text is required') } });
     expect(calls).toBe(0);
+    // In the process the serving side's check is the only one (issue 28): it saw and refused both.
+    expect(refused).toEqual(name === 'memory' ? ['invalid-request', 'invalid-request'] : []);
   });
 
   it('refuses a malformed request on the receiving side without calling the handler', async () => {
@@ -222,10 +226,19 @@ describe.each([
 
   it('answers INTERNAL_ERROR when a reply breaks its schema, on either side', async () => {
     const { echo } = subjectsFor(uniquePrefix());
-    const [server, rawServer, client] = [await pool.open(), await pool.open(), await pool.open()];
+    const serverStages: string[] = [];
+    const clientStages: string[] = [];
+    const [server, rawServer, client] = [
+      await pool.open({ onError: (_, { stage }) => serverStages.push(stage) }),
+      await pool.open(),
+      await pool.open({ onError: (_, { stage }) => clientStages.push(stage) }),
+    ];
     server.bus.serve(echo, () => ({ ok: true, value: { wrong: 1 } as never }));
     await server.bus.flush();
     expect(await client.bus.request(echo, { text: 'a' })).toMatchObject({ ok: false, error: { code: 'INTERNAL_ERROR' } });
+    // On a network both sides check the reply, and the serving side, finding it wrong, sends
+    // INTERNAL_ERROR instead; in the process only the requesting side checks it (issue 28).
+    expect([serverStages, clientStages]).toEqual(name === 'memory' ? [[], ['invalid-reply']] : [['invalid-reply'], []]);
     // A responder that skips the bus: the requesting side must check the envelope itself.
     const other = subjectsFor(uniquePrefix()).echo;
     rawServer.transport.subscribe(other.subject, undefined, (_, respond) => respond?.(bytes('{"ok":true,"value":{"nope":1}}')));

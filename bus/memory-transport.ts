@@ -163,6 +163,7 @@ export function createMemoryNetwork(): MemoryNetwork {
     return {
       name: 'memory',
       payloads: 'text',
+      inProcess: true,
 
       request(subject, payload, headers, timeoutMs) {
         if (conn.state !== 'connected') return Promise.reject(closedError());

@@ -14,6 +14,7 @@ export function namespacedTransport(inner: Transport, namespace: string): Transp
   return {
     name: inner.name,
     payloads: inner.payloads,
+    inProcess: inner.inProcess,
     async request(subject, payload, headers, timeoutMs) {
       const reply = await inner.request(prefix + subject, payload, headers, timeoutMs);
       return { ...reply, subject: strip(reply.subject) };

@@ -71,6 +71,7 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
   return {
     name: 'nats',
     payloads: 'bytes',
+    inProcess: false,
 
     async request(subject, payload, hdrs, timeoutMs) {
       // While reconnecting, nats.js would buffer the request and let it wait out its whole timeout

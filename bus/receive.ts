@@ -66,11 +66,17 @@ export interface ReceiveContext {
   readonly classify?: (error: unknown) => ErrorData | undefined;
   /** How replies are encoded: the transport's `payloads`. */
   readonly payloads: PayloadForm;
+  /**
+   * The transport's `inProcess`: the requester is in this process and checks the reply on receipt,
+   * so the serving side does not check it first (one check per message).
+   */
+  readonly inProcess: boolean;
 }
 
 /**
  * Answers one request: decode, validate, run the handler inside the caller's trace context, check
- * the reply. Never rejects; every failure becomes an error envelope.
+ * the reply (on a network; in the process the requester checks it). Never rejects; every failure
+ * becomes an error envelope.
  */
 export async function answerRequest<S extends RequestSubject>(
   ctx: ReceiveContext,
@@ -103,12 +109,20 @@ export async function answerRequest<S extends RequestSubject>(
     ctx.report(error, name, 'handler');
     return encodeReply(internalFailure(name), as);
   }
-  const checked = checkReply(name, subject.reply, reply);
-  if (checked.problem !== undefined) {
-    ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
+  let result: Result<unknown>;
+  if (ctx.inProcess) {
+    // Checked by the requesting side's bus when it decodes it (bus.ts, checkReplyPayload), which
+    // reports it there; a value that is not an envelope fails to encode here or is refused there.
+    result = reply as Result<unknown>;
+  } else {
+    const checked = checkReply(name, subject.reply, reply);
+    if (checked.problem !== undefined) {
+      ctx.report(new SuiteError('INTERNAL_ERROR', checked.problem), name, 'invalid-reply');
+    }
+    result = checked.result;
   }
   try {
-    return encodeReply(checked.result, as);
+    return encodeReply(result, as);
   } catch (error) {
     ctx.report(error, name, 'invalid-reply');
     return encodeReply(internalFailure(name), as);

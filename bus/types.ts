@@ -129,6 +129,12 @@ export interface Transport {
    * itself (in-process: no UTF-8 encoding and decoding on each side).
    */
   readonly payloads: PayloadForm;
+  /**
+   * True when every sender and receiver is in this process (the memory transport): nothing crosses
+   * a process boundary, so the bus checks each message once, where it is received, instead of on
+   * both sides (DESIGN.md, "The bus"; issue 28). False on a network, where each side checks.
+   */
+  readonly inProcess: boolean;
   request(subject: string, payload: Payload, headers: Headers, timeoutMs: number): Promise<RawMessage>;
   publish(subject: string, payload: Payload, headers: Headers): void;
   subscribe(pattern: string, queue: string | undefined, handler: RawHandler): TransportSubscription;

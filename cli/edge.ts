@@ -5,7 +5,7 @@ import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../actors/revocation/index.ts';
-import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere } from '../edge-http/index.ts';
+import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere, type Verified } from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
@@ -77,23 +77,27 @@ function servedElsewhere(self: ServiceName, peers: () => readonly RunningEdge[],
 /** The capability check's collaborators, over the process's token checker and revocation view. */
 export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined, audit?: AuditBatcher): CapabilityVerifier {
   const isAdminKey = adminKeyMatcher(adminKey);
+  async function checkToken(token: string): Promise<Verified> {
+    const r = await checker.check(token);
+    if (!r.ok) return r;
+    const c = r.claims;
+    return {
+      ok: true,
+      principal: {
+        kind: 'token', sub: c.sub, scope: c.scope, jti: c.jti, exp: c.exp,
+        ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
+        ...(c.prf ? { proven: true } : {}),
+      },
+    };
+  }
   return {
     async verifyBearer(token) {
       // Every decision is audited: while the audit backlog is full (chain writer unreachable for
       // long), refuse rather than act unrecorded.
       if (audit && !audit.healthy()) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } };
-      const r = await checker.check(token);
-      if (!r.ok) return r;
-      const c = r.claims;
-      return {
-        ok: true,
-        principal: {
-          kind: 'token', sub: c.sub, scope: c.scope, jti: c.jti, exp: c.exp,
-          ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
-          ...(c.prf ? { proven: true } : {}),
-        },
-      };
+      return checkToken(token);
     },
+    checkToken,
     isAdminKey,
     revocationTrusted: () => checker.revocationTrusted(),
   };

@@ -43,8 +43,16 @@ export type Verified = { ok: true; principal: Principal } | { ok: false; error: 
  * closed with 503 `REVOCATION_UNAVAILABLE` (spec, Authentication rule 10).
  */
 export interface CapabilityVerifier {
-  /** Verify a bearer token: signature, `typ`, `alg`, expiry, `nbf`, audience, revocation. */
+  /**
+   * Verify a bearer token: signature, `typ`, `alg`, expiry, `nbf`, audience, revocation; refused
+   * with SERVICE_UNAVAILABLE while the audit trail is stalled (a bearer is not served unaudited).
+   */
   verifyBearer(token: string): Promise<Verified>;
+  /**
+   * The same check of a token, without the audit trail's state: for a route that decides about a
+   * token it was handed (`POST /auth/token/validate`) and waits for its own entry to be durable.
+   */
+  checkToken(token: string): Promise<Verified>;
   /** Constant-time comparison of a presented admin key with the configured one(s). */
   isAdminKey(presented: string): boolean;
   /** Whether the revocation view is current within its staleness bound. */

@@ -34,6 +34,10 @@ export class MapVerifier implements CapabilityVerifier {
   }
 
   async verifyBearer(token: string): Promise<Verified> {
+    return this.checkToken(token);
+  }
+
+  async checkToken(token: string): Promise<Verified> {
     return this.#tokens.get(token) ?? { ok: false, error: { code: 'TOKEN_INVALID', message: 'token not recognised' } };
   }
 

@@ -5,7 +5,7 @@ import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { insertIssuedToken } from '../../storage/index.ts';
 import { mintToken, verifyToken, type TokenChecker } from '../capability/index.ts';
-import { isValidScope, parseDurationSeconds, scopeGrants, type HmacKeyRing } from '../../core/capability/index.ts';
+import { decideValidity, isValidScope, parseDurationSeconds, scopeGrants, VALIDATE_ACTION, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 import { normaliseSubject } from '../../core/subject/index.ts';
@@ -108,7 +108,11 @@ export class TokenActor extends BusActor {
     return minted;
   }
 
-  /** The answer leaves once its decision's audit entry is durable (docs/DECISIONS.md, "Audit entries of answered decisions"). */
+  /**
+   * For bus callers (MCP tools, other processes): the HTTP edge decides locally by the same rule
+   * (services/token/routes/validate.ts). The answer leaves once its decision's audit entry is
+   * durable (docs/DECISIONS.md, "Audit entries of answered decisions").
+   */
   async #validate(req: RequestOf<typeof subjects.tokenValidate>) {
     const answer = await this.#decideValidity(req);
     await this.#o.audit.durable();
@@ -119,23 +123,9 @@ export class TokenActor extends BusActor {
     const { checker, audit } = this.#o;
     if (!checker.revocationTrusted()) throw new SuiteError('REVOCATION_UNAVAILABLE', 'revocation state is not current; refusing to validate');
     const result = await checker.check(req.token);
-    const tenantId = req.caller.tenantId ?? null;
-    if (!result.ok) {
-      audit.record({ subject: 'unknown', action: 'auth:token:validate', resource: 'token', result: 'deny', reason: result.error.code, tenantId });
-      return { valid: false as const, error: result.error.code };
-    }
-    const { claims } = result;
-    const resource = `token:${claims.jti}`;
-    if (req.requiredScope !== undefined) {
-      const satisfied = scopeGrants(claims.scope, req.requiredScope);
-      audit.record({ subject: claims.sub, action: 'auth:token:validate', resource, result: satisfied ? 'allow' : 'deny', reason: satisfied ? `scope ${req.requiredScope} satisfied` : 'CAPABILITY_INSUFFICIENT', tenantId });
-      if (!satisfied) {
-        return { valid: false as const, error: 'CAPABILITY_INSUFFICIENT', requiredScope: req.requiredScope, scopeSatisfied: false };
-      }
-      return { valid: true as const, sub: claims.sub, scope: claims.scope, exp: claims.exp, requiredScope: req.requiredScope, scopeSatisfied: true };
-    }
-    audit.record({ subject: claims.sub, action: 'auth:token:validate', resource, result: 'allow', reason: 'valid', tenantId });
-    return { valid: true as const, sub: claims.sub, scope: claims.scope, exp: claims.exp };
+    const { answer, entry } = decideValidity(result.ok ? result : { ok: false, code: result.error.code }, req.requiredScope);
+    audit.record({ ...entry, action: VALIDATE_ACTION, tenantId: req.caller.tenantId ?? null });
+    return answer;
   }
 
   async #revoke(req: RequestOf<typeof subjects.tokenRevoke>) {

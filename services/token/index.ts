@@ -37,9 +37,9 @@ export const tokenService = defineService({
     }
     return { producers };
   },
-  routes({ bus, config }) {
+  routes({ bus, config, verifier, audit }) {
     const parts = [
-      tokenRoutes(bus),
+      tokenRoutes(bus, { verifier, audit }),
       identityRoutes(bus),
       modelRoutes(bus),
       tenantRoutes(bus),

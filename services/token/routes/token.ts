@@ -6,6 +6,7 @@ import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendResult } from '../../../edge-http/index.ts';
 import { callerOf } from '../../../edge-http/index.ts';
 import { ErrorBodySchema, answer, operation } from '../../../edge-http/index.ts';
+import { validateLocally, type LocalValidation } from './validate.ts';
 
 const Scope = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -47,8 +48,11 @@ const ValidateRefused = Type.Union([NotValid, ErrorBodySchema], {
 });
 const Plans = Type.Object({ plans: Type.Array(subjects.tenancyUsage.reply.properties.plan) }, { description: 'Every plan, with its limits and price' });
 
-/** Token service routes of the foundation: tokens, plans, and the audit trail. */
-export function tokenRoutes(bus: Bus): EdgeRoutes {
+/**
+ * Token service routes of the foundation: tokens, plans, and the audit trail. A validation is
+ * decided in this process with its edge's own capability check and audit sink (`local`, validate.ts).
+ */
+export function tokenRoutes(bus: Bus, local: LocalValidation): EdgeRoutes {
   return (app) => {
     app.post('/auth/token', {
       config: { authority: { kind: 'scope', scope: 'auth:token:create', admin: true }, meter: 'agents' },
@@ -70,10 +74,9 @@ export function tokenRoutes(bus: Bus): EdgeRoutes {
         response: { 200: answer(Validated, 'The token is valid; `scopeSatisfied` when `requiredScope` was given'), 400: ValidateRefused },
       },
     }, async (request, reply) => {
-      const result = await bus.request(subjects.tokenValidate, { ...request.body, caller: callerOf(request) });
+      const answer = await validateLocally(local, request, request.body);
       // A failed validation is an answer, not an error: 400 with `{valid:false, error}` (spec, Errors).
-      if (result.ok && !result.value.valid) return reply.code(400).send(result.value);
-      return sendResult(reply, result);
+      return answer.valid ? answer : reply.code(400).send(answer);
     });
 
     app.post('/auth/token/revoke', {
