@@ -1,5 +1,7 @@
 import { SuiteError } from '../../bus/index.ts';
 
+interface Waiter { upTo: number; resolve: () => void; reject: (err: Error) => void }
+
 /**
  * The audit sink's durability counter: entries are numbered as they are recorded (1, 2, …); an
  * entry is durable once synced to the journal or settled by the chain (committed, or dropped as
@@ -10,7 +12,7 @@ export class DurableCount {
   #recorded = 0;
   #settled = 0;
   #journaled = 0;
-  #waiting: Array<{ upTo: number; resolve: () => void; reject: (err: Error) => void }> = [];
+  #waiting: Waiter[] = [];
 
   get recorded(): number {
     return this.#recorded;
@@ -59,9 +61,14 @@ export class DurableCount {
 
   #release(): void {
     if (this.#waiting.length === 0) return;
-    const ready = this.#waiting.filter((w) => this.reached(w.upTo));
+    // One pass at the durable level of now: this runs on every journal sync and chain commit, with
+    // as many waiters as answers in flight.
+    const level = Math.max(this.#settled, this.#journaled);
+    const ready: Waiter[] = [];
+    const still: Waiter[] = [];
+    for (const w of this.#waiting) (w.upTo <= level ? ready : still).push(w);
     if (ready.length === 0) return;
-    this.#waiting = this.#waiting.filter((w) => !this.reached(w.upTo));
+    this.#waiting = still;
     for (const w of ready) w.resolve();
   }
 }
