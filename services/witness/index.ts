@@ -55,7 +55,7 @@ export async function startWitness(o: WitnessOptions): Promise<RunningWitness> {
   const { key, created } = await witnessKey(o.dataDir, o.keyFile);
   const cosigner = ed25519Cosigner(o.name, key);
   const vkey = formatVkey(o.name, SIG_COSIGNATURE_V1, rawEd25519PublicKey(createPublicKey(key)));
-  const app = witnessApp({ state, cosigner, vkey, logs, logger: o.logger });
+  const app = await witnessApp({ state, cosigner, vkey, logs, logger: o.logger });
   await app.listen({ host: o.host, port: o.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { addCheckpoint, parseAddCheckpoint, type Cosigner, type NoteVerifier } from '../../core/tlog/index.ts';
+import { ADD_CHECKPOINT_SCHEMA, registerWitnessOpenApi, VKEY_SCHEMA } from './openapi.ts';
 import type { WitnessState } from './state.ts';
 
 /** tlog-witness: requests of more than 16 KiB are refused (a checkpoint, 63 proof lines and signatures fit well within). */
@@ -21,10 +22,13 @@ export interface WitnessServerOptions {
  * C2SP tlog-witness over HTTP (docs/WITNESS.md): `POST /add-checkpoint` decided by core/tlog's
  * `addCheckpoint`, one request at a time, so that the decision and the state it leaves are never
  * interleaved with another's; the new state (and any evidence) is on disk before the answer.
- * `GET /vkey` serves the witness's cosignature vkey. Everything is text, as the protocol is.
+ * `GET /vkey` serves the witness's cosignature vkey. Everything is text, as the protocol is;
+ * `GET /openapi.json` describes both (openapi.ts).
  */
-export function witnessApp(o: WitnessServerOptions): FastifyInstance {
+export async function witnessApp(o: WitnessServerOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });
+  // Before the routes: @fastify/swagger documents the routes declared after it.
+  await registerWitnessOpenApi(app);
   const clock = o.clock ?? Date.now;
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -37,7 +41,7 @@ export function witnessApp(o: WitnessServerOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-  app.post('/add-checkpoint', async (req, reply) => {
+  app.post('/add-checkpoint', { schema: ADD_CHECKPOINT_SCHEMA }, async (req, reply) => {
     const body = typeof req.body === 'string' ? req.body : '';
     const request = parseAddCheckpoint(body);
     if (typeof request === 'string') return reply.code(400).type('text/plain; charset=utf-8').send(`${request}\n`);
@@ -53,10 +57,10 @@ export function witnessApp(o: WitnessServerOptions): FastifyInstance {
     });
   });
 
-  app.get('/vkey', async (_req, reply) => reply.type('text/plain; charset=utf-8').send(`${o.vkey}\n`));
+  app.get('/vkey', { schema: VKEY_SCHEMA }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(`${o.vkey}\n`));
 
   // Framework refusals (too large, not found, bad method) in the protocol's plain text; 500s say nothing more.
-  app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found: this witness serves POST /add-checkpoint and GET /vkey\n'));
+  app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found: this witness serves POST /add-checkpoint, GET /vkey and GET /openapi.json\n'));
   app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) o.logger.error({ err }, 'witness: request failed; nothing was cosigned');
