@@ -47,6 +47,13 @@ export interface CpuRatios {
   signatureUs: number;
   /** Load average (1 min) when each figure was taken. */
   load: { http: number; append: number; signature: number };
+  /** Answers other than 2xx in the runs the figures come from: a run with any measured something else. */
+  non2xx?: { bare: number; validate: number; append: number };
+}
+
+/** How many answers of a run were not 2xx. */
+export function non2xxOf(r: LoadResult): number {
+  return Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
 }
 
 export const loadNow = () => loadavg()[0] ?? 0;
@@ -67,5 +74,8 @@ export function cpuRatiosMarkdown(c: CpuRatios): string {
     `- validate / bare = **${v.toFixed(1)}×** (target ≤ ${VALIDATE_TARGET_OF_BARE}×): ${met(v <= VALIDATE_TARGET_OF_BARE)}`,
     `- append / signature = **${a.toFixed(1)}×** (target ≤ ${APPEND_TARGET_OF_SIGNATURE}×): ${met(a <= APPEND_TARGET_OF_SIGNATURE)}`,
     '- Server CPU: user + system time of the server process and every descendant (the embedded Postgres included), from /proc, over the measured run, divided by its 2xx answers; the load generator runs in the bench process and is not counted.',
+    // A saturated run (e.g. 503s once the audit trail lags) charges cheap refusals and leaves work
+    // for after the window: its ratio is no measure of the path. Say so instead of quoting it.
+    ...Object.entries(c.non2xx ?? {}).filter(([, n]) => n > 0).map(([run, n]) => `- **INVALID for ${run}**: its run had ${n} non-2xx answers, so its figure above does not measure that request; \`node bench/cpu-ratio-rounds.ts\` measures the ratios in short alternating rounds.`),
   ].join('\n');
 }

@@ -19,7 +19,7 @@ import { REVOCATION_ARGS, revocationMarkdown, revocationOptionsFrom, runRevocati
 import { EXECUTIONS_ARGS, executionsMarkdown, runExecutionsBench } from './executions.ts';
 import { busMarkdown, runBusBench } from './bus.ts';
 import { SCHEDULER_ARGS, runSchedulerBench, schedulerMarkdown } from './scheduler.ts';
-import { cpuPerAnsweredUs, cpuRatiosMarkdown, loadNow, signatureCpuUs } from './cpu-ratios.ts';
+import { cpuPerAnsweredUs, cpuRatiosMarkdown, loadNow, non2xxOf, signatureCpuUs } from './cpu-ratios.ts';
 import type { LoadResult } from './load.ts';
 import { cronLatenessMarkdown, runCronLateness } from './cron-lateness.ts';
 
@@ -86,6 +86,7 @@ const ratiosOk = await section('CPU per answered request against what the work n
     text: cpuRatiosMarkdown({
       bareUs: cpuPerAnsweredUs(bare), validateUs: cpuPerAnsweredUs(validate), appendUs: cpuPerAnsweredUs(append), signatureUs,
       load: { http: forRatios.httpLoad, append: forRatios.appendLoad, signature: loadNow() },
+      non2xx: { bare: non2xxOf(bare), validate: non2xxOf(validate), append: non2xxOf(append) },
     }),
     ok: true,
   };
