@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  consistencyProof, cosignatureVerifier, logKey, openCheckpoint, parseNote, parseVkey, type ExecutionReceipt,
+  consistencyProof, cosignatureVerifier, formatCheckpoint, logKey, openCheckpoint, parseNote, parseVkey, signNote, type ExecutionReceipt,
 } from '../core/tlog/index.ts';
 import { verifyReceipt } from '../client/src/verify.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
@@ -177,6 +177,25 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     const opened = openCheckpoint(`${real.checkpoint(40)}${next.text}`, { log: otherLog.verifier, origin: OTHER, witnesses: [witnessVerifiers()[0]!], quorum: 1 });
     expect(typeof opened === 'string' ? opened : opened.cosignedBy).toEqual(['witness.test/w1']);
   }, 120_000);
+
+  it('a fresh witness refuses a size-0 checkpoint whose root is not the empty root, keeps it as evidence, and still cosigns the true empty tree', async () => {
+    // A witness of its own (cosigned nothing yet): what issue 31's probe found cosigned three times.
+    const fresh = await start(3);
+    witnesses.push(fresh);
+    const sized0 = (root: string) => signNote(formatCheckpoint({ origin: OTHER, size: 0, root: Buffer.from(root, 'base64'), extensions: [] }), [otherLog.signer]);
+    const post = async (body: string) => {
+      const res = await fetch(`${fresh.url}/add-checkpoint`, { method: 'POST', body });
+      return { status: res.status, text: await res.text() };
+    };
+    for (const root of ['uzf69xCPkr29tZn42w2lmdZY5z6QgkH9cy02QwcI2Ho=', 'Df7Z5SFASRDMo6Ja/UutIyihVZw7qAlKdwL+sqvSKY8=']) {
+      expect(await post(addCheckpointBody(0, [], sized0(root))), root).toEqual({ status: 409, text: 'a tree of size 0 has the empty root\n' });
+    }
+    const evidence = await readdir(join(dir, 'w3', 'evidence'));
+    expect(evidence).toHaveLength(2);
+    const kept = await Promise.all(evidence.map((f) => readFile(join(dir, 'w3', 'evidence', f), 'utf8')));
+    expect(kept.join('\n')).toContain('split view: size 0 with root uzf69xCPkr29tZn42w2lmdZY5z6QgkH9cy02QwcI2Ho=');
+    expect((await post(addCheckpointBody(0, [], sized0('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')))).status).toBe(200);
+  }, 60_000);
 
   it('refuses bad input with a clear plain-text answer and changes nothing', async () => {
     const w = witnesses[0] as WitnessProcess;

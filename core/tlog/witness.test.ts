@@ -64,6 +64,23 @@ describe('a witness (C2SP tlog-witness add-checkpoint)', () => {
     expect(w.state.get(ORIGIN)?.size).toBe(20);
   });
 
+  it('refuses a size-0 checkpoint whose root is not the empty tree\'s, keeps it as evidence, and cosigns the true empty root', () => {
+    const w = witness();
+    const sized0 = (root: string) => signNote(formatCheckpoint({ origin: ORIGIN, size: 0, root: Buffer.from(root, 'base64'), extensions: [] }), [log.signer]);
+    // The two roots the probe of issue 31 had cosigned, each signed by the log's own key.
+    for (const root of ['uzf69xCPkr29tZn42w2lmdZY5z6QgkH9cy02QwcI2Ho=', 'Df7Z5SFASRDMo6Ja/UutIyihVZw7qAlKdwL+sqvSKY8=']) {
+      const refused = w.submit(body(0, [], sized0(root)));
+      expect(refused.status, root).toBe(409);
+      expect(refused.body).toContain('empty root');
+    }
+    expect(w.evidence).toHaveLength(2);
+    expect(w.state.get(ORIGIN)).toBeUndefined();
+    const empty = w.submit(body(0, [], sized0('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')));
+    expect(empty.status).toBe(200);
+    expect(w.state.get(ORIGIN)).toEqual({ size: 0, root: '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' });
+    expect(w.submit(body(0, [], real.checkpoint(20))).status).toBe(200);
+  });
+
   it('never cosigns a smaller tree after a larger one, and says which size it holds', () => {
     const w = witness();
     expect(w.submit(body(0, [], real.checkpoint(30))).status).toBe(200);

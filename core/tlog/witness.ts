@@ -1,5 +1,5 @@
 import { parseCheckpoint, type Checkpoint } from './checkpoint.ts';
-import { sameHash } from './hash.ts';
+import { EMPTY_ROOT, sameHash } from './hash.ts';
 import { openNote, signatureLine, strictBase64, type NoteVerifier } from './note.ts';
 import { verifyConsistency } from './proof.ts';
 import type { Cosigner } from './cosignature.ts';
@@ -71,6 +71,11 @@ export function addCheckpoint(
   if (request.oldSize > cp.size) return text('old size is larger than the checkpoint size', 400);
   const last = known(origin) ?? { size: 0, root: '' };
   if (request.oldSize !== last.size) return { status: 409, body: `${last.size}\n`, contentType: 'text/x.tlog.size' };
+  // The tree of size 0 has one root by definition (RFC 6962: SHA-256 of the empty string), so a
+  // signed size-0 checkpoint with any other root contradicts the log as surely as a split view.
+  if (cp.size === 0 && !sameHash(cp.root, EMPTY_ROOT)) {
+    return { ...text('a tree of size 0 has the empty root', 409), evidence: { origin, note: request.note, reason: `split view: size 0 with root ${cp.root.toString('base64')}, not the empty tree's ${EMPTY_ROOT.toString('base64')}` } };
+  }
   const lastRoot = last.size > 0 ? Buffer.from(last.root, 'base64') : undefined;
   if (last.size === cp.size && lastRoot && !sameHash(lastRoot, cp.root)) {
     return { ...text('a different root for a size already cosigned', 409), evidence: { origin, note: request.note, reason: `split view: size ${cp.size} cosigned with root ${last.root}` } };
