@@ -76,6 +76,31 @@ describe('tenant metering of gateway calls', () => {
     expect((await usage(tenant)).validations).toBe(10_000);
   });
 
+  it('GET /mcp/calls shows a tenant\'s token its own tenant\'s calls only; the admin key and an untenanted token see every call', async () => {
+    const [a, b] = [await createTenant(t), await createTenant(t)];
+    const issue = async (tenant: CreatedTenant, sub: string, scope: string[]) =>
+      (await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub, scope } })).body.token as string;
+    const client = await connectMcp(t, await issue(a, 'tenant-a-agent', ['mcp:memory:*']), { 'x-suite-tenant-key': a.apiKey });
+    const made = (await client.callTool({ name: 'memory__create_entities', arguments: entity('tenant-a-only') })) as CallToolResult;
+    await client.close();
+    const traceA = String(traceOf(made).id);
+    const traceIds = (body: unknown) => [
+      ...(body as { recent: Array<{ traceId: string }> }).recent.map((r) => r.traceId),
+      ...(body as { calls: Array<{ lastTraceId: string }> }).calls.map((c) => c.lastTraceId),
+    ];
+    const readerB = await issue(b, 'tenant-b-reader', ['gateway:read']);
+    for (const asB of [await call(t, '/mcp/calls', { token: readerB }), await call(t, '/mcp/calls', { token: readerB, tenantKey: b.apiKey })]) {
+      expect(asB.status).toBe(200);
+      expect(traceIds(asB.body)).not.toContain(traceA);
+      expect(asB.body).toMatchObject({ calls: [], recent: [] });
+    }
+    const readerA = await issue(a, 'tenant-a-reader', ['gateway:read']);
+    expect(traceIds((await call(t, '/mcp/calls', { token: readerA })).body)).toContain(traceA);
+    expect(traceIds((await call(t, '/mcp/calls', { admin: true })).body)).toContain(traceA);
+    const untenanted = (await t.mint(['gateway:read'])).token;
+    expect(traceIds((await call(t, '/mcp/calls', { token: untenanted })).body)).toContain(traceA);
+  });
+
   it('refuses a session whose tenant key is unknown, as the HTTP edges do', async () => {
     const { token } = await t.mint(['mcp:memory:*']);
     await expect(connectMcp(t, token, { 'x-suite-tenant-key': 'tk_unknown' })).rejects.toThrow(/TENANT_KEY_INVALID/);

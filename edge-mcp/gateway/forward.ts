@@ -35,7 +35,7 @@ export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Re
     output: outcome.ok ? outcome.result : { error: outcome.error }, success,
   }, caller);
   deps.metrics?.call(tool.name, success ? 'success' : 'failure');
-  gateway.ledger.record(tool.server, tool.tool, success, String(trace.id));
+  gateway.ledger.record(tool.server, tool.tool, success, String(trace.id), caller.tenantId);
   if (!outcome.ok) deps.logger.info({ tool: tool.name, code: outcome.error.code, reason: outcome.error.message }, 'upstream call failed');
   return {
     ...result,

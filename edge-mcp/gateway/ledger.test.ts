@@ -22,4 +22,26 @@ describe('CallLedger', () => {
     expect(recent[0]).toMatchObject({ traceId: `exec_${RECENT_CALLS + 4}`, outcome: 'success' });
     expect(recent.at(-1)?.traceId).toBe('exec_5');
   });
+
+  it('shows a tenant its own calls only, while the whole view sums every tenant\'s', () => {
+    const ledger = new CallLedger();
+    ledger.record('everything', 'echo', true, 'exec_a', 'ten_a');
+    ledger.record('everything', 'echo', false, 'exec_b', 'ten_b');
+    ledger.record('everything', 'echo', true, 'exec_u');
+    const b = ledger.snapshot({ tenantId: 'ten_b' });
+    expect(b.calls.map((c) => [c.name, c.success, c.failure, c.lastTraceId])).toEqual([['echo', 0, 1, 'exec_b']]);
+    expect(b.recent.map((r) => r.traceId)).toEqual(['exec_b']);
+    expect(ledger.snapshot({ tenantId: 'ten_c' })).toMatchObject({ calls: [], recent: [] });
+    const all = ledger.snapshot();
+    expect(all.calls.map((c) => [c.name, c.success, c.failure, c.lastTraceId])).toEqual([['echo', 2, 1, 'exec_u']]);
+    expect(all.recent.map((r) => r.traceId)).toEqual(['exec_u', 'exec_b', 'exec_a']);
+  });
+
+  it('keeps a quiet tenant\'s latest calls when a busy tenant fills the whole view', () => {
+    const ledger = new CallLedger();
+    ledger.record('everything', 'echo', true, 'exec_quiet', 'ten_quiet');
+    for (let i = 0; i < RECENT_CALLS; i++) ledger.record('everything', 'echo', true, `exec_${i}`, 'ten_busy');
+    expect(ledger.snapshot().recent.map((r) => r.traceId)).not.toContain('exec_quiet');
+    expect(ledger.snapshot({ tenantId: 'ten_quiet' }).recent.map((r) => r.traceId)).toEqual(['exec_quiet']);
+  });
 });

@@ -20,38 +20,64 @@ export interface RecentCall {
   readonly traceId: string;
 }
 
+/** Whose calls a view shows: every tenant's (the admin key, an untenanted token), or one tenant's. */
+export type LedgerView = { readonly all: true } | { readonly tenantId: string };
+
+interface Tally { upstream: string; name: string; success: number; failure: number; lastAt: string; lastTraceId: string }
+
 /**
  * The traced calls of one process's gateway, per upstream and tool (or prompt, or resource read),
  * and the latest few with their trace ids (`GET /mcp/calls`, the dashboard's gateway view). In
  * memory, from this process's start: the execution chain is the durable account of every call, and
  * `mcp_tool_calls_total` the one a monitoring system sums across replicas. Refused calls are not
  * here (they reached no upstream): they are in the audit trail and in `result="refused"`.
+ *
+ * Kept per tenant (untenanted calls under their own key), so that a tenant's view holds its own
+ * calls only and its latest calls are not pushed out by another tenant's; the whole view sums them.
  */
 export class CallLedger {
-  readonly #tallies = new Map<string, { upstream: string; name: string; success: number; failure: number; lastAt: string; lastTraceId: string }>();
-  readonly #recent: RecentCall[] = [];
+  /** tenant key ('' for untenanted calls) → `upstream\nname` → tally. */
+  readonly #tallies = new Map<string, Map<string, Tally>>();
+  readonly #recent = new Map<string, RecentCall[]>();
+  readonly #all: RecentCall[] = [];
   readonly since = new Date().toISOString();
 
-  record(upstream: string, name: string, success: boolean, traceId: string): void {
+  record(upstream: string, name: string, success: boolean, traceId: string, tenantId?: string | null): void {
     const at = new Date().toISOString();
+    const tenant = tenantId ?? '';
+    let tallies = this.#tallies.get(tenant);
+    if (tallies === undefined) this.#tallies.set(tenant, tallies = new Map());
     const key = `${upstream}\n${name}`;
-    let tally = this.#tallies.get(key);
-    if (tally === undefined) {
-      tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId };
-      this.#tallies.set(key, tally);
-    }
+    let tally = tallies.get(key);
+    if (tally === undefined) tallies.set(key, tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId });
     if (success) tally.success++;
     else tally.failure++;
     tally.lastAt = at;
     tally.lastTraceId = traceId;
-    this.#recent.unshift({ at, upstream, name, outcome: success ? 'success' : 'failure', traceId });
-    if (this.#recent.length > RECENT_CALLS) this.#recent.length = RECENT_CALLS;
+    const call: RecentCall = { at, upstream, name, outcome: success ? 'success' : 'failure', traceId };
+    let recent = this.#recent.get(tenant);
+    if (recent === undefined) this.#recent.set(tenant, recent = []);
+    for (const list of [recent, this.#all]) {
+      list.unshift(call);
+      if (list.length > RECENT_CALLS) list.length = RECENT_CALLS;
+    }
   }
 
-  /** Tallies by upstream, then name; the latest calls, newest first. */
-  snapshot(): { since: string; calls: CallTally[]; recent: RecentCall[] } {
-    const calls = [...this.#tallies.values()].map((t) => ({ ...t }))
-      .sort((a, b) => a.upstream.localeCompare(b.upstream) || a.name.localeCompare(b.name));
-    return { since: this.since, calls, recent: [...this.#recent] };
+  /** Tallies by upstream, then name; the latest calls, newest first: of every tenant, or of one. */
+  snapshot(view: LedgerView = { all: true }): { since: string; calls: CallTally[]; recent: RecentCall[] } {
+    const sources = 'all' in view ? [...this.#tallies.values()] : [this.#tallies.get(view.tenantId) ?? new Map<string, Tally>()];
+    const summed = new Map<string, Tally>();
+    for (const tallies of sources) {
+      for (const [key, t] of tallies) {
+        const sum = summed.get(key);
+        if (sum === undefined) { summed.set(key, { ...t }); continue; }
+        sum.success += t.success;
+        sum.failure += t.failure;
+        if (t.lastAt >= sum.lastAt) { sum.lastAt = t.lastAt; sum.lastTraceId = t.lastTraceId; }
+      }
+    }
+    const calls = [...summed.values()].sort((a, b) => a.upstream.localeCompare(b.upstream) || a.name.localeCompare(b.name));
+    const recent = 'all' in view ? this.#all : (this.#recent.get(view.tenantId) ?? []);
+    return { since: this.since, calls, recent: [...recent] };
   }
 }

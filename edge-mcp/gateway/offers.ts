@@ -92,7 +92,7 @@ async function attest<R extends { _meta?: Record<string, unknown> }>(deps: Offer
     output: outcome.ok ? outcome.result : { error: outcome.error }, success: outcome.ok,
   }, caller);
   deps.metrics?.call(call.label, outcome.ok ? 'success' : 'failure');
-  deps.gateway.ledger.record(call.upstream, call.name, outcome.ok, String(trace.id));
+  deps.gateway.ledger.record(call.upstream, call.name, outcome.ok, String(trace.id), caller.tenantId);
   if (!outcome.ok) {
     deps.logger.info({ call: call.label, code: outcome.error.code, reason: outcome.error.message }, 'upstream request failed');
     throw new RpcError(ErrorCode.InternalError, `${outcome.error.code}: ${outcome.error.message}`, { code: outcome.error.code, trace });

@@ -36,7 +36,8 @@ export const GATEWAY_READ_SCOPE = 'gateway:read';
  * `GET /mcp/upstreams`: each upstream of this edge's gateway, its connection state, tool count,
  * restarts, calls in flight, last error and (stdio) process id; an empty list when none is set. Never its command, URL, `env` or
  * `headers`: they may hold the upstream's credentials. `GET /mcp/calls`: the gateway's traced calls in
- * this process (gateway/ledger.ts), per upstream and tool, and the latest with their trace ids.
+ * this process (gateway/ledger.ts), per upstream and tool, and the latest with their trace ids: a
+ * tenant's token sees its own tenant's calls only.
  */
 export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
   return (app) => {
@@ -51,8 +52,12 @@ export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
       config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
       schema: {
         ...operation('mcp', 'listMcpGatewayCalls', 'The MCP gateway\'s traced calls in this process, per upstream and tool, and the latest ones with their trace ids'),
-        response: { 200: answer(GatewayCallsReply, 'Counted since this process started; empty without upstreams') },
+        response: { 200: answer(GatewayCallsReply, 'Counted since this process started; empty without upstreams. A token issued under a tenant sees that tenant\'s calls only') },
       },
-    }, async () => gateway?.ledger.snapshot() ?? { since: STARTED, calls: [], recent: [] });
+    }, async (request) => {
+      // A tenant's token sees its tenant's calls only; the admin key and untenanted tokens see all.
+      const tenantId = request.principal.tenantId;
+      return gateway?.ledger.snapshot(tenantId !== undefined ? { tenantId } : { all: true }) ?? { since: STARTED, calls: [], recent: [] };
+    });
   };
 }
