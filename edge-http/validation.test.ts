@@ -46,7 +46,18 @@ describe('request validation', () => {
 
   it('names the query field that is not a number', async () => {
     await build();
-    expect((await t.app.inject({ url: '/audit?limit=many' })).json().error.message).toBe('querystring/limit must be integer');
+    expect((await t.app.inject({ url: '/audit?limit=many' })).json().error.message).toBe(
+      'querystring/limit must be a whole number in plain decimal digits (no sign +, leading zero, exponent, hex or spaces)');
+  });
+
+  it('refuses a number spelled any way but plain decimal digits, rather than guessing what was meant', async () => {
+    await build();
+    for (const spelling of ['1.5', '1e2', '0x1', '+5', '05', '', '%205', '5%20', '1_0', 'Infinity']) {
+      const res = await t.app.inject({ url: `/audit?limit=${spelling}` });
+      expect(res.statusCode, spelling).toBe(400);
+      expect(res.json().error.message, spelling).toMatch(/^querystring\/limit must be a whole number in plain decimal digits/);
+    }
+    expect((await t.app.inject({ url: '/audit?limit=7&offset=0' })).json()).toMatchObject({ limit: 7, offset: 0 });
   });
 
   it('validates path params', async () => {

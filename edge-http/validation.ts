@@ -10,7 +10,9 @@ import { textProblem } from '../bus/index.ts';
  *
  * - Bodies are checked as sent: no coercion (Fastify's default Ajv would turn `"scope": "a:b"`
  *   into `["a:b"]`; a capability request must say what it means).
- * - Query strings, params and headers arrive as strings and are converted to the schema's types.
+ * - Query strings, params and headers arrive as strings and are converted to the schema's types;
+ *   a number among them must be spelled in plain decimal digits first (numberSpellingProblem):
+ *   TypeBox's conversion reads `1.5` as 1 for an integer, `1e2` as 100, `0x1` as 1 and `` as 0.
  * - Declared `default`s are filled in (`GET /audit` limit 50), only for schemas that declare one.
  * - One error is reported, the most useful one, so the message names a single field:
  *   "body/scope must be array". (Collecting every error of a large body is work an attacker
@@ -28,6 +30,10 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   return (input: unknown) => {
     const problem = textProblem(input, schema);
     if (problem !== undefined) return { error: [{ keyword: 'text', instancePath: problem.path, schemaPath: '#', params: {}, message: problem.message }] };
+    if (convert) {
+      const spelling = numberSpellingProblem(schema, input, httpPart ?? 'querystring');
+      if (spelling !== undefined) return { error: [spelling] };
+    }
     let value = convert ? Value.Convert(schema, input) : input;
     if (defaults) value = Value.Default(schema, value);
     if (validator.Check(value)) return { value };
@@ -58,4 +64,31 @@ function mostUseful(errors: FastifySchemaValidationError[]): FastifySchemaValida
   if (!branches.every((e) => e.keyword === 'const')) return union;
   const allowed = branches.map((e) => JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue));
   return { ...union, message: `must be one of ${allowed.join(', ')}` };
+}
+
+const INTEGER_SPELLING = /^-?(0|[1-9][0-9]*)$/;
+const NUMBER_SPELLING = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * One rule for every number a URL or a header carries: plain decimal digits, an optional minus, no
+ * leading zero, no sign `+`, exponent, hex, blank or space (and a fraction only where the schema
+ * takes one). `?from=1.5` is refused, not read as 1, so that what a caller meant is never guessed.
+ * Only the part's own properties are looked at: query strings, params and headers are flat.
+ */
+function numberSpellingProblem(schema: TSchema, input: unknown, part: string): FastifySchemaValidationError | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown; items?: { type?: unknown } }> }).properties;
+  if (properties === undefined || typeof input !== 'object' || input === null) return undefined;
+  for (const [key, property] of Object.entries(properties)) {
+    const raw = (input as Record<string, unknown>)[key];
+    const [type, values] = property.type === 'array' ? [property.items?.type, Array.isArray(raw) ? raw : [raw]] : [property.type, [raw]];
+    if (type !== 'integer' && type !== 'number') continue;
+    const spelling = type === 'integer' ? INTEGER_SPELLING : NUMBER_SPELLING;
+    if (values.every((v) => typeof v !== 'string' || spelling.test(v))) continue;
+    const what = type === 'integer' ? 'a whole number' : 'a number';
+    return {
+      keyword: 'type', instancePath: `/${key}`, schemaPath: `#/properties/${key}`, params: {},
+      message: `must be ${what} in plain decimal digits (no sign +, leading zero, exponent, hex or spaces)`,
+    };
+  }
+  return undefined;
 }

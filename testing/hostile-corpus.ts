@@ -70,6 +70,8 @@ function fieldValues(field: Record<string, unknown>): Array<[string, string]> {
 
 /** Numbers no field of ours can serve: past Postgres's bigint (2^63) and past a double's safe integers. */
 const OUT_OF_RANGE = ['99999999999999999999', '-99999999999999999999', '1e300'];
+/** A number in a URL spelled other than in plain decimal digits: refused, never read as a guess (issue 31). */
+const MISSPELLED = ['1e2', '0x10', '+5', '05', '%205'];
 
 function numeric(field: Record<string, unknown>): boolean {
   return field.type === 'integer' || field.type === 'number';
@@ -110,7 +112,8 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
     for (const [key, field] of Object.entries(propertiesOf(schemas.querystring as Schema))) {
       if (!numeric(field)) continue;
       const alone = !pathRefused && queryRequired.every((r) => r === key);
-      for (const n of OUT_OF_RANGE) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, ...(alone ? { outOfRange: key } : {}) });
+      const misspelled = field.type === 'integer' ? [...MISSPELLED, '1.5'] : MISSPELLED;
+      for (const n of [...OUT_OF_RANGE, ...misspelled]) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, ...(alone ? { outOfRange: key } : {}) });
     }
     if (!hasBody) continue;
     // Sent alone, so the answer names the field only where no other field is required; elsewhere the

@@ -174,6 +174,15 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
       expect(res.status, url).toBe(url.includes('proof') ? 400 : 400);
       expect(JSON.parse(res.text).error.code, url).toBe('INVALID_REQUEST');
     }
+    // Numbers spelled other than in plain decimal digits are refused, never read as a guess (issue 31):
+    // `from=1.5` was read as 1, `1e2` as 100, `0x1` as 1.
+    for (const bad of ['1.5', '1e2', '0x1', '0x10', '+5', '05', '1e3', '', '%201']) {
+      for (const url of [`/executions/log/consistency?from=${bad}&to=3`, `/executions/log/consistency?from=1&to=${bad}`, `/executions/exec_${'0'.repeat(32)}/proof?size=${bad}`]) {
+        const res = await auditor.get(url);
+        expect(res.status, url).toBe(400);
+        expect(JSON.parse(res.text).error.message, url).toMatch(/^querystring\/(from|to|size) must be a whole number in plain decimal digits/);
+      }
+    }
     expect((await auditor.get('/executions/log/tile/0/999')).status).toBe(404);
     expect((await auditor.get('/executions/log/tile/entries/000')).status).toBe(401);
   });
