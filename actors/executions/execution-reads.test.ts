@@ -82,7 +82,8 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
   it.each([
     ['limit=0', /limit must be >= 1/],
     ['limit=501', /limit must be <= 500/],
-    ['limit=many', /limit must be integer/],
+    ['limit=many', /limit must be a whole number/],
+    ['limit=1e2', /limit must be a whole number in plain decimal digits/],
     ['from=yesterday', /from/],
     ['colour=blue', /colour|additional/i],
     ['cursor=not*a*cursor', /cursor/],

@@ -5326,7 +5326,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Counted since this process started; empty without upstreams */
+            /** @description Counted since this process started; empty without upstreams. A token issued under a tenant sees that tenant's calls only */
             200: {
                 headers: {
                     [name: string]: unknown;
