@@ -44,6 +44,8 @@ type BusConfig = Readonly<Required<BusOptions>>;
 
 /** The words every 503 whose write may have happened carries; the HTTP edge adds the Idempotency-Key to retry with. */
 export const OUTCOME_UNKNOWN = 'the outcome is unknown';
+/** The words of a refusal that certainly did nothing (docs/ERRORS.md, "Outcome unknown"). */
+export const NOTHING_DONE = 'nothing was done';
 
 /** How a publish that went out ends its producer span. */
 const PUBLISHED: Result<unknown> = Object.freeze({ ok: true, value: undefined });
@@ -135,7 +137,8 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
     if (error instanceof TransportError) {
       // Sent but not answered: the actor may have carried it out (docs/ERRORS.md, "Outcome unknown").
       const sent = error.code === 'BUS_TIMEOUT' || error.code === 'BUS_CLOSED';
-      const message = sent ? `${error.message}; ${OUTCOME_UNKNOWN}: it may have been carried out` : error.message;
+      // Not sent (no responder, no connection): nothing was done, and a retry is safe with or without a key.
+      const message = sent ? `${error.message}; ${OUTCOME_UNKNOWN}: it may have been carried out` : `${error.message}; ${NOTHING_DONE}`;
       return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message }, transport: error.code };
     }
     ctx.report(error, subject, 'transport');

@@ -3,7 +3,7 @@
  * deployment, memory for the embedded default). The spine's and the token service's subjects are
  * declared in `subjects.ts`; other services declare theirs in their own folders.
  */
-export { createBus, OUTCOME_UNKNOWN } from './bus.ts';
+export { createBus, NOTHING_DONE, OUTCOME_UNKNOWN } from './bus.ts';
 export type { BusOptions, ErrorStage, MessageKind, SendDone, TracePropagation } from './bus.ts';
 export { noPropagation } from './receive.ts';
 export { requestSubject, eventSubject, describeMessageProblems } from './define.ts';

@@ -151,6 +151,42 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     await writer.stop();
   });
 
+  it('answers a commit whose reply was lost as committed, once the head it re-reads shows its records', async () => {
+    const storage = await open();
+    let inserts = 0;
+    // The second commit reaches the database, then its answer is lost (a connection cut after COMMIT).
+    const spec = {
+      ...auditChainSpec,
+      async insert(...args: Parameters<typeof auditChainSpec.insert>) {
+        const inserted = await auditChainSpec.insert(...args);
+        if (inserts++ === 1) throw new Error('Connection terminated unexpectedly');
+        return inserted;
+      },
+    };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000 });
+    await writer.start();
+    await writer.append([entry(1)]);
+    const lost = await writer.append([entry(2), entry(3)]);
+    expect(lost.map((r) => r.seq)).toEqual([2, 3]);
+    expect((await writer.append([entry(4)]))[0]?.seq).toBe(4);
+    expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 4 });
+    await writer.stop();
+  });
+
+  it('says the outcome is unknown when a commit fails and the head cannot show whether it was written', async () => {
+    const storage = await open();
+    const spec = {
+      ...auditChainSpec,
+      async insert() {
+        throw new Error('something no classifier knows');
+      },
+    };
+    const writer = new ChainWriter({ storage, spec, holder: 'w1', leaseMs: 5000 });
+    await writer.start();
+    await expect(writer.append([entry(1)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('the outcome is unknown') });
+    await writer.stop();
+  });
+
   it('reports itself stalled once its commits have failed for stallMs, logs why each failed, and recovers with the next commit', async () => {
     const storage = await open();
     let now = 1_000_000;

@@ -1,6 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
-import { SuiteError } from '../../bus/index.ts';
-import type { Storage } from '../../storage/index.ts';
+import { NOTHING_DONE, OUTCOME_UNKNOWN, SuiteError } from '../../bus/index.ts';
+import { storageOutage, storageOutageMessage, type Storage } from '../../storage/index.ts';
 import type { Link } from '@opentelemetry/api';
 import { backgroundSpan, batchSpan, detached, linkToActive, type ChainMetrics } from '../../observability/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
@@ -153,7 +153,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   /** Append inputs; resolves with their records once committed. */
   append(inputs: readonly Input[]): Promise<Rec[]> {
     if (this.#state !== 'leader') {
-      return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain`));
+      return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain; ${NOTHING_DONE}`));
     }
     if (inputs.length === 0) return Promise.resolve([]);
     return new Promise<Rec[]>((resolve, reject) => {
@@ -234,7 +234,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (this.#state !== 'leader') return;
     this.#state = 'standby';
     this.#o.logger?.warn({ chain: this.#o.spec.chain, reason }, 'chain writer stands down');
-    this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', `chain writer lost leadership: ${reason}`));
+    this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', `chain writer lost leadership: ${reason}; ${NOTHING_DONE}`));
     this.#o.onLeadership?.(false);
   }
 
@@ -286,10 +286,15 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       // Callers hear of the failure once this writer knows where the head is and whether it leads.
       await this.#resync(err);
       const again: Sealed<Input, Rec>[] = [];
-      [oldest, ...after].forEach((c, i) => {
+      const settledBatches = [oldest, ...after];
+      // The head as re-read tells which failures were commits after all (the connection lost once
+      // COMMIT was sent): every batch up to the one the head ends on is in the chain, since each
+      // commit extends the one before it or fails.
+      const reached = settledBatches.findLastIndex((c, i) => (i === 0 ? err : outcomes[i - 1]) === undefined || c.sealed.last.hash === this.#head.hash);
+      settledBatches.forEach((c, i) => {
         const outcome = i === 0 ? err : outcomes[i - 1];
         // Committed: a failure before it was in fact a commit (its outcome was unknown).
-        if (outcome === undefined) this.#committed(c.sealed);
+        if (outcome === undefined || i <= reached) this.#committed(c.sealed);
         // Fenced, so certainly not written (the head was not where it was sealed): seal it anew.
         else if (isFenced(outcome)) again.push(c.sealed);
         // Any other failure may have been a commit after all: its callers are told.
@@ -326,7 +331,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #putBack(sealed: Sealed<Input, Rec> | undefined): void {
     if (!sealed) return;
     if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.unshift(...sealed.batch);
-    else fail(sealed.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain`));
+    else fail(sealed.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain; ${NOTHING_DONE}`));
   }
 
   /**
@@ -349,7 +354,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     } catch (err) {
       // A record that cannot be sealed (hashed) is a bug or an input no check caught: say which.
       this.#o.logger?.error({ err, chain: this.#o.spec.chain, inputs: batch.length }, 'chain records could not be sealed; appends refused');
-      fail(batch, err);
+      fail(batch, new SuiteError('SERVICE_UNAVAILABLE', `append refused: its record could not be sealed; ${NOTHING_DONE}`, { cause: err }));
       return undefined;
     }
     const complete = this.#o.spec.complete?.(records) ?? Promise.resolve();
@@ -426,8 +431,16 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 }
 
+/**
+ * Refuse a batch's callers. A failure that is not one of ours may have been a commit whose answer
+ * was lost and which the head could not be re-read to confirm: unless the database's own error
+ * says nothing was done (refused before the request), the answer says the outcome is unknown, and
+ * the edge names the Idempotency-Key to retry with (docs/ERRORS.md, "Outcome unknown").
+ */
 function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unknown): void {
-  const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', 'append failed', { cause: err });
+  const outage = storageOutage(err);
+  const message = outage ? storageOutageMessage(outage) : `append failed; ${OUTCOME_UNKNOWN}: it may have been carried out`;
+  const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', message, { cause: err });
   for (const p of batch) p.reject(e);
 }
 
