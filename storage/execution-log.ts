@@ -14,6 +14,9 @@ export interface LogState {
   peaks: Buffer;
 }
 
+/** SHA-256 of nothing: the root of the empty tree (RFC 6962 §2.1). */
+const EMPTY_ROOT_HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
 const StateRow = rowSchema(Type.Object({ size: Type.Number(), root: Type.Any(), peaks: Type.Any() }));
 
 export async function readLogState(db: CommonQueryMethods, forUpdate = false): Promise<LogState | null> {
@@ -29,6 +32,12 @@ export async function readLogState(db: CommonQueryMethods, forUpdate = false): P
 export async function advanceLog(
   tx: DatabaseTransactionConnection, fromSize: number, state: LogState, tiles: ReadonlyArray<{ level: number; index: number; hashes: Buffer }>,
 ): Promise<boolean> {
+  // The state row is made (empty tree) before it is locked: with no row, `for update` locks nothing
+  // and two writers advancing from the empty tree would both pass. The second insert waits on the
+  // first's key, then reads the row the first committed, and is fenced like any late writer.
+  await tx.query(sql.unsafe`
+    insert into execution_log_state (id, size, root, peaks) values (1, 0, decode(${EMPTY_ROOT_HEX}, 'hex'), ''::bytea)
+    on conflict (id) do nothing`);
   const current = await readLogState(tx, true);
   if ((current?.size ?? 0) !== fromSize) return false;
   if (tiles.length > 0) {
