@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A stray .only would run one test and pass the rest unseen (CI runs with CI=true, but a local
+    // \`npm test\` must refuse it too).
+    allowOnly: false,
     // 2 cores in CI: integration tests start real processes; keep parallelism modest.
     maxWorkers: 2,
   },

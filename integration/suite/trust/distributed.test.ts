@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { createTestDatabase, type TestDatabase } from '../../../testing/storage.ts';
@@ -15,7 +15,6 @@ let arbiter: TestSuite;
 let token: string;
 let call: ReturnType<typeof caller>;
 let trust: ServiceCall;
-const proof = { url: 'https://example.org/x', sha256: createHash('sha256').update('x').digest('hex') };
 
 beforeAll(async () => {
   database = await createTestDatabase();
