@@ -183,7 +183,11 @@ export async function fsckLog(input: FsckInput): Promise<FsckReport> {
       problems.push(`an earlier checkpoint has size ${old.size}, more than the checkpoint's ${checkpoint.size}: the log shrank`);
       continue;
     }
-    if (old.size === 0) continue;
+    // The empty tree is a prefix of every tree (no proof exists from it: RFC 9162 §2.1.4).
+    if (old.size === 0) {
+      report.consistentWith.push(0);
+      continue;
+    }
     if (!sameHash(rebuilt.rootsAt.get(old.size), old.root)) problems.push(`the tree rebuilt at size ${old.size} is not the earlier checkpoint's: history was rewritten`);
     const proof = old.size === checkpoint.size ? [] : await source.consistency(old.size, checkpoint.size);
     if (!verifyConsistency(old.size, checkpoint.size, proof, old.root, checkpoint.root)) {
