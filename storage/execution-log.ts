@@ -124,14 +124,6 @@ export async function findPruned(db: CommonQueryMethods, by: { id?: string; seq?
   return row ? { seq: Number(row.seq), prunedAt: new Date(row.prunedAt as string) } : null;
 }
 
-const MinRow = rowSchema(Type.Object({ seq: Type.Union([Type.Number(), Type.Null()]) }));
-
-/** The highest pruned seq (entries at or below it may be gone), 0 when none was. */
-export async function prunedThrough(db: CommonQueryMethods): Promise<number> {
-  const row = await db.one(sql.type(MinRow)`select max(seq) as seq from execution_log_pruned`);
-  return row.seq === null ? 0 : Number(row.seq);
-}
-
 /** bytea as the drivers give it: pg a Buffer, PGlite a Uint8Array; text `\\x...` if a parser left it so. */
 function bytes(v: unknown): Buffer {
   if (Buffer.isBuffer(v)) return v;
