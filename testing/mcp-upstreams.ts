@@ -18,9 +18,10 @@ export const SERVER_FILESYSTEM = join(MODULES, '@modelcontextprotocol/server-fil
 export const SERVER_MEMORY = join(MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
 
 /**
- * A port free a moment ago. Only for what cannot bind port 0 and say which port it got:
- * server-everything prints the PORT it was given, not the one bound; and a test that needs an
- * address where nothing listens. Everything of ours binds 0 and reports its port instead.
+ * A port free a moment ago (found, then released: another process may take it meanwhile). Only for
+ * what cannot bind port 0 and say which port it got: server-everything prints the PORT it was
+ * given, not the one bound. An address where nothing listens is testing/closed-address.ts's, held;
+ * everything of ours binds 0 and reports its port.
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
