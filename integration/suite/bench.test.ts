@@ -169,7 +169,7 @@ describe('GET /compare', () => {
     const ids: Record<string, string> = {};
     try {
       for (const [name, server] of [['cmp-fast-a', steadyFast], ['cmp-slow', steadySlow], ['cmp-fast-b', steadyFast], ['cmp-fast-c', steadyFast]] as const) {
-        const r = await run({ provider: 'http', url: server.url, name, testRuns: 80, warmupRuns: 5 });
+        const r = await run({ provider: 'http', url: server.url, name, testRuns: 40, warmupRuns: 5 });
         ids[name] = r.body.jobId;
         await finished(r.body.jobId);
       }
