@@ -264,4 +264,4 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
   return bus;
 }
 
-export type { TracePropagation, ErrorStage, MessageKind, SendDone };
+export type { TracePropagation, ErrorStage, MessageKind };

@@ -94,7 +94,7 @@ export const subjects = {
   trustChanged: eventSubject('suite.events.v1.trust.changed', live.TrustChangedEvent),
 } as const;
 
-export type { AuditInput, AuditEntry } from './schemas/audit.ts';
+export type { AuditInput } from './schemas/audit.ts';
 export type { Caller } from './schemas/tokens.ts';
-export type { ExecutionClaim, RecordRequestData, VerifyReplyData } from './schemas/executions.ts';
+export type { ExecutionClaim, RecordRequestData } from './schemas/executions.ts';
 export type { Tenant, UsageReport, Metric, MeterReplyData, BillingEvent } from './schemas/tenancy.ts';

@@ -41,6 +41,7 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
       'public-key': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
       receipt: { type: 'string' }, checkpoint: { type: 'string' }, 'log-vkey': { type: 'string' },
       'witness-vkey': { type: 'string', multiple: true }, quorum: { type: 'string' },
+      log: { type: 'string' }, token: { type: 'string' }, since: { type: 'string', multiple: true },
     } });
   } catch (e) {
     err.write(`suite verify: ${(e as Error).message}\n${VERIFY_USAGE}\n`);
@@ -52,7 +53,7 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
     return 0;
   }
   const pems = values['public-key'] ?? [];
-  const logMode = values.receipt !== undefined || values.checkpoint !== undefined;
+  const logMode = values.receipt !== undefined || values.checkpoint !== undefined || values.log !== undefined;
   if (logMode ? positionals.length !== 0 || (values.receipt !== undefined && pems.length === 0) || !/^(0|[1-9][0-9]?)$/.test(values.quorum ?? '0')
     : positionals.length !== 1 || pems.length === 0) {
     err.write(`suite verify: give one FILE and at least one --public-key\n${VERIFY_USAGE}\n`);
@@ -70,7 +71,7 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
   }
   if (logMode) {
     return verifyLogCommand({
-      receipt: values.receipt, checkpoint: values.checkpoint, logVkey: values['log-vkey'], witnessVkeys: values['witness-vkey'] ?? [],
+      receipt: values.receipt, checkpoint: values.checkpoint, log: values.log, token: values.token, since: values.since ?? [], logVkey: values['log-vkey'], witnessVkeys: values['witness-vkey'] ?? [],
       quorum: Number(values.quorum ?? '0'), keys,
     }, out, err);
   }

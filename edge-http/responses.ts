@@ -61,11 +61,6 @@ export function errorsOf<const S extends readonly number[]>(...statuses: S): { [
   return Object.fromEntries(statuses.map((status) => [status, errorResponse(status)])) as { [K in S[number]]: typeof ErrorBodySchema };
 }
 
-/** Whether a response schema is one of the shared error answers (the documents refer to it by name). */
-export function isErrorResponse(schema: unknown): boolean {
-  return [...byStatus.values()].includes(schema as TSchema);
-}
-
 /** What a route is, as far as the errors it may answer go. */
 export interface RouteFacts {
   method: string | string[];

@@ -31,7 +31,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     const problem = textProblem(input, schema);
     if (problem !== undefined) return { error: [{ keyword: 'text', instancePath: problem.path, schemaPath: '#', params: {}, message: problem.message }] };
     if (convert) {
-      const spelling = numberSpellingProblem(schema, input, httpPart ?? 'querystring');
+      const spelling = numberSpellingProblem(schema, input);
       if (spelling !== undefined) return { error: [spelling] };
     }
     let value = convert ? Value.Convert(schema, input) : input;
@@ -75,7 +75,7 @@ const NUMBER_SPELLING = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
  * takes one). `?from=1.5` is refused, not read as 1, so that what a caller meant is never guessed.
  * Only the part's own properties are looked at: query strings, params and headers are flat.
  */
-function numberSpellingProblem(schema: TSchema, input: unknown, part: string): FastifySchemaValidationError | undefined {
+function numberSpellingProblem(schema: TSchema, input: unknown): FastifySchemaValidationError | undefined {
   const properties = (schema as { properties?: Record<string, { type?: unknown; items?: { type?: unknown } }> }).properties;
   if (properties === undefined || typeof input !== 'object' || input === null) return undefined;
   for (const [key, property] of Object.entries(properties)) {

@@ -9,6 +9,7 @@ import { verifyExport, verifyReceipt, verifyRecord, type ExecutionReceipt } from
 import { logKey } from '../core/tlog/index.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { closedAddress } from '../testing/closed-address.ts';
 
 /**
  * The client library (client/) against the real suite: every HTTP service answers through it, a
@@ -85,12 +86,13 @@ describe('the client library against the real suite', () => {
   });
 
   it('gives up on a listener that is not there with a transport error that says nothing was sent', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const gone = createSuiteClient({ urls: { token: `http://127.0.0.1:${port}` }, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });
-    await expect(gone.token.get('/plans')).rejects.toMatchObject({ name: 'TransportError', ambiguous: false });
+    const nowhere = await closedAddress();
+    try {
+      const gone = createSuiteClient({ urls: { token: nowhere.url }, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });
+      await expect(gone.token.get('/plans')).rejects.toMatchObject({ name: 'TransportError', ambiguous: false });
+    } finally {
+      await nowhere.release();
+    }
   });
 
   it('verifies a record and an export offline with the public key, and finds a tampered export bad', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
-import { freePort } from '../testing/mcp-upstreams.ts';
+import { closedAddress } from '../testing/closed-address.ts';
 
 /**
  * `suite mcp` as a desktop MCP client launches it (docs/MCP.md, "stdio"): exactly the documented
@@ -117,13 +117,17 @@ describe('suite mcp refuses a session it cannot serve at initialize, then exits 
   }, 60_000);
 
   it('answers initialize with "no suite answers" when nothing listens at SUITE_TOKEN_URL, and starts no listener', async () => {
-    const port = await freePort();
-    const r = await initializeRaw(documentedLaunch('Claude Desktop', 'any.token.here', `http://127.0.0.1:${port}`));
-    expect(r.status).toBe(1);
-    expect(r.answers[0]?.error).toMatchObject({ code: -32603, data: { code: 'SERVICE_UNAVAILABLE' } });
-    expect(r.answers[0]?.error?.message).toMatch(new RegExp(`^no suite answers at http://127.0.0.1:${port} \\(SUITE_TOKEN_URL\\)`));
-    expect(r.stderr).not.toMatch(/Server listening/);
-    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    const nowhere = await closedAddress();
+    try {
+      const r = await initializeRaw(documentedLaunch('Claude Desktop', 'any.token.here', nowhere.url));
+      expect(r.status).toBe(1);
+      expect(r.answers[0]?.error).toMatchObject({ code: -32603, data: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(r.answers[0]?.error?.message).toMatch(new RegExp(`^no suite answers at ${nowhere.url.replaceAll('.', '\\.')} \\(SUITE_TOKEN_URL\\)`));
+      expect(r.stderr).not.toMatch(/Server listening/);
+      await expect(fetch(`${nowhere.url}/health`)).rejects.toThrow();
+    } finally {
+      await nowhere.release();
+    }
   }, 60_000);
 });
 

@@ -84,6 +84,16 @@ const witnessVerifiers = () => witnesses.map((w) => {
   return cosignatureVerifier(v.name, v.publicKey);
 });
 
+/** Waits for the record's receipt to carry both witnesses' cosignatures. */
+async function cosignedByBoth(id: string): Promise<ExecutionReceipt> {
+  let got: ExecutionReceipt | undefined;
+  await pollUntil('a receipt whose checkpoint both witnesses cosigned', async () => {
+    got = await receipt(id);
+    return { done: cosigners(got.checkpoint).length === 2, seen: cosigners(got.checkpoint) };
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  return got as ExecutionReceipt;
+}
+
 async function suiteVerify(args: string[]): Promise<{ code: number; out: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['cli/suite.ts', 'verify', ...args], { cwd: repo });
@@ -96,13 +106,7 @@ async function suiteVerify(args: string[]): Promise<{ code: number; out: string 
 
 describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)', () => {
   it('a receipt carries the two witnesses\' valid cosignatures, and suite verify --quorum 2 passes on it', async () => {
-    const id = await record('cosigned');
-    let got: ExecutionReceipt | undefined;
-    await pollUntil('a receipt whose checkpoint both witnesses cosigned', async () => {
-      got = await receipt(id);
-      return { done: cosigners(got.checkpoint).length === 2, seen: cosigners(got.checkpoint) };
-    }, { timeoutMs: 60_000, intervalMs: 100 });
-    const r = got as ExecutionReceipt;
+    const r = await cosignedByBoth(await record('cosigned'));
     const tracePublic = createPublicKey(tracePem).export({ type: 'spki', format: 'pem' }).toString();
     // The client library's verifier (@agent-authority/client/verify), public keys only.
     const verified = verifyReceipt(r, { publicKeyPem: tracePublic, logVkey: suiteLog.vkey, witnessVkeys: witnesses.map((w) => w.vkey), quorum: 2 });
@@ -126,6 +130,8 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
   }, 120_000);
 
   it('with one witness stopped the log keeps publishing, cosigned by the other; restarted, the witness catches up from the size it held', async () => {
+    // Standalone (not relying on the test before): both witnesses hold a cosigned size first.
+    await cosignedByBoth(await record('both-up'));
     const w2 = witnesses[1] as WitnessProcess;
     await w2.child.stop();
     const heldBefore = JSON.parse(await readFile(join(dir, 'w2', 'state.json'), 'utf8')) as { logs: Record<string, { size: number }> };
@@ -198,6 +204,9 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
   }, 60_000);
 
   it('refuses bad input with a clear plain-text answer and changes nothing', async () => {
+    // Standalone: w1 holds a state on disk (a size of the suite's log it cosigned) to compare with;
+    // no record is made after this, so the log sends it nothing more meanwhile.
+    await cosignedByBoth(await record('before-bad-input'));
     const w = witnesses[0] as WitnessProcess;
     const state = await readFile(join(dir, 'w1', 'state.json'), 'utf8');
     const cases: Array<[string, number]> = [

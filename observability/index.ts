@@ -1,15 +1,14 @@
-export { createLogger, REDACT_PATHS, type LoggerOptions } from './logger.ts';
+export { createLogger, REDACT_PATHS } from './logger.ts';
 export {
   createMetricsRegistry,
   type MetricsRegistry,
   type HttpRequestLabels,
   type HttpDurationLabels,
-  type ServiceMetrics,
 } from './metrics.ts';
 export type {
-  ChainMetrics, PromiseMetrics, WatchedAuditSink, WatchedChainWriter, WatchedRevocationView, WatchedWitnesses,
+  ChainMetrics, PromiseMetrics,
 } from './promise-metrics.ts';
-export { backgroundSpan, batchSpan, detached, linkToActive, workSpan } from './work-spans.ts';
-export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';
-export { startMetricsListener, type MetricsListener } from './metrics-listener.ts';
+export { backgroundSpan, batchSpan, detached, linkToActive } from './work-spans.ts';
+export { startTracing, type Tracing } from './tracing.ts';
+export { startMetricsListener } from './metrics-listener.ts';
 export type { EdgeTracing } from './http-tracing.ts';

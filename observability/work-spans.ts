@@ -90,14 +90,3 @@ export function backgroundSpan<T>(name: string, fn: (span: Span) => Promise<T>, 
   return inRoot(name, 'background', [], attributes, fn);
 }
 
-/** A unit of user work started by a timer (a task attempt, a benchmark run): a root span sampled like a request. */
-export function workSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  if (!recording) return unrecorded(fn);
-  return tracer().startActiveSpan(name, { root: true, attributes }, ROOT_CONTEXT, async (span) => {
-    try {
-      return await fn(span);
-    } finally {
-      span.end();
-    }
-  });
-}

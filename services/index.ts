@@ -23,4 +23,4 @@ export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   dashboardService,
 ]);
 
-export type { ServiceModule, ActorContext, StartedActors, RunningPart, RouteContext, ActorRoleName } from './kit/index.ts';
+export type { ServiceModule, ActorContext, RouteContext, ActorRoleName } from './kit/index.ts';

@@ -14,6 +14,9 @@ export interface LogState {
   peaks: Buffer;
 }
 
+/** SHA-256 of nothing: the root of the empty tree (RFC 6962 §2.1). */
+const EMPTY_ROOT_HEX = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
 const StateRow = rowSchema(Type.Object({ size: Type.Number(), root: Type.Any(), peaks: Type.Any() }));
 
 export async function readLogState(db: CommonQueryMethods, forUpdate = false): Promise<LogState | null> {
@@ -29,6 +32,12 @@ export async function readLogState(db: CommonQueryMethods, forUpdate = false): P
 export async function advanceLog(
   tx: DatabaseTransactionConnection, fromSize: number, state: LogState, tiles: ReadonlyArray<{ level: number; index: number; hashes: Buffer }>,
 ): Promise<boolean> {
+  // The state row is made (empty tree) before it is locked: with no row, `for update` locks nothing
+  // and two writers advancing from the empty tree would both pass. The second insert waits on the
+  // first's key, then reads the row the first committed, and is fenced like any late writer.
+  await tx.query(sql.unsafe`
+    insert into execution_log_state (id, size, root, peaks) values (1, 0, decode(${EMPTY_ROOT_HEX}, 'hex'), ''::bytea)
+    on conflict (id) do nothing`);
   const current = await readLogState(tx, true);
   if ((current?.size ?? 0) !== fromSize) return false;
   if (tiles.length > 0) {
@@ -113,14 +122,6 @@ export async function findPruned(db: CommonQueryMethods, by: { id?: string; seq?
   const where = by.id !== undefined ? sql.fragment`id = ${by.id}` : sql.fragment`seq = ${by.seq ?? -1}`;
   const row = await db.maybeOne(sql.type(PrunedRow)`select seq, pruned_at as "prunedAt" from execution_log_pruned where ${where}`);
   return row ? { seq: Number(row.seq), prunedAt: new Date(row.prunedAt as string) } : null;
-}
-
-const MinRow = rowSchema(Type.Object({ seq: Type.Union([Type.Number(), Type.Null()]) }));
-
-/** The highest pruned seq (entries at or below it may be gone), 0 when none was. */
-export async function prunedThrough(db: CommonQueryMethods): Promise<number> {
-  const row = await db.one(sql.type(MinRow)`select max(seq) as seq from execution_log_pruned`);
-  return row.seq === null ? 0 : Number(row.seq);
 }
 
 /** bytea as the drivers give it: pg a Buffer, PGlite a Uint8Array; text `\\x...` if a parser left it so. */

@@ -4,16 +4,14 @@
  * with `sql.type(rowSchema(...))` (row-schema.ts).
  */
 export type { Storage, StorageOptions } from './types.ts';
-export { openStorage, type OpenStorageOptions } from './open.ts';
-export type { RestartPolicy } from './embedded-supervisor.ts';
+export { openStorage } from './open.ts';
 export { lockDataDir } from './data-dir.ts';
-export { storageOutage, storageOutageMessage, type StorageOutage } from './unavailable.ts';
-export { StorageError, silentLogger, type StorageErrorCode, type StorageLogger } from './errors.ts';
-export { DEFAULT_MIGRATIONS_DIR, type MigrationSet } from './migrate.ts';
+export { storageOutage, storageOutageMessage } from './unavailable.ts';
+export { type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 
 // Table modules (one per table group).
-export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type AuditFilter, type NewAuditEntry } from './audit.ts';
+export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type NewAuditEntry } from './audit.ts';
 export {
   insertExecutions,
   getExecution,
@@ -24,18 +22,17 @@ export {
   findTraceKeys,
   currentTraceKey,
   type NewExecution,
-  type TraceKey,
   type PublishedKey,
 } from './executions.ts';
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
 export {
   readLogState, advanceLog, readLogTiles, readLastTiles, insertCheckpoint, setCheckpointCosigned, readCheckpoint, readCheckpointOfSize,
-  findPruned, prunedThrough, type LogState, type StoredCheckpoint,
+  findPruned, type LogState,
 } from './execution-log.ts';
 export {
   takePruneLock, pruneExecutions, pruneAuditEntries, getPrunedExecution, prunedExecutionsBetween, prunedAuditBetween,
-  type PlanCutoff, type PrunedExecutionRow,
+  type PlanCutoff,
 } from './retention.ts';
 export {
   getExecutionOf,
@@ -44,7 +41,6 @@ export {
   lineageStep,
   type ExecutionFilter,
   type LineageNode,
-  type Page,
 } from './execution-reads.ts';
 export {
   executionTotals,
@@ -55,7 +51,7 @@ export {
   costTotals,
   type SubjectDimension,
 } from './execution-aggregates.ts';
-export { conditionSql, type GovernanceWords, type ConditionSql } from './execution-conditions.ts';
+export { conditionSql } from './execution-conditions.ts';
 export {
   ensureChainHead,
   readChainHead,
@@ -63,8 +59,6 @@ export {
   chainLeaseRemainingMs,
   renewChainLease,
   releaseChainLease,
-  headMoveCte,
-  type ChainHead,
   type HeadMove,
 } from './chains.ts';
 export {
@@ -73,9 +67,8 @@ export {
   revocationVersion,
   revocationSnapshot,
   pruneRevocations,
-  type Revocation,
 } from './revocations.ts';
-export { insertIssuedToken, findIssuedToken, pruneIssuedTokens, type IssuedToken } from './tokens.ts';
+export { insertIssuedToken, findIssuedToken, pruneIssuedTokens } from './tokens.ts';
 export {
   lockSubject,
   insertIdentity,
@@ -86,8 +79,6 @@ export {
   pruneNonces,
   liveTokensOf,
   type Identity,
-  type IdentityKind,
-  type IdentityStatus,
 } from './identities.ts';
 export {
   insertPin,
@@ -99,7 +90,6 @@ export {
   listAttestations,
   type Fingerprint,
   type ModelPin,
-  type ModelAttestation,
   type Drift,
   type NewPin,
 } from './models.ts';
@@ -120,7 +110,4 @@ export {
   countSignupAttempt,
   pruneSignupAttempts,
   type StoredTenant,
-  type NewTenant,
-  type StatusChange,
-  type SuspendedBy,
 } from './tenants.ts';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,9 +18,11 @@ export const SERVER_FILESYSTEM = join(MODULES, '@modelcontextprotocol/server-fil
 export const SERVER_MEMORY = join(MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
 
 /**
- * A port free a moment ago. Only for what cannot bind port 0 and say which port it got:
- * server-everything prints the PORT it was given, not the one bound; and a test that needs an
- * address where nothing listens. Everything of ours binds 0 and reports its port instead.
+ * A port free a moment ago (found, then released: another process may take it meanwhile). Only
+ * where a port must be named before anything listens on it (mcp-gateway-changes: the upstreams
+ * file names a server started later). An address where nothing listens is
+ * testing/closed-address.ts's, held; server-everything binds 0 (startEverythingOverHttp), and
+ * everything of ours binds 0 and reports its port.
  */
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -31,14 +33,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** server-everything in its Streamable HTTP mode, on a free port; resolves once it says it listens. */
+/**
+ * server-everything in its Streamable HTTP mode; resolves once it says it listens. Without a port
+ * it binds port 0 itself (PORT=0), and the port it got is read from the kernel's socket table
+ * (it prints the PORT it was given, not the one bound).
+ */
 export async function startEverythingOverHttp(port?: number): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  port ??= await freePort();
-  const child = spawn(NODE, [SERVER_EVERYTHING, 'streamableHttp'], { env: { PATH: '/usr/bin:/bin', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE, [SERVER_EVERYTHING, 'streamableHttp'], { env: { PATH: '/usr/bin:/bin', PORT: String(port ?? 0) }, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
     createInterface({ input: child.stderr! }).on('line', (line) => { if (line.includes('listening on port')) resolve(); });
   });
+  if (port === undefined) {
+    const bound = listeningPorts(child.pid as number);
+    if (bound.length !== 1) throw new Error(`server-everything (pid ${child.pid}) listens on ${bound.length} ports: ${bound.join(', ')}`);
+    port = bound[0] as number;
+  }
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     child,
@@ -48,6 +58,28 @@ export async function startEverythingOverHttp(port?: number): Promise<{ url: str
       child.kill('SIGTERM');
     }),
   };
+}
+
+/** The TCP ports a process listens on (Linux): its socket inodes matched in /proc/net/tcp and tcp6, state LISTEN. */
+export function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1] as string);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is hex ADDR:PORT, st 0A is LISTEN, the inode is the tenth field.
+      if (f[3] === '0A' && inodes.has(f[9] as string)) ports.add(parseInt((f[1] as string).split(':')[1] as string, 16));
+    }
+  }
+  return [...ports];
 }
 
 /** A `mcpServers` file in a fresh folder; returns its path and the folder (removed by `cleanup`). */

@@ -1,3 +1,3 @@
 /** What every actor builds on: the bus actor's lifecycle. */
-export { BusActor, type ActorState } from './bus-actor.ts';
-export { replyOf, errorData, unavailableData } from './reply.ts';
+export { BusActor } from './bus-actor.ts';
+export { replyOf, unavailableData } from './reply.ts';

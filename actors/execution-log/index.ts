@@ -2,4 +2,4 @@
 export { ExecutionLogMaintainer, type LogMaintainerOptions } from './maintainer.ts';
 export { logEntry } from './log-entry.ts';
 export { ExecutionLogReaderActor } from './reader-actor.ts';
-export { WitnessCollector, type CollectedWitness, type WitnessStatus } from './witness-collector.ts';
+export { WitnessCollector, type CollectedWitness } from './witness-collector.ts';

@@ -1,4 +1,4 @@
-import { executionCanonicalJson, executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
+import { executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
 
 /**
  * A record's entry in the log (docs/TRACE-FORMAT.md, "The transparency log"): its export line
@@ -8,6 +8,3 @@ import { executionCanonicalJson, executionExportLine, type ExecutionRecord } fro
 export function logEntry(r: ExecutionRecord & { canonical?: string }): Buffer {
   return Buffer.from(r.canonical !== undefined ? `${r.hash} ${r.signature} ${r.canonical}` : executionExportLine(r));
 }
-
-/** Just the canonical form, for callers that hold a record without it. */
-export { executionCanonicalJson };

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
-import type { ExecutionRecord } from '../../core/chain/index.ts';
-import { callHarness, executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
+import { callHarness, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 /** Lineage, attention and the aggregates, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) => {

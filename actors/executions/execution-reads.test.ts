@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { hashCanonical, type ExecutionRecord } from '../../core/chain/index.ts';
-import { callHarness, executionBody, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
+import { callHarness, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../testing/executions.ts';
 
 /** The read routes of one record, and the list, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {

@@ -11,9 +11,6 @@ import { ExecutionLogMaintainer, ExecutionLogReaderActor, WitnessCollector, type
 export { ExecutionWriterActor, type ExecutionWriterActorOptions } from './writer-actor.ts';
 export { ExecutionReaderActor } from './reader-actor.ts';
 export { ExecutionReadModelActor } from './read-models/index.ts';
-export { verifyExecutionChain, verifyRecord, verifyStoredRecord, type ChainResult, type RecordResult } from './verify.ts';
-export { VerificationKeys } from './keys.ts';
-export { executionChainSpec, newExecutionId, type ExecutionAppend } from './chain-spec.ts';
 
 export interface ExecutionActorsOptions {
   bus: Bus;

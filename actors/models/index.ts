@@ -1,3 +1,2 @@
 /** Model pins: approved baselines, supersede, and attestations compared field by field. */
-export { ModelActor, type ModelActorOptions } from './actor.ts';
-export { compareFingerprint, type Comparison } from './compare.ts';
+export { ModelActor } from './actor.ts';

@@ -1,2 +1,2 @@
 /** Retention: each tenant's plan limit on how long its records and audit entries are kept. */
-export { RetentionPruner, type RetentionPrunerOptions, type PruneRound } from './pruner.ts';
+export { RetentionPruner } from './pruner.ts';

@@ -1,3 +1,3 @@
 /** Revocations: the actor that records and broadcasts them, and the view every edge keeps. */
-export { RevocationActor, type RevocationActorOptions } from './actor.ts';
-export { RevocationView, type RevocationViewOptions } from './view.ts';
+export { RevocationActor } from './actor.ts';
+export { RevocationView } from './view.ts';

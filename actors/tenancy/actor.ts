@@ -1,12 +1,10 @@
-import { clipText, type Bus, type RequestOf, type Result, type Subscription } from '../../bus/index.ts';
+import { clipText, type RequestOf, type Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { subjects, type Tenant, type UsageReport } from '../../bus/index.ts';
-import type { Storage } from '../../storage/index.ts';
 import {
   getTenant, findTenantByKeyHash, insertTenant, listTenants, meterUsage, releaseUsage, setTenantKeyHash, setTenantPlan,
   setTenantStatus, usageOf, type StoredTenant,
 } from '../../storage/index.ts';
-import type { AuditBatcher } from '../audit/index.ts';
 import { replyOf } from '../base/index.ts';
 import { applyBillingEvent } from './billing.ts';
 import { newTenantId, newTenantKey, tenantKeyHash } from '../../core/tenancy/index.ts';

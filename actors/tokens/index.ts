@@ -1,2 +1,2 @@
 /** The token actor: issue, validate, revoke. */
-export { TokenActor, type TokenActorOptions } from './actor.ts';
+export { TokenActor } from './actor.ts';

@@ -37,7 +37,6 @@ export const AuditEntrySchema = Type.Object({
   prevHash: Type.String(),
   hash: Type.String(),
 });
-export type AuditEntry = Static<typeof AuditEntrySchema>;
 
 export const AuditListRequest = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 500 }),

@@ -147,7 +147,6 @@ export const RecordVerifyReply = Type.Object({
   id: Type.String(), seq: Type.Integer(), hash: Type.String(), keyId: Type.String(), inChain: Type.Boolean(), ...Failure,
 });
 export const VerifyReply = Type.Union([ChainVerifyReply, RecordVerifyReply]);
-export type VerifyReplyData = Static<typeof VerifyReply>;
 
 export const KeysRequest = Type.Object({ keyId: Type.Optional(KeyId) });
 /** Spec, "Trace public key response". */

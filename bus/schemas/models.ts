@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { Text } from './executions.ts';
 import { CallerSchema } from './tokens.ts';
 
@@ -25,7 +25,6 @@ export const PinSchema = Type.Object({
   supersedes: Type.Union([Type.Integer(), Type.Null()]),
   supersededAt: Type.Union([Type.String(), Type.Null()]),
 });
-export type PinData = Static<typeof PinSchema>;
 
 const FingerprintField = Type.Union([Type.Literal('provider'), Type.Literal('model'), Type.Literal('version')]);
 export const AttestationSchema = Type.Object({

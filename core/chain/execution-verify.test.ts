@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import {
-  createTraceSigner, executionHash, ExecutionChainVerifier, GENESIS_HASH, hashCanonical,
-  type ExecutionFields, type ExecutionRecord, type TraceSigner,
+  createTraceSigner, ExecutionChainVerifier, type ExecutionRecord, type TraceSigner,
 } from './index.ts';
 import { signedChain } from '../../testing/trace-format.ts';
 

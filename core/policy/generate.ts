@@ -8,7 +8,7 @@ import type { GeneratedPolicy, Matched, PolicyRequest, PolicyRule, RuleBody } fr
 import { explain } from './explain.ts';
 import { clausesOf, normalise } from './text.ts';
 
-export type { GeneratedPolicy, Matched, PolicyRequest, PolicyRule, RuleBody } from './types.ts';
+export type { GeneratedPolicy, Matched, PolicyRequest, PolicyRule } from './types.ts';
 
 /**
  * Plain-language description in, scopes and a governance policy out (docs/AI-POLICY.md). Pure and

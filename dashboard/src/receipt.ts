@@ -33,9 +33,16 @@ async function logKeyOf(vkey: string): Promise<{ name: string; keyId: string; ke
   return { name, keyId, key: await crypto.subtle.importKey('raw', bytes.subarray(1) as BufferSource, { name: 'Ed25519' }, false, ['verify']) };
 }
 
-/** RFC 9162 §2.1.3.2: does `proof` lead from leaf `index` of a tree of `size` to `root`? */
-async function includes(index: number, size: number, leaf: Uint8Array, proof: Uint8Array[], root: Uint8Array): Promise<boolean> {
-  if (index >= size) return false;
+/**
+ * RFC 9162 §2.1.3.2: does `proof` lead from leaf `index` of a tree of `size` to `root`? Every input is
+ * the prover's word; checked against transparency-dev/merkle's published vectors (receipt.test.ts), as
+ * core/tlog's verifyInclusion is.
+ */
+export async function verifyInclusionProof(index: number, size: number, leaf: Uint8Array, proof: Uint8Array[], root: Uint8Array): Promise<boolean> {
+  // Hashes of the wrong size (an empty leaf and root would chain into a "match") and indexes a
+  // number cannot hold exactly are refused before any is used, as core/tlog's rootFromInclusionProof does.
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
+  if (leaf.length !== 32 || root.length !== 32 || proof.some((p) => p.length !== 32)) return false;
   let fn = index;
   let sn = size - 1;
   let r = leaf;
@@ -88,6 +95,6 @@ export async function verifyReceiptInBrowser(receipt: Receipt, logVkey: string, 
   const proof = receipt.proof.map(unbase64);
   if (rootBytes === null || rootBytes.length !== 32 || proof.some((p) => p === null || p.length !== 32)) return fail('a hash is not 32 bytes of base64', others);
   const leaf = await sha256(concat(Uint8Array.of(0), encoder.encode(receipt.entry)));
-  if (!(await includes(receipt.leafIndex, receipt.treeSize, leaf, proof as Uint8Array[], rootBytes))) return fail("the inclusion proof does not lead to the checkpoint's root", others);
+  if (!(await verifyInclusionProof(receipt.leafIndex, receipt.treeSize, leaf, proof as Uint8Array[], rootBytes))) return fail("the inclusion proof does not lead to the checkpoint's root", others);
   return { ok: true, reason: 'verified', leafIndex: receipt.leafIndex, treeSize: receipt.treeSize, origin: log.name, cosignatures: others };
 }

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { ErrorDataSchema } from '../../bus/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 import type { Authority } from '../authority.ts';
@@ -11,7 +11,6 @@ export const HealthSchema = Type.Object({
   service: Type.String(),
   uptime: Type.Integer({ description: 'seconds since the process started' }),
 }, { description: 'The process is up' });
-export type Health = Static<typeof HealthSchema>;
 
 const ChecksSchema = Type.Record(Type.String(), Type.Boolean());
 

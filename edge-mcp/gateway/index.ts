@@ -3,13 +3,9 @@
  * capability check, each call audited, forwarded with the upstream's own credentials and signed on
  * the execution chain. An edge: no actors, no storage.
  */
-export { Gateway, type GatewayList, type GatewayResourceTarget } from './pool.ts';
-export {
-  NAMESPACE_SEPARATOR, RESOURCE_SCHEME_PREFIX, gatewayToolName, gatewayUri, defaultScope, defaultResourceScope, defaultPromptScope,
-  type GatewayTool, type GatewayPrompt, type GatewayCatalog,
-} from './catalog.ts';
-export type { UpstreamStatus, UpstreamState, UpstreamOutcome } from './upstream.ts';
+export { Gateway } from './pool.ts';
+export type { UpstreamStatus } from './upstream.ts';
 export { forwardCall } from './forward.ts';
 export { registerGatewayOffers, GATEWAY_OFFERS } from './offers.ts';
 export { gatewayMetrics } from './metrics.ts';
-export { upstreamStatusRoute, GATEWAY_READ_SCOPE, UpstreamsReply } from './status-route.ts';
+export { upstreamStatusRoute } from './status-route.ts';

@@ -5,6 +5,7 @@ import { ACTORS, call, mint, printOutputOnFailure, type Answer } from '../helper
 import { NATS_URL } from '../../testing/bus.ts';
 import { runLoad, startSuiteProcess, tally, type Load } from '../../testing/chaos-suite.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../../testing/private-postgres.ts';
+import { expectLogIntact } from '../../testing/log-fsck.ts';
 
 /**
  * Distributed mode (actors and the token edge in two processes over NATS, Postgres by URL), its
@@ -81,11 +82,16 @@ describe('Postgres killed in distributed mode', () => {
       for (const [name, l] of Object.entries(loads)) {
         expect(l.statuses.get(500) ?? 0, `${name}: ${tally(l)} ${JSON.stringify(examples.get(`${name} 500`)?.body ?? '')}`).toBe(0);
         expect([...l.statuses.keys()].filter((s) => s !== 'error' && s >= 500 && s !== 503), `${name}: ${tally(l)}`).toEqual([]);
+        // No answer at all (a time-out of 10 s, a reset) is a failure too: the edge is up, only its database is down.
+        expect(l.statuses.get('error') ?? 0, `${name}: ${tally(l)}`).toBe(0);
       }
+      // The kill took effect: appends, which cannot succeed without the database, were refused.
+      expect(appends.statuses.get(503) ?? 0, `appends: ${tally(appends)}`).toBeGreaterThan(0);
       for (const [name, a] of examples) expect(a.code, `${name}: ${JSON.stringify(a.body)}`).toBe('SERVICE_UNAVAILABLE');
       // A refused append that may have been carried out names the key to retry with.
       const unknown = [...examples.values()].map((a) => JSON.stringify(a.body)).filter((b) => b.includes('outcome is unknown'));
       for (const body of unknown) expect(body).toMatch(/Idempotency-Key|Idempotency-Key: "chaos-\d+"|without an Idempotency-Key/);
+      await expectLogIntact({ base, token: reader.token, databaseUrl: postgres.url });
     } finally {
       for (const l of Object.values(loads)) await l.stop();
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
 import { runLoad, startSuiteProcess, tally, type SuiteProcess } from '../../testing/chaos-suite.ts';
+import { expectLogIntact, servedCheckpoint } from '../../testing/log-fsck.ts';
 
 /**
  * kill -9 of the embedded Postgres under load (`suite start --data-dir`): the suite restarts it by
@@ -49,6 +50,7 @@ describe('the embedded Postgres killed under load', () => {
     const readiness = runLoad(1, () => `${suite.base}/ready`, () => ({}));
     try {
       while (acked < 200) await new Promise((r) => setTimeout(r, 20));
+      const logBefore = await servedCheckpoint(suite.base);
       const killedAt = Date.now();
       process.kill(await postmasterPid(dataDir), 'SIGKILL');
       // Recovered: an append answered 201 after the first one refused (the postmaster's backends
@@ -91,6 +93,7 @@ describe('the embedded Postgres killed under load', () => {
       expect(edgePresent).toBeGreaterThanOrEqual(acked);
       expect(verify.status).toBe(200);
       expect(verify.body).toMatchObject({ valid: true });
+      await expectLogIntact({ base: suite.base, token: (await mint(suite.base, adminKey, 'log-auditor', ['execution:read'])).token, since: [logBefore] });
     } finally {
       await Promise.all([validations.stop(), appends.stop(), readiness.stop()]);
     }

@@ -7,6 +7,7 @@ import { inherited, startLocalCluster, type LocalCluster } from '../../compose/l
 import { NatsNode } from '../../compose/nats-node.ts';
 import { ACTORS, call, mint, printOutputOnFailure, type Answer } from '../helpers.ts';
 import { expectChainHoldsEveryAck, startAppendLoad } from './append-load.ts';
+import { expectLogIntact } from '../../testing/log-fsck.ts';
 
 /**
  * The suite on a three-node NATS cluster of its own (the machine's nats-server, JetStream on, ports
@@ -66,12 +67,20 @@ describe('a three-node NATS cluster losing a node', () => {
     const load = startAppendLoad({ edge, token, keyPrefix: 'nats' });
     await load.acknowledged(300);
     // The busier of nodes 1 and 2 (node 3 is the partition test's): the kill then cuts live clients.
-    const counts = await Promise.all(nodes.slice(0, 2).map((n) => n.connections()));
+    const before = await Promise.all(nodes.map((n) => n.connections()));
+    const counts = before.slice(0, 2);
     const victim = nodes[counts[0]! >= counts[1]! ? 0 : 1]!;
     const atKill = load.acks.length;
     victim.signal('SIGKILL');
     await victim.exited();
     await load.acknowledged(atKill + 600);
+    // The kill cut live clients: the victim had some, as many as the other, and they moved to the survivors.
+    const survivorsAfter = await Promise.all(nodes.filter((n) => n !== victim).map((n) => n.connections()));
+    const victimCount = counts[nodes.indexOf(victim)]!;
+    expect(victimCount, `client connections on n1, n2 before the kill: ${counts.join(', ')}`).toBeGreaterThan(0);
+    expect(victimCount).toBe(Math.max(...counts));
+    const survivorsBefore = before.reduce((a, b) => a + b, 0) - victimCount;
+    expect(survivorsAfter.reduce((a, b) => a + b, 0), `survivors' connections before ${survivorsBefore}, after ${survivorsAfter.join(', ')}`).toBeGreaterThan(survivorsBefore);
     await victim.start();
     await load.acknowledged(load.acks.length + 100);
     await load.stop();
@@ -80,6 +89,7 @@ describe('a three-node NATS cluster losing a node', () => {
         `${load.acks.length} acknowledged in all; refusals meanwhile ${JSON.stringify(Object.fromEntries(load.refusals))}\n`,
     );
     await expectChainHoldsEveryAck(db, load.acks, edge, token);
+    await expectLogIntact({ base: edge, token, databaseUrl: cluster.databaseUrl });
   });
 
   test('a token revoked while an edge is partitioned is never accepted by it after the revoke was answered', async () => {
@@ -124,5 +134,6 @@ describe('a three-node NATS cluster losing a node', () => {
     process.stdout.write(`chaos revoke while partitioned: answers of the partitioned edge after the revoke: ${JSON.stringify(Object.fromEntries(tally))}\n`);
     expect(after.filter((a) => a.answer.status === 200)).toEqual([]);
     expect(after.length).toBeGreaterThan(0);
+    await expectLogIntact({ base: edge, token: (await mint(edge, cluster.adminKey, 'log-auditor', ['execution:read'])).token, databaseUrl: cluster.databaseUrl });
   });
 });

@@ -7,6 +7,7 @@ import { Child, inherited, listenerPorts, waitFor, zeroPorts } from '../../compo
 import { SERVICES } from '../../config/index.ts';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
 import { startAppendLoad, type Ack } from './append-load.ts';
+import { expectLogIntact, servedCheckpoint } from '../../testing/log-fsck.ts';
 
 /**
  * The embedded default (`suite start --data-dir`, one process and its own Postgres) killed with
@@ -57,6 +58,7 @@ describe('the embedded suite killed under load', () => {
     const { token } = await mint(current.edge, adminKey, 'crash-agent', ['execution:record', 'execution:read']);
     const load = startAppendLoad({ edge: () => current.edge, token, keyPrefix: 'suite-kill', workers: 8, giveUpMs: 120_000 });
     const downMs: number[] = [];
+    const logBefore = await servedCheckpoint(current.edge);
     for (let k = 1; k <= KILLS; k++) {
       await load.acknowledged(load.acks.length + ACKS_BETWEEN_KILLS);
       const killedAt = Date.now();
@@ -92,5 +94,6 @@ describe('the embedded suite killed under load', () => {
     );
     expect(lost).toEqual([]);
     expect(verified.body).toMatchObject({ valid: true, checked: byKey.size });
+    await expectLogIntact({ base: current.edge, token, since: [logBefore] });
   });
 });

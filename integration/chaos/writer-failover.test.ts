@@ -2,8 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { startLocalCluster, type ClusterProcess, type LocalCluster } from '../../compose/local-cluster.ts';
-import { ACTORS, call, mint, printOutputOnFailure } from '../helpers.ts';
+import { ACTORS, mint, printOutputOnFailure } from '../helpers.ts';
 import { expectChainHoldsEveryAck, percentile, startAppendLoad, type AppendLoad } from './append-load.ts';
+import { expectLogIntact } from '../../testing/log-fsck.ts';
 
 /**
  * Chain-writer failover (issue 25, parts 4 and 9): two actor processes each run the chain writers
@@ -120,6 +121,7 @@ describe('the chain-writer leader killed or stopped under load', () => {
     const takeovers = rounds.map((r) => r.takeoverMs);
     report('SIGKILL', load, rounds);
     await expectChainHoldsEveryAck(db, load.acks, edge, token);
+    await expectLogIntact({ base: edge, token, databaseUrl: cluster.databaseUrl });
     expect(Math.max(...takeovers)).toBeLessThan(TAKEOVER_BOUND_MS);
   });
 
@@ -144,6 +146,7 @@ describe('the chain-writer leader killed or stopped under load', () => {
     await load.stop();
     report('SIGSTOP', load, rounds);
     await expectChainHoldsEveryAck(db, load.acks, edge, token);
+    await expectLogIntact({ base: edge, token, databaseUrl: cluster.databaseUrl });
     expect(Math.max(...rounds.map((r) => r.takeoverMs))).toBeLessThan(TAKEOVER_BOUND_MS);
   });
 });

@@ -168,8 +168,8 @@ describe('GET /compare', () => {
     const steadySlow = await startTargetServer({ delayMs: 120 });
     const ids: Record<string, string> = {};
     try {
-      for (const [name, server] of [['cmp-fast-a', steadyFast], ['cmp-slow', steadySlow], ['cmp-fast-b', steadyFast]] as const) {
-        const r = await run({ provider: 'http', url: server.url, name, testRuns: 80, warmupRuns: 5 });
+      for (const [name, server] of [['cmp-fast-a', steadyFast], ['cmp-slow', steadySlow], ['cmp-fast-b', steadyFast], ['cmp-fast-c', steadyFast]] as const) {
+        const r = await run({ provider: 'http', url: server.url, name, testRuns: 40, warmupRuns: 5 });
         ids[name] = r.body.jobId;
         await finished(r.body.jobId);
       }
@@ -189,6 +189,18 @@ describe('GET /compare', () => {
     // change). Equal distributions are core/bench/statistics.test.ts's; here, a run against itself.
     const same = await call(`/compare?baseline=cmp-fast-b&candidate=${ids['cmp-fast-b']}`, { token: reader });
     expect(same.body, JSON.stringify(same.body)).toMatchObject({ verdict: 'no significant change', significant: false, deltaMeanMs: 0 });
+    // No false positive: two runs of one server, back to back (no other run between them, so the
+    // least drift of the machine's load). The verdict needs both tests at p < 0.05 and a change of
+    // at least 5% of the mean; the noise measured here (the standard error of the difference of
+    // the two means, from the runs' own spread) must be under that 5%, else the machine was too
+    // busy for the check to mean anything and the test says so. Measured at load ~2: 0.14%.
+    const twice = await call(`/compare?baseline=cmp-fast-b&candidate=cmp-fast-c`, { token: reader });
+    const { baseline: b, candidate: c, minimumDeltaPercent } = twice.body as { baseline: { n: number; meanMs: number; stddevMs: number }; candidate: typeof b; minimumDeltaPercent: number };
+    const noisePercent = (100 * Math.sqrt(b.stddevMs ** 2 / b.n + c.stddevMs ** 2 / c.n)) / b.meanMs;
+    process.stdout.write(`bench no-false-positive: two runs of one 60 ms server: means ${b.meanMs} and ${c.meanMs} ms (stddev ${b.stddevMs}, ${c.stddevMs}); ` +
+      `noise (standard error of the difference) ${noisePercent.toFixed(2)}% of the mean, bound ${minimumDeltaPercent}%; verdict ${twice.body.verdict}\n`);
+    expect(noisePercent, 'the two runs were too noisy for a no-false-positive check: a busier machine than the bound was chosen for').toBeLessThan(minimumDeltaPercent);
+    expect(twice.body, JSON.stringify(twice.body)).toMatchObject({ verdict: 'no significant change', significant: false });
   }, 90_000);
 
   it('answers 404 for an unknown run, 409 for one not finished, 400 without both parameters', async () => {

@@ -45,6 +45,17 @@ async function record(token: string, subject: string): Promise<{ id: string; seq
   return (await res.json()) as { id: string; seq: number };
 }
 
+/** Records a trust event (trust:write); answers its id, which its trust.changed broadcast names. */
+async function trustChange(token?: string): Promise<string> {
+  const writer = token ?? (await t.mint(['trust:write'])).token;
+  const res = await fetch(t.url('trust', '/events'), {
+    method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ subjectId: 'live-subject', kind: 'task-succeeded', summary: 'done', proof: { url: 'https://example.org/x', sha256: 'ab'.repeat(32) } }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
 describe('GET /live, the dashboard socket', () => {
   it('greets with the token\'s subject and scopes and answers with its own subprotocol, never the token', async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'watcher' });
@@ -62,7 +73,10 @@ describe('GET /live, the dashboard socket', () => {
     const made = await record(writer, 'forwarded');
     const seen = await until(() => reader.messages.find((m) => m.kind === 'trace.appended' && m.id === made.id));
     expect(seen).toMatchObject({ seq: made.seq, subject: 'forwarded', outcome: 'success' });
-    await new Promise((r) => setTimeout(r, 200));
+    // The trace's broadcast is over (the reader has it); a trust change made now reaches the narrow
+    // socket after anything that broadcast sent it, so once it is there, nothing else is on the way.
+    const change = await trustChange();
+    await until(() => narrow.messages.find((m) => m.kind === 'trust.changed' && m.id === change));
     expect(narrow.messages.some((m) => m.kind === 'trace.appended')).toBe(false);
     reader.ws.close();
     narrow.ws.close();
@@ -149,15 +163,12 @@ describe('GET /live, the dashboard socket', () => {
     const watcher = await open((await t.mint(['trust:read'])).token);
     const narrow = await open((await t.mint(['execution:read'])).token);
     const writer = (await t.mint(['trust:write'])).token;
-    const res = await fetch(t.url('trust', '/events'), {
-      method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ subjectId: 'live-subject', kind: 'task-succeeded', summary: 'done', proof: { url: 'https://example.org/x', sha256: 'ab'.repeat(32) } }),
-    });
-    expect(res.status).toBe(201);
-    const { id } = (await res.json()) as { id: string };
+    const id = await trustChange(writer);
     const seen = await until(() => watcher.messages.find((m) => m.kind === 'trust.changed' && m.id === id));
     expect(seen).toMatchObject({ what: 'record-event', subjectId: 'live-subject' });
-    await new Promise((r) => setTimeout(r, 200));
+    // As above, the other way round: a trace appended now reaches the narrow socket after the change would have.
+    const made = await record((await t.mint(['execution:record'])).token, 'after-the-change');
+    await until(() => narrow.messages.find((m) => m.kind === 'trace.appended' && m.id === made.id));
     expect(narrow.messages.some((m) => m.kind === 'trust.changed')).toBe(false);
     watcher.ws.close();
     narrow.ws.close();

@@ -90,7 +90,17 @@ describe('schedules', () => {
     await call('/schedule', { body: { id: 'catch-up', cron: '* * * * *', task: httpTask('/catch-up') } });
     await pool().query(sql.unsafe`update scheduler_schedules set next_run_at = now() - interval '2 hours' where id = 'catch-up'`);
     await eventually(() => target.hitsOn('/catch-up').length === 1, 'the firing');
-    await new Promise((r) => setTimeout(r, 600));
+    // Done catching up when the schedule's next run is past now (a firing's task is made in the
+    // transaction that moves it) and each task it made has finished: then every hit it will make is in.
+    await eventually(async () => {
+      const { rows } = await pool().query(sql.unsafe`
+        select (select next_run_at > now() from scheduler_schedules where id = 'catch-up') as moved,
+               (select count(*) from scheduler_tasks where schedule_id = 'catch-up' and state not in ('succeeded', 'failed', 'dead')) as open`);
+      const row = rows[0] as { moved: boolean; open: string | number };
+      return row.moved && Number(row.open) === 0;
+    }, 'the catch-up settled');
+    const { rows: tasks } = await pool().query(sql.unsafe`select count(*) as n from scheduler_tasks where schedule_id = 'catch-up'`);
+    expect(Number((tasks[0] as { n: string | number }).n)).toBe(1);
     expect(target.hitsOn('/catch-up')).toHaveLength(1);
     const s = (await call('/schedule')).body.schedules.find((x: { id: string }) => x.id === 'catch-up');
     expect(s.firings).toBe(1);

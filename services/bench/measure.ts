@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { summarizeCorrected, summarizeLatencies, meanAndStddev, type LatencySummary } from '../../core/bench/index.ts';
+import { summarizeCorrected, summarizeLatencies, meanAndStddev } from '../../core/bench/index.ts';
 import type { CallResult, Target } from './providers/types.ts';
 import type { JobSettings } from './store.ts';
 
@@ -96,4 +96,3 @@ export function resultOf(measured: Measured): Record<string, unknown> {
   return out;
 }
 
-export type { LatencySummary };

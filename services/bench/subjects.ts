@@ -11,7 +11,6 @@ export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as cons
 export type JobStatus = (typeof JOB_STATUSES)[number];
 const StatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 // Stored as jsonb: no NUL and no lone surrogate (Postgres refuses both), as bus Text; no CR or LF in a header.
 const HEADER_VALUE = '^(?:[^\\u0000\\r\\n\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
 const HeaderName = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$';

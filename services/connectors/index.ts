@@ -5,7 +5,6 @@ import { ConnectorsActor } from './actor.ts';
 import { connectorRoutes } from './routes.ts';
 import { connectorTools } from './mcp-tools.ts';
 
-export { connectorSubjects } from './subjects.ts';
 
 /**
  * The connector service (listener 8084): a registry of connectors with their configuration state,

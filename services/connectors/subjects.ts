@@ -51,7 +51,6 @@ export const ActRequest = Type.Object({
   /** When the edge accepted the call. */
   timestamp: Type.String({ format: 'date-time' }),
 });
-export type ActRequestData = Static<typeof ActRequest>;
 
 export const ActReply = Type.Object({
   id: Type.String(),

@@ -4,7 +4,7 @@ import { probe, startHealthWatch, type ServiceHealth } from './health.ts';
 
 /** A listener's /ready as the edges answer it: 200 with checks, or 503 naming the failing one. */
 function readyServer(ready: () => boolean): Server {
-  return createServer((req, res) => {
+  return createServer((_req, res) => {
     const ok = ready();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
     res.end(JSON.stringify(ok ? { ready: true, checks: { bus: true } } : { error: { code: 'SERVICE_UNAVAILABLE', message: 'not ready' }, checks: { bus: false } }));

@@ -2,7 +2,6 @@ import { defineService } from '../kit/index.ts';
 import { dashboardRoutes } from './routes.ts';
 
 export { DASHBOARD_DIST } from './routes.ts';
-export { LIVE_PROTOCOL, BEARER_PROTOCOL_PREFIX, type LiveMessage } from './live.ts';
 
 /**
  * The dashboard (listener 3001, docs/DASHBOARD.md): the Solid app of `dashboard/`, built by

@@ -8,7 +8,6 @@ import { queueDepth } from './task-store.ts';
 import { schedulerRoutes } from './routes.ts';
 import { schedulerTools } from './mcp-tools.ts';
 
-export { schedulerSubjects } from './subjects.ts';
 
 /**
  * The scheduler service (listener 8082; issue 14; docs/SCHEDULER.md): durable cron schedules and a

@@ -28,7 +28,6 @@ export const RetrySchema = Type.Object({
   backoff: Type.Optional(Type.Union([Type.Literal('fixed'), Type.Literal('exponential')])),
   baseDelay: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
 }, { additionalProperties: false });
-export type RetryInput = Static<typeof RetrySchema>;
 
 export const Timeout = Type.Integer({ minimum: 1, maximum: 600_000 });
 export const Priority = Type.Union([Type.Literal('high'), Type.Literal('normal'), Type.Literal('low')]);
@@ -69,7 +68,6 @@ export const ScheduleView = Type.Object({
   state: Type.Union([Type.Literal('active'), Type.Literal('paused')]),
   nextRun: NullableIso, lastFiredAt: NullableIso, firings: Type.Integer(), createdAt: Iso,
 });
-export type ScheduleViewData = Static<typeof ScheduleView>;
 
 export const NamespaceOnly = { namespace: Type.String({ maxLength: 128 }) };
 export const ScheduleListRequest = Type.Object({ ...NamespaceOnly, ...Page });
@@ -85,7 +83,6 @@ export const TaskView = Type.Object({
   scheduleId: Type.Union([Type.String(), Type.Null()]), dueAt: NullableIso,
   createdAt: Iso, runAfter: Iso, startedAt: NullableIso, finishedAt: NullableIso, updatedAt: Iso,
 });
-export type TaskViewData = Static<typeof TaskView>;
 
 export const EnqueueRequest = Type.Object({ ...QueueBody.properties, owner: OwnerSchema });
 /** `accepted: false` when the queue is full: the edge answers 429 with `Retry-After`. */

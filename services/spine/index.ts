@@ -1,5 +1,4 @@
 import { subjects } from '../../bus/index.ts';
-import { DEFAULT_MIGRATIONS_DIR } from '../../storage/index.ts';
 import { AuditReaderActor, AuditWriterActor } from '../../actors/audit/index.ts';
 import { startExecutionActors } from '../../actors/executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
@@ -91,8 +90,4 @@ export const spineService = defineService({
   },
 });
 
-export { ExecutionBody, executionClaim } from '../../bus/index.ts';
 export { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
-
-/** The suite's own migrations folder, for `suite migrate` and tests that open storage alone. */
-export const SPINE_MIGRATIONS = DEFAULT_MIGRATIONS_DIR;

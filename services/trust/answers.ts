@@ -1,7 +1,7 @@
 import { Type, type TProperties } from 'typebox';
 import { answer } from '../../edge-http/index.ts';
 import {
-  AppealSchema, BreachSchema, ChainSchema, ContractSchema, DisputeSchema, EventWithCheck, InteractionSchema, ObservationSchema,
+  AppealSchema, BreachSchema, ChainSchema, ContractSchema, DisputeSchema, InteractionSchema, ObservationSchema,
 } from './schemas.ts';
 import { trustSubjects as s } from './subjects.ts';
 

@@ -27,4 +27,3 @@ export const trustService = defineService({
   routes: ({ bus }) => trustRoutes(bus),
 });
 
-export { trustSubjects } from './subjects.ts';

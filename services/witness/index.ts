@@ -13,7 +13,6 @@ import { witnessKey } from './key.ts';
 import { witnessApp } from './server.ts';
 import { WitnessState } from './state.ts';
 
-export { WitnessState } from './state.ts';
 
 export interface WitnessOptions {
   dataDir: string;

@@ -1,3 +1,2 @@
 /** Read models of the execution chain: the actor serving them (the rules behind them are in core/assessment). */
 export { ExecutionReadModelActor } from './actor.ts';
-export { LINEAGE_MEANING } from './lineage.ts';

@@ -34,13 +34,14 @@ describe('trust rule 6: POST /arbitrate evaluates without storing anything', () 
   it('answers the evaluation and leaves every table but the audit chain of the capability check unchanged', async () => {
     // Settle the audit batcher first, so that only this request's decision can move the audit chain.
     await trust('/disputes');
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await t.suite.audit.flush()).toBe(true);
     const before = await snapshot();
     const r = await trust('/arbitrate', { body: { question: 'Refund order 981?', opinions } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ stored: false, outcome: 'no-consensus', escalate: true, method: 'family-discounted-v1' });
     expect(r.body.positions.find((p: { position: string }) => p.position === 'refund')).toMatchObject({ rawWeight: 2, countedWeight: 1.25, discount: 0.75 });
-    await new Promise((r) => setTimeout(r, 300));
+    // The request's own audit entry committed: every write it caused is in (it stores nothing else).
+    expect(await t.suite.audit.flush()).toBe(true);
     const after = await snapshot();
     const changed = Object.keys(before).filter((table) => before[table] !== after[table]);
     // The audit chain records the capability check; the chain writers renew their leases every

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 import { subjects } from '../../../bus/index.ts';
+import { eventually } from '../../../testing/http-target.ts';
 
 let t: TestSuite;
 let token: string;
@@ -47,10 +48,16 @@ describe('trust rule 9: GET /anomalies reports cycles, runaways, stalls and disa
   });
 
   it('finds a stall: a chain whose newest interaction stayed pending past the window', async () => {
+    const sentAt = Date.now();
     const waiting = await interaction({ caller: 'x', callee: 'y', chainId: 'chain-stall', outcome: 'pending' });
     expect(await anomaliesOf('chain-stall')).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1300));
-    expect(await anomaliesOf('chain-stall')).toEqual([expect.objectContaining({ kind: 'stall', records: [waiting.id] })]);
+    // Waits on the stall itself, and checks it did not show before its window (1 s) had passed.
+    const stall = await eventually(async () => {
+      const found = await anomaliesOf('chain-stall');
+      return found.length > 0 ? found : undefined;
+    }, 'the stall');
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1000);
+    expect(stall).toEqual([expect.objectContaining({ kind: 'stall', records: [waiting.id] })]);
     expect((await trust('/chains/chain-stall')).body.stalled).toBe(true);
   });
 

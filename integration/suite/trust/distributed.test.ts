@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { createTestDatabase, type TestDatabase } from '../../../testing/storage.ts';
 import { NATS_URL } from '../../../testing/bus.ts';
 import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
+import { eventually } from '../../../testing/http-target.ts';
 
 /**
  * Distributed mode: Postgres and NATS, the edges in one suite and the trust arbiter alone in
@@ -15,7 +16,6 @@ let arbiter: TestSuite;
 let token: string;
 let call: ReturnType<typeof caller>;
 let trust: ServiceCall;
-const proof = { url: 'https://example.org/x', sha256: createHash('sha256').update('x').digest('hex') };
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -59,12 +59,17 @@ describe('the trust service in distributed mode (NATS, Postgres, the arbiter in 
 
   it('finds a cycle, a disagreement and a stall on Postgres', async () => {
     const root = await trust('/interactions', { body: { caller: 'a', callee: 'b', chainId: 'pg-chain', outcome: 'success' } });
+    const pendingSentAt = Date.now();
     const back = await trust('/interactions', { body: { caller: 'b', callee: 'a', parentId: root.body.id, outcome: 'pending' } });
     await trust(`/interactions/${back.body.id}/observe`, { body: { observer: 'o1', outcome: 'success' } });
     await trust(`/interactions/${back.body.id}/observe`, { body: { observer: 'o2', outcome: 'failure' } });
     await trust(`/interactions/${back.body.id}/observe`, { body: { observer: 'o3', outcome: 'failure' } });
-    await new Promise((r) => setTimeout(r, 1300));
-    const kinds = (await trust('/anomalies')).body.anomalies.filter((a: { chainId: string }) => a.chainId === 'pg-chain').map((a: { kind: string }) => a.kind).sort();
+    // The stall shows once its window (1 s) has passed since the pending interaction: wait on it.
+    const kinds = await eventually(async () => {
+      const found = (await trust('/anomalies')).body.anomalies.filter((a: { chainId: string }) => a.chainId === 'pg-chain').map((a: { kind: string }) => a.kind).sort();
+      return found.includes('stall') ? found : undefined;
+    }, 'the stall');
+    expect(Date.now() - pendingSentAt).toBeGreaterThanOrEqual(1000);
     expect(kinds).toEqual(['cycle', 'disagreement', 'stall']);
     const chain = await trust('/chains/pg-chain');
     expect(chain.body.anomalies.find((a: { kind: string }) => a.kind === 'disagreement').records).toHaveLength(4);

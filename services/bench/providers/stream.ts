@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
-import { failedCall, kindOfStatus, type CallResult, type ErrorKind } from './types.ts';
+import { failedCall, type CallResult, type ErrorKind } from './types.ts';
 
 /** What a protocol's parser reports while a streamed answer arrives. */
 export interface StreamSink {
@@ -107,4 +107,3 @@ export function ndjsonReader(onObject: (value: unknown) => void, onBad: () => vo
   };
 }
 
-export { kindOfStatus };

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Bus } from '../../../bus/index.ts';
 import { subjects, ExecutionBody, executionClaim } from '../../../bus/index.ts';
 import { KeyId, SuppliedRecordSchema } from '../../../bus/index.ts';

@@ -5,5 +5,5 @@ export { aiRoutes } from './ai.ts';
 export { identityRoutes } from './identities.ts';
 export { modelRoutes } from './models.ts';
 export { tenantRoutes } from './tenants.ts';
-export { billingRoutes, type BillingRoutesOptions } from './billing.ts';
-export { signupRoutes, SIGNUP_SCOPES } from './signup.ts';
+export { billingRoutes } from './billing.ts';
+export { signupRoutes } from './signup.ts';

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'slonik';
-import { Type } from 'typebox';
-import { rowSchema } from '../../../storage/index.ts';
 
 /** A new record id: a short prefix naming its kind and 128 random bits. */
 export const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
@@ -11,4 +9,3 @@ export function tenantAnd(tenantId: string | undefined, column = 'tenant_id') {
   return tenantId === undefined ? sql.fragment`` : sql.fragment`and ${sql.identifier(column.split('.'))} = ${tenantId}`;
 }
 
-export const CountRow = rowSchema(Type.Object({ n: Type.Number() }));

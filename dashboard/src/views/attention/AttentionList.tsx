@@ -1,5 +1,5 @@
 import { RelativeTime } from '../../time';
-import { createMemo, createResource, For, Show } from 'solid-js';
+import { createMemo, createResource, For } from 'solid-js';
 import { A, useSearchParams } from '@solidjs/router';
 import { api } from '../../api';
 import { token } from '../../auth';

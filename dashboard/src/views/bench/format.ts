@@ -13,11 +13,6 @@ export const SUMMARY_COLUMNS: readonly [string, keyof LatencySummary][] = [
   ['p95', 'p95Ms'], ['p99', 'p99Ms'], ['p99.9', 'p999Ms'], ['max', 'maxMs'],
 ];
 
-/** The HDR summary's percentiles as points of the percentile curve (percent, ms). */
-export function percentilePoints(s: LatencySummary): [number, number][] {
-  return [[0, s.minMs], [50, s.p50Ms], [90, s.p90Ms], [95, s.p95Ms], [99, s.p99Ms], [99.9, s.p999Ms], [100, s.maxMs]];
-}
-
 /**
  * The empirical percentile curve of the samples: for each sorted sample, the share of samples at or
  * below it. Drawn beside the HDR percentiles so the whole distribution shows, not seven points.

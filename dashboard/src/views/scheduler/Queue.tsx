@@ -40,4 +40,3 @@ export function Queue(props: { tick: Accessor<number> }) {
   );
 }
 
-export { stateClass } from './TaskTable';

@@ -6,7 +6,6 @@ export interface ScheduleRow {
 export interface ScheduleList { schedules: ScheduleRow[]; total: number; limit: number; offset: number }
 
 export const TASK_STATES = ['queued', 'running', 'retrying', 'succeeded', 'failed', 'dead'] as const;
-export type TaskState = (typeof TASK_STATES)[number];
 
 export interface TaskRow {
   id: string; state: string; priority: string; attempts: number; maxAttempts: number;
