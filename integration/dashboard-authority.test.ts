@@ -55,8 +55,13 @@ describe('attention and authority', () => {
     const page = await d.open(recorder, '#/attention');
     await page.waitForSelector(`[data-testid="attention-table"] tr[data-id="${failed.id}"] li[data-kind="outcome"]`);
     await page.waitForSelector(`[data-testid="attention-table"] tr[data-id="${refused.id}"] li[data-kind="governance"]`);
-    // Recorded without an enrolled identity: unproven, so listed for identity alone.
-    expect(await page.textContent(`tr[data-id="${fine.id}"]`)).toContain('identity');
+    // Recorded without an enrolled identity: unproven, like most records, so not listed until the
+    // identity reason is ticked (issue 36, item 7: every record was flagged by default).
+    expect(await page.locator(`tr[data-id="${fine.id}"]`).count()).toBe(0);
+    expect(await page.isChecked('input[name="reason"][value="identity"]')).toBe(false);
+    await page.check('input[name="reason"][value="identity"]');
+    await page.waitForSelector(`tr[data-id="${fine.id}"] li[data-kind="identity"]`);
+    expect(page.url()).toContain('reason=outcome%2Cidentity%2Ccapability%2Cgovernance');
     expect(await page.getAttribute(`tr[data-id="${failed.id}"] a[href*="records"]`, 'href')).toBe(`#/records/${failed.id}`);
     const failing = await page.waitForSelector('[data-testid="authority-table"] tr[data-subject="agent-failing"]');
     expect(await failing.textContent()).toContain('files:write ×1');
@@ -65,7 +70,7 @@ describe('attention and authority', () => {
     // Without "identity" the merely unproven record leaves the list; the filter is in the link.
     await page.uncheck('input[name="reason"][value="identity"]');
     await page.waitForSelector(`tr[data-id="${fine.id}"]`, { state: 'detached' });
-    expect(page.url()).toContain('reason=outcome%2Ccapability%2Cgovernance');
+    expect(page.url()).not.toContain('reason=');
     await page.waitForSelector(`tr[data-id="${failed.id}"]`);
 
     // Live: a failure recorded now appears in both lists without a reload.

@@ -88,6 +88,41 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
+  test('a record reads at 1280x800: its receipt verdict on the first screen, cost, governance and attester as labelled fields, no JSON one-liners', async () => {
+    const res = await fetch(t.url('token', '/executions'), {
+      method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        subject: 'readable-subject', module: 'dashboard-test', action: 'http.GET', input: { q: 1 }, outcome: 'success',
+        cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
+        governance: { policyRef: 'policy-9', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-42'], evaluatedBy: 'opa' },
+      }),
+    });
+    expect(res.status).toBe(201);
+    const made = (await res.json()) as { id: string };
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signIn(page, reader, `#/records/${made.id}`);
+    await page.waitForSelector('dl.fields dl.nested');
+    const verdict = page.locator('[data-receipt]');
+    await verdict.waitFor();
+    expect((await verdict.boundingBox())!.y, 'the receipt verdict is on the first screen').toBeLessThan(800);
+    const fields = (await page.textContent('dl.fields'))!;
+    expect(fields).not.toContain('{"');
+    expect(fields).toContain('provider-invoice');
+    for (const label of ['Amount', 'Currency', 'Policy ref', 'Decision', 'Evaluated by', 'Sub', 'Proven']) {
+      expect(await page.locator('dl.nested dt', { hasText: label }).count(), label).toBeGreaterThan(0);
+    }
+    // One line each: the id in the title's field and the action are not broken mid-word.
+    const lineHeight = async (selector: string) => {
+      const box = (await page.locator(selector).first().boundingBox())!;
+      return box.height;
+    };
+    const idHeight = await lineHeight(`dl.fields dd:has-text("${made.id}") code`);
+    expect(await lineHeight('dl.fields dd:has-text("http.GET") code')).toBeLessThanOrEqual(idHeight);
+    expect(idHeight).toBeLessThan(30);
+    await shot(page, 'record-readable');
+    await page.close();
+  });
+
   test('a record shows its lineage both ways and compares pasted content with its hashes', async () => {
     const post = async (body: Record<string, unknown>) => {
       const res = await fetch(t.url('token', '/executions'), {

@@ -3,8 +3,8 @@ import { useParams } from '@solidjs/router';
 import { api, type ApiResult } from '../api';
 import { token } from '../auth';
 import { NotPermitted } from './Unknown';
-import { label, TIME_FIELDS } from '../labels';
-import { RelativeTime } from '../time';
+import { label } from '../labels';
+import { FieldValue } from './FieldValue';
 import { RecordLineage } from './RecordLineage';
 import { RecordReplay } from './RecordReplay';
 import { RecordReceipt } from './RecordReceipt';
@@ -27,10 +27,12 @@ export function RecordView() {
         <Match when={record()?.kind === 'not-permitted'}><NotPermitted what="execution records (scope execution:read)" message={(record() as { message: string }).message} /></Match>
         <Match when={failed(record())}>{(f) => <p class="bad">{(f() as { message: string }).message}</p>}</Match>
         <Match when={record()?.kind === 'ok'}>
+          {/* The verdict first: whether this browser could verify the record, before its fields. */}
+          <RecordReceipt id={params.id} />
           <h2>Fields</h2>
           <dl class="fields">
             <For each={Object.entries((record() as { value: Record<string, unknown> }).value)}>
-              {([k, v]) => <><dt title={k}>{label(k)}</dt><dd>{TIME_FIELDS.has(k) && typeof v === 'string' ? <RelativeTime iso={v} /> : <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>}</dd></>}
+              {([k, v]) => <><dt title={k}>{label(k)}</dt><dd><FieldValue name={k} value={v} /></dd></>}
             </For>
           </dl>
           <h2>The five conditions</h2>
@@ -54,7 +56,6 @@ export function RecordView() {
           </Show>
           <RecordLineage id={params.id} />
           <RecordReplay id={params.id} />
-          <RecordReceipt id={params.id} />
         </Match>
       </Switch>
     </section>

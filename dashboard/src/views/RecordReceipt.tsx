@@ -31,7 +31,7 @@ export function RecordReceipt(props: { id: string }) {
       <Show when={result()} fallback={<p>Loading the receipt…</p>}>
         {(r) => ('pending' in r()
           ? <p data-receipt="unavailable">No receipt yet: {(r() as { pending: string }).pending}</p>
-          : <p data-receipt={(r() as ReceiptResult).ok ? 'verified' : 'failed'} class={(r() as ReceiptResult).ok ? '' : 'bad'}>{text(r() as ReceiptResult)}</p>)}
+          : <p data-receipt={(r() as ReceiptResult).ok ? 'verified' : 'failed'} class={(r() as ReceiptResult).ok ? 'ok' : 'bad'}>{text(r() as ReceiptResult)}</p>)}
       </Show>
     </>
   );

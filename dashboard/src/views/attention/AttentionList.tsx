@@ -8,6 +8,13 @@ import { CursorPager, cursorPages } from './paging';
 import { REASON_KINDS, type AttentionPage, type ReasonKind } from './types';
 
 /**
+ * Unproven identity is the state of most records (an agent without an enrolled key), so the list
+ * starts without it: a person scanning for what went wrong sees failures, missing capability and
+ * refused governance first (issue 36, item 7), and ticks identity to see the rest.
+ */
+const DEFAULT_REASONS: readonly ReasonKind[] = REASON_KINDS.filter((k) => k !== 'identity');
+
+/**
  * Records that are, on their face, failed, unproven or unauthorised, with the reasons and the field
  * that says so. The reason filter lives in the link (`#/attention?reason=outcome,capability`).
  */
@@ -16,12 +23,13 @@ export function AttentionList(props: { tick: number }) {
   const pages = cursorPages();
   const kinds = createMemo(() => {
     const asked = (params.reason ?? '').split(',').filter((k): k is ReasonKind => (REASON_KINDS as readonly string[]).includes(k));
-    return asked.length > 0 ? asked : [...REASON_KINDS];
+    return asked.length > 0 ? asked : [...DEFAULT_REASONS];
   });
   const toggle = (k: ReasonKind, on: boolean) => {
     const next = REASON_KINDS.filter((x) => (x === k ? on : kinds().includes(x)));
     pages.reset();
-    setParams({ reason: next.length === REASON_KINDS.length || next.length === 0 ? undefined : next.join(',') });
+    const isDefault = next.length === DEFAULT_REASONS.length && next.every((x) => DEFAULT_REASONS.includes(x));
+    setParams({ reason: isDefault || next.length === 0 ? undefined : next.join(',') });
   };
   const query = () => ({ t: token(), kinds: kinds().join(','), cursor: pages.cursor(), tick: props.tick });
   const [page] = createResource(query, (q) => {
@@ -33,7 +41,7 @@ export function AttentionList(props: { tick: number }) {
   return (
     <section aria-labelledby="attention-title" class="panel">
       <h2 id="attention-title">Needs attention</h2>
-      <p>What the records show, newest first: not a judgement of incidents. Most records made without an enrolled identity are unproven; untick <em>identity</em> for the short list.</p>
+      <p>What the records show, newest first: not a judgement of incidents. Records made without an enrolled identity are unproven, which is most of them; tick <em>identity</em> to list those too.</p>
       <fieldset class="reasons">
         <legend>Reasons to show</legend>
         <For each={REASON_KINDS}>
