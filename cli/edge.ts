@@ -92,9 +92,16 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
   }
   return {
     async verifyBearer(token) {
-      // Every decision is audited: while the audit backlog is full (chain writer unreachable for
-      // long), refuse rather than act unrecorded.
-      if (audit && !audit.healthy()) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } };
+      // Every decision is audited. A trail that is behind slows the intake (the request waits for
+      // room in the backlog, up to a deadline); only a stalled trail (no append succeeding for its
+      // stallMs) refuses at once rather than acting unrecorded (issue 34, item 6).
+      if (audit) {
+        try {
+          await audit.admit();
+        } catch (err) {
+          return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: err instanceof Error ? err.message : 'audit trail unavailable; try again shortly' } };
+        }
+      }
       return checkToken(token);
     },
     checkToken,

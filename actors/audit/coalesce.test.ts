@@ -54,11 +54,14 @@ describe('the audit sink with a journal', () => {
     await bus.drain();
   });
 
-  it('sends at once an entry whose recorder waits for its commit', async () => {
+  it('sends at once an entry whose recorder waits for its commit, and answers recordAndWait once journaled', async () => {
     const { sink, state, bus } = await journaled({ coalesceMs: 60_000 });
     sink.record(decision(0));
+    // Durable in the journal: the decision need not wait for the chain's backlog.
     await sink.recordAndWait(decision(1));
-    expect(state.committed.map((e) => e.subject)).toEqual(['agent-0', 'agent-1']);
+    expect(state.committed).toEqual([]);
+    expect(await sink.recordEffect(decision(2))).toBe(true);
+    expect(state.committed.map((e) => e.subject)).toEqual(['agent-0', 'agent-1', 'agent-2']);
     await sink.close();
     await bus.drain();
   });

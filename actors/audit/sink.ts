@@ -13,12 +13,17 @@ export interface AuditBatcherOptions {
   bus: Bus;
   /** Most entries in one append request. */
   maxBatch?: number;
-  /** Entries held while the writer is unreachable; beyond this the sink reports itself unhealthy. */
+  /**
+   * Entries held for the chain at most (default 200,000). At this bound new decisions wait
+   * (`admit`, up to its deadline) for the chain to take some rather than being refused: a busy
+   * suite answers later; only a stalled trail refuses.
+   */
   maxBacklog?: number;
   /**
-   * How long the oldest entry may wait uncommitted before the sink reports itself unhealthy
-   * (default 10 s: longer than a chain writer's failover, 5 s by default). While it is, `/ready`
-   * answers 503 and bearer-token routes are refused rather than served unaudited.
+   * How long entries may wait with no append to the chain succeeding before the sink reports itself
+   * unhealthy (default 10 s: longer than a chain writer's failover, 5 s by default). While it is,
+   * `/ready` answers 503 and bearer-token routes are refused rather than served unaudited. A trail
+   * that is behind but moving (a saturated machine: every commit succeeds, late) is not stalled.
    */
   stallMs?: number;
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
@@ -80,6 +85,10 @@ export class AuditBatcher {
   /** Entries settled by the chain (committed or dropped), and who waits for a count of them (`committed`). */
   #settledCount = 0;
   #settledWaiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** When an append to the chain last succeeded, or entries began to wait after none did (clock ms). */
+  #movedAt = 0;
+  /** Decisions waiting for room in a full backlog (`admit`). */
+  #admissions: Array<() => void> = [];
   #idle: Array<() => void> = [];
   readonly #durableWaitMs: number;
   readonly #durable = new DurableCount();
@@ -118,6 +127,12 @@ export class AuditBatcher {
    */
   recordAndWait(entry: Entry): Promise<void> {
     if (!this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    // With a journal the entry is durable once synced there: waiting for the chain as well would make
+    // the decision wait for the trail's backlog on a busy machine, for nothing durability needs.
+    if (this.#journal !== undefined) {
+      this.record(entry);
+      return this.durable();
+    }
     return new Promise((resolve, reject) => {
       this.#push({ entry: this.#complete(entry), at: this.#clock(), done: (err) => (err ? reject(err) : resolve()) });
     });
@@ -182,9 +197,39 @@ export class AuditBatcher {
   }
 
   healthy(): boolean {
-    if (this.#buffer.length >= this.#maxBacklog) return false;
+    return this.#buffer.length < this.#maxBacklog && !this.stalled();
+  }
+
+  /**
+   * Entries wait and no append to the chain has succeeded for `stallMs`: the trail is down, not
+   * behind. Decisions are then refused (with no journal they could not be made durable at all).
+   */
+  stalled(): boolean {
     const oldest = this.#buffer[0];
-    return oldest === undefined || this.#clock() - oldest.at < this.#stallMs;
+    return oldest !== undefined && this.#clock() - Math.max(oldest.at, this.#movedAt) >= this.#stallMs;
+  }
+
+  /**
+   * Backpressure before refusal: resolves at once while the backlog has room; when it is full and
+   * the trail still moves, once it has room again, or rejects after `deadlineMs`; rejects at once
+   * while the trail is stalled. A guard calls it before deciding, so a saturated suite answers later
+   * rather than refusing (issue 34, item 6).
+   */
+  admit(deadlineMs = 5_000): Promise<void> {
+    if (this.stalled() || this.#closed) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    if (this.#buffer.length < this.#maxBacklog) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#admissions = this.#admissions.filter((a) => a !== admitted);
+        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit trail ${this.#buffer.length} entries behind for ${deadlineMs} ms; try again shortly`));
+      }, deadlineMs);
+      timer.unref();
+      const admitted = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#admissions.push(admitted);
+    });
   }
 
   /** How many entries were recorded so far: `durable(recorded)` then waits for those only. */
@@ -363,7 +408,9 @@ export class AuditBatcher {
           return;
         }
         this.#retryDelay = 0;
+        this.#movedAt = this.#clock();
         this.#buffer.splice(0, batch.length);
+        this.#admitWaiting();
         this.#replayLeft = Math.max(0, this.#replayLeft - batch.length);
         this.#durable.settled(batch.length);
         this.#settle(batch);
@@ -380,6 +427,13 @@ export class AuditBatcher {
       this.#sending = false;
       if (this.#buffer.length > 0 && !this.#closed && !this.#retryTimer) this.#schedule();
     }
+  }
+
+  /** Room in the backlog again: let in the decisions waiting for it, as many as it has room for. */
+  #admitWaiting(): void {
+    const room = this.#maxBacklog - this.#buffer.length;
+    if (room <= 0 || this.#admissions.length === 0) return;
+    for (const admitted of this.#admissions.splice(0, room)) admitted();
   }
 
   /** Entries out of the buffer for good: count them, and release who waits for them (`committed`). */
