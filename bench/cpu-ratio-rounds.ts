@@ -32,7 +32,9 @@ import { measure, type LoadSettings, type LoadTarget } from './load.ts';
 const SUITE_PORTS = ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'];
 
 /** `invalid`: what was not 2xx in the round (either suite), e.g. `validate: 120 non-2xx`; empty when all were. */
-interface Round { bare: number; validate: number; append: number; signature: number; load: number; invalid: string[] }
+interface Round { bare: number; validate: number; append: number; signature: number; load: number; invalid: string[]; rates?: Rates }
+/** Requests per second of the measured runs (all answers), this suite's and, with a baseline, its. */
+interface Rates { validate: number; append: number; baseline?: { validate: number; append: number } }
 /** A round with a baseline: the same figures of the baseline's suite, measured in the same round. */
 type ComparedRound = Round & { baseline: { validate: number; append: number } };
 
@@ -83,7 +85,7 @@ async function stopSuite(s: Pick<RunningSuite, 'child' | 'dir'>): Promise<void> 
  * CPU per answered validate and append of one suite, each started once its tree is idle and charged
  * with what its tree did after the run until idle again (the backlog it left).
  */
-async function measureSuite(s: RunningSuite, settings: LoadSettings, label: string): Promise<{ validate: number; append: number; invalid: string[] }> {
+async function measureSuite(s: RunningSuite, settings: LoadSettings, label: string): Promise<{ validate: number; append: number; invalid: string[]; rates: Rates }> {
   const pid = s.child.proc.pid ?? 0;
   await waitIdle(pid, 30_000);
   const v = await measure(s.validate, settings, pid);
@@ -91,7 +93,7 @@ async function measureSuite(s: RunningSuite, settings: LoadSettings, label: stri
   const a = await measure(s.append, settings, pid);
   const aTail = await cpuUntilIdle(pid, 60_000);
   const invalid = [[`${label} validate`, non2xxOf(v)], [`${label} append`, non2xxOf(a)]].filter(([, n]) => (n as number) > 0).map(([what, n]) => `${what}: ${n} non-2xx`);
-  return { validate: cpuPerAnsweredWithTailUs(v, settings.seconds, vTail.cpuSeconds), append: cpuPerAnsweredWithTailUs(a, settings.seconds, aTail.cpuSeconds), invalid };
+  return { validate: cpuPerAnsweredWithTailUs(v, settings.seconds, vTail.cpuSeconds), append: cpuPerAnsweredWithTailUs(a, settings.seconds, aTail.cpuSeconds), invalid, rates: { validate: v.reqPerSec, append: a.reqPerSec } };
 }
 
 async function main(rounds: number, settings: LoadSettings, baselineDir: string | undefined): Promise<ComparedRound[] | Round[]> {
@@ -113,7 +115,8 @@ async function main(rounds: number, settings: LoadSettings, baselineDir: string 
       const mine = await measureSuite(suite, settings, 'this');
       const after = baseline !== undefined && !baseFirst ? await measureSuite(baseline, settings, 'baseline') : before;
       const bareInvalid = non2xxOf(b) > 0 ? [`bare: ${non2xxOf(b)} non-2xx`] : [];
-      const round: Round = { bare: cpuPerAnsweredUs(b), validate: mine.validate, append: mine.append, signature: signatureCpuUs(10_000, 3), load: loadNow(), invalid: [...bareInvalid, ...mine.invalid, ...(after?.invalid ?? [])] };
+      const round: Round = { bare: cpuPerAnsweredUs(b), validate: mine.validate, append: mine.append, signature: signatureCpuUs(10_000, 3), load: loadNow(), invalid: [...bareInvalid, ...mine.invalid, ...(after?.invalid ?? [])],
+        rates: { ...mine.rates, ...(after !== undefined ? { baseline: after.rates } : {}) } };
       out.push(after === undefined ? round : { ...round, baseline: { validate: after.validate, append: after.append } });
       process.stderr.write(`cpu-ratio-rounds: round ${i + 1} of ${rounds} done\n`);
     }
@@ -162,11 +165,21 @@ export function comparedMarkdown(rs: ComparedRound[]): string {
   ].join('\n');
 }
 
+/** Rates of the measured runs (requests per second at the given connections), with the baseline's beside them. */
+export function ratesMarkdown(rs: Round[]): string {
+  const r0 = (n: number | undefined) => (n === undefined ? '–' : f(n));
+  return [
+    '| round | validate req/s, baseline → this | append req/s, baseline → this | load (1 min) |',
+    '|---|---:|---:|---:|',
+    ...rs.map((r, i) => `| ${i + 1}${mark(r)} | ${r0(r.rates?.baseline?.validate)} → ${r0(r.rates?.validate)} | ${r0(r.rates?.baseline?.append)} → ${r0(r.rates?.append)} | ${f(r.load, 1)} |`),
+  ].join('\n');
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, baseline: { type: 'string' } } });
   const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, values.baseline === undefined ? 600_000 : 1_200_000);
   watchdog.unref();
   const rs = await main(Number(values.rounds), { connections: Number(values.connections), pipelining: 1, warmupSeconds: 1, seconds: Number(values.seconds), attempts: 1, foreignLimitPct: 100 }, values.baseline);
-  process.stdout.write(`${values.baseline === undefined ? roundsMarkdown(rs as Round[]) : comparedMarkdown(rs as ComparedRound[])}\n`);
+  process.stdout.write(`${values.baseline === undefined ? roundsMarkdown(rs as Round[]) : comparedMarkdown(rs as ComparedRound[])}\n\n${ratesMarkdown(rs as Round[])}\n`);
   clearTimeout(watchdog);
 }
