@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from 'slonik';
-import { OUTCOME_UNKNOWN, SuiteError } from '../../bus/index.ts';
+import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import type { Link } from '@opentelemetry/api';
 import { backgroundSpan, batchSpan, detached, linkToActive, type ChainMetrics } from '../../observability/index.ts';
@@ -292,12 +292,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
         if (outcome === undefined) this.#committed(c.sealed);
         // Fenced, so certainly not written (the head was not where it was sealed): seal it anew.
         else if (isFenced(outcome)) again.push(c.sealed);
-        // The failure came after the commit (the connection died before its answer): the head as
-        // re-read is this batch's last record, so it is in the chain and its callers get their records.
-        else if (this.#head.seq === c.sealed.last.seq && this.#head.hash === c.sealed.last.hash) this.#committed(c.sealed);
-        // Any other failure may have been a commit after all: its callers are told so (item 3 of
-        // issue 34: never "append failed" for a write that may stand), and the edge adds the key to retry with.
-        else fail(c.sealed.batch, outcomeUnknown(outcome));
+        // Any other failure may have been a commit after all: its callers are told.
+        else fail(c.sealed.batch, outcome);
       });
       for (const sealed of again.reverse()) this.#putBack(sealed);
       if (this.#state === 'stopping') return;
@@ -433,16 +429,6 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
 function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unknown): void {
   const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', 'append failed', { cause: err });
   for (const p of batch) p.reject(e);
-}
-
-/**
- * A commit that failed without being fenced: the statement may have reached the database and
- * committed before the connection, the database or the network failed, and the head could not be
- * re-read to tell. Its callers hear that the outcome is unknown (docs/ERRORS.md, "Outcome unknown").
- */
-function outcomeUnknown(err: unknown): SuiteError {
-  if (err instanceof SuiteError && err.message.includes(OUTCOME_UNKNOWN)) return err;
-  return new SuiteError('SERVICE_UNAVAILABLE', `the commit failed before its answer; ${OUTCOME_UNKNOWN}: it may have been carried out`, { cause: err });
 }
 
 const ARRIVED = Symbol('an append arrived');
