@@ -182,7 +182,8 @@ export class AuditBatcher {
    */
   committed(timeoutMs = 1_000): Promise<void> {
     const upTo = this.#durable.recorded;
-    if (this.#settledCount >= upTo || this.#closed) return Promise.resolve();
+    // Without a journal an answer already waited for its entry's commit: nothing to hurry.
+    if (this.#journal === undefined || this.#settledCount >= upTo || this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
       timer.unref();
