@@ -13,6 +13,18 @@ import type { LoadResult } from './load.ts';
 export const VALIDATE_TARGET_OF_BARE = 3;
 export const APPEND_TARGET_OF_SIGNATURE = 6;
 
+/**
+ * CPU per 2xx answer with the work the run left behind charged to it: the tree's CPU over the
+ * measured `seconds` plus `tailCpuSeconds` (what it used after the run until idle: cpuUntilIdle),
+ * over the run's 2xx answers. NaN when none.
+ */
+export function cpuPerAnsweredWithTailUs(r: LoadResult, seconds: number, tailCpuSeconds: number): number {
+  const treePct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
+  const answered = Object.entries(r.statusCodes).filter(([code]) => code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+  if (answered === 0) return Number.NaN;
+  return ((treePct / 100) * seconds + tailCpuSeconds) * 1e6 / answered;
+}
+
 /** The server tree's CPU per 2xx answer during a load run, in µs (its per-thread % of a core over the run's rate). */
 export function cpuPerAnsweredUs(r: LoadResult): number {
   const treePct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
@@ -51,9 +63,9 @@ export interface CpuRatios {
   non2xx?: { bare: number; validate: number; append: number };
 }
 
-/** How many answers of a run were not 2xx. */
+/** How many requests of a run were not answered 2xx: other statuses, and errors and timeouts (no answer at all). */
 export function non2xxOf(r: LoadResult): number {
-  return Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+  return Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2')).reduce((a, [, n]) => a + n, 0) + r.errors + r.timeouts;
 }
 
 export const loadNow = () => loadavg()[0] ?? 0;

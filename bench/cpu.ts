@@ -112,6 +112,25 @@ export async function waitIdle(pid: number, maxMs: number): Promise<number> {
 }
 
 /**
+ * The CPU seconds `pid`'s tree uses from now until it is nearly idle (as `waitIdle`): the work a
+ * load left behind (the audit backlog, the log's rounds), charged to that load by whoever measured it
+ * (bench/cpu-ratio-rounds.ts) rather than moved out of every window uncharged. The last idle interval
+ * is not counted.
+ */
+export async function cpuUntilIdle(pid: number, maxMs: number): Promise<{ cpuSeconds: number; waitedMs: number }> {
+  const start = performance.now();
+  const first = sum(await breakdown(pid));
+  let before = first;
+  while (performance.now() - start < maxMs) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = sum(await breakdown(pid));
+    if ((now - before) / TICKS_PER_SECOND < 0.025) break;
+    before = now;
+  }
+  return { cpuSeconds: (before - first) / TICKS_PER_SECOND, waitedMs: Math.round(performance.now() - start) };
+}
+
+/**
  * Before a retry: wait (at most `maxMs`) for `serverPid` to go idle and then for other processes
  * to use under `limitPct` of a core over one second. Returns the last foreign figure seen.
  */

@@ -1,7 +1,7 @@
 /**
  * Process B of the revocation benchmark: its own bus on NATS and a RevocationView, exactly what an
  * edge in another process keeps. Records when each revocation is applied, on the clock the parent
- * uses too (performance.timeOrigin + performance.now(), milliseconds since the epoch), and reports
+ * uses too (CLOCK_MONOTONIC through process.hrtime, milliseconds, shared by every process of the machine), and reports
  * over the IPC channel only when asked, so that nothing but the view runs while revocations arrive.
  *
  *   (forked by bench/revocation.ts)   node bench/revocation-listener.ts NATS_URL
@@ -15,7 +15,10 @@ export type ListenerReply =
   | { type: 'clock'; id: number; t: number }
   | { type: 'report'; applied: Array<[string, number]> };
 
-const now = (): number => performance.timeOrigin + performance.now();
+// One clock for both processes: CLOCK_MONOTONIC (process.hrtime on Linux) is the machine's, not the
+// process's, so A's send and B's apply are read on the same clock. performance.timeOrigin differs
+// per process by up to a millisecond or more (each derives it from the wall clock at its start).
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 const send = (m: ListenerReply): void => void process.send?.(m);
 
 const natsUrl = process.argv[2];

@@ -92,9 +92,16 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
   }
   return {
     async verifyBearer(token) {
-      // Every decision is audited: while the audit backlog is full (chain writer unreachable for
-      // long), refuse rather than act unrecorded.
-      if (audit && !audit.healthy()) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } };
+      // Every decision is audited. A trail that is behind slows the intake (the request waits for
+      // room in the backlog, up to a deadline); only a stalled trail (no append succeeding for its
+      // stallMs) refuses at once rather than acting unrecorded (issue 34, item 6).
+      if (audit) {
+        try {
+          await audit.admit();
+        } catch (err) {
+          return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: err instanceof Error ? err.message : 'audit trail unavailable; try again shortly' } };
+        }
+      }
       return checkToken(token);
     },
     checkToken,
@@ -111,7 +118,7 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
-  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded() };
+  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded(), committed: () => d.audit.committed() };
   const tenants = busTenantResolver(d.bus);
   const meter = busMeter(d.bus);
   const app = await createEdgeApp({

@@ -79,4 +79,10 @@ export interface AuditSink {
   durable?(upTo?: number): Promise<void>;
   /** How many decisions were recorded so far: the guard's own is among them once it returned. */
   recorded?(): number;
+  /**
+   * Resolves once the decisions recorded so far are in the audit chain, or after a short bound
+   * whatever happened (never rejects): a read of the trail waits for it so that it shows what this
+   * edge answered before, although entries otherwise reach the chain in batches, off the answer's path.
+   */
+  committed?(): Promise<void>;
 }

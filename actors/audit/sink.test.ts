@@ -100,3 +100,61 @@ describe('the audit sink', () => {
     expect(h.lines.filter((l) => l.m === 'audit entry recorded after the sink closed; not committed')).toHaveLength(1);
   });
 });
+
+describe('the audit sink on a saturated machine (issue 34, item 6)', () => {
+  it('stays healthy while its trail is far behind but moving, and turns unhealthy only once no append has succeeded for stallMs', async () => {
+    // A chain writer that takes one entry per simulated second: a backlog of 30 entries is 30 s behind.
+    const bus: Bus = createBus(createMemoryNetwork().connect());
+    let now = 1_000_000;
+    const pending: Array<() => void> = [];
+    let committed = 0;
+    let failing = false;
+    bus.serve(subjects.auditAppend, async ({ data }) => {
+      await new Promise<void>((release) => pending.push(release));
+      if (failing) return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'append failed' } };
+      committed += data.entries.length;
+      return { ok: true, value: { records: data.entries.map((e, i) => ({ id: e.id, seq: committed - data.entries.length + i + 1, hash: 'h' })) } };
+    });
+    const sink = new AuditBatcher({ bus, clock: () => now, stallMs: 10_000, maxBatch: 1 });
+    const next = async () => {
+      while (pending.length === 0) await new Promise((r) => setImmediate(r));
+      (pending.shift() as () => void)();
+    };
+    for (let i = 0; i < 30; i++) sink.record(entry());
+    for (let i = 0; i < 25; i++) {
+      now += 1_000;
+      await next();
+      expect(sink.healthy(), `${i + 1} s behind, still moving`).toBe(true);
+    }
+    expect(committed).toBeGreaterThanOrEqual(24);
+    await expect(sink.admit(1_000)).resolves.toBeUndefined();
+    // Now nothing succeeds: 10 s after the last success it is stalled.
+    failing = true;
+    await next();
+    now += 9_000;
+    expect(sink.healthy()).toBe(true);
+    now += 1_000;
+    expect(sink.healthy()).toBe(false);
+    await expect(sink.admit(1_000)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await sink.close();
+    for (const release of pending.splice(0)) release();
+    await bus.drain();
+  });
+
+  it('lets a decision wait for room in a full backlog rather than refusing it, and refuses only after the deadline', async () => {
+    const h = harness({ stallMs: 10_000 });
+    current = h;
+    const full = new AuditBatcher({ bus: h.bus, maxBacklog: 2, clock: () => Date.now() });
+    h.writer.failing = true;
+    full.record(entry());
+    full.record(entry());
+    expect(full.healthy()).toBe(false);
+    // Full but not stalled: the intake waits.
+    const admitted = full.admit(10_000);
+    await expect(full.admit(50)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('behind') });
+    h.writer.failing = false;
+    expect(await full.flush(5_000)).toBe(true);
+    await expect(admitted).resolves.toBeUndefined();
+    await full.close();
+  });
+});

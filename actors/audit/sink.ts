@@ -13,16 +13,29 @@ export interface AuditBatcherOptions {
   bus: Bus;
   /** Most entries in one append request. */
   maxBatch?: number;
-  /** Entries held while the writer is unreachable; beyond this the sink reports itself unhealthy. */
+  /**
+   * Entries held for the chain at most (default 200,000). At this bound new decisions wait
+   * (`admit`, up to its deadline) for the chain to take some rather than being refused: a busy
+   * suite answers later; only a stalled trail refuses.
+   */
   maxBacklog?: number;
   /**
-   * How long the oldest entry may wait uncommitted before the sink reports itself unhealthy
-   * (default 10 s: longer than a chain writer's failover, 5 s by default). While it is, `/ready`
-   * answers 503 and bearer-token routes are refused rather than served unaudited.
+   * How long entries may wait with no append to the chain succeeding before the sink reports itself
+   * unhealthy (default 10 s: longer than a chain writer's failover, 5 s by default). While it is,
+   * `/ready` answers 503 and bearer-token routes are refused rather than served unaudited. A trail
+   * that is behind but moving (a saturated machine: every commit succeeds, late) is not stalled.
    */
   stallMs?: number;
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
   effectWaitMs?: number;
+  /**
+   * With a journal: how long entries wait to be sent to the chain together (default 50 ms, or until
+   * `maxBatch` are queued). They are durable once synced to the journal, so the chain's insert need
+   * not follow each decision: requests that come one at a time then share one chain commit (one sync)
+   * instead of paying one each. Entries someone waits on (recordAndWait, recordEffect, `committed`)
+   * are sent at once. Without a journal the chain commit is what makes an entry durable: sent at once.
+   */
+  coalesceMs?: number;
   /** How long `durable()` waits for the entries recorded so far before failing (default 3 s: with the bus request before it, an answer stays under 10 s). */
   durableWaitMs?: number;
   logger?: { info?(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
@@ -65,6 +78,17 @@ export class AuditBatcher {
   #closed = false;
   #retryDelay = 0;
   #retryTimer: NodeJS.Timeout | undefined;
+  #coalesceTimer: NodeJS.Timeout | undefined;
+  readonly #coalesceMs: number;
+  /** Entries in the buffer whose recorder waits for their commit: the batch is sent at once. */
+  #waitedOn = 0;
+  /** Entries settled by the chain (committed or dropped), and who waits for a count of them (`committed`). */
+  #settledCount = 0;
+  #settledWaiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** When an append to the chain last succeeded, or entries began to wait after none did (clock ms). */
+  #movedAt = 0;
+  /** Decisions waiting for room in a full backlog (`admit`). */
+  #admissions: Array<() => void> = [];
   #idle: Array<() => void> = [];
   readonly #durableWaitMs: number;
   readonly #durable = new DurableCount();
@@ -83,6 +107,7 @@ export class AuditBatcher {
     this.#stallMs = o.stallMs ?? 10_000;
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
     this.#durableWaitMs = o.durableWaitMs ?? 3_000;
+    this.#coalesceMs = o.coalesceMs ?? 50;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
     this.#metrics = o.metrics;
@@ -102,6 +127,12 @@ export class AuditBatcher {
    */
   recordAndWait(entry: Entry): Promise<void> {
     if (!this.healthy()) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    // With a journal the entry is durable once synced there: waiting for the chain as well would make
+    // the decision wait for the trail's backlog on a busy machine, for nothing durability needs.
+    if (this.#journal !== undefined) {
+      this.record(entry);
+      return this.durable();
+    }
     return new Promise((resolve, reject) => {
       this.#push({ entry: this.#complete(entry), at: this.#clock(), done: (err) => (err ? reject(err) : resolve()) });
     });
@@ -144,10 +175,62 @@ export class AuditBatcher {
     return this.#durable.wait(upTo, this.#durableWaitMs);
   }
 
+  /**
+   * Resolves once every entry recorded so far is in the chain (sent now rather than after the
+   * coalescing window), or after `timeoutMs` whatever happened: a read of the trail waits for it so
+   * that a caller sees the decisions this edge answered before (read-your-writes), never refuses.
+   */
+  committed(timeoutMs = 1_000): Promise<void> {
+    const upTo = this.#durable.recorded;
+    // Without a journal an answer already waited for its entry's commit: nothing to hurry.
+    if (this.#journal === undefined || this.#settledCount >= upTo || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      const waiter = { upTo, resolve: done };
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#settledWaiters.push(waiter);
+      this.#sendNow();
+    });
+  }
+
   healthy(): boolean {
-    if (this.#buffer.length >= this.#maxBacklog) return false;
+    return this.#buffer.length < this.#maxBacklog && !this.stalled();
+  }
+
+  /**
+   * Entries wait and no append to the chain has succeeded for `stallMs`: the trail is down, not
+   * behind. Decisions are then refused (with no journal they could not be made durable at all).
+   */
+  stalled(): boolean {
     const oldest = this.#buffer[0];
-    return oldest === undefined || this.#clock() - oldest.at < this.#stallMs;
+    return oldest !== undefined && this.#clock() - Math.max(oldest.at, this.#movedAt) >= this.#stallMs;
+  }
+
+  /**
+   * Backpressure before refusal: resolves at once while the backlog has room; when it is full and
+   * the trail still moves, once it has room again, or rejects after `deadlineMs`; rejects at once
+   * while the trail is stalled. A guard calls it before deciding, so a saturated suite answers later
+   * rather than refusing (issue 34, item 6).
+   */
+  admit(deadlineMs = 5_000): Promise<void> {
+    if (this.stalled() || this.#closed) return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit trail unavailable; try again shortly'));
+    if (this.#buffer.length < this.#maxBacklog) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#admissions = this.#admissions.filter((a) => a !== admitted);
+        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit trail ${this.#buffer.length} entries behind for ${deadlineMs} ms; try again shortly`));
+      }, deadlineMs);
+      timer.unref();
+      const admitted = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#admissions.push(admitted);
+    });
   }
 
   /** How many entries were recorded so far: `durable(recorded)` then waits for those only. */
@@ -168,6 +251,7 @@ export class AuditBatcher {
   /** Resolves true when everything recorded so far has been committed, false if `timeoutMs` passed first. */
   async flush(timeoutMs = 10_000): Promise<boolean> {
     if (this.#buffer.length === 0 && !this.#sending) return true;
+    this.#sendNow();
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), timeoutMs);
       this.#idle.push(() => {
@@ -187,6 +271,8 @@ export class AuditBatcher {
     this.#closed = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    if (this.#coalesceTimer) clearTimeout(this.#coalesceTimer);
+    this.#coalesceTimer = undefined;
     const lost = this.#buffer;
     this.#buffer = [];
     const journal = this.#journal;
@@ -197,6 +283,7 @@ export class AuditBatcher {
       else this.#logger?.error(fields, 'audit entries not committed at shutdown');
     }
     for (const b of lost) b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
+    for (const w of this.#settledWaiters.splice(0)) w.resolve();
     this.#durable.failAll('audit sink closed');
     if (journal) {
       this.#journal = undefined;
@@ -236,6 +323,7 @@ export class AuditBatcher {
     // Bounded labels: the catalogue's codes, `none` for an allow, `other` for any free-text reason.
     this.#metrics?.decided(b.entry.result, b.entry.result === 'allow' ? 'none' : isErrorCode(b.entry.reason) ? b.entry.reason : 'other');
     this.#durable.record(1);
+    if (b.done) this.#waitedOn++;
     this.#buffer.push(b);
     this.#journal?.append(b.entry).then(() => this.#durable.journaled(1), (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
     this.#schedule();
@@ -261,6 +349,31 @@ export class AuditBatcher {
   }
 
   #schedule(): void {
+    if (this.#scheduled || this.#sending || this.#retryTimer) return;
+    // With a journal, entries nobody waits on gather for coalesceMs: they are durable already, and
+    // one chain commit for all of them costs one sync instead of one per decision.
+    if (this.#mayWait()) {
+      if (this.#coalesceTimer) return;
+      this.#coalesceTimer = detached(() => setTimeout(() => {
+        this.#coalesceTimer = undefined;
+        this.#sendNow();
+      }, this.#coalesceMs));
+      this.#coalesceTimer.unref();
+      return;
+    }
+    this.#sendNow();
+  }
+
+  /** The buffer may gather for the coalescing window: journaled, nobody waiting on a commit, not full. */
+  #mayWait(): boolean {
+    return this.#journal !== undefined && this.#coalesceMs > 0 && this.#waitedOn === 0 && this.#replayLeft === 0
+      && this.#idle.length === 0 && this.#settledWaiters.length === 0 && this.#buffer.length < this.#maxBatch;
+  }
+
+  /** Send what is buffered at the next turn of the event loop, whatever the coalescing window. */
+  #sendNow(): void {
+    if (this.#coalesceTimer) clearTimeout(this.#coalesceTimer);
+    this.#coalesceTimer = undefined;
     if (this.#scheduled || this.#sending || this.#retryTimer) return;
     this.#scheduled = true;
     // setImmediate: everything recorded during this turn of the event loop goes in one request.
@@ -296,18 +409,45 @@ export class AuditBatcher {
           return;
         }
         this.#retryDelay = 0;
+        this.#movedAt = this.#clock();
         this.#buffer.splice(0, batch.length);
+        this.#admitWaiting();
         this.#replayLeft = Math.max(0, this.#replayLeft - batch.length);
         this.#durable.settled(batch.length);
+        this.#settle(batch);
         if (this.#buffer.length === 0) this.#journal?.compact();
         for (const b of batch) b.done?.();
+        // What arrived during that commit gathers again rather than going out alone.
+        if (this.#buffer.length > 0 && this.#mayWait()) break;
       }
+      if (this.#buffer.length > 0) return;
       const idle = this.#idle;
       this.#idle = [];
       for (const f of idle) f();
     } finally {
       this.#sending = false;
+      if (this.#buffer.length > 0 && !this.#closed && !this.#retryTimer) this.#schedule();
     }
+  }
+
+  /** Room in the backlog again: let in the decisions waiting for it, as many as it has room for. */
+  #admitWaiting(): void {
+    const room = this.#maxBacklog - this.#buffer.length;
+    if (room <= 0 || this.#admissions.length === 0) return;
+    for (const admitted of this.#admissions.splice(0, room)) admitted();
+  }
+
+  /** Entries out of the buffer for good: count them, and release who waits for them (`committed`). */
+  #settle(gone: readonly Buffered[]): void {
+    this.#settledCount += gone.length;
+    for (const b of gone) if (b.done) this.#waitedOn--;
+    if (this.#settledWaiters.length === 0) return;
+    const still = [];
+    for (const w of this.#settledWaiters) {
+      if (w.upTo <= this.#settledCount) w.resolve();
+      else still.push(w);
+    }
+    this.#settledWaiters = still;
   }
 
   /**
@@ -328,6 +468,7 @@ export class AuditBatcher {
     if (refused.size > 0) {
       this.#buffer = this.#buffer.filter((b) => !refused.has(b));
       this.#durable.settled(refused.size);
+      this.#settle([...refused]);
     }
     return refused.size;
   }

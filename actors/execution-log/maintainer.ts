@@ -74,13 +74,19 @@ export class ExecutionLogMaintainer {
     for (const r of records) this.#pending.push(r);
     if (this.#pending.length >= 1000) {
       void this.#kick();
-    } else if (!this.#gather) {
-      this.#gather = setTimeout(() => {
-        this.#gather = undefined;
-        void this.#kick();
-      }, this.#o.integrateEveryMs);
-      this.#gather.unref();
+    } else {
+      this.#gatherLater();
     }
+  }
+
+  /** Integrate what is queued once `integrateEveryMs` has passed (one round for all of it). */
+  #gatherLater(): void {
+    if (this.#gather) return;
+    this.#gather = setTimeout(() => {
+      this.#gather = undefined;
+      void this.#kick();
+    }, this.#o.integrateEveryMs);
+    this.#gather.unref();
   }
 
   /** Start (or start again, on regaining the lead): load the stored tree and catch up with the chain. */
@@ -103,10 +109,11 @@ export class ExecutionLogMaintainer {
 
   /** Resolves once everything committed so far is integrated and checkpointed (tests, bench). */
   async settled(): Promise<void> {
-    if (this.#gather || this.#pending.length > 0) {
+    // A round leaves what came during it for the next window: go on until nothing is left.
+    while (this.#active && (this.#gather || this.#pending.length > 0)) {
       if (this.#gather) clearTimeout(this.#gather);
       this.#gather = undefined;
-      void this.#kick();
+      await this.#kick().catch(() => undefined);
     }
     while (this.#running) await this.#running.catch(() => undefined);
   }
@@ -114,6 +121,7 @@ export class ExecutionLogMaintainer {
   #kick(): Promise<void> {
     this.#running ??= this.#loop().finally(() => {
       this.#running = undefined;
+      if (this.#active && this.#pending.length > 0) this.#gatherLater();
     });
     return this.#running;
   }
@@ -133,6 +141,9 @@ export class ExecutionLogMaintainer {
         const batch = await this.#nextBatch(tree.size);
         if (batch.length > 0) await this.#integrate(batch);
         this.#maybeCheckpoint(false);
+        // Records that came during that round gather for the next window (`committed`) instead of
+        // making a round (a commit, a sync) of their own: one at a time, they would cost one each.
+        if (!this.#catchingUp && this.#pending.length < 1000) break;
       } catch (err) {
         this.#o.logger?.warn({ err }, 'execution log: integration failed; retried from the stored tree');
         this.#tree = undefined;

@@ -106,6 +106,9 @@ export function tokenRoutes(bus: Bus, local: LocalValidation): EdgeRoutes {
     }, async (request, reply) => {
       const q = request.query;
       const tenantId = request.principal.tenantId;
+      // Entries reach the chain in batches off the answers' path: this edge's own go first, so the
+      // page shows the decisions it answered before (actors/audit/sink.ts, `committed`).
+      await local.audit.committed?.();
       const result = await bus.request(subjects.auditList, {
         limit: q.limit,
         offset: q.offset,
@@ -125,6 +128,9 @@ export function tokenRoutes(bus: Bus, local: LocalValidation): EdgeRoutes {
         ...operation('audit', 'verifyAuditChain', 'Verify the audit chain'),
         response: { 200: answer(subjects.auditVerify.reply, 'The audit chain verification result') },
       },
-    }, async (_request, reply) => sendResult(reply, await bus.request(subjects.auditVerify, {}, { timeoutMs: 120_000 })));
+    }, async (_request, reply) => {
+      await local.audit.committed?.();
+      return sendResult(reply, await bus.request(subjects.auditVerify, {}, { timeoutMs: 120_000 }));
+    });
   };
 }
