@@ -47,7 +47,7 @@ export function resolveHeld(latest: ApprovalState | undefined, now: Date): Resol
   }
 }
 
-export type DecisionProblem = { code: 'CONFLICT' | 'FORBIDDEN'; message: string };
+export type DecisionProblem = { code: 'CONFLICT' | 'CAPABILITY_INSUFFICIENT'; message: string };
 
 /**
  * Whether `deciderSub` may decide this request now: only a pending one, before its expiry (409
@@ -57,6 +57,6 @@ export type DecisionProblem = { code: 'CONFLICT' | 'FORBIDDEN'; message: string 
 export function decisionProblem(a: ApprovalState, deciderSub: string, now: Date): DecisionProblem | undefined {
   const status = statusAt(a, now);
   if (status !== 'pending') return { code: 'CONFLICT', message: `approval ${a.id} is ${status}; a request is decided once, while pending` };
-  if (deciderSub === a.callerSub) return { code: 'FORBIDDEN', message: 'a caller can never approve or deny its own call' };
+  if (deciderSub === a.callerSub) return { code: 'CAPABILITY_INSUFFICIENT', message: 'a caller can never approve or deny its own call' };
   return undefined;
 }

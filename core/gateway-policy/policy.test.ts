@@ -107,7 +107,7 @@ describe('an approval', () => {
 
   it('is decided once, while pending, and never by its own caller', () => {
     expect(decisionProblem(a('pending'), 'alice', now)).toBeUndefined();
-    expect(decisionProblem(a('pending'), 'agent-1', now)?.code).toBe('FORBIDDEN');
+    expect(decisionProblem(a('pending'), 'agent-1', now)?.code).toBe('CAPABILITY_INSUFFICIENT');
     expect(decisionProblem(a('approved'), 'alice', now)?.code).toBe('CONFLICT');
     expect(decisionProblem(a('pending', now), 'alice', now)?.message).toMatch(/expired/);
   });
