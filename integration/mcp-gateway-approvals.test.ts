@@ -175,13 +175,21 @@ describe('rules on arguments and budgets', () => {
     await client.close();
   });
 
-  it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart', async () => {
+  it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart; an approval under a changed policy is held anew', async () => {
     const sum = async (client: Awaited<ReturnType<typeof agent>>) => (await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })) as CallToolResult;
     let client = await agent('agent-budget');
     for (let i = 0; i < 3; i++) expect((await sum(client)).isError).not.toBe(true);
+    const held = approvalOf(await echo(client, 'pay dave 7'));
+    expect((await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token)).status).toBe(200);
     await client.close();
     await t.stop();
+    // The same rules, other bytes: another policy version (the budget rule itself is unchanged).
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY, null, 2));
     await start();
+    const afterChange = await echo(await agent('agent-budget'), 'pay dave 7');
+    expect(afterChange.isError).toBe(true);
+    expect(approvalOf(afterChange)).toMatchObject({ status: 'pending' });
+    expect(approvalOf(afterChange).id).not.toBe(held.id);
     client = await agent('agent-budget');
     const fourth = await sum(client);
     expect(fourth.isError).toBe(true);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { argsDigest, budgetCharges, decideCall, parsePolicy, type CallFacts, type Policy } from './index.ts';
 import { decisionProblem, resolveHeld, type ApprovalState } from './index.ts';
@@ -20,6 +21,19 @@ describe('the policy file', () => {
     expect(p.ok && p.policy.version).toMatch(/^[0-9a-f]{64}$/);
     const q = parsePolicy(`${text} `);
     expect(p.ok && q.ok && p.policy.version !== q.policy.version).toBe(true);
+  });
+
+  it('reads the example of docs/MCP.md, and decides by it as the page says', () => {
+    const page = readFileSync(new URL('../../docs/MCP.md', import.meta.url), 'utf8');
+    const example = /### The policy file[\s\S]*?```json\n([\s\S]*?)```/.exec(page)?.[1] as string;
+    const p = parsePolicy(example);
+    if (!p.ok) throw new Error(p.message);
+    const at = (hour: number) => new Date(`2026-11-28T${String(hour).padStart(2, '0')}:00:00Z`);
+    expect(decideCall(p.policy, call({ args: { amount: 5000, to: 'bob' }, time: at(12) })).effect).toBe('approve');
+    expect(decideCall(p.policy, call({ args: { amount: 5, to: 'mallory' }, time: at(12) })).effect).toBe('deny');
+    expect(decideCall(p.policy, call({ time: at(19) }))).toMatchObject({ effect: 'deny', rule: { name: 'office-hours' } });
+    expect(decideCall(p.policy, call({ time: at(12) })).effect).toBe('allow');
+    expect(p.policy.budgets).toHaveLength(2);
   });
 
   it('refuses a bad CEL expression naming the rule by index and name', () => {

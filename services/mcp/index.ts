@@ -11,8 +11,9 @@ export const MCP_SERVER_VERSION = '1.0.0';
 /**
  * The MCP edge on the token listener (issue 18, docs/MCP.md): `POST /mcp`, Streamable HTTP, the tools
  * of every service module (their `mcpTools`), and the gateway's upstream tools (issue 27) when
- * `SUITE_MCP_UPSTREAMS` names some. No actors and no tables of its own: a tool call is a bus request
- * to the service's actors, like the route it stands for, or a call forwarded to an upstream.
+ * `SUITE_MCP_UPSTREAMS` names some, under the policy file `SUITE_MCP_POLICY` (issue 33). A tool call is
+ * a bus request to the service's actors, like the route it stands for, or a call forwarded to an
+ * upstream; its own actor (`actor:approvals`) and tables hold held calls and budget counters.
  */
 export const mcpService = defineService({
   name: 'mcp',
