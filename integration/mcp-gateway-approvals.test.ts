@@ -7,7 +7,7 @@ import { APPROVAL_META_KEY } from '../edge-mcp/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
-import { call } from '../testing/tenancy.ts';
+import { call, createTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
 
@@ -126,6 +126,18 @@ describe('held calls', () => {
     const outsider = (await t.mint(['approval:read'], { sub: 'bystander' })).token;
     expect((await decide(held.id, 'approve', outsider)).status).toBe(403);
     expect((await echo(client, 'pay myself')).isError).toBe(true);
+    await client.close();
+  });
+
+  it('shows and lets decide a tenant\'s approver its own tenant\'s requests only', async () => {
+    const client = await agent('agent-untenanted');
+    const held = approvalOf(await echo(client, 'pay someone else'));
+    const tenant = await createTenant(t);
+    const tenantToken = (await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'tenant-approver', scope: ['approval:read', 'approval:decide'] } })).body.token as string;
+    const seen = await call(t, '/approvals?caller=agent-untenanted', { token: tenantToken });
+    expect(seen.status).toBe(200);
+    expect(seen.body.approvals).toEqual([]);
+    expect((await decide(held.id, 'approve', tenantToken)).status).toBe(404);
     await client.close();
   });
 

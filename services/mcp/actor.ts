@@ -37,7 +37,7 @@ export class ApprovalsActor extends BusActor {
     const unexpected = (err: unknown) => logger.error({ err }, 'approvals handler failed');
     return [
       bus.serve(s.hold, ({ data }) => replyOf(() => this.#hold(data), unexpected), queue),
-      bus.serve(s.list, ({ data }) => replyOf(async () => ({ approvals: await store.listApprovals(storage.pool, data) }), unexpected), queue),
+      bus.serve(s.list, ({ data }) => replyOf(async () => ({ approvals: await store.listApprovals(storage.pool, data, data.by.tenantId) }), unexpected), queue),
       bus.serve(s.decide, ({ data }) => replyOf(() => this.#decide(data), unexpected), queue),
       bus.serve(s.budget, ({ data }) => replyOf(async () => {
         const refusedBy = await store.chargeBudgets(storage.pool, data.charges);
@@ -63,7 +63,8 @@ export class ApprovalsActor extends BusActor {
   async #decide(d: RequestOf<typeof s.decide>): Promise<Approval> {
     const { pool } = this.#o.storage;
     const a = await store.getApproval(pool, d.id);
-    if (a === null) throw new SuiteError('NOT_FOUND', `no approval ${d.id}`);
+    // A tenant's approver decides its own tenant's requests only; another's are not found.
+    if (a === null || (d.caller.tenantId !== undefined && a.callerTenant !== d.caller.tenantId)) throw new SuiteError('NOT_FOUND', `no approval ${d.id}`);
     if (!scopeGrants(d.caller.scope, 'approval:decide') && !scopeGrants(d.caller.scope, a.approvers)) {
       throw new SuiteError('CAPABILITY_INSUFFICIENT', `deciding this request needs approval:decide or ${a.approvers}`);
     }

@@ -58,7 +58,9 @@ export async function setDecisionTrace(db: CommonQueryMethods, id: string, trace
   await db.query(sql.unsafe`update mcp_approvals set decision_trace = ${traceId} where id = ${id}`);
 }
 
-export async function listApprovals(db: CommonQueryMethods, f: Static<typeof ApprovalFilter>): Promise<Approval[]> {
+/** `tenantId`: a tenant's reader sees its own tenant's requests only (as GET /audit). */
+export async function listApprovals(db: CommonQueryMethods, f: Static<typeof ApprovalFilter>, tenantId: string | undefined): Promise<Approval[]> {
+  const byTenant = tenantId !== undefined ? sql.fragment`and caller_tenant = ${tenantId}` : sql.fragment``;
   const [byServer, byTool, byCaller] = [
     f.server !== undefined ? sql.fragment`and server = ${f.server}` : sql.fragment``,
     f.tool !== undefined ? sql.fragment`and tool = ${f.tool}` : sql.fragment``,
@@ -68,7 +70,7 @@ export async function listApprovals(db: CommonQueryMethods, f: Static<typeof App
     : f.status === 'expired' ? sql.fragment`and status in ('pending', 'approved') and expires_at <= now()`
       : f.status === 'pending' || f.status === 'approved' ? sql.fragment`and status = ${f.status} and expires_at > now()`
         : sql.fragment`and status = ${f.status}`;
-  return [...await db.any(sql.type(Row)`select ${COLUMNS} from mcp_approvals where true ${byServer} ${byTool} ${byCaller} ${status}
+  return [...await db.any(sql.type(Row)`select ${COLUMNS} from mcp_approvals where true ${byTenant} ${byServer} ${byTool} ${byCaller} ${status}
     order by created_at desc, id desc limit ${f.limit}`)];
 }
 
