@@ -115,6 +115,17 @@ describe('held calls', () => {
     await client.close();
   });
 
+  it('runs one of two identical calls racing on one approval', async () => {
+    const [a, b] = [await agent('agent-race'), await agent('agent-race')];
+    const held = approvalOf(await echo(a, 'pay race 1'));
+    expect((await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token)).status).toBe(200);
+    const before = await forwardedEchoes();
+    const results = await Promise.all([echo(a, 'pay race 1'), echo(b, 'pay race 1')]);
+    expect(results.filter((r) => r.isError !== true)).toHaveLength(1);
+    expect(await forwardedEchoes()).toBe(before + 1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('never lets a caller approve its own call', async () => {
     const client = await agent('agent-self', ['mcp:everything:*', 'approval:decide']);
     const held = approvalOf(await echo(client, 'pay myself'));
