@@ -5,6 +5,8 @@ import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
+import { loadMcpPolicy } from './mcp-policy.ts';
+import type { Policy } from '../core/gateway-policy/index.ts';
 import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
@@ -163,6 +165,8 @@ export interface SuiteConfig {
   readonly bench: BenchSettings;
   /** The MCP gateway's upstream servers, from the file `SUITE_MCP_UPSTREAMS` names (config/mcp-upstreams.ts); none when unset. Holds credentials. */
   readonly mcpUpstreams: readonly McpUpstreamConfig[];
+  /** The gateway's policy file (`SUITE_MCP_POLICY`), checked; undefined without one. */
+  readonly mcpPolicy: Policy | undefined;
 }
 
 export interface TrustSettings {
@@ -390,6 +394,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
       pollMs: int('SUITE_BENCH_POLL_MS', 1000, 10, 60_000),
     },
     mcpUpstreams: loadMcpUpstreams(str('SUITE_MCP_UPSTREAMS'), (variable, message) => new ConfigError(variable, message)),
+    mcpPolicy: loadMcpPolicy(str('SUITE_MCP_POLICY'), (variable, message) => new ConfigError(variable, message)),
   });
 }
 

@@ -12,7 +12,7 @@ import type { AuditSink, Meter } from '../edge-http/index.ts';
 import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, GATEWAY_OFFERS, registerGatewayOffers, type Gateway } from './gateway/index.ts';
+import { forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -37,6 +37,8 @@ export interface McpServerDeps {
   readonly metrics?: McpMetrics;
   /** The upstream MCP servers whose tools this server also offers (docs/MCP.md, "The gateway"). */
   readonly gateway?: Gateway;
+  /** The gateway's policy file and the approvals desk behind it (absent: every granted call is forwarded). */
+  readonly desk?: ApprovalDesk;
 }
 
 interface Prepared {
@@ -108,7 +110,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
       const upstream = deps.gateway?.find(name);
       if (upstream !== undefined) {
         const allowed = await authorize(deps, { name: upstream.name, resource: `mcp tools/call ${upstream.name}`, scope: upstream.scope, metered: true });
-        return forwardCall(deps, upstream, request.params.arguments ?? {}, allowed);
+        const args = request.params.arguments ?? {};
+        if (deps.desk === undefined) return forwardCall(deps, upstream, args, allowed);
+        const gate = await gateCall(deps.desk, deps.audit, upstream, args, allowed.caller);
+        if (!gate.run) {
+          deps.metrics?.call(upstream.name, 'refused');
+          return gate.result;
+        }
+        return forwardCall(deps, upstream, args, allowed, gate.governance);
       }
       // Unknown names are not counted: a label per name a caller makes up would grow without bound.
       throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);

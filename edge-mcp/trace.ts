@@ -16,6 +16,16 @@ export interface TracedCall {
   readonly input: unknown;
   readonly output: unknown;
   readonly success: boolean;
+  /** The gateway policy's rule and, for an approved call, its approval (id, approver, decision time). */
+  readonly governance?: Governance;
+}
+
+export interface Governance {
+  readonly policyRef: string;
+  readonly policyVersion: string;
+  readonly decision: string;
+  readonly evaluatedBy: string;
+  readonly evidence?: string[];
 }
 
 /**
@@ -27,6 +37,7 @@ export async function traceCall(bus: Bus, call: TracedCall, caller: Principal): 
   const made = executionClaim({
     subject: caller.sub ?? 'anonymous', scope: [call.scope], module: call.module, action: call.action,
     input: call.input, output: call.output, outcome: call.success ? 'success' : 'failure',
+    ...(call.governance !== undefined ? { governance: call.governance } : {}),
   });
   if (!made.ok) throw new RpcError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);
   const r = await bus.request(subjects.executionsRecord, { claim: made.claim, attested: attestationOf(caller), timestamp: new Date().toISOString() });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '../../bus/index.ts';
 import type { McpMetrics } from '../metrics.ts';
-import { traceCall, TRACE_META_KEY } from '../trace.ts';
+import { traceCall, TRACE_META_KEY, type Governance } from '../trace.ts';
 import { QUOTA_META_KEY, type Allowed } from '../authorize.ts';
 import type { Gateway } from './pool.ts';
 import type { GatewayTool } from './catalog.ts';
@@ -23,7 +23,7 @@ export interface ForwardDeps {
  * it gave it, its trace in `_meta`. Whatever failed on the way (down, timeout, too large, its own
  * JSON-RPC error) is a result with `isError`, traced too: never an MCP error, never a 500.
  */
-export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, { caller, quota }: Allowed): Promise<CallToolResult> {
+export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, { caller, quota }: Allowed, governance?: Governance): Promise<CallToolResult> {
   const gateway = deps.gateway as Gateway;
   const outcome = await gateway.call(tool, args);
   const result: CallToolResult = outcome.ok
@@ -33,6 +33,7 @@ export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Re
   const trace = await traceCall(deps.bus, {
     scope: tool.scope, module: `mcp:${tool.server}`, action: tool.tool, input: args,
     output: outcome.ok ? outcome.result : { error: outcome.error }, success,
+    ...(governance !== undefined ? { governance } : {}),
   }, caller);
   deps.metrics?.call(tool.name, success ? 'success' : 'failure');
   gateway.ledger.record(tool.server, tool.tool, success, String(trace.id), caller.tenantId);

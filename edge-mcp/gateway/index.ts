@@ -9,3 +9,4 @@ export { forwardCall } from './forward.ts';
 export { registerGatewayOffers, GATEWAY_OFFERS } from './offers.ts';
 export { gatewayMetrics } from './metrics.ts';
 export { upstreamStatusRoute } from './status-route.ts';
+export { gateCall, APPROVAL_META_KEY, type ApprovalDesk } from './policy-gate.ts';

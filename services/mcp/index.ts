@@ -1,5 +1,9 @@
 import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, upstreamStatusRoute } from '../../edge-mcp/index.ts';
 import { defineService } from '../kit/index.ts';
+import { ApprovalsActor } from './actor.ts';
+import { approvalRoutes } from './routes.ts';
+import { busDesk } from './desk.ts';
+import { approvalSubjects } from './subjects.ts';
 
 /** What `initialize` reports as the server's version: the MCP surface's, not the package's. */
 export const MCP_SERVER_VERSION = '1.0.0';
@@ -7,22 +11,35 @@ export const MCP_SERVER_VERSION = '1.0.0';
 /**
  * The MCP edge on the token listener (issue 18, docs/MCP.md): `POST /mcp`, Streamable HTTP, the tools
  * of every service module (their `mcpTools`), and the gateway's upstream tools (issue 27) when
- * `SUITE_MCP_UPSTREAMS` names some. No actors and no tables of its own: a tool call is a bus request
- * to the service's actors, like the route it stands for, or a call forwarded to an upstream.
+ * `SUITE_MCP_UPSTREAMS` names some, under the policy file `SUITE_MCP_POLICY` (issue 33). A tool call is
+ * a bus request to the service's actors, like the route it stands for, or a call forwarded to an
+ * upstream; its own actor (`actor:approvals`) and tables hold held calls and budget counters.
  */
 export const mcpService = defineService({
   name: 'mcp',
   listener: 'token',
-  actorRoles: [],
-  routes: ({ bus, logger, verifier, audit, tenants, meter, mcpTools, metrics, config }) => {
+  actorRoles: ['actor:approvals'],
+  readiness: { 'actor:approvals': approvalSubjects.list.subject },
+  migrations: { name: 'mcp', dir: new URL('./migrations/', import.meta.url) },
+  // The approvals desk (issue 33): held gateway calls, their decisions and the budget counters.
+  async startActors(ctx) {
+    if (!ctx.has('actor:approvals')) return {};
+    const actor = new ApprovalsActor({ bus: ctx.bus, storage: ctx.storage, audit: ctx.audit, logger: ctx.logger.child({ component: 'approvals' }) });
+    actor.start();
+    return { producers: [{ name: 'approvals', stop: () => actor.stop() }] };
+  },
+  routes: ({ bus, logger, verifier, audit, tenants, meter, mcpTools, metrics, config, listenerUrl }) => {
     const mcpLogger = logger.child({ component: 'mcp' });
     const gateway = config.mcpUpstreams.length > 0 ? new Gateway(config.mcpUpstreams, mcpLogger) : undefined;
     const routes = mcpRoutes({
       bus, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
       metrics: mcpMetrics(metrics.service('token').registry), ...(gateway !== undefined ? { gateway } : {}),
+      ...(config.mcpPolicy !== undefined ? { desk: busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) } : {}),
     });
+    const approvals = approvalRoutes(bus);
     return async (app) => {
       await routes(app);
+      await approvals(app);
       // Served without upstreams too (an empty list): a client or probe need not guess whether one is set.
       await upstreamStatusRoute(gateway)(app);
       if (gateway === undefined) return;

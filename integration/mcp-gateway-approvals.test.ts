@@ -1,0 +1,232 @@
+import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { APPROVAL_META_KEY } from '../edge-mcp/index.ts';
+import { argsDigest } from '../core/gateway-policy/index.ts';
+import { loadConfig } from '../config/index.ts';
+import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { call, createTenant } from '../testing/tenancy.ts';
+import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
+import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+
+/**
+ * Approvals, call-time rules and budgets (issue 33) through the real gateway in front of
+ * server-everything, driven by the SDK's client; the suite's data in a folder so that a restart
+ * keeps the approvals and the budget counters.
+ */
+
+const POLICY = {
+  rules: [
+    { name: 'pay', server: 'everything', tool: 'echo', when: 'args.message.startsWith("pay")', effect: 'approve', approvers: 'bank:approve', ttl: '15m' },
+    { name: 'no-secrets', server: 'everything', tool: 'echo', when: 'args.message.contains("secret")', effect: 'deny', reason: 'echoing secrets is not allowed' },
+    { name: 'brief', server: 'everything', tool: 'echo', when: 'args.message.startsWith("brief")', effect: 'approve', approvers: 'bank:approve', ttl: '1s' },
+    { name: 'sums', server: 'everything', tool: 'get-sum', budget: { calls: 3, per: '1h' } },
+  ],
+};
+
+let dir: string;
+let upstreams: ReturnType<typeof writeUpstreamsFile>;
+let env: Record<string, string>;
+let t: TestSuite;
+
+const start = async () => {
+  t = await startTestSuite(env);
+  await waitForUpstreams(t);
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-approvals-'));
+  upstreams = writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'] } });
+  writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
+  env = { SUITE_MCP_UPSTREAMS: upstreams.path, SUITE_MCP_POLICY: join(dir, 'policy.json'), SUITE_DB_PATH: join(dir, 'db') };
+  await start();
+}, 120_000);
+
+afterAll(async () => {
+  await t?.stop();
+  upstreams?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const agent = async (sub: string, scope = ['mcp:everything:*']) => connectMcp(t, (await t.mint(scope, { sub })).token);
+const echo = async (client: Awaited<ReturnType<typeof agent>>, message: string) =>
+  (await client.callTool({ name: 'everything__echo', arguments: { message } })) as CallToolResult;
+const approvalOf = (r: CallToolResult) => (r._meta as Record<string, { id: string; status: string; argsDigest: string; expiresAt: string }>)[APPROVAL_META_KEY] as { id: string; status: string; argsDigest: string; expiresAt: string };
+/** How many calls the gateway forwarded to the upstream's echo (its ledger: forwarded calls only). */
+const forwardedEchoes = async () => {
+  const body = (await call(t, '/mcp/calls', { admin: true })).body as { calls: Array<{ name: string; success: number; failure: number }> };
+  return body.calls.filter((c) => c.name.endsWith('echo')).reduce((n, c) => n + c.success + c.failure, 0);
+};
+const decide = async (id: string, decision: 'approve' | 'deny', token: string, reason?: string) =>
+  call(t, `/approvals/${id}/${decision}`, { token, body: reason === undefined ? {} : { reason } });
+
+describe('held calls', () => {
+  it('holds a call an approve rule matches, without forwarding it, and the same call again is the same request', async () => {
+    const client = await agent('agent-held');
+    const before = await forwardedEchoes();
+    const first = await echo(client, 'pay bob 100');
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toMatch(/awaits a person's approval under rule 0 \("pay"\).*\/approvals/);
+    const a = approvalOf(first);
+    expect(a).toMatchObject({ status: 'pending', argsDigest: argsDigest({ message: 'pay bob 100' }) });
+    expect(Date.parse(a.expiresAt)).toBeGreaterThan(Date.now());
+    const again = await echo(client, 'pay bob 100');
+    expect(approvalOf(again).id).toBe(a.id);
+    expect(await forwardedEchoes()).toBe(before);
+    // What would run, as a reader sees it.
+    const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
+    const listed = await call(t, `/approvals?caller=agent-held&status=pending`, { token: reader });
+    expect(listed.status).toBe(200);
+    expect(listed.body.approvals).toEqual([expect.objectContaining({ id: a.id, server: 'everything', tool: 'echo', args: { message: 'pay bob 100' }, callerSub: 'agent-held' })]);
+    await client.close();
+  });
+
+  it('runs the approved call exactly once, naming the approval on its record; the second run is held anew; changed arguments are a new request', async () => {
+    const client = await agent('agent-run');
+    const held = approvalOf(await echo(client, 'pay carol 5'));
+    const approver = (await t.mint(['bank:approve'], { sub: 'alice' })).token;
+    const decided = await decide(held.id, 'approve', approver, 'carol is expected');
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ status: 'approved', decidedBy: 'alice', decisionReason: 'carol is expected' });
+    expect(decided.body.decisionTrace).toEqual(expect.any(String));
+    // Decided once.
+    expect((await decide(held.id, 'deny', approver)).status).toBe(409);
+
+    const changed = await echo(client, 'pay carol 6');
+    expect(changed.isError).toBe(true);
+    expect(approvalOf(changed).id).not.toBe(held.id);
+
+    const before = await forwardedEchoes();
+    const ran = await echo(client, 'pay carol 5');
+    expect(ran.isError).not.toBe(true);
+    expect(textOf(ran)).toContain('pay carol 5');
+    const record = traceOf(ran) as unknown as { governance: { decision: string; evidence: string[]; policyVersion: string } };
+    expect(record.governance).toMatchObject({ decision: 'approved' });
+    expect(record.governance.evidence).toEqual(expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${decided.body.decisionTrace}`]));
+    expect(await forwardedEchoes()).toBe(before + 1);
+
+    const second = await echo(client, 'pay carol 5');
+    expect(second.isError).toBe(true);
+    expect(approvalOf(second)).toMatchObject({ status: 'pending' });
+    expect(approvalOf(second).id).not.toBe(held.id);
+    expect(await forwardedEchoes()).toBe(before + 1);
+    await client.close();
+  });
+
+  it('runs one of two identical calls racing on one approval', async () => {
+    const [a, b] = [await agent('agent-race'), await agent('agent-race')];
+    const held = approvalOf(await echo(a, 'pay race 1'));
+    expect((await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token)).status).toBe(200);
+    const before = await forwardedEchoes();
+    const results = await Promise.all([echo(a, 'pay race 1'), echo(b, 'pay race 1')]);
+    expect(results.filter((r) => r.isError !== true)).toHaveLength(1);
+    expect(await forwardedEchoes()).toBe(before + 1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('never lets a caller approve its own call', async () => {
+    const client = await agent('agent-self', ['mcp:everything:*', 'approval:decide']);
+    const held = approvalOf(await echo(client, 'pay myself'));
+    const own = (await t.mint(['approval:decide'], { sub: 'agent-self' })).token;
+    const refused = await decide(held.id, 'approve', own);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toMatch(/its own call/);
+    // Nor may a person without approval:decide or the rule's approvers.
+    const outsider = (await t.mint(['approval:read'], { sub: 'bystander' })).token;
+    expect((await decide(held.id, 'approve', outsider)).status).toBe(403);
+    expect((await echo(client, 'pay myself')).isError).toBe(true);
+    await client.close();
+  });
+
+  it('shows and lets decide a tenant\'s approver its own tenant\'s requests only', async () => {
+    const client = await agent('agent-untenanted');
+    const held = approvalOf(await echo(client, 'pay someone else'));
+    const tenant = await createTenant(t);
+    const tenantToken = (await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'tenant-approver', scope: ['approval:read', 'approval:decide'] } })).body.token as string;
+    const seen = await call(t, '/approvals?caller=agent-untenanted', { token: tenantToken });
+    expect(seen.status).toBe(200);
+    expect(seen.body.approvals).toEqual([]);
+    expect((await decide(held.id, 'approve', tenantToken)).status).toBe(404);
+    await client.close();
+  });
+
+  it('keeps a denied call denied', async () => {
+    const client = await agent('agent-denied');
+    const held = approvalOf(await echo(client, 'pay mallory 1'));
+    const approver = (await t.mint(['approval:decide'], { sub: 'bob' })).token;
+    expect((await decide(held.id, 'deny', approver, 'mallory is not a payee')).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const r = await echo(client, 'pay mallory 1');
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toMatch(/denied by bob; it stays denied/);
+    }
+    await client.close();
+  });
+
+  it('refuses to decide an expired request, and holds the call anew', async () => {
+    const client = await agent('agent-late');
+    const held = approvalOf(await echo(client, 'brief pause'));
+    const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
+    // The rule's ttl is one second: wait for the desk itself to say it expired.
+    const deadline = Date.now() + 10_000;
+    while ((await call(t, `/approvals?caller=agent-late&status=expired`, { token: reader })).body.approvals.length === 0) {
+      if (Date.now() > deadline) throw new Error('never expired');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const approver = (await t.mint(['approval:decide'], { sub: 'bob' })).token;
+    const late = await decide(held.id, 'approve', approver);
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toMatch(/expired/);
+    const again = await echo(client, 'brief pause');
+    expect(approvalOf(again).id).not.toBe(held.id);
+    await client.close();
+  });
+});
+
+describe('rules on arguments and budgets', () => {
+  it('refuses a call a deny rule\'s CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest', async () => {
+    const client = await agent('agent-args');
+    const refused = await echo(client, 'my secret is 42');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('refused by rule 1 ("no-secrets") of the gateway\'s policy: echoing secrets is not allowed');
+    const ok = await echo(client, 'hello');
+    expect(ok.isError).not.toBe(true);
+    const audit = await call(t, '/audit?limit=50', { admin: true });
+    expect(JSON.stringify(audit.body)).toContain('no-secrets');
+    await client.close();
+  });
+
+  it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart; an approval under a changed policy is held anew', async () => {
+    const sum = async (client: Awaited<ReturnType<typeof agent>>) => (await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })) as CallToolResult;
+    let client = await agent('agent-budget');
+    for (let i = 0; i < 3; i++) expect((await sum(client)).isError).not.toBe(true);
+    const held = approvalOf(await echo(client, 'pay dave 7'));
+    expect((await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token)).status).toBe(200);
+    await client.close();
+    await t.stop();
+    // The same rules, other bytes: another policy version (the budget rule itself is unchanged).
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY, null, 2));
+    await start();
+    const afterChange = await echo(await agent('agent-budget'), 'pay dave 7');
+    expect(afterChange.isError).toBe(true);
+    expect(approvalOf(afterChange)).toMatchObject({ status: 'pending' });
+    expect(approvalOf(afterChange).id).not.toBe(held.id);
+    client = await agent('agent-budget');
+    const fourth = await sum(client);
+    expect(fourth.isError).toBe(true);
+    expect(textOf(fourth)).toMatch(/refused by rule 3 \("sums"\).*budget of 3 calls/);
+    const other = await agent('agent-other');
+    expect((await sum(other)).isError).not.toBe(true);
+    await Promise.all([client.close(), other.close()]);
+  }, 120_000);
+});
+
+describe('the policy file at start', () => {
+  it('refuses a bad rule file, naming the rule', () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }] }));
+    expect(() => loadConfig({ SUITE_MCP_POLICY: bad })).toThrow(/SUITE_MCP_POLICY: rule 1 \("broken"\): when is not valid CEL/);
+  });
+});
