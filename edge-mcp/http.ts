@@ -5,6 +5,7 @@ import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, bearerToken, typ
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { listChangedStreams } from './gateway/notifications.ts';
+import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
 export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
@@ -12,6 +13,8 @@ export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
   readonly verifier: CapabilityVerifier;
   /** Resolves `X-Suite-Tenant-Key` (absent: every tenant key is refused `TENANT_KEY_INVALID`). */
   readonly tenants?: TenantResolver;
+  /** `/mcp` as an OAuth protected resource (RFC 9728): its identifier and metadata URL per request. */
+  readonly protectedResource: ProtectedResource;
 }
 
 /** The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it. */
@@ -74,6 +77,8 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
         ...operation('mcp', 'postMcpMessage', 'Send MCP JSON-RPC messages (Streamable HTTP, stateless); the bearer token is checked per message'),
         response: {
           200: answer(JsonRpcAnswer, 'The JSON-RPC answer'),
+          401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired, revoked or for another resource; `WWW-Authenticate: Bearer resource_metadata=…` names the protected resource metadata (RFC 9728)'),
+          403: answer(ErrorBodySchema, 'A tools/call of a tool whose scope the token lacks; `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`'),
           202: { description: 'Accepted: notifications or responses only, nothing to answer', type: 'null' },
           400: answer(Type.Union([JsonRpcMessage, ErrorBodySchema]), 'Not a JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the error body)'),
           406: TransportRefused('The `Accept` header must list application/json and text/event-stream'),
@@ -82,7 +87,11 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
       },
     }, async (request, reply) => {
       const tenantKey = request.headers[TENANT_KEY_HEADER];
-      const authenticate = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants);
+      // Checked once per HTTP request (the MCP layer asks per message; one POST is one decision).
+      const checked = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants)();
+      const authenticate = () => checked;
+      const refusal = await protectedResourceCheck(deps.protectedResource, request, await checked, deps.tools, deps.audit, deps.metrics);
+      if (refusal !== undefined) return sendRefusal(reply, refusal);
       const server = createMcpServer({ ...deps, authenticate });
       // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
       // (request id, access log, metrics) see an ordinary reply.

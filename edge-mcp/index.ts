@@ -14,3 +14,4 @@ export { TRACE_META_KEY } from './trace.ts';
 export { Gateway, NAMESPACE_SEPARATOR, gatewayToolName, defaultScope, gatewayMetrics, upstreamStatusRoute, GATEWAY_READ_SCOPE, type GatewayTool, type UpstreamStatus } from './gateway/index.ts';
 export { tenantAuthenticator } from './http.ts';
 export { GATEWAY_METRIC, QUOTA_META_KEY, type McpVerified, type Quota } from './authorize.ts';
+export { type ProtectedResource } from './protected-resource.ts';
