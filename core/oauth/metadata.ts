@@ -30,16 +30,17 @@ export function authorizationServerMetadata(m: MetadataInput): Record<string, un
   const at = (path: string) => `${m.issuer}${path}`;
   return {
     issuer: m.issuer,
-    // Only the endpoints of grants this server answers (a client must not be sent to a 404).
-    ...(m.grantTypes.includes('authorization_code') ? { authorization_endpoint: at(OAUTH_PATHS.authorization) } : {}),
+    // RFC 8414 §2 makes it REQUIRED and clients (the MCP SDK's metadata schema) refuse a document
+    // without it, so it is always named; the device endpoint only with its grant.
+    authorization_endpoint: at(OAUTH_PATHS.authorization),
     token_endpoint: at(OAUTH_PATHS.token),
     registration_endpoint: at(OAUTH_PATHS.registration),
     introspection_endpoint: at(OAUTH_PATHS.introspection),
     revocation_endpoint: at(OAUTH_PATHS.revocation),
     ...(m.grantTypes.includes(DEVICE_CODE_GRANT) ? { device_authorization_endpoint: at(OAUTH_PATHS.deviceAuthorization) } : {}),
     grant_types_supported: [...m.grantTypes],
-    response_types_supported: m.grantTypes.includes('authorization_code') ? ['code'] : [],
-    ...(m.grantTypes.includes('authorization_code') ? { response_modes_supported: ['query'] } : {}),
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: [...ASYMMETRIC_ALGS],
     introspection_endpoint_auth_methods_supported: TOKEN_ENDPOINT_AUTH_METHODS.filter((x) => x !== 'none'),

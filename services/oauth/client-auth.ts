@@ -53,11 +53,15 @@ export async function authenticateClient(db: CommonQueryMethods, input: ClientAu
   return { ok: true, client: strip(client) };
 }
 
-async function bySecret(db: CommonQueryMethods, clientId: string, secret: string, method: string): Promise<ClientAuthResult> {
+async function bySecret(db: CommonQueryMethods, clientId: string, secret: string, _method: string): Promise<ClientAuthResult> {
   const client = await findClient(db, clientId);
   // Unknown client and wrong secret answer alike: which client ids exist is not the caller's business.
   if (client === null || !secretMatches(secret, client.secretHash)) return refused('client authentication failed', clientId);
-  if (client.tokenEndpointAuthMethod !== method) return refused(`this client authenticates with ${client.tokenEndpointAuthMethod}`, clientId);
+  // Basic and post carry the same secret the same way over TLS; a secret client may use either (clients
+  // such as openid-client default to post whatever was registered). Other methods stay strict.
+  if (client.tokenEndpointAuthMethod !== 'client_secret_basic' && client.tokenEndpointAuthMethod !== 'client_secret_post') {
+    return refused(`this client authenticates with ${client.tokenEndpointAuthMethod}`, clientId);
+  }
   return { ok: true, client: strip(client) };
 }
 

@@ -24,7 +24,8 @@ export function errorAnswer(error: OAuthError, basic = false): Answer {
   const status = oauthStatus(error.error);
   return {
     status, body: { ...error },
-    headers: { ...NO_STORE, ...(status === 401 ? { 'www-authenticate': basic ? 'Basic realm="oauth"' : 'Bearer realm="oauth"' } : {}) },
+    // §5.2: the challenge answers a client that authenticated through the Authorization header only.
+    headers: { ...NO_STORE, ...(status === 401 && basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {}) },
   };
 }
 
