@@ -34,15 +34,18 @@ export async function registerClient(deps: OAuthDeps, req: RegisterRequest): Pro
     deps.audit.record({ subject: who, action: 'oauth:client:register', resource: 'oauth:clients', result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
     return errorAnswer(error);
   };
+  // The credential first (RFC 7591 §3: the initial access token authorises the request at all), then the metadata.
+  if ((m.token_endpoint_auth_method ?? 'client_secret_basic') !== 'none') {
+    if (req.registrar === undefined) return refuse(oauthError('invalid_token', 'a confidential client registers only with an initial access token holding oauth:client:register'));
+    if (!mayRegister(req.registrar)) return refuse(oauthError('insufficient_scope', 'the initial access token does not hold oauth:client:register'));
+  }
   const parsed = parseMetadata(m);
   if (!parsed.ok) return refuse(parsed.error);
   const meta = parsed.value;
   const keyProblem = await jwksImportProblem(meta.jwks);
   if (keyProblem !== undefined) return refuse(bad(`jwks: ${keyProblem}`));
   const confidential = meta.method !== 'none';
-  if (confidential) {
-    if (req.registrar === undefined) return refuse(oauthError('invalid_token', 'a confidential client registers only with an initial access token holding oauth:client:register'));
-    if (!mayRegister(req.registrar)) return refuse(oauthError('insufficient_scope', 'the initial access token does not hold oauth:client:register'));
+  if (confidential && req.registrar !== undefined) {
     if (req.registrar.kind === 'token') {
       const beyond = scopeBeyond(req.registrar.scope, meta.scope);
       if (beyond !== undefined) return refuse(oauthError('invalid_scope', `scope "${beyond}" is beyond the initial access token's own`));
