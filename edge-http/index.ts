@@ -16,3 +16,4 @@ export { ErrorBodySchema, answer, errorsOf, errorResponse } from './responses.ts
 export { operation, TAGS, type Tag } from './operations.ts';
 export { ANONYMOUS, ADMIN } from './principal.ts';
 export { callerOf } from './caller.ts';
+export { presentedToken, presentationProblem, DpopReplayCache } from './dpop.ts';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from 'typebox';
-import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, bearerToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
+import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { listChangedStreams } from './gateway/notifications.ts';
@@ -17,15 +17,26 @@ export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
   readonly protectedResource: ProtectedResource;
 }
 
-/** The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it. */
-export function bearerAuthenticator(verifier: CapabilityVerifier, authorization: string | undefined): () => Promise<Verified> {
+/**
+ * The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it:
+ * a Bearer token, or a DPoP-bound token as `DPoP` with its proof when `request` is given (RFC 9449 §7).
+ */
+export function bearerAuthenticator(verifier: CapabilityVerifier, authorization: string | undefined, request?: FastifyRequest): () => Promise<Verified> {
   return async () => {
     if (authorization === undefined) return { ok: false, error: { code: 'TOKEN_MISSING', message: 'no Authorization header' } };
-    const token = bearerToken(authorization);
-    if (token === null) return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
+    const presented = presentedToken(authorization);
+    if (presented === null || (request === undefined && presented.scheme !== 'bearer')) {
+      return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
+    }
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
     if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
-    return verifier.verifyBearer(token);
+    const verified = await verifier.verifyBearer(presented.token);
+    if (!verified.ok) return verified;
+    if (request === undefined) {
+      return verified.principal.jkt === undefined ? verified : { ok: false, error: { code: 'TOKEN_INVALID', message: 'the token is DPoP-bound: present it as "Authorization: DPoP" with a DPoP proof' } };
+    }
+    const problem = await presentationProblem(request, verified.principal, presented.scheme, presented.token);
+    return problem === undefined ? verified : { ok: false, error: problem };
   };
 }
 
@@ -88,7 +99,7 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
     }, async (request, reply) => {
       const tenantKey = request.headers[TENANT_KEY_HEADER];
       // Checked once per HTTP request (the MCP layer asks per message; one POST is one decision).
-      const checked = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants)();
+      const checked = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization, request), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants)();
       const authenticate = () => checked;
       const refusal = await protectedResourceCheck(deps.protectedResource, request, await checked, deps.tools, deps.audit, deps.metrics);
       if (refusal !== undefined) return sendRefusal(reply, refusal);

@@ -266,6 +266,64 @@ describe('DPoP (RFC 9449) at the token endpoint', () => {
   });
 });
 
+describe('DPoP (RFC 9449) at the edges and /mcp', () => {
+  async function boundToken(): Promise<{ token: string; keys: { privateKey: CryptoKey; publicKey: CryptoKey } }> {
+    const c = await registerAdmin({ grant_types: ['client_credentials'], scope: 'audit:read execution:read', token_endpoint_auth_method: 'client_secret_basic' });
+    const keys = await generateKeyPair('EdDSA', { extractable: true });
+    const r = await tokenRequest({ grant_type: 'client_credentials' }, { ...basic(c.client_id, c.client_secret), dpop: await dpopProof(keys, 'POST', t.url('token', '/oauth/token')) });
+    expect(r.body.token_type).toBe('DPoP');
+    return { token: r.body.access_token, keys };
+  }
+  const ath = async (token: string) => Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))).toString('base64url');
+
+  it('accepts a bound token with a proof by its key through openid-client\'s fetchProtectedResource, and refuses it as Bearer, audited', async () => {
+    const c = await registerAdmin({ grant_types: ['client_credentials'], scope: 'audit:read', token_endpoint_auth_method: 'client_secret_basic' });
+    const config = await oidc.discovery(issuer, c.client_id, undefined, oidc.ClientSecretBasic(c.client_secret), insecure);
+    const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('EdDSA'));
+    const { access_token: token } = await oidc.clientCredentialsGrant(config, { scope: 'audit:read' }, { DPoP: dpop });
+    const ok = await oidc.fetchProtectedResource(config, token, new URL(t.url('token', '/audit?limit=1')), 'GET', undefined, undefined, { DPoP: dpop });
+    expect(ok.status).toBe(200);
+    const asBearer = await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${token}` } });
+    expect(asBearer.status).toBe(401);
+    expect(await asBearer.json()).toMatchObject({ error: { code: 'TOKEN_INVALID', message: expect.stringMatching(/DPoP-bound/) } });
+    await expect.poll(() => audit(c.client_id)).toEqual(expect.arrayContaining([
+      expect.objectContaining({ action: 'audit:read', result: 'deny', reason: 'TOKEN_INVALID' }),
+    ]));
+  });
+
+  it('refuses at an edge a proof for another URL, another method, another key, or replayed', async () => {
+    const { token, keys } = await boundToken();
+    const other = await generateKeyPair('EdDSA', { extractable: true });
+    const url = t.url('token', '/audit?limit=1');
+    const get = (proof: string) => fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const a = await ath(token);
+    expect((await get(await dpopProof(keys, 'GET', t.url('token', '/executions'), { ath: a }))).status).toBe(401);
+    expect((await get(await dpopProof(keys, 'POST', url, { ath: a }))).status).toBe(401);
+    expect((await get(await dpopProof(other, 'GET', url, { ath: a }))).status).toBe(401);
+    expect((await get(await dpopProof(keys, 'GET', url))).status).toBe(401);
+    const proof = await dpopProof(keys, 'GET', url, { ath: a });
+    expect((await get(proof)).status).toBe(200);
+    const replay = await get(proof);
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({ error: { message: expect.stringMatching(/replay/) } });
+  });
+
+  it('at /mcp: a bound token as Bearer is 401, with its proof it lists the tools', async () => {
+    const { token, keys } = await boundToken();
+    const mcp = t.url('token', '/mcp');
+    const post = (headers: Record<string, string>) => fetch(mcp, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const bearer = await post({ authorization: `Bearer ${token}` });
+    expect(bearer.status).toBe(401);
+    expect(bearer.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    const ok = await post({ authorization: `DPoP ${token}`, dpop: await dpopProof(keys, 'POST', mcp, { ath: await ath(token) }) });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+  });
+});
+
 describe('the MCP SDK\'s OAuth clients at /mcp, from its URL alone', () => {
   const mcpUrl = () => new URL(t.url('token', '/mcp'));
 
