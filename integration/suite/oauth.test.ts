@@ -366,6 +366,15 @@ describe('the MCP SDK\'s OAuth clients at /mcp, from its URL alone', () => {
   });
 });
 
+describe('metrics', () => {
+  it('counts token requests by grant type and outcome on /metrics', async () => {
+    const metrics = await (await fetch(t.url('token', '/metrics'))).text();
+    expect(metrics).toMatch(/^suite_oauth_grants_total\{grant_type="client_credentials",outcome="issued"\} [1-9]/m);
+    expect(metrics).toMatch(/^suite_oauth_grants_total\{grant_type="client_credentials",outcome="invalid_scope"\} [1-9]/m);
+    expect(metrics).toMatch(/^suite_oauth_grants_total\{grant_type="refresh_token",outcome="invalid_grant"\} [1-9]/m);
+  });
+});
+
 describe('client administration', () => {
   it('lists clients without secrets and deletes one, admin only', async () => {
     const c = await registerAdmin({ client_name: 'to delete', grant_types: ['client_credentials'], scope: 'audit:read' });

@@ -74,7 +74,8 @@ export async function handleRevocation(d: OAuthDeps, req: EndpointRequest): Prom
     await d.audit.recordAndWait({ ...base, result: 'deny', reason: clipText(`${c.jti} was not issued to this client`, 1024) });
     return errorAnswer(oauthError('unauthorized_client', 'the token was not issued to this client'));
   }
-  await d.bus.request(subjects.revocationRevoke, { jti: c.jti, exp: c.exp, by: `oauth:${client.clientId}` });
+  const revoked = await d.bus.request(subjects.revocationRevoke, { jti: c.jti, exp: c.exp, by: `oauth:${client.clientId}` });
+  if (!revoked.ok) return errorAnswer(oauthError('temporarily_unavailable', 'the revocation could not be recorded; try again'));
   await d.audit.recordEffect({ ...base, result: 'allow', reason: clipText(`revoked ${c.jti}`, 1024) });
   return ok;
 }

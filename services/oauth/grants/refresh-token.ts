@@ -20,7 +20,11 @@ export const refreshTokenGrant: GrantModule = {
     if (use.kind === 'reused') {
       // Only the client it was issued to triggers the family's revocation; another client learns nothing.
       if (use.clientId !== client.clientId) return { ok: false, error: oauthError('invalid_grant', 'unknown refresh token') };
-      for (const jti of use.accessJtis) await deps.bus.request(subjects.revocationRevoke, { jti, by: `oauth:refresh-reuse:${use.familyId}` });
+      // The family is already dead in the database; a failed access-token revocation is logged (they expire within their lifetime).
+      for (const jti of use.accessJtis) {
+        const revoked = await deps.bus.request(subjects.revocationRevoke, { jti, by: `oauth:refresh-reuse:${use.familyId}` });
+        if (!revoked.ok) deps.logger.warn({ jti, error: revoked.error }, 'could not revoke an access token of a reused refresh family');
+      }
       return { ok: false, error: oauthError('invalid_grant', 'refresh token reused: its whole family is revoked') };
     }
     const { state } = use;
