@@ -389,3 +389,20 @@ describe('client administration', () => {
     expect((await fetch(t.url('token', `/oauth/clients/${c.client_id}`), { method: 'DELETE', headers: { 'x-suite-admin-key': t.adminKey } })).status).toBe(404);
   });
 });
+
+describe('registration rate limit', () => {
+  it('answers 429 RATE_LIMITED with Retry-After once an address exceeds its registration budget', async () => {
+    const { REGISTRATION_RATE_LIMIT } = await import('../../services/oauth/routes/index.ts');
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i <= REGISTRATION_RATE_LIMIT.max; i++) {
+      last = await fetch(t.url('token', '/oauth/register'), {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['http://127.0.0.1/cb'] }),
+      });
+      statuses.push(last.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(last!.headers.get('retry-after')).toEqual(expect.any(String));
+  });
+});
