@@ -87,6 +87,8 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
         kind: 'token', sub: c.sub, scope: c.scope, jti: c.jti, exp: c.exp,
         ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
         ...(c.prf ? { proven: true } : {}),
+        ...(c.aud !== undefined ? { aud: c.aud } : {}),
+        ...(c.cnf !== undefined ? { jkt: c.cnf.jkt } : {}),
       },
     };
   }

@@ -125,7 +125,7 @@ export function inherited(): Record<string, string> {
 async function demo(): Promise<void> {
   const cluster = await startLocalCluster({
     processes: [
-      { name: 'actors', roles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens', 'actor:connectors'] },
+      { name: 'actors', roles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens', 'actor:oauth', 'actor:connectors'] },
       { name: 'token-1', roles: ['edge:token'] },
       { name: 'token-2', roles: ['edge:token'] },
       { name: 'scheduler', roles: ['edge:scheduler'] },

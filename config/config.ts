@@ -83,6 +83,11 @@ export interface SuiteConfig {
   readonly mcpToken: string | undefined;
   readonly tracePrivateKeyPem: string | undefined;
   readonly audience: string | undefined;
+  /**
+   * `SUITE_PUBLIC_URL`: the token listener's public URL (no trailing slash), the OAuth issuer and the
+   * base of its endpoints (docs/OAUTH.md); unset: the token listener's own address.
+   */
+  readonly publicUrl: string | undefined;
   readonly logLevel: string;
   /**
    * `SUITE_LOG_FORMAT`: `json` (pino's lines, for collectors) or `pretty` (one short line per entry,
@@ -337,6 +342,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     mcpToken: str('SUITE_MCP_TOKEN'),
     tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
     audience: str('SUITE_AUDIENCE'),
+    publicUrl: publicUrlOf(str('SUITE_PUBLIC_URL')),
     logLevel,
     logFormat,
     // no-color.org: set to anything but the empty string.
@@ -480,4 +486,19 @@ function httpTimeouts(int: (name: string, fallback: number, min: number, max: nu
   };
   if (t.headersMs > t.requestMs) throw new ConfigError('SUITE_HTTP_HEADERS_TIMEOUT_MS', `must not exceed SUITE_HTTP_REQUEST_TIMEOUT_MS (${t.requestMs})`);
   return Object.freeze(t);
+}
+
+/** `SUITE_PUBLIC_URL`: an http(s) URL with no query or fragment; its trailing slash dropped. */
+function publicUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('SUITE_PUBLIC_URL', 'must be an absolute http(s) URL');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
+    throw new ConfigError('SUITE_PUBLIC_URL', 'must be an http(s) URL without query or fragment');
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }

@@ -33,6 +33,10 @@ export interface Principal {
   tenantId?: string;
   /** True when the token was obtained with proof of an enrolled identity's key (claim `prf`). */
   proven?: boolean;
+  /** The token's audience (claim `aud`; RFC 8707 `resource` of the OAuth token endpoint). */
+  aud?: string;
+  /** The DPoP key the token is bound to (claim `cnf.jkt`, RFC 9449 §6). */
+  jkt?: string;
 }
 
 export type Verified = { ok: true; principal: Principal } | { ok: false; error: ErrorData };

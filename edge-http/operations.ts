@@ -31,6 +31,7 @@ export const TAGS = {
   interactions: 'Agent interactions, chains and structural anomalies',
   dashboard: 'The operator dashboard: its app, the listeners\' health and the live socket (docs/DASHBOARD.md)',
   mcp: 'The Model Context Protocol over Streamable HTTP (docs/MCP.md)',
+  oauth: 'The OAuth 2.1 authorization server: discovery, registration, token, introspection, revocation (docs/OAUTH.md)',
 } as const;
 
 export type Tag = keyof typeof TAGS;

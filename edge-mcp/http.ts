@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from 'typebox';
-import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, bearerToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
+import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { listChangedStreams } from './gateway/notifications.ts';
+import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
 export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
@@ -12,17 +13,30 @@ export interface McpRouteDeps extends Omit<McpServerDeps, 'authenticate'> {
   readonly verifier: CapabilityVerifier;
   /** Resolves `X-Suite-Tenant-Key` (absent: every tenant key is refused `TENANT_KEY_INVALID`). */
   readonly tenants?: TenantResolver;
+  /** `/mcp` as an OAuth protected resource (RFC 9728): its identifier and metadata URL per request. */
+  readonly protectedResource: ProtectedResource;
 }
 
-/** The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it. */
-export function bearerAuthenticator(verifier: CapabilityVerifier, authorization: string | undefined): () => Promise<Verified> {
+/**
+ * The caller of one HTTP request, from its `Authorization` header, checked as the HTTP edges check it:
+ * a Bearer token, or a DPoP-bound token as `DPoP` with its proof when `request` is given (RFC 9449 §7).
+ */
+export function bearerAuthenticator(verifier: CapabilityVerifier, authorization: string | undefined, request?: FastifyRequest): () => Promise<Verified> {
   return async () => {
     if (authorization === undefined) return { ok: false, error: { code: 'TOKEN_MISSING', message: 'no Authorization header' } };
-    const token = bearerToken(authorization);
-    if (token === null) return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
+    const presented = presentedToken(authorization);
+    if (presented === null || (request === undefined && presented.scheme !== 'bearer')) {
+      return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
+    }
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
     if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
-    return verifier.verifyBearer(token);
+    const verified = await verifier.verifyBearer(presented.token);
+    if (!verified.ok) return verified;
+    if (request === undefined) {
+      return verified.principal.jkt === undefined ? verified : { ok: false, error: { code: 'TOKEN_INVALID', message: 'the token is DPoP-bound: present it as "Authorization: DPoP" with a DPoP proof' } };
+    }
+    const problem = await presentationProblem(request, verified.principal, presented.scheme, presented.token);
+    return problem === undefined ? verified : { ok: false, error: problem };
   };
 }
 
@@ -74,6 +88,8 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
         ...operation('mcp', 'postMcpMessage', 'Send MCP JSON-RPC messages (Streamable HTTP, stateless); the bearer token is checked per message'),
         response: {
           200: answer(JsonRpcAnswer, 'The JSON-RPC answer'),
+          401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired, revoked or for another resource; `WWW-Authenticate: Bearer resource_metadata=…` names the protected resource metadata (RFC 9728)'),
+          403: answer(ErrorBodySchema, 'A tools/call of a tool whose scope the token lacks; `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`'),
           202: { description: 'Accepted: notifications or responses only, nothing to answer', type: 'null' },
           400: answer(Type.Union([JsonRpcMessage, ErrorBodySchema]), 'Not a JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the error body)'),
           406: TransportRefused('The `Accept` header must list application/json and text/event-stream'),
@@ -82,7 +98,11 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
       },
     }, async (request, reply) => {
       const tenantKey = request.headers[TENANT_KEY_HEADER];
-      const authenticate = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants);
+      // Checked once per HTTP request (the MCP layer asks per message; one POST is one decision).
+      const checked = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization, request), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants)();
+      const authenticate = () => checked;
+      const refusal = await protectedResourceCheck(deps.protectedResource, request, await checked, deps.tools, deps.audit, deps.metrics);
+      if (refusal !== undefined) return sendRefusal(reply, refusal);
       const server = createMcpServer({ ...deps, authenticate });
       // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
       // (request id, access log, metrics) see an ordinary reply.

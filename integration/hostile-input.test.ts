@@ -19,6 +19,8 @@ const CONCURRENCY = 8;
 /** The spec's one exception to the error shape: a failed validation answers `{valid:false, error}`. */
 function wellShaped(r: HostileRequest, body: unknown): boolean {
   if (errorCode(body) !== undefined) return true;
+  // The OAuth endpoints answer RFC 6749 §5.2 bodies (`{error, error_description}`), as their clients expect (docs/OAUTH.md).
+  if (r.path.startsWith('/oauth/') && typeof (body as { error?: unknown } | null)?.error === 'string') return true;
   const failedValidation = body as { valid?: unknown; error?: unknown } | null;
   return r.path.startsWith('/auth/token/validate') && failedValidation?.valid === false && typeof failedValidation.error === 'string';
 }

@@ -1,5 +1,6 @@
 import { spineService } from './spine/index.ts';
 import { tokenService } from './token/index.ts';
+import { oauthService } from './oauth/index.ts';
 import { schedulerService } from './scheduler/index.ts';
 import { trustService } from './trust/index.ts';
 import { connectorsService } from './connectors/index.ts';
@@ -15,6 +16,7 @@ import type { ServiceModule } from './kit/index.ts';
 export const SERVICE_MODULES: readonly ServiceModule[] = Object.freeze([
   spineService,
   tokenService,
+  oauthService,
   schedulerService,
   trustService,
   connectorsService,

@@ -21,6 +21,12 @@ export interface CapabilityClaims {
   ten?: string;
   /** True when issued with proof of an enrolled identity's private key. */
   prf?: boolean;
+  /** The OAuth client it was issued to (RFC 9068 §2.2), for tokens of the token endpoint. */
+  client_id?: string;
+  /** The DPoP key it is bound to (RFC 9449 §6): every presentation needs a proof by that key. */
+  cnf?: { jkt: string };
+  /** The delegation chain (RFC 8693 §4.1). */
+  act?: Record<string, unknown>;
 }
 
 export interface MintInput {
@@ -30,6 +36,11 @@ export interface MintInput {
   aud?: string;
   ten?: string;
   prf?: boolean;
+  /**
+   * OAuth claims (docs/OAUTH.md): `client_id` (RFC 9068 §2.2), `cnf.jkt` binding the token to a DPoP key
+   * (RFC 9449 §6), `act` for delegation (RFC 8693 §4.1). Absent on tokens of `POST /auth/token`.
+   */
+  oauth?: { client_id?: string; cnf?: { jkt: string }; act?: Record<string, unknown> };
   /** Unix seconds; injected so that issuance is testable. */
   now: number;
 }
@@ -49,6 +60,9 @@ export async function mintToken(ring: HmacKeyRing, input: MintInput): Promise<Mi
   const claims: JWTPayload & Record<string, unknown> = { scope: input.scope };
   if (input.ten !== undefined) claims.ten = input.ten;
   if (input.prf) claims.prf = true;
+  if (input.oauth?.client_id !== undefined) claims.client_id = input.oauth.client_id;
+  if (input.oauth?.cnf !== undefined) claims.cnf = input.oauth.cnf;
+  if (input.oauth?.act !== undefined) claims.act = input.oauth.act;
   const builder = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: TOKEN_TYPE, kid: ring.signing.kid })
     .setSubject(input.sub)
@@ -133,5 +147,9 @@ function toClaims(p: JWTPayload): CapabilityClaims {
   const ten = (p as { ten?: unknown }).ten;
   if (typeof ten === 'string') claims.ten = ten;
   if ((p as { prf?: unknown }).prf === true) claims.prf = true;
+  const { client_id: clientId, cnf, act } = p as { client_id?: unknown; cnf?: { jkt?: unknown }; act?: unknown };
+  if (typeof clientId === 'string') claims.client_id = clientId;
+  if (typeof cnf?.jkt === 'string') claims.cnf = { jkt: cnf.jkt };
+  if (typeof act === 'object' && act !== null && !Array.isArray(act)) claims.act = act as Record<string, unknown>;
   return claims;
 }

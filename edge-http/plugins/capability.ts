@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
 import { scopeGrants } from '../../core/capability/index.ts';
 import type { AuditSink, Authority, CapabilityVerifier, Principal, Verified } from '../authority.ts';
-import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from '../credentials.ts';
+import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER } from '../credentials.ts';
+import { presentationProblem, presentedToken } from '../dpop.ts';
 import { ADMIN, setPrincipal } from '../principal.ts';
 import { markBilledTenant } from './metering.ts';
 
@@ -152,16 +153,20 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
     }
     const authorization = request.headers.authorization;
     if (authorization === undefined) deny(d, request, 'anonymous', 'TOKEN_MISSING', 'no Authorization header');
-    const token = bearerToken(authorization);
-    if (token === null) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'Authorization must be "Bearer <token>"');
+    const presented = presentedToken(authorization);
+    if (presented === null) deny(d, request, 'anonymous', 'TOKEN_INVALID', 'Authorization must be "Bearer <token>"');
+    const { token, scheme } = presented;
     // Fail closed (rule 10): a token cannot be trusted while revocations may be missing.
     if (!verifier.revocationTrusted()) {
       deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; try again shortly');
     }
     const verified = await verifyOrDeny(d, request, verifier, token);
-    deps.admitted?.('token', token);
     const principal = verified.principal;
     const subject = principal.sub ?? 'anonymous';
+    // RFC 9449 §7: a DPoP-bound token only with a proof by its key; never as Bearer (docs/OAUTH.md).
+    const dpop = await presentationProblem(request, principal, scheme, token);
+    if (dpop !== undefined) deny(d, request, subject, dpop.code, dpop.message, principal.tenantId);
+    deps.admitted?.('token', token);
     if (scope !== null && !scopeGrants(principal.scope, scope)) {
       deny(d, request, subject, 'CAPABILITY_INSUFFICIENT', `token does not grant ${scope}`, principal.tenantId);
     }

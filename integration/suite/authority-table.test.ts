@@ -31,6 +31,20 @@ function expected(authority: Authority, c: Case): Expected {
   }
 }
 
+/**
+ * Routes public to the capability check that hold their own authority (issue 32): `/mcp` checks the
+ * bearer itself (RFC 9728's 401), and registration takes an optional initial access token, answering
+ * in RFC 6750/7591 terms (`{error: "invalid_token"}`); a confidential client (the `{}` body's default)
+ * needs one.
+ */
+const OWN_AUTHORITY: Record<string, (c: Case) => Expected> = {
+  'POST /mcp': (c) => (c === 'admin key' ? { status: 401, code: 'TOKEN_MISSING' } : expected({ kind: 'token' }, c)),
+  'POST /oauth/register': (c) => {
+    if (c === 'admin key') return PASSES;
+    return c === 'wrong scope' ? { status: 403, code: 'insufficient_scope' } : { status: 401, code: 'invalid_token' };
+  },
+};
+
 let t: TestSuite;
 const headers: Record<Case, Record<string, string>> = {} as Record<Case, Record<string, string>>;
 
@@ -75,15 +89,16 @@ describe('every route of every listener under every credential', () => {
             headers: { ...headers[c], ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { 'content-type': 'application/json' }) },
             ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { body: '{}' }),
           });
-          const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } };
-          const want = expected(route.authority, c);
+          const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } | string };
+          const own = OWN_AUTHORITY[`${route.method} ${route.url}`];
+          const want = own !== undefined ? own(c) : expected(route.authority, c);
           const label = `${edge.service} ${route.method} ${route.url} with ${c}`;
           if (want === PASSES) {
             // Passing the check means the route itself answered: not refused (401, 403), and not a
             // failure of the route (5xx): a 500 for a credential that should pass is a bug too.
             expect(res.status < 500 && res.status !== 401 && res.status !== 403, `${label}: got ${res.status} ${JSON.stringify(body)}`).toBe(true);
           } else {
-            expect({ status: res.status, code: body.error?.code }, label).toEqual(want);
+            expect({ status: res.status, code: typeof body.error === 'string' ? body.error : body.error?.code }, label).toEqual(want);
           }
           rows.push(`${label}: ${res.status}`);
         }

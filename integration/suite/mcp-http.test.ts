@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { executionExportLine, type ExecutionRecord } from '../../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { runDocumentedScript } from '../../testing/trace-format.ts';
@@ -109,12 +108,17 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
-  it('refuses an out-of-scope call with an MCP error naming the scope, and audits the denial', async () => {
+  it('refuses an out-of-scope call with 403 insufficient_scope naming the scope (RFC 6750 §3.1, MCP step-up), and audits the denial', async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'mcp-agent-narrow' });
     const client = await connect(token);
     const call = client.callTool({ name: 'mint_token', arguments: { sub: 'x', scope: ['execution:read'] } });
-    await expect(call).rejects.toBeInstanceOf(McpError);
     await expect(call).rejects.toThrow(/CAPABILITY_INSUFFICIENT.*auth:token:create/);
+    const res = await fetch(t.url('token', '/mcp'), {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mint_token', arguments: {} } }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", error="insufficient_scope", scope="auth:token:create"/);
     await expect.poll(() => audit('mcp-agent-narrow')).toEqual(expect.arrayContaining([
       expect.objectContaining({ action: 'auth:token:create', resource: 'mcp tools/call mint_token', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT' }),
     ]));
@@ -178,7 +182,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     });
     expect(res.status).toBe(200);
     await expect(client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_REVOKED/);
-    expect((await client.listTools()).tools).toEqual([]);
+    // Refused at the HTTP layer now (RFC 9728): 401 with the resource metadata, no tool list at all.
+    await expect(client.listTools()).rejects.toThrow(/TOKEN_REVOKED/);
     await client.close();
   });
 
@@ -199,27 +204,43 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
-  it('fails initialize with the refusal of a missing, garbage, expired or revoked token, the prefix said once', async () => {
+  it('answers 401 with WWW-Authenticate naming the resource metadata to a missing, garbage, expired or revoked token (RFC 9728 §5.1)', async () => {
     const revoked = await t.mint(['execution:read'], { sub: 'mcp-revoked-at-start' });
     await fetch(t.url('token', '/auth/token/revoke'), {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti: revoked.jti }),
     });
+    const metadata = `resource_metadata="${t.url('token', '/.well-known/oauth-protected-resource/mcp')}"`;
     const cases: Array<[string | undefined, string]> = [
       [undefined, 'TOKEN_MISSING'], ['not.a.token', 'TOKEN_INVALID'], [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'], [revoked.token, 'TOKEN_REVOKED'],
     ];
     for (const [token, code] of cases) {
-      const refused = connect(token);
-      await expect(refused, code).rejects.toThrow(new RegExp(`^MCP error -32001: ${code}: `));
-      await expect(refused, code).rejects.toMatchObject({ code: -32001, data: { code } });
+      const res = await fetch(t.url('token', '/mcp'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      expect(res.status, code).toBe(401);
+      expect(res.headers.get('www-authenticate'), code).toEqual(token === undefined ? `Bearer ${metadata}` : expect.stringMatching(new RegExp(`^Bearer ${metadata.replace(/[.?/]/g, '\\$&')}, error="invalid_token"`)));
+      expect(await res.json(), code).toMatchObject({ error: { code } });
+      await expect(connect(token), code).rejects.toThrow(new RegExp(code));
     }
   });
 
-  it('refuses the calls of a client that skips initialize without a token with TOKEN_MISSING', async () => {
+  it('serves the protected resource metadata that the 401 names, pointing at the authorization server', async () => {
+    const meta = await (await fetch(t.url('token', '/.well-known/oauth-protected-resource/mcp'))).json();
+    expect(meta).toMatchObject({ resource: t.url('token', '/mcp'), authorization_servers: [t.url('token')], bearer_methods_supported: ['header'] });
+    expect(meta.scopes_supported).toContain('execution:read');
+    const root = await (await fetch(t.url('token', '/.well-known/oauth-protected-resource'))).json();
+    expect(root).toEqual(meta);
+  });
+
+  it('refuses a client that skips initialize without a token with 401 TOKEN_MISSING', async () => {
     const res = await fetch(t.url('token', '/mcp'), {
       method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'attention_list', arguments: {} } }),
     });
-    expect(await res.json()).toMatchObject({ id: 1, error: { code: -32001, message: expect.stringMatching(/^TOKEN_MISSING: /) } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'TOKEN_MISSING' } });
   });
 
   it('answers hostile bodies with 4xx, never 500, and records nothing', async () => {

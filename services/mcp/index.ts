@@ -1,4 +1,4 @@
-import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, upstreamStatusRoute } from '../../edge-mcp/index.ts';
+import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, upstreamStatusRoute, type ProtectedResource } from '../../edge-mcp/index.ts';
 import { defineService } from '../kit/index.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
@@ -31,8 +31,20 @@ export const mcpService = defineService({
   routes: ({ bus, logger, verifier, audit, tenants, meter, mcpTools, metrics, config, listenerUrl }) => {
     const mcpLogger = logger.child({ component: 'mcp' });
     const gateway = config.mcpUpstreams.length > 0 ? new Gateway(config.mcpUpstreams, mcpLogger) : undefined;
+    // The resource's identifier is the URL clients reach it at (RFC 9728 §3): SUITE_PUBLIC_URL, else the
+    // token listener's address, else the request's Host; a token's `aud` must be that or SUITE_AUDIENCE.
+    const protectedResource: ProtectedResource = {
+      of(request) {
+        const base = (config.publicUrl ?? listenerUrl('token') ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+        const resource = `${base}/mcp`;
+        return {
+          resource, metadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
+          audiences: config.audience !== undefined ? [resource, config.audience] : [resource],
+        };
+      },
+    };
     const routes = mcpRoutes({
-      bus, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
+      bus, protectedResource, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
       metrics: mcpMetrics(metrics.service('token').registry), ...(gateway !== undefined ? { gateway } : {}),
       ...(config.mcpPolicy !== undefined ? { desk: busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) } : {}),
     });

@@ -3,6 +3,57 @@
  * document, as the suite serves it at /openapi.json. Do not edit: regenerate.
  */
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth 2.1 authorization server metadata (RFC 8414) */
+        get: operations["oauthMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of /mcp (RFC 9728) */
+        get: operations["oauthResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Protected resource metadata of /mcp (RFC 9728) */
+        get: operations["oauthResourceMetadataMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -910,6 +961,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List registered OAuth clients, newest first (no secrets) */
+        get: operations["oauthListClients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/clients/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a registered OAuth client (its live tokens stay until they expire or are revoked) */
+        delete: operations["oauthDeleteClient"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Token introspection (RFC 7662), for a confidential client: is this token live */
+        post: operations["oauthIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Dynamic client registration (RFC 7591): confidential clients with an initial access token holding oauth:client:register, public clients openly */
+        post: operations["oauthRegisterClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Token revocation (RFC 7009): revoke a token issued to the calling client, on every edge */
+        post: operations["oauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OAuth 2.1 token endpoint (RFC 6749 §3.2): client_credentials, refresh_token and the grants of grants/ */
+        post: operations["oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1017,6 +1170,135 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    oauthMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Authorization server metadata (RFC 8414 §2) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        token_endpoint: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Protected resource metadata (RFC 9728 §2) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        resource: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthResourceMetadataMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Protected resource metadata (RFC 9728 §2) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_servers: string[];
+                        resource: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listTenants: {
         parameters: {
             query?: {
@@ -5622,6 +5904,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description No token, or one that is invalid, expired, revoked or for another resource; `WWW-Authenticate: Bearer resource_metadata=…` names the protected resource metadata (RFC 9728) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A tools/call of a tool whose scope the token lacks; `WWW-Authenticate: Bearer error="insufficient_scope", scope=…` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The `Accept` header must list application/json and text/event-stream */
             406: {
                 headers: {
@@ -6477,6 +6777,544 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthListClients: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of clients */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clients: {
+                            clientId: string;
+                            clientName: string;
+                            createdAt: string;
+                            grantTypes: string[];
+                            jwks: {
+                                keys: {
+                                    [key: string]: unknown;
+                                }[];
+                            } | null;
+                            redirectUris: string[];
+                            registeredBy: string;
+                            scope: string[];
+                            tenantId: string | null;
+                            tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, the query, a path parameter or a header (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthDeleteClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId: string;
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, the query, a path parameter or a header (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthIntrospect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded parameters (RFC 6749 §3.2) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description RFC 7662 §2.2: `active`, and for a live token scope, sub, exp, iat, jti, client_id, aud, cnf, token_type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        active: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    oauthRegisterClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Client metadata (RFC 7591 §2); members not listed are ignored */
+        requestBody: {
+            content: {
+                "application/json": {
+                    client_name?: string;
+                    grant_types?: string[];
+                    jwks?: {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                    redirect_uris?: string[];
+                    scope?: string;
+                    token_endpoint_auth_method?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The registered client (RFC 7591 §3.2.1); client_secret shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        client_secret?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded parameters (RFC 6749 §3.2) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke (RFC 7009 §2.2) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    oauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded parameters (RFC 6749 §3.2) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The capability token (RFC 6749 §5.1) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        expires_in: number;
+                        issued_token_type?: string;
+                        refresh_token?: string;
+                        scope: string;
+                        token_type: "Bearer" | "DPoP";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
         };

@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import { requestSubject } from '../../bus/index.ts';
+import { CallerSchema } from '../../bus/index.ts';
+import { OAuthClientSchema } from './clients.ts';
+
+/**
+ * The OAuth actor's subjects (queue `oauth`). The edge forwards what it received (form, headers, the URL
+ * it was reached at); everything with state (clients, replay caches, refresh families) is decided by
+ * the actor. Answers are HTTP-shaped: OAuth endpoints answer RFC bodies, not the suite's error shape.
+ */
+const Form = Type.Record(Type.String(), Type.String({ maxLength: 16_384 }));
+export const HttpAnswer = Type.Object({
+  status: Type.Integer(),
+  body: Type.Record(Type.String(), Type.Unknown()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+});
+
+const EndpointRequest = Type.Object({
+  form: Form,
+  authorization: Type.Optional(Type.String({ maxLength: 16_384 })),
+  dpop: Type.Optional(Type.String({ maxLength: 16_384 })),
+  /** The issuer and the endpoint's URL as this request reached them. */
+  issuer: Type.String(),
+  url: Type.String(),
+});
+
+const RegisterRequest = Type.Object({
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  /** The initial access token's holder, when one was presented and verified by the edge. */
+  registrar: Type.Optional(CallerSchema),
+  issuer: Type.String(),
+});
+
+export const oauthSubjects = {
+  token: requestSubject('suite.oauth.token', EndpointRequest, HttpAnswer),
+  introspect: requestSubject('suite.oauth.introspect', EndpointRequest, HttpAnswer),
+  revoke: requestSubject('suite.oauth.revoke', EndpointRequest, HttpAnswer),
+  register: requestSubject('suite.oauth.register', RegisterRequest, HttpAnswer),
+  listClients: requestSubject('suite.oauth.list-clients',
+    Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0 }), caller: CallerSchema }),
+    Type.Object({ clients: Type.Array(OAuthClientSchema) })),
+  deleteClient: requestSubject('suite.oauth.delete-client',
+    Type.Object({ clientId: Type.String({ maxLength: 256 }), caller: CallerSchema }),
+    Type.Object({ deleted: Type.Boolean(), clientId: Type.String() })),
+};
