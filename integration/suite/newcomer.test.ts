@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { call } from '../helpers.ts';
+
+/**
+ * Issue 36: what a newcomer still tripped on, each shown through the real listeners. Every test
+ * here failed on the code before its fix.
+ */
+let t: TestSuite;
+let star: string;
+beforeAll(async () => {
+  t = await startTestSuite();
+  star = (await t.mint(['*'], { sub: 'newcomer-star' })).token;
+}, 60_000);
+afterAll(() => t?.stop());
+
+const message = (body: unknown) => (body as { error?: { message?: string } }).error?.message ?? '';
+
+describe('a scope typo on a resource of the suite (item 2)', () => {
+  it('refuses audit:raed with 400 naming audit:read', async () => {
+    const r = await call(t.url('token', '/auth/token'), { adminKey: t.adminKey, body: { sub: 'typo-agent', scope: ['audit:raed'] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.code).toBe('INVALID_REQUEST');
+    expect(message(r.body)).toContain('did you mean "audit:read"');
+  });
+
+  it('refuses auth:token:valdate naming auth:token:validate', async () => {
+    const r = await call(t.url('token', '/auth/token'), { adminKey: t.adminKey, body: { sub: 'typo-agent', scope: ['crm:write', 'auth:token:valdate'] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(message(r.body)).toContain('did you mean "auth:token:validate"');
+  });
+
+  it('still mints an agent\'s own scopes and wildcards over the suite\'s', async () => {
+    const r = await call(t.url('token', '/auth/token'), { adminKey: t.adminKey, body: { sub: 'own-agent', scope: ['crm:write', 'audit:*', 'auth:token:*', 'execution:read'] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+});
