@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   'TENANT_SUSPENDED',
   'IDENTITY_SUSPENDED',
   'NOT_FOUND',
+  // Ours: a path this listener serves, under another method (the answer's `Allow` names them).
+  'METHOD_NOT_ALLOWED',
   // Ours: a record pruned under its tenant's retention limit (docs/TENANCY.md, "Retention").
   'RECORD_PRUNED',
   'CONFLICT',

@@ -46,6 +46,17 @@ describe('error shape', () => {
     expect(res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'no route GET /nowhere?x=1' } });
   });
 
+  it('answers a served path under a wrong method with 405 METHOD_NOT_ALLOWED and Allow naming the methods (issue 36)', async () => {
+    t = await build();
+    const res = await t.app.inject({ method: 'GET', url: '/tokens' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+    expect(res.json()).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: 'GET is not served for /tokens; send POST' } });
+    const param = await t.app.inject({ method: 'DELETE', url: '/result/yes' });
+    expect(param.statusCode).toBe(405);
+    expect(param.headers.allow).toBe('GET, HEAD');
+  });
+
   it('answers malformed JSON with 400 INVALID_REQUEST without quoting the body back', async () => {
     t = await build();
     const res = await t.app.inject({
@@ -109,7 +120,7 @@ describe('error shape', () => {
     const expected: Record<ErrorCode, number> = {
       INVALID_REQUEST: 400, TOKEN_MISSING: 401, TOKEN_INVALID: 401, TOKEN_EXPIRED: 401, TOKEN_REVOKED: 401,
       TOKEN_AUDIENCE_MISMATCH: 401, TENANT_KEY_INVALID: 401, PROOF_REQUIRED: 401, QUOTA_EXCEEDED: 402,
-      CAPABILITY_INSUFFICIENT: 403, TENANT_SUSPENDED: 403, IDENTITY_SUSPENDED: 403, NOT_FOUND: 404, RECORD_PRUNED: 410, CONFLICT: 409, RATE_LIMITED: 429,
+      CAPABILITY_INSUFFICIENT: 403, TENANT_SUSPENDED: 403, IDENTITY_SUSPENDED: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, RECORD_PRUNED: 410, CONFLICT: 409, RATE_LIMITED: 429,
       REVOCATION_UNAVAILABLE: 503, SERVICE_UNAVAILABLE: 503, INTERNAL_ERROR: 500,
       CONNECTOR_NOT_CONFIGURED: 503, CREDENTIALS_REJECTED: 503, PROVIDER_REJECTED: 422, PROVIDER_UNAVAILABLE: 502, OUTBOUND_REFUSED: 403,
     };

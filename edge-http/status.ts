@@ -7,7 +7,8 @@ import type { ErrorCode } from '../bus/index.ts';
  *
  * Where the spec shows no status: `TOKEN_AUDIENCE_MISMATCH` is a credential failure like the other
  * `TOKEN_*` codes (401); `INTERNAL_ERROR` is 500; `SERVICE_UNAVAILABLE` is 503 like `/ready`. Ours, `RECORD_PRUNED`, is 410 Gone: the record
- * existed and was deleted under retention, for good (docs/TENANCY.md, "Retention").
+ * existed and was deleted under retention, for good (docs/TENANCY.md, "Retention"). `METHOD_NOT_ALLOWED`
+ * is 405 with `Allow` (RFC 9110 15.5.6): the path exists on this listener under other methods.
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INVALID_REQUEST: 400,
@@ -23,6 +24,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   TENANT_SUSPENDED: 403,
   IDENTITY_SUSPENDED: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   RECORD_PRUNED: 410,
   CONFLICT: 409,
   RATE_LIMITED: 429,

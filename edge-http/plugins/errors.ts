@@ -3,6 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OUTCOME_UNKNOWN, SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
 import type { Result } from '../../bus/index.ts';
 import { statusOf } from '../status.ts';
+import { routeMatcher } from '../route-match.ts';
+import { listRoutes } from './authority.ts';
 
 /** Every error body (spec, Errors): `{error: {code, message}}`. */
 export interface ErrorBody {
@@ -134,11 +136,37 @@ function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unkn
   return JSON.stringify(errorBody(body.error.code, `${body.error.message}; ${advice}`));
 }
 
+/**
+ * The methods this listener serves a path under (issue 36, item 5), for a 405 with `Allow` when a
+ * request's method is not one of them. Built from the route table on the first unmatched request,
+ * when every route is registered; `HEAD` goes with every `GET`, as Fastify serves it.
+ */
+function methodsServing(app: FastifyInstance): (path: string) => string[] {
+  let byMethod: Array<[string, (path: string) => boolean]> | undefined;
+  return (path) => {
+    if (byMethod === undefined) {
+      const urls = new Map<string, string[]>();
+      for (const r of listRoutes(app)) urls.set(r.method, [...(urls.get(r.method) ?? []), r.url]);
+      if (urls.has('GET')) urls.set('HEAD', [...(urls.get('HEAD') ?? []), ...(urls.get('GET') ?? [])]);
+      byMethod = [...urls].map(([method, patterns]) => [method, routeMatcher(patterns)]);
+    }
+    return byMethod.filter(([, matches]) => matches(path)).map(([method]) => method).sort();
+  };
+}
+
 export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
   app.setErrorHandler(handleError);
   app.addHook('onSend', async (request, reply, payload) => retryAdvice(request, reply, payload));
+  const allowed = methodsServing(app);
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request, servedElsewhere) });
+    const methods = allowed(request.url);
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
+      sendError(reply, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not served for ${url}; send ${methods.join(' or ')}` });
+    } else {
+      sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request, servedElsewhere) });
+    }
     onUnmatched(request, reply);
   });
 }

@@ -35,3 +35,17 @@ describe('a scope typo on a resource of the suite (item 2)', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 });
+
+describe('a wrong HTTP method (item 5)', () => {
+  it('answers GET /auth/token with 405 and Allow: POST', async () => {
+    const res = await fetch(t.url('token', '/auth/token'));
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('still answers 404 for a path no method serves', async () => {
+    const res = await fetch(t.url('token', '/auth/nowhere'));
+    expect(res.status).toBe(404);
+  });
+});
