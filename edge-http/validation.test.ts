@@ -46,7 +46,7 @@ describe('request validation', () => {
 
   it('names the query field that is not a number', async () => {
     await build();
-    expect((await t.app.inject({ url: '/audit?limit=many' })).json().error.message).toBe('querystring/limit must be integer');
+    expect((await t.app.inject({ url: '/audit?limit=many' })).json().error.message).toBe('querystring/limit must be an integer from 1 to 500');
   });
 
   it('validates path params', async () => {

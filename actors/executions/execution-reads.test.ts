@@ -82,7 +82,7 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
   it.each([
     ['limit=0', /limit must be >= 1/],
     ['limit=501', /limit must be <= 500/],
-    ['limit=many', /limit must be integer/],
+    ['limit=many', /limit must be an integer/],
     ['from=yesterday', /from/],
     ['colour=blue', /colour|additional/i],
     ['cursor=not*a*cursor', /cursor/],

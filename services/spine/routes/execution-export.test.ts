@@ -78,8 +78,8 @@ describe.each(storageKinds())('GET /executions/export on $kind', ({ open }) => {
   it.each([
     ['from after to', '?from=5&to=4', 'from must not be greater than to'],
     ['a sequence number below 1', '?from=0', 'querystring/from must be >= 1'],
-    ['a sequence number that is not a number', '?to=ten', 'querystring/to must be integer'],
-    ['an unknown parameter', '?limit=5', 'querystring/limit'],
+    ['a sequence number that is not a number', '?to=ten', 'querystring/to must be an integer'],
+    ['an unknown parameter', '?limit=5', 'querystring has a field it does not accept (limit)'],
   ])('answers 400 INVALID_REQUEST to %s, before any byte of a file', async (_name, query, message) => {
     const res = await get(`/executions/export${query}`);
     expect(res.statusCode).toBe(400);
