@@ -49,3 +49,18 @@ describe('a wrong HTTP method (item 5)', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('a receipt right after its record (item 3)', () => {
+  it('answers 200 with the receipt, waiting for the next checkpoint, never 503', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const made = await call(t.url('token', '/executions'), { token: star, body: { subject: 'receipt-now', module: 'newcomer', action: 'receipt', input: { i }, outcome: 'success' } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const id = (made.body as { id: string }).id;
+      const receipt = await call(t.url('token', `/executions/${id}/receipt`), { token: star });
+      statuses.push(receipt.status);
+      if (receipt.status === 200) expect(receipt.body).toMatchObject({ format: 'execution-receipt/v1', record: { id } });
+    }
+    expect(statuses).toEqual([200, 200, 200]);
+  });
+});
