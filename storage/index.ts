@@ -62,6 +62,7 @@ export {
   acquireChainLease,
   chainLeaseRemainingMs,
   renewChainLease,
+  reclaimChainLease,
   releaseChainLease,
   headMoveCte,
   type ChainHead,
