@@ -9,7 +9,7 @@ export {
 export type {
   ChainMetrics, PromiseMetrics, WatchedAuditSink, WatchedChainWriter, WatchedRevocationView, WatchedWitnesses,
 } from './promise-metrics.ts';
-export { backgroundSpan, batchSpan, detached, linkToActive, workSpan } from './work-spans.ts';
+export { activeTraceParent, backgroundSpan, batchSpan, detached, linkFromTraceParent, linkToActive, workSpan } from './work-spans.ts';
 export { startTracing, type Tracing, type TracingOptions } from './tracing.ts';
 export { startMetricsListener, type MetricsListener } from './metrics-listener.ts';
 export type { EdgeTracing } from './http-tracing.ts';

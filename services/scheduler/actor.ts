@@ -20,7 +20,8 @@ import { insertEvents, listEvents, type NewEvent } from './event-store.ts';
 import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
-import { WorkerPool, activeTraceParent } from './workers.ts';
+import { WorkerPool } from './workers.ts';
+import { activeTraceParent } from '../../observability/index.ts';
 
 export interface SchedulerSettings {
   readonly workers: number;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ROOT_CONTEXT, SpanStatusCode, trace, type Link, type Span } from '@opentelemetry/api';
-import { backgroundSpan, detached, linkToActive } from '../../observability/index.ts';
+import { ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { activeTraceParent, backgroundSpan, detached, linkFromTraceParent } from '../../observability/index.ts';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
@@ -148,7 +148,7 @@ export class WorkerPool {
     // One trace per attempt, rooted here (sampled as a request is): the outbound call (a client
     // span, by the undici instrumentation), its record on the execution chain and its end in the
     // table are its children, and nothing is added once it ended.
-    const queuedBy = linkOf(t.traceParent);
+    const queuedBy = linkFromTraceParent(t.traceParent);
     await tracer.startActiveSpan('scheduler.attempt', {
       root: true,
       // Linked to the span of the request that queued the task: the two traces join (issue 36, item 4).
@@ -212,17 +212,3 @@ export class WorkerPool {
   }
 }
 
-/** The active span as a W3C traceparent (`00-trace-span-flags`), stored with a queued task; undefined outside a trace. */
-export function activeTraceParent(): string | undefined {
-  const link = linkToActive();
-  if (link === undefined) return undefined;
-  const c = link.context;
-  return `00-${c.traceId}-${c.spanId}-${c.traceFlags.toString(16).padStart(2, '0')}`;
-}
-
-/** A link to a stored traceparent; undefined when none or malformed. */
-function linkOf(traceParent: string | null): Link | undefined {
-  const m = traceParent === null ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceParent);
-  if (!m) return undefined;
-  return { context: { traceId: m[1]!, spanId: m[2]!, traceFlags: Number.parseInt(m[3]!, 16), isRemote: true } };
-}
