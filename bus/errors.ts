@@ -19,7 +19,7 @@ export const ERROR_CODES = [
   'TENANT_SUSPENDED',
   'IDENTITY_SUSPENDED',
   'NOT_FOUND',
-  // Ours: a path served, but not under the request's method (405 with `Allow`).
+  // Ours: a path this listener serves, under another method (the answer's `Allow` names them).
   'METHOD_NOT_ALLOWED',
   // Ours: a record pruned under its tenant's retention limit (docs/TENANCY.md, "Retention").
   'RECORD_PRUNED',

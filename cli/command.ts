@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { loadConfig, ensureStoredSecrets, ConfigError, type StoredSecrets } from '../config/index.ts';
 import { createLogger } from '../observability/index.ts';
-import { openStorage } from '../storage/index.ts';
+import { openStorage, StorageError } from '../storage/index.ts';
 import { parseRoles, isRole, ALL_ROLES } from './roles.ts';
 import { UsageError, unknownWord } from './usage.ts';
 import { migrationSets, startSuite } from './runtime.ts';
@@ -169,7 +169,9 @@ export function run(argv: string[]): void {
         process.exitCode = 2;
         return;
       }
-      const message = err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof Error ? err.stack ?? err.message : String(err);
+      // A folder in use by another suite is an operator's situation, said in one sentence (issue 36, item 6).
+      const sentence = err instanceof StorageError && err.code === 'DATABASE_IN_USE';
+      const message = err instanceof ConfigError ? `configuration error: ${err.message}` : sentence ? (err as StorageError).message : err instanceof Error ? err.stack ?? err.message : String(err);
       process.stderr.write(`suite: ${message}\n`);
       process.exitCode = 1;
     },

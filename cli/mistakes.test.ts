@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,9 +14,9 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-async function suite(args: string[]): Promise<{ code: number; stdout: string; stderr: string; cwd: string }> {
-  const cwd = await mkdtemp(join(tmpdir(), 'suite-mistake-'));
-  dirs.push(cwd);
+async function suite(args: string[], given?: string): Promise<{ code: number; stdout: string; stderr: string; cwd: string }> {
+  const cwd = given ?? await mkdtemp(join(tmpdir(), 'suite-mistake-'));
+  if (given === undefined) dirs.push(cwd);
   return new Promise((resolve) => {
     execFile(process.execPath, [join(repo, 'cli/suite.ts'), ...args], { cwd, env: { ...process.env, SUITE_LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => {
       resolve({ code: err === null ? 0 : (err as { code?: number }).code ?? -1, stdout, stderr, cwd });
@@ -48,4 +48,16 @@ describe('command-line mistakes', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^usage:/);
   }, 30_000);
+
+  it('a second suite start on a data folder in use says so in one sentence, with no stack trace (issue 36)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'suite-in-use-'));
+    dirs.push(dir);
+    // The folder as a running suite leaves it: its database locked by a live process (this one).
+    await mkdir(join(dir, 'pglite'), { mode: 0o700 });
+    await chmod(dir, 0o700);
+    await writeFile(join(dir, 'pglite', 'suite.lock'), `${process.pid}\n`);
+    const r = await suite(['start', '--data-dir', dir], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`suite: The data folder ${dir}/pglite is in use by process ${process.pid}. Stop it first; if no such process runs, delete ${dir}/pglite/suite.lock.\n`);
+  }, 60_000);
 });

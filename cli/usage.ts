@@ -1,3 +1,5 @@
+import { editDistance } from '../core/capability/index.ts';
+
 /**
  * Command-line mistakes (issue 23 part 6): one line naming the mistake, a did-you-mean when a known
  * word is close, then the usage; exit code 2, never a stack trace.
@@ -27,21 +29,8 @@ export function closest(word: string, known: readonly string[]): string | undefi
   return best;
 }
 
-/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours. */
-export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((d[i - 1] as number[])[j]! + 1, (d[i] as number[])[j - 1]! + 1, (d[i - 1] as number[])[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (d[i - 2] as number[])[j - 2]! + 1);
-      (d[i] as number[])[j] = v;
-    }
-  }
-  return (d[a.length] as number[])[b.length]!;
-}
+/** Edit distance, shared with the scope check of token issue (core/capability). */
+export { editDistance };
 
 /** `unknown <what> "word"`, with the closest known word when one is close. */
 export function unknownWord(what: string, word: string, known: readonly string[], quote = (w: string) => `"${w}"`): UsageError {

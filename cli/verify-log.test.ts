@@ -97,9 +97,30 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('suite verify
     expect(bad.code).toBe(1);
   });
 
+  it('takes --log-vkey as a file, as --public-key is (issue 36)', async () => {
+    const vkeyFile = await save('log.vkey', `${lk.vkey}\n`);
+    const r = await run(['--receipt', await save('byfile.json', receipt), '--public-key', join(dir, 'pub.pem'), '--log-vkey', vkeyFile]);
+    expect(r.out).toMatch(/^verified: record/);
+    expect(r.code).toBe(0);
+  });
+
   it('a checkpoint file verifies alone; a bad vkey is a usage error (exit 2)', async () => {
     const ok = await run(['--checkpoint', await save('cp.txt', receipt.checkpoint), '--log-vkey', lk.vkey]);
     expect(ok.out).toMatch(/^verified: checkpoint of suite.test\/executions\/log, size \d+/);
     expect((await run(['--checkpoint', join(dir, 'cp.txt'), '--log-vkey', 'nonsense'])).code).toBe(2);
+  });
+});
+
+describe('suite verify\'s own mistakes (issue 36)', () => {
+  it('names an unknown option with the nearest one, not Node\'s parse error', async () => {
+    const r = await run(['x.jsonl', '--public-kee', 'pub.pem']);
+    expect(r.code).toBe(2);
+    expect(r.out.split('\n')[0]).toBe('suite verify: unknown option --public-kee (did you mean --public-key?)');
+  });
+
+  it('tells --receipt without keys what it needs, not the export mode\'s message', async () => {
+    const r = await run(['--receipt', 'r.json']);
+    expect(r.code).toBe(2);
+    expect(r.out.split('\n')[0]).toBe("suite verify: --receipt needs --public-key PEM (the trace key: GET /executions/public-key) and --log-vkey VKEY or FILE (the log's key: GET /executions/log/vkey)");
   });
 });

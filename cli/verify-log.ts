@@ -9,9 +9,9 @@ import type { KeyObject } from 'node:crypto';
 import { describeFsck, fsckServedLog } from './verify-log-served.ts';
 import { checkpointPolicyOf, openCheckpoint, verifyReceipt, type CheckpointPolicy, type ExecutionReceipt } from '../core/tlog/index.ts';
 
-export const VERIFY_LOG_USAGE = `  suite verify --receipt FILE --public-key PEM --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
-  suite verify --checkpoint FILE --log-vkey VKEY [--witness-vkey VKEY ... --quorum N]
-  suite verify --log URL --log-vkey VKEY [--token TOKEN] [--since FILE ...]
+export const VERIFY_LOG_USAGE = `  suite verify --receipt FILE --public-key PEM --log-vkey VKEY|FILE [--witness-vkey VKEY|FILE ... --quorum N]
+  suite verify --checkpoint FILE --log-vkey VKEY|FILE [--witness-vkey VKEY|FILE ... --quorum N]
+  suite verify --log URL --log-vkey VKEY|FILE [--token TOKEN] [--since FILE ...]
 
 A receipt (GET /executions/{id}/receipt) proves one record is in the log under a signed checkpoint:
 its hash and signature, its entry, the checkpoint's signature by the log (and N witness

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import type { KeyObject } from 'node:crypto';
 import { ed25519PublicKey, ExportVerifier, keyIdOf, type ExportVerification } from '../core/chain/index.ts';
 import { VERIFY_LOG_USAGE, verifyLogCommand } from './verify-log.ts';
+import { logModeProblem, parseRefusal, vkeysFrom } from './verify-args.ts';
 
 export const VERIFY_USAGE = `usage:
   suite verify FILE --public-key PEM [--public-key PEM ...]
@@ -44,7 +45,7 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
       log: { type: 'string' }, token: { type: 'string' }, since: { type: 'string', multiple: true },
     } });
   } catch (e) {
-    err.write(`suite verify: ${(e as Error).message}\n${VERIFY_USAGE}\n`);
+    err.write(`suite verify: ${parseRefusal(e as Error & { code?: string })}\n${VERIFY_USAGE}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -54,9 +55,9 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
   }
   const pems = values['public-key'] ?? [];
   const logMode = values.receipt !== undefined || values.checkpoint !== undefined || values.log !== undefined;
-  if (logMode ? positionals.length !== 0 || (values.receipt !== undefined && pems.length === 0) || !/^(0|[1-9][0-9]?)$/.test(values.quorum ?? '0')
-    : positionals.length !== 1 || pems.length === 0) {
-    err.write(`suite verify: give one FILE and at least one --public-key\n${VERIFY_USAGE}\n`);
+  const problem = logMode ? logModeProblem(values, positionals, pems) : positionals.length !== 1 || pems.length === 0 ? 'give one FILE and at least one --public-key' : undefined;
+  if (problem !== undefined) {
+    err.write(`suite verify: ${problem}\n${VERIFY_USAGE}\n`);
     return 2;
   }
   const keys = new Map<string, KeyObject>();
@@ -70,8 +71,10 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
     }
   }
   if (logMode) {
+    const vkeys = await vkeysFrom(values['log-vkey'], values['witness-vkey'] ?? [], err);
+    if (!vkeys) return 2;
     return verifyLogCommand({
-      receipt: values.receipt, checkpoint: values.checkpoint, log: values.log, token: values.token, since: values.since ?? [], logVkey: values['log-vkey'], witnessVkeys: values['witness-vkey'] ?? [],
+      receipt: values.receipt, checkpoint: values.checkpoint, log: values.log, token: values.token, since: values.since ?? [], logVkey: vkeys.log, witnessVkeys: vkeys.witnesses,
       quorum: Number(values.quorum ?? '0'), keys,
     }, out, err);
   }

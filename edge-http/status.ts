@@ -6,8 +6,9 @@ import type { ErrorCode } from '../bus/index.ts';
  * not compile until it has a status here.
  *
  * Where the spec shows no status: `TOKEN_AUDIENCE_MISMATCH` is a credential failure like the other
- * `TOKEN_*` codes (401); `INTERNAL_ERROR` is 500; `SERVICE_UNAVAILABLE` is 503 like `/ready`. Ours: `METHOD_NOT_ALLOWED` is 405 (with `Allow`); `RECORD_PRUNED` is 410 Gone: the record
- * existed and was deleted under retention, for good (docs/TENANCY.md, "Retention").
+ * `TOKEN_*` codes (401); `INTERNAL_ERROR` is 500; `SERVICE_UNAVAILABLE` is 503 like `/ready`. Ours, `RECORD_PRUNED`, is 410 Gone: the record
+ * existed and was deleted under retention, for good (docs/TENANCY.md, "Retention"). `METHOD_NOT_ALLOWED`
+ * is 405 with `Allow` (RFC 9110 15.5.6): the path exists on this listener under other methods.
  */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   INVALID_REQUEST: 400,

@@ -3,6 +3,7 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { textProblem } from '../bus/index.ts';
+import { sayWhatToSend } from './validation-words.ts';
 
 /**
  * Request validation with TypeBox's own compiler, the one the bus validates with, so a schema
@@ -37,7 +38,8 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     let value = convert ? Value.Convert(schema, input) : input;
     if (defaults) value = Value.Default(schema, value);
     if (validator.Check(value)) return { value };
-    return { error: [mostUseful(validator.Errors(value) as FastifySchemaValidationError[])] };
+    const errors = validator.Errors(value) as FastifySchemaValidationError[];
+    return { error: [sayWhatToSend(mostUseful(errors), errors, schema)] };
   };
 };
 

@@ -40,4 +40,23 @@ describe('the client package', () => {
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js')], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({ transport: true, records: 0 });
   }, 240_000);
+
+  it('installs from the tarball of npm run client:pack into an empty folder, as its README says (issue 36)', async () => {
+    await run('npm', ['run', '--silent', 'client:pack'], { cwd: ROOT, env: process.env });
+    const empty = await mkdtemp(join(tmpdir(), 'client-install-'));
+    try {
+      await writeFile(join(empty, 'package.json'), JSON.stringify({ name: 'installer', type: 'module', private: true }));
+      // No registry: the package has no dependencies, so the tarball alone installs it.
+      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(ROOT, 'client', 'dist', 'agent-authority-client-1.1.0.tgz')], { cwd: empty, env: process.env });
+      await writeFile(join(empty, 'main.js'), [
+        "import { createSuiteClient } from '@agent-authority/client';",
+        "import { verifyReceipt } from '@agent-authority/client/verify';",
+        "console.log(JSON.stringify({ client: typeof createSuiteClient, verifyReceipt: typeof verifyReceipt }));",
+      ].join('\n'));
+      const { stdout } = await run(process.execPath, [join(empty, 'main.js')], { cwd: empty });
+      expect(JSON.parse(stdout)).toEqual({ client: 'function', verifyReceipt: 'function' });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

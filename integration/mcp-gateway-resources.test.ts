@@ -49,7 +49,12 @@ describe('upstream resources through the gateway', () => {
     await demo.close();
     // Every tool of the server is not every resource: a tool scope has three segments, a resource's four.
     const tools = await connectMcp(t, (await t.mint(['mcp:everything:*'])).token);
-    expect((await tools.listResources()).resources).toEqual([]);
+    const none = await tools.listResources();
+    expect(none.resources).toEqual([]);
+    // The answer says why (issue 36): the resources exist, and the scope that would list them.
+    const note = (none._meta as Record<string, { count: number; reason: string }> | undefined)?.['suite/hidden'];
+    expect(note?.count).toBeGreaterThan(0);
+    expect(note?.reason).toContain('mcp:<server>:resources:read');
     expect((await tools.listPrompts()).prompts).toEqual([]);
     await tools.close();
   });

@@ -8,7 +8,7 @@ export {
 export type {
   ChainMetrics, PromiseMetrics,
 } from './promise-metrics.ts';
-export { backgroundSpan, batchSpan, detached, linkToActive } from './work-spans.ts';
+export { activeTraceParent, backgroundSpan, batchSpan, detached, linkFromTraceParent, linkToActive } from './work-spans.ts';
 export { startTracing, type Tracing } from './tracing.ts';
 export { startMetricsListener } from './metrics-listener.ts';
 export type { EdgeTracing } from './http-tracing.ts';

@@ -137,6 +137,8 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
 
   const decisions = new Counter({ name: 'suite_decisions_total', help: 'Authorization decisions recorded, by result and error code (none for allow, other for a reason outside the catalogue)', labelNames: ['result', 'code'] as const, registers });
   const verifications = new Counter({ name: 'suite_verification_runs_total', help: 'Whole-chain verifications run, by result', labelNames: ['result'] as const, registers });
+  // Every result at 0 from the start (issue 36, item 9): a fresh suite's panel shows 0, not "no data".
+  for (const result of ['valid', 'invalid', 'error'] as const) verifications.inc({ result }, 0);
   const verifySeconds = new Histogram({ name: 'suite_verification_duration_seconds', help: 'Time of one whole-chain verification', buckets: VERIFY_SECONDS_BUCKETS, registers });
 
   return {

@@ -90,3 +90,21 @@ export function backgroundSpan<T>(name: string, fn: (span: Span) => Promise<T>, 
   return inRoot(name, 'background', [], attributes, fn);
 }
 
+/**
+ * The active span as a W3C traceparent (`00-trace-span-flags`), to store with work queued for later
+ * (a scheduler task, a benchmark job) whose span then links back (issue 36, item 4); undefined
+ * outside a trace or while nothing records.
+ */
+export function activeTraceParent(): string | undefined {
+  const link = linkToActive();
+  if (link === undefined) return undefined;
+  const c = link.context;
+  return `00-${c.traceId}-${c.spanId}-${c.traceFlags.toString(16).padStart(2, '0')}`;
+}
+
+/** A link to a stored traceparent; undefined when none or malformed. */
+export function linkFromTraceParent(traceParent: string | null | undefined): Link | undefined {
+  const m = traceParent == null ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceParent);
+  if (!m) return undefined;
+  return { context: { traceId: m[1]!, spanId: m[2]!, traceFlags: Number.parseInt(m[3]!, 16), isRemote: true } };
+}

@@ -62,6 +62,20 @@ export async function renewChainLease(db: CommonQueryMethods, chain: string, hol
   return row !== null;
 }
 
+/**
+ * Extend our lease even though it ran out, if nobody took it since (issue 36, item 8): a renewal
+ * that came late because this process was busy (the first seconds after start) is not a lost lease.
+ * Safe for fencing: every take of the lease moves its epoch, so holder and epoch unchanged mean no
+ * other writer led, and the head is where this writer left it. False: another writer took it.
+ */
+export async function reclaimChainLease(db: CommonQueryMethods, chain: string, holder: string, epoch: number, ttlMs: number): Promise<boolean> {
+  const row = await db.maybeOne(sql.type(EpochRow)`
+    update chain_leases set expires_at = now() + make_interval(secs => ${ttlMs / 1000})
+    where chain = ${chain} and holder = ${holder} and epoch = ${epoch}
+    returning epoch`);
+  return row !== null;
+}
+
 export async function releaseChainLease(db: CommonQueryMethods, chain: string, holder: string, epoch: number): Promise<void> {
   await db.query(sql.unsafe`
     update chain_leases set expires_at = now() - interval '1 millisecond'

@@ -58,6 +58,7 @@ export {
   acquireChainLease,
   chainLeaseRemainingMs,
   renewChainLease,
+  reclaimChainLease,
   releaseChainLease,
   type HeadMove,
 } from './chains.ts';
@@ -111,3 +112,4 @@ export {
   pruneSignupAttempts,
   type StoredTenant,
 } from './tenants.ts';
+export { StorageError } from './errors.ts';

@@ -237,6 +237,32 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
   });
 });
 
+describe('a leader whose renewal came late (issue 36)', () => {
+  it('keeps the lease it let run out when nobody took it: no "lease lost", the same epoch', async () => {
+    const [pglite] = storageKinds();
+    const opened = await pglite!.open();
+    const { sql } = await import('slonik');
+    const warnings: string[] = [];
+    const logger = { info: () => {}, error: () => {}, warn: (_o: object, m?: string) => void warnings.push(m ?? '') };
+    const writer = new ChainWriter({ storage: opened.storage, spec: auditChainSpec, holder: 'busy', leaseMs: 1500, renewMs: 250, logger });
+    try {
+      await writer.start();
+      const epoch = await opened.storage.pool.oneFirst(sql.unsafe`select epoch from chain_leases where chain = 'audit'`);
+      // As after a busy event loop: the lease ran out before the renewal ran.
+      await opened.storage.pool.query(sql.unsafe`update chain_leases set expires_at = now() - interval '1 millisecond'`);
+      const before = writer.leaseRenewedAt;
+      await eventually(() => writer.leaseRenewedAt !== before || warnings.length > 0);
+      expect(warnings).toEqual([]);
+      expect(writer.isLeader).toBe(true);
+      expect(await opened.storage.pool.oneFirst(sql.unsafe`select epoch from chain_leases where chain = 'audit'`)).toBe(epoch);
+      await writer.append([entry(1)]);
+    } finally {
+      await writer.stop();
+      await opened.dispose();
+    }
+  });
+});
+
 describe('a standby chain writer', () => {
   it('tries again when the lease it found held runs out, not a renewal period later', async () => {
     const [, postgres] = storageKinds();

@@ -12,6 +12,7 @@ import {
   readChainHead,
   releaseChainLease,
   renewChainLease,
+  reclaimChainLease,
   type HeadMove,
 } from '../../storage/index.ts';
 
@@ -202,7 +203,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     const { storage, spec, holder, leaseMs } = this.#o;
     try {
       if (this.#state === 'leader') {
-        if (!(await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs))) this.#stepDown('lease lost');
+        const renewed = await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs)
+          // Late (the event loop was busy past the lease, as in the first seconds after a start):
+          // still ours if nobody took it, by its unchanged epoch (storage/chains.ts, reclaimChainLease).
+          || await reclaimChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs);
+        if (!renewed) this.#stepDown('lease lost');
         else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
       } else if (this.#state === 'standby') {
         const epoch = await acquireChainLease(storage.pool, spec.chain, holder, leaseMs);

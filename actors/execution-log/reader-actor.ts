@@ -11,6 +11,12 @@ import { prunedRecord } from './pruned.ts';
 
 /** 2,048 full tiles: 16 MB at most, the upper levels of any tree and the recent leaves. */
 const FULL_TILES_KEPT = 2048;
+/**
+ * How long a receipt waits for a checkpoint covering its record: the maintainer signs one at most
+ * `checkpointEveryMs` (1 s) after a commit; three of those, inside the bus's 5 s request timeout.
+ */
+export const RECEIPT_WAIT_MS = 3000;
+const CHECKPOINT_POLL_MS = 50;
 
 /**
  * Reads of the execution log on any reader replica (queue `executions`): checkpoints, tiles, entry
@@ -25,6 +31,7 @@ export class ExecutionLogReaderActor extends BusActor {
    * changes, so a proof queries only the tiles on the tree's right edge it has not seen whole.
    */
   readonly #full = new Map<string, Buffer>();
+  #pendingRead: ReturnType<typeof readCheckpoint> | undefined;
 
   constructor(o: { bus: Bus; storage: Storage }) {
     super();
@@ -77,9 +84,10 @@ export class ExecutionLogReaderActor extends BusActor {
           throw new SuiteError('NOT_FOUND', 'no execution with this id');
         }
         const leafIndex = record.seq - 1;
-        const checkpoint = await readCheckpoint(db);
-        if (!checkpoint || checkpoint.size <= leafIndex) {
-          throw new SuiteError('SERVICE_UNAVAILABLE', 'the record is not in a published checkpoint yet (one follows within a second): retry');
+        const checkpoint = await this.#checkpointCovering(leafIndex);
+        if (!checkpoint) {
+          // Past the wait a checkpoint is overdue: the log's maintainer is down or far behind, an outage.
+          throw new SuiteError('SERVICE_UNAVAILABLE', `no checkpoint covers the record after ${RECEIPT_WAIT_MS} ms: the execution log's maintainer is behind; retry`);
         }
         const size = checkpoint.size;
         // The leaf itself too: its tile is not among the proof's when no proof node shares it (size 1; leaf 256 of 257).
@@ -93,6 +101,28 @@ export class ExecutionLogReaderActor extends BusActor {
         };
       }), queue),
     ];
+  }
+
+  /**
+   * The latest checkpoint once it covers `leafIndex`, waiting up to RECEIPT_WAIT_MS (issue 36, item
+   * 3): a receipt asked for right after its record is answered when the next checkpoint is signed
+   * (at most a second later), not refused with a 503. The maintainer may run in another process, so
+   * the table is read: one read every CHECKPOINT_POLL_MS shared by every receipt waiting.
+   */
+  async #checkpointCovering(leafIndex: number): Promise<Awaited<ReturnType<typeof readCheckpoint>> | undefined> {
+    const deadline = Date.now() + RECEIPT_WAIT_MS;
+    for (;;) {
+      const checkpoint = await this.#sharedCheckpointRead();
+      if (checkpoint && checkpoint.size > leafIndex) return checkpoint;
+      if (Date.now() >= deadline || this.state !== 'running') return undefined;
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_POLL_MS).unref());
+    }
+  }
+
+  /** One checkpoint read at a time, shared by concurrent callers. */
+  #sharedCheckpointRead(): ReturnType<typeof readCheckpoint> {
+    this.#pendingRead ??= readCheckpoint(this.#storage.pool).finally(() => { this.#pendingRead = undefined; });
+    return this.#pendingRead;
   }
 
   /** A record's leaf index; a pruned record keeps its leaf, and says it was pruned when asked for itself. */

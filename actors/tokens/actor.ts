@@ -5,7 +5,7 @@ import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { insertIssuedToken } from '../../storage/index.ts';
 import { mintToken, verifyToken, type TokenChecker } from '../capability/index.ts';
-import { decideValidity, isValidScope, parseDurationSeconds, scopeGrants, VALIDATE_ACTION, type HmacKeyRing } from '../../core/capability/index.ts';
+import { decideValidity, isValidScope, parseDurationSeconds, scopeGrants, suiteScopeProblem, VALIDATE_ACTION, type HmacKeyRing } from '../../core/capability/index.ts';
 import type { AuditBatcher } from '../audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 import { normaliseSubject } from '../../core/subject/index.ts';
@@ -54,6 +54,10 @@ export class TokenActor extends BusActor {
     const req = { ...sent, sub: rule.subject };
     const bad = req.scope.find((s) => !isValidScope(s));
     if (bad !== undefined) throw new SuiteError('INVALID_REQUEST', `scope entry "${bad}" is not of the form resource:action`);
+    for (const s of req.scope) {
+      const problem = suiteScopeProblem(s);
+      if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', problem);
+    }
     const lifetime = parseDurationSeconds(req.expiresIn ?? DEFAULT_LIFETIME);
     if (lifetime === undefined) {
       throw new SuiteError('INVALID_REQUEST', 'expiresIn must be a duration such as 30s, 15m, 8h or 7d, at most 365d');

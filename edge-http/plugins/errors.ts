@@ -2,8 +2,9 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OUTCOME_UNKNOWN, SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
 import type { Result } from '../../bus/index.ts';
-import { routeMatcher } from '../route-match.ts';
 import { statusOf } from '../status.ts';
+import { routeMatcher } from '../route-match.ts';
+import { listRoutes } from './authority.ts';
 
 /** Every error body (spec, Errors): `{error: {code, message}}`. */
 export interface ErrorBody {
@@ -135,44 +136,41 @@ function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unkn
   return JSON.stringify(errorBody(body.error.code, `${body.error.message}; ${advice}`));
 }
 
+/**
+ * The methods this listener serves a path under (issue 36, item 5), for a 405 with `Allow` when a
+ * request's method is not one of them. Built from the route table on the first unmatched request,
+ * when every route is registered; `HEAD` goes with every `GET`, as Fastify serves it.
+ */
+function methodsServing(app: FastifyInstance): (path: string) => string[] {
+  let byMethod: Array<[string, (path: string) => boolean]> | undefined;
+  return (path) => {
+    if (byMethod === undefined) {
+      const urls = new Map<string, string[]>();
+      for (const r of listRoutes(app)) urls.set(r.method, [...(urls.get(r.method) ?? []), r.url]);
+      if (urls.has('GET')) urls.set('HEAD', [...(urls.get('HEAD') ?? []), ...(urls.get('GET') ?? [])]);
+      byMethod = [...urls].map(([method, patterns]) => [method, routeMatcher(patterns)]);
+    }
+    return byMethod.filter(([, matches]) => matches(path)).map(([method]) => method).sort();
+  };
+}
+
 export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
   app.setErrorHandler(handleError);
   app.addHook('onSend', async (request, reply, payload) => retryAdvice(request, reply, payload));
-  const methods = methodsByPath(app);
+  const allowed = methodsServing(app);
   app.setNotFoundHandler((request, reply) => {
-    // A path another listener serves is named there first (a POST sent to the dashboard's port
-    // whose catch-all answers GET is still a request for the token listener).
-    const allowed = servedElsewhere?.(request.url) === undefined ? methods(request.url) : [];
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.join(', '));
-      sendError(reply, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not a method of ${pathOf(request.url)}: it answers ${allowed.join(', ')}` });
+    // A path another listener serves is named there first (a POST sent to the dashboard's port,
+    // whose pages answer GET, is still a request for the token listener).
+    const methods = servedElsewhere?.(request.url) === undefined ? allowed(request.url) : [];
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      const url = request.url.length > 200 ? `${request.url.slice(0, 200)}...` : request.url;
+      sendError(reply, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not served for ${url}; send ${methods.join(' or ')}` });
     } else {
       sendError(reply, { code: 'NOT_FOUND', message: notFoundMessage(request, servedElsewhere) });
     }
     onUnmatched(request, reply);
   });
-}
-
-const pathOf = (url: string) => {
-  const path = url.split('?', 1)[0] as string;
-  return path.length > 200 ? `${path.slice(0, 200)}...` : path;
-};
-
-/**
- * The methods this listener serves a concrete path under, from every route as it is registered
- * (RFC 9110: a path served under other methods is 405 with `Allow`, not 404). `HEAD` rides on `GET`.
- */
-function methodsByPath(app: FastifyInstance): (url: string) => string[] {
-  const routes: Array<{ methods: readonly string[]; matches: (path: string) => boolean }> = [];
-  app.addHook('onRoute', (route) => {
-    const methods = typeof route.method === 'string' ? [route.method] : route.method;
-    routes.push({ methods, matches: routeMatcher([route.url]) });
-  });
-  return (url) => {
-    const allowed = new Set<string>();
-    for (const r of routes) if (r.matches(url)) for (const m of r.methods) allowed.add(m);
-    return [...allowed].sort();
-  };
 }
 
 /**

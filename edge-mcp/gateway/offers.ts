@@ -35,7 +35,9 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const grants = await granted();
-    return { resources: deps.gateway.catalog().resources.filter((r) => grants(r.scope)).map((r) => r.listed) };
+    const all = deps.gateway.catalog().resources;
+    const shown = all.filter((r) => grants(r.scope));
+    return { resources: shown.map((r) => r.listed), ...hiddenNote(all.length - shown.length, 'resources') };
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     const grants = await granted();
@@ -99,4 +101,14 @@ async function attest<R extends { _meta?: Record<string, unknown> }>(deps: Offer
   }
   const result = outcome.result;
   return { ...result, _meta: { ...(result._meta ?? {}), [TRACE_META_KEY]: trace, ...(quota !== undefined ? { [QUOTA_META_KEY]: quota } : {}) } };
+}
+
+/**
+ * Why a list came back shorter than the catalogue (issue 36, item 11): a token that sees a server's
+ * tools (`mcp:<server>:*`, three segments) sees none of its resources, which need four
+ * (`mcp:<server>:resources:read`, docs/MCP.md); an empty list alone read as "no resources".
+ */
+function hiddenNote(hidden: number, what: 'resources'): { _meta?: Record<string, unknown> } {
+  if (hidden === 0) return {};
+  return { _meta: { 'suite/hidden': { count: hidden, reason: `${hidden} ${what} not listed: reading one needs mcp:<server>:resources:read (or the scope the gateway's resourceScopes names); a tool scope such as mcp:<server>:* does not grant it (docs/MCP.md, "Scopes")` } } };
 }

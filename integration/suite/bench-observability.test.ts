@@ -28,6 +28,12 @@ describe('bench runs are traced and counted', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(span.attributes).toMatchObject({ 'bench.provider': 'http', 'bench.test_runs': 5, 'bench.concurrency': 2, 'bench.outcome': 'succeeded' });
+    // Linked to the request that submitted the job (issue 36): its trace holds the POST /run span.
+    const link = span.links[0];
+    expect(link, 'the run links to its POST /run request').toBeDefined();
+    const submitted = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === link?.context.traceId);
+    expect(submitted.some((s) => s.attributes['http.route'] === '/run')).toBe(true);
+    expect(submitted.some((s) => s.spanContext().spanId === link?.context.spanId)).toBe(true);
   });
 
   it('counts jobs and calls on /metrics', async () => {

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRoutes, type Authority } from '../../edge-http/index.ts';
+import { SUITE_SCOPES } from '../../core/capability/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 /**
@@ -46,5 +47,13 @@ describe('docs/ROUTES.md', () => {
       return;
     }
     expect(current, 'docs/ROUTES.md is out of date: rerun with UPDATE_DOCS=1').toBe(table);
+  });
+
+  it('knows every scope a route declares as one of the suite\'s own (issue 36: typos are refused against this list)', () => {
+    const declared = new Set<string>();
+    for (const edge of t.suite.edges) {
+      for (const r of listRoutes(edge.app)) if (r.authority.kind === 'scope') declared.add(r.authority.scope);
+    }
+    expect([...declared].sort()).toEqual([...SUITE_SCOPES].sort());
   });
 });

@@ -131,6 +131,10 @@ describe('a scheduler task\'s trace', () => {
     expect(attempt.parentSpanId).toBe('');
     expect(attempt.traceId).not.toBe(enqueueTrace);
     expect(attempt.attributes['scheduler.outcome']).toBe('success');
+    // Linked to the request that queued it (issue 36): the two traces join without an attribute.
+    const queuedBy = attempt.links.find((l) => l.traceId === enqueueTrace);
+    expect(queuedBy, 'the attempt links to the POST /queue trace').toBeDefined();
+    expect(otlp.byTrace(enqueueTrace).some((s) => s.spanId === queuedBy?.spanId)).toBe(true);
 
     // Its spans all ended before it did (it ends last), so they have arrived with it.
     const attemptSpans = otlp.byTrace(attempt.traceId);

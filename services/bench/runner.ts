@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { detached } from '../../observability/index.ts';
+import { activeTraceParent, detached, linkFromTraceParent } from '../../observability/index.ts';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Bus, Caller, RequestOf, Subscription } from '../../bus/index.ts';
@@ -152,7 +152,9 @@ export class BenchRunnerActor extends BusActor {
         if (job === null) return;
         // One span per measured job: its settings, and how it ended (bench.outcome).
         // A root: a run is a trace of its own (its outbound calls are client spans within it).
-        await tracer().startActiveSpan('bench.run', { root: true, attributes: {
+        const submittedBy = linkFromTraceParent(job.traceParent);
+        // Linked to the span of the request that submitted the job (issue 36, item 4).
+        await tracer().startActiveSpan('bench.run', { root: true, ...(submittedBy !== undefined ? { links: [submittedBy] } : {}), attributes: {
           'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
           'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
         } }, async (span) => {
@@ -251,7 +253,7 @@ export class BenchRunnerActor extends BusActor {
     const settingsOf = { testRuns: req.testRuns, warmupRuns: req.warmupRuns, concurrency: req.concurrency };
     await insertJob(storage.pool, {
       id, tenantId: req.caller.tenantId ?? null, createdBy: req.caller.sub, name: req.name ?? null, provider: req.provider,
-      model: req.model ?? null, target: shownUrl(url), settings: settingsOf,
+      model: req.model ?? null, target: shownUrl(url), settings: settingsOf, traceParent: activeTraceParent(),
       request: {
         url: req.url ?? null,
         ...(req.method !== undefined ? { method: req.method } : {}),

@@ -34,6 +34,8 @@ export interface NewJob {
   target: string | null;
   request: JobRequest;
   settings: JobSettings;
+  /** The submitting request's span as a W3C traceparent, for the run's link; absent when not traced. */
+  traceParent?: string | undefined;
 }
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -72,9 +74,9 @@ const scopeSql = (scope: JobScope) => (scope.all ? sql.fragment`true`
 export async function insertJob(db: CommonQueryMethods, job: NewJob): Promise<void> {
   const total = job.settings.warmupRuns + job.settings.testRuns;
   await db.query(sql.unsafe`
-    insert into bench_jobs (id, tenant_id, created_by, name, provider, model, target, request, settings, status, progress_total)
+    insert into bench_jobs (id, tenant_id, created_by, name, provider, model, target, request, settings, status, progress_total, trace_parent)
     values (${job.id}, ${job.tenantId}, ${job.createdBy}, ${job.name}, ${job.provider}, ${job.model}, ${job.target},
-      ${sql.jsonb({ ...job.request } as never)}, ${sql.jsonb({ ...job.settings })}, 'queued', ${total})`);
+      ${sql.jsonb({ ...job.request } as never)}, ${sql.jsonb({ ...job.settings })}, 'queued', ${total}, ${job.traceParent ?? null})`);
 }
 
 export async function getJob(db: CommonQueryMethods, id: string, scope: JobScope) {
@@ -113,7 +115,7 @@ const ClaimedRow = rowSchema(Type.Object({
   id: Type.String(), tenantId: Nullable(Type.String()), provider: Type.String(), model: Nullable(Type.String()),
   request: Type.Record(Type.String(), Type.Unknown()),
   settings: Type.Object({ testRuns: Type.Number(), warmupRuns: Type.Number(), concurrency: Type.Number() }),
-  attempts: Type.Number(),
+  attempts: Type.Number(), traceParent: Nullable(Type.String()),
 }));
 
 export interface ClaimedJob {
@@ -124,6 +126,7 @@ export interface ClaimedJob {
   request: JobRequest;
   settings: JobSettings;
   attempts: number;
+  traceParent: string | null;
 }
 
 /**
@@ -151,7 +154,7 @@ export async function claimJob(db: CommonQueryMethods, holder: string, leaseMs: 
       select id from bench_jobs
       where status = 'queued' or (status = 'running' and lease_until < now() and attempts < ${maxAttempts})
       order by created_at limit 1 for update skip locked)
-    returning id, tenant_id as "tenantId", provider, model, request, settings, attempts`);
+    returning id, tenant_id as "tenantId", provider, model, request, settings, attempts, trace_parent as "traceParent"`);
   if (row === null) return null;
   return { ...row, provider: row.provider as ProviderName, request: row.request as unknown as JobRequest };
 }

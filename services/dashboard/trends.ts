@@ -1,6 +1,6 @@
 import { subjects, type Bus, type Subscription } from '../../bus/index.ts';
 import type { ServiceName } from '../../config/index.ts';
-import type { MetricsRegistry } from '../../observability/index.ts';
+import { backgroundSpan, type MetricsRegistry } from '../../observability/index.ts';
 import { WATCHED, type LocateListener } from './health.ts';
 import { counterIncrease, MINUTE_MS, MinuteBuckets } from './minute-buckets.ts';
 import { sumSamples } from './prometheus-text.ts';
@@ -68,7 +68,9 @@ export class TrendRecorder {
   async #loop(first: boolean): Promise<void> {
     // The hour of decisions is read back once; then the last two minutes each round (entries
     // land in the trail after a group commit, a little after their decision's minute).
-    await Promise.all([this.#sample(), this.#readDecisions(first ? 60 : 2)]);
+    // A background turn (issue 36, item 9): its bus reads (suite.audit.list, 120 on the first
+    // round) and scrapes are sampled by SUITE_TRACE_BACKGROUND_RATIO (default 0), not a trace each.
+    await backgroundSpan('dashboard.trends', () => Promise.all([this.#sample(), this.#readDecisions(first ? 60 : 2)]));
     if (this.#stopped) return;
     this.#timer = setTimeout(() => void this.#loop(false), SAMPLE_MS);
     this.#timer.unref();

@@ -21,6 +21,7 @@ import { listAttempts } from './attempt-store.ts';
 import { publishEvents } from './event-feed.ts';
 import { ScheduleTicker } from './ticker.ts';
 import { WorkerPool } from './workers.ts';
+import { activeTraceParent } from '../../observability/index.ts';
 
 export interface SchedulerSettings {
   readonly workers: number;
@@ -208,7 +209,7 @@ export class SchedulerActor extends BusActor {
     const id = req.id ?? `task_${randomBytes(12).toString('hex')}`;
     const inserted = await this.#enqueues.enqueue({
       namespace, id, priority: req.priority ?? 'normal', task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
-      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0,
+      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0, traceParent: activeTraceParent(),
     });
     if (inserted.outcome === 'full') {
       return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks` };

@@ -59,14 +59,15 @@ export async function insertTasks(db: CommonQueryMethods, tasks: readonly NewTas
     if (admitted.length > 0) {
       const col = <T>(f: (t: NewTask) => T) => admitted.map(f);
       for (const row of await tx.any(sql.type(AddedRow)`
-        insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after)
+        insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after, trace_parent)
         select t.namespace, t.id, t.priority, t.task::jsonb, t.retry::jsonb, t.timeout_ms, t.owner::jsonb, 'queued',
-          now() + make_interval(secs => t.delay_s)
+          now() + make_interval(secs => t.delay_s), t.trace_parent
         from unnest(${sql.array(col((t) => t.namespace), 'text')}, ${sql.array(col((t) => t.id), 'text')},
           ${sql.array(col((t) => PRIORITY_RANK[t.priority]), 'int4')}, ${sql.array(col((t) => JSON.stringify(t.task)), 'text')},
           ${sql.array(col((t) => JSON.stringify(t.retry)), 'text')}, ${sql.array(col((t) => t.timeoutMs), 'int4')},
-          ${sql.array(col((t) => JSON.stringify(t.owner)), 'text')}, ${sql.array(col((t) => t.delayMs / 1000), 'float8')})
-          as t(namespace, id, priority, task, retry, timeout_ms, owner, delay_s)
+          ${sql.array(col((t) => JSON.stringify(t.owner)), 'text')}, ${sql.array(col((t) => t.delayMs / 1000), 'float8')},
+          ${sql.array(col((t) => t.traceParent ?? null), 'text')})
+          as t(namespace, id, priority, task, retry, timeout_ms, owner, delay_s, trace_parent)
         on conflict (namespace, id) do nothing
         returning namespace, id, created_at as "createdAt", run_after as "runAfter"`)) {
         added.set(keyOf(row.namespace, row.id), { createdAt: row.createdAt, runAfter: row.runAfter });

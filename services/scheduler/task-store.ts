@@ -17,6 +17,8 @@ export interface NewTask {
   timeoutMs: number;
   owner: Owner;
   delayMs: number;
+  /** The queuing request's span as a W3C traceparent, for the attempts' links; absent when not traced. */
+  traceParent?: string | undefined;
 }
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -66,7 +68,7 @@ export async function insertFirings(tx: CommonQueryMethods, firings: readonly Fi
 const ClaimedRowSchema = Type.Object({
   namespace: Type.String(), id: Type.String(), attempts: Type.Number(), task: Type.Unknown(), retry: Type.Unknown(),
   timeoutMs: Type.Number(), owner: Type.Unknown(), scheduleId: Nullable(Type.String()), dueAt: Nullable(Type.String()),
-  waitedMs: Type.Number(),
+  waitedMs: Type.Number(), traceParent: Nullable(Type.String()),
 });
 export type ClaimedTask = Static<typeof ClaimedRowSchema>;
 const ClaimedRow = rowSchema(ClaimedRowSchema);
@@ -90,7 +92,7 @@ export async function claimTasks(db: CommonQueryMethods, holder: string, limit: 
       started_at = coalesce(t.started_at, now()), updated_at = now()
     from picked where t.namespace = picked.namespace and t.id = picked.id
     returning t.namespace, t.id, t.attempts, t.task, t.retry, t.timeout_ms as "timeoutMs", t.owner, t.schedule_id as "scheduleId",
-      t.due_at as "dueAt", (extract(epoch from (now() - t.run_after)) * 1000)::float8 as "waitedMs"`);
+      t.due_at as "dueAt", (extract(epoch from (now() - t.run_after)) * 1000)::float8 as "waitedMs", t.trace_parent as "traceParent"`);
   return [...rows];
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { backgroundSpan, detached } from '../../observability/index.ts';
+import { backgroundSpan, detached, linkFromTraceParent } from '../../observability/index.ts';
 import type { Logger } from 'pino';
 import type { Bus } from '../../bus/index.ts';
 import { subjects } from '../../bus/index.ts';
@@ -148,8 +148,11 @@ export class WorkerPool {
     // One trace per attempt, rooted here (sampled as a request is): the outbound call (a client
     // span, by the undici instrumentation), its record on the execution chain and its end in the
     // table are its children, and nothing is added once it ended.
+    const queuedBy = linkFromTraceParent(t.traceParent);
     await tracer.startActiveSpan('scheduler.attempt', {
       root: true,
+      // Linked to the span of the request that queued the task: the two traces join (issue 36, item 4).
+      ...(queuedBy !== undefined ? { links: [queuedBy] } : {}),
       attributes: { 'scheduler.task.id': t.id, 'scheduler.task.type': task.type, 'scheduler.attempt': t.attempts, ...(t.scheduleId ? { 'scheduler.schedule.id': t.scheduleId } : {}) },
     }, ROOT_CONTEXT, async (span) => {
       try {
@@ -208,3 +211,4 @@ export class WorkerPool {
     return reply.ok ? reply.value.record.id : null;
   }
 }
+
