@@ -8,6 +8,7 @@ import { scopeGrantsOne } from './scope.ts';
  * integration/suite/route-doc.test.ts checks this list against every route's declared authority.
  */
 export const SUITE_SCOPES: readonly string[] = [
+  'approval:read',
   'audit:read',
   'auth:token:create', 'auth:token:revoke', 'auth:token:validate',
   'bench:read', 'bench:run',
@@ -16,6 +17,7 @@ export const SUITE_SCOPES: readonly string[] = [
   'gateway:read',
   'identity:read',
   'model:read',
+  'oauth:client:admin',
   'queue:read', 'queue:write',
   'runtime:read',
   'schedule:create', 'schedule:read',
@@ -23,8 +25,17 @@ export const SUITE_SCOPES: readonly string[] = [
   'trust:appeal', 'trust:arbitrate', 'trust:manage', 'trust:read', 'trust:verify', 'trust:write',
 ];
 
+/**
+ * Scopes of the suite's own resources that routes check in their handlers rather than declare as
+ * their authority: deciding a held gateway call (`approval:decide`, docs/MCP.md), registering an
+ * OAuth client and giving consent (docs/OAUTH.md). Known, so never refused as typos.
+ */
+const CHECKED_IN_HANDLER_SCOPES: readonly string[] = ['approval:decide', 'oauth:client:register', 'oauth:consent'];
+
+const KNOWN_SCOPES: readonly string[] = [...SUITE_SCOPES, ...CHECKED_IN_HANDLER_SCOPES];
+
 /** The first segments of the suite's scopes: the resources the suite itself owns. */
-export const SUITE_RESOURCES: ReadonlySet<string> = new Set(SUITE_SCOPES.map((s) => s.split(':')[0]!));
+export const SUITE_RESOURCES: ReadonlySet<string> = new Set(KNOWN_SCOPES.map((s) => s.split(':')[0]!));
 
 /**
  * Why a well-formed scope is refused, or undefined when it is accepted: a scope on a suite resource
@@ -33,8 +44,8 @@ export const SUITE_RESOURCES: ReadonlySet<string> = new Set(SUITE_SCOPES.map((s)
 export function suiteScopeProblem(scope: string): string | undefined {
   const resource = scope.split(':')[0]!;
   if (!SUITE_RESOURCES.has(resource)) return undefined;
-  if (SUITE_SCOPES.some((known) => scopeGrantsOne(scope, known))) return undefined;
-  const sameResource = SUITE_SCOPES.filter((s) => s.startsWith(`${resource}:`));
+  if (KNOWN_SCOPES.some((known) => scopeGrantsOne(scope, known))) return undefined;
+  const sameResource = KNOWN_SCOPES.filter((s) => s.startsWith(`${resource}:`));
   let nearest = sameResource[0]!;
   for (const s of sameResource) if (editDistance(scope, s) < editDistance(scope, nearest)) nearest = s;
   return `scope "${scope}" names the suite's resource "${resource}" with an action it does not have `

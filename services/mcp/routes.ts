@@ -8,18 +8,18 @@ const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pat
 
 /**
  * The approvals of held gateway calls (docs/MCP.md, "Approvals"), on the token listener. Reading
- * needs `approval:read`; deciding needs any token, and the desk checks `approval:decide` or the
+ * needs `approval:read` (or the admin key); deciding needs any token (or the admin key), and the desk checks `approval:decide` or the
  * rule's `approvers` (a scope per request, which a route's single declared scope cannot say).
  */
 export function approvalRoutes(bus: Bus): EdgeRoutes {
   return (app: EdgeApp) => {
     app.get('/approvals', {
-      config: { authority: { kind: 'scope', scope: 'approval:read' } },
+      config: { authority: { kind: 'scope', scope: 'approval:read', admin: true } },
       schema: { querystring: ApprovalFilter, ...operation('mcp', 'listApprovals', 'Held MCP gateway calls: exactly what would run, newest first'), response: { 200: ApprovalList } },
     }, async (request, reply) => sendResult(reply, await bus.request(s.list, { ...request.query, by: callerOf(request) })));
     for (const decision of ['approve', 'deny'] as const) {
       app.post(`/approvals/:id/${decision}`, {
-        config: { authority: { kind: 'token' } },
+        config: { authority: { kind: 'token', admin: true } },
         schema: {
           params: Params, body: Type.Optional(DecideBody),
           ...operation('mcp', decision === 'approve' ? 'approveApproval' : 'denyApproval',
