@@ -6,6 +6,7 @@ import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError, sendResult } from '../../../edge-http/index.ts';
 import { answer, errorsOf, operation } from '../../../edge-http/index.ts';
 import { answerNotFound } from './pruned.ts';
+import { carryAppends } from './carried-append.ts';
 
 /** Optional `Idempotency-Key` (1-200 printable ASCII characters), per token subject. */
 const RecordHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String({ pattern: '^[\\x20-\\x7E]{1,200}$' })) });
@@ -36,6 +37,9 @@ const VERIFY_TIMEOUT_MS = 600_000;
 /** Execution trace routes of the token service: record, read one, verify, public key. */
 export function executionRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
+    // Appends in flight when the lease moves or the bus reconnects are sent again at once (carried-append.ts).
+    const appends = carryAppends(bus);
+    app.addHook('onClose', async () => appends.stop());
     app.post('/executions', {
       config: { authority: { kind: 'scope', scope: 'execution:record' } },
       schema: {
@@ -53,7 +57,7 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
       if (!made.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: made.message });
       const p = request.principal;
       const key = request.headers['idempotency-key'];
-      const result = await bus.request(subjects.executionsRecord, {
+      const result = await appends.record({
         claim: made.claim,
         // What the edge knows for certain: the verified token's claims and the time of arrival.
         attested: { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId: p.tenantId ?? null },
