@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { listenerUrl, URL_VARIABLES, type SuiteConfig } from '../config/index.ts';
 import { REFUSED } from '../edge-mcp/index.ts';
@@ -78,8 +78,17 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
     }
     if (request !== undefined) pending.add(request.id);
     remote.send(message).catch((err: unknown) => {
-      logger.warn({ err: String(err), url: url.href }, 'relay to the suite failed');
       // A request must be answered, or the client waits for ever.
+      const refusal = refusalOf(err);
+      if (refusal !== undefined && request !== undefined) {
+        // /mcp answers a refused token with 401 and a call beyond its scope with 403 (RFC 9728, the MCP
+        // authorization spec): relayed to the stdio client as the MCP error it knows.
+        const text = refusal.message.startsWith(`${refusal.code}: `) ? refusal.message : `${refusal.code}: ${refusal.message}`;
+        if (request.method === 'initialize') void refuse(request.id, REFUSED, `SUITE_MCP_TOKEN refused: ${text}`, { code: refusal.code }, EXIT_FAILED);
+        else void local.send({ jsonrpc: '2.0', id: request.id, error: { code: REFUSED, message: text, data: { code: refusal.code } } }).finally(() => answered(request.id));
+        return;
+      }
+      logger.warn({ err: String(err), url: url.href }, 'relay to the suite failed');
       if (request === undefined) return;
       const reason = `no suite answers at ${url.origin} (${URL_VARIABLES.token}): start one with \`suite start\`, or point ${URL_VARIABLES.token} at one`;
       if (request.method === 'initialize') void refuse(request.id, ErrorCode.InternalError, reason, { code: 'SERVICE_UNAVAILABLE' }, EXIT_FAILED);
@@ -105,4 +114,17 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
   closing = true;
   await Promise.allSettled([remote.close(), local.close()]);
   return exit;
+}
+
+/** The suite's refusal in a 401 or 403 from /mcp (its body is the error shape), or undefined. */
+function refusalOf(err: unknown): { code: string; message: string } | undefined {
+  if (!(err instanceof StreamableHTTPError) || (err.code !== 401 && err.code !== 403)) return undefined;
+  const body = err.message.slice(err.message.indexOf('{'));
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    return typeof code === 'string' && typeof message === 'string' ? { code, message } : undefined;
+  } catch {
+    return undefined;
+  }
 }
