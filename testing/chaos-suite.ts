@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { Child } from '../compose/child.ts';
 import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
 import { call, type Answer, type CallOptions } from '../integration/helpers.ts';
@@ -74,3 +76,8 @@ export function runLoad(workers: number, url: () => string, options: () => CallO
 
 /** `{ "200": 123, "503": 4 }` for messages. */
 export const tally = (load: Load) => JSON.stringify(Object.fromEntries(load.statuses));
+
+/** The embedded Postgres's postmaster process id, from its pid file in a `suite start --data-dir` folder. */
+export async function postmasterPid(dataDir: string): Promise<number> {
+  return Number((await readFile(join(dataDir, 'database', 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
-import { runLoad, startSuiteProcess, tally, type SuiteProcess } from '../../testing/chaos-suite.ts';
+import { runLoad, startSuiteProcess, tally, type SuiteProcess, postmasterPid } from '../../testing/chaos-suite.ts';
 import { expectLogIntact, servedCheckpoint } from '../../testing/log-fsck.ts';
 
 /**
@@ -19,8 +19,6 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
 printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
-
-const postmasterPid = async (dataDir: string) => Number((await readFile(join(dataDir, 'database', 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
 
 /** Entries of `subject` with result allow, as GET /audit counts them (admin key: its reads are not the subject's). */
 async function allowsOf(base: string, adminKey: string, subject: string): Promise<number> {

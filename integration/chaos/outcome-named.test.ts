@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure, type Answer } from '../helpers.ts';
-import { startSuiteProcess, type SuiteProcess } from '../../testing/chaos-suite.ts';
+import { startSuiteProcess, type SuiteProcess, postmasterPid } from '../../testing/chaos-suite.ts';
 
 /**
  * Every uncertain outcome named (issue 34, item 3): appends with an Idempotency-Key, one at a time
@@ -20,7 +20,6 @@ afterAll(async () => {
 });
 printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
 
-const postmasterPid = async (dataDir: string) => Number((await readFile(join(dataDir, 'database', 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
 const RECORD = { subject: 'outcome-agent', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, outcome: 'success' };
 
 interface Refusal { key: string; answer: Answer }
