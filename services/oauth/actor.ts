@@ -9,6 +9,9 @@ import { registerClient } from './registration.ts';
 import { deleteClient, listClients } from './clients.ts';
 import { handleIntrospection, handleRevocation } from './introspection.ts';
 import { pruneSeenJti } from './replay.ts';
+import { pruneAuthorizations } from './authorizations.ts';
+import { handleAuthorize, handleConsent, handleDevicePage } from './consent.ts';
+import { handleDeviceAuthorization } from './device-authorization.ts';
 
 const PRUNE_EVERY_MS = 60_000;
 
@@ -29,10 +32,15 @@ export class OAuthActor extends BusActor {
     const queue = { queue: 'oauth' };
     const unexpected = (err: unknown) => d.logger.error({ err }, 'oauth handler failed');
     this.every(PRUNE_EVERY_MS, () => void pruneSeenJti(d.storage.pool).catch(unexpected), 'oauth.prune-jti');
+    this.every(PRUNE_EVERY_MS, () => void pruneAuthorizations(d.storage.pool).catch(unexpected), 'oauth.prune-authorizations');
     return [
       d.bus.serve(s.token, ({ data }) => replyOf(() => handleTokenRequest(d, data), unexpected), queue),
       d.bus.serve(s.introspect, ({ data }) => replyOf(() => handleIntrospection(d, data), unexpected), queue),
       d.bus.serve(s.revoke, ({ data }) => replyOf(() => handleRevocation(d, data), unexpected), queue),
+      d.bus.serve(s.authorize, ({ data }) => replyOf(() => handleAuthorize(d, data), unexpected), queue),
+      d.bus.serve(s.consent, ({ data }) => replyOf(() => handleConsent(d, data), unexpected), queue),
+      d.bus.serve(s.devicePage, ({ data }) => replyOf(() => handleDevicePage(d, data), unexpected), queue),
+      d.bus.serve(s.deviceAuthorization, ({ data }) => replyOf(() => handleDeviceAuthorization(d, data), unexpected), queue),
       d.bus.serve(s.register, ({ data }) => replyOf(() => registerClient(d, data), unexpected), queue),
       d.bus.serve(s.listClients, ({ data }) => replyOf(async () => ({
         clients: await listClients(d.storage.pool, data.limit, data.offset, data.caller.tenantId),

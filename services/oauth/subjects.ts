@@ -24,6 +24,36 @@ const EndpointRequest = Type.Object({
   url: Type.String(),
 });
 
+/** A page for a person's browser: HTML, or a redirect (headers.location), or an OAuth error body. */
+export const PageAnswer = Type.Object({
+  status: Type.Integer(),
+  headers: Type.Record(Type.String(), Type.String()),
+  html: Type.Optional(Type.String()),
+  body: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+const AuthorizeRequest = Type.Object({
+  query: Form,
+  issuer: Type.String(),
+});
+
+/** The consent form as posted, with the person the edge signed in (or why it could not). */
+const ConsentRequest = Type.Object({
+  requestId: Type.String({ maxLength: 256 }),
+  csrf: Type.String({ maxLength: 256 }),
+  decision: Type.String({ maxLength: 16 }),
+  scope: Type.Array(Type.String({ maxLength: 256 }), { maxItems: 100 }),
+  lifetime: Type.Optional(Type.String({ maxLength: 16 })),
+  approver: Type.Optional(CallerSchema),
+  signInProblem: Type.Optional(Type.String({ maxLength: 200 })),
+  issuer: Type.String(),
+});
+
+const DevicePageRequest = Type.Object({
+  userCode: Type.Optional(Type.String({ maxLength: 64 })),
+  issuer: Type.String(),
+});
+
 const RegisterRequest = Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown()),
   /** The initial access token's holder, when one was presented and verified by the edge. */
@@ -35,6 +65,10 @@ export const oauthSubjects = {
   token: requestSubject('suite.oauth.token', EndpointRequest, HttpAnswer),
   introspect: requestSubject('suite.oauth.introspect', EndpointRequest, HttpAnswer),
   revoke: requestSubject('suite.oauth.revoke', EndpointRequest, HttpAnswer),
+  authorize: requestSubject('suite.oauth.authorize', AuthorizeRequest, PageAnswer),
+  consent: requestSubject('suite.oauth.consent', ConsentRequest, PageAnswer),
+  devicePage: requestSubject('suite.oauth.device-page', DevicePageRequest, PageAnswer),
+  deviceAuthorization: requestSubject('suite.oauth.device-authorization', EndpointRequest, HttpAnswer),
   register: requestSubject('suite.oauth.register', RegisterRequest, HttpAnswer),
   listClients: requestSubject('suite.oauth.list-clients',
     Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0 }), caller: CallerSchema }),

@@ -39,7 +39,8 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   const grantType = req.form.grant_type ?? '';
   const metric = GRANTS.some((g) => g.type === grantType) ? grantType : 'other';
   const refuse = (error: OAuthError, who: string, tenantId: string | null = null, basic = false): Answer => {
-    deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
+    // A device's polls while the person decides are the protocol working, not refusals: counted, not audited.
+    if (error.error !== 'authorization_pending' && error.error !== 'slow_down') deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
     deps.counter.inc({ grant_type: metric, outcome: error.error });
     return errorAnswer(error, basic);
   };
@@ -110,6 +111,7 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
     await insertIssuedToken(tx, {
       jti: minted.jti, sub: m.sub, scope: [...m.scope], tenantId: m.tenantId ?? null, kid: minted.kid, iat: minted.iat, exp: minted.exp, proven: m.proven === true,
     });
+    await m.recordIssued?.(tx, minted.jti);
     let refreshToken: string | undefined;
     if (m.refresh !== undefined) {
       refreshToken = await storeRefreshToken(tx, {

@@ -1,11 +1,15 @@
 import type { GrantModule } from './types.ts';
 import { clientCredentialsGrant } from './client-credentials.ts';
 import { refreshTokenGrant } from './refresh-token.ts';
+import { authorizationCodeGrant } from './authorization-code.ts';
+import { deviceCodeGrant } from './device-code.ts';
 
 /** The grants the token endpoint answers (grants/README.md): adding one is one line here. */
 export const GRANTS: readonly GrantModule[] = Object.freeze([
   clientCredentialsGrant,
   refreshTokenGrant,
+  authorizationCodeGrant,
+  deviceCodeGrant,
 ]);
 
 export type { GrantModule, TokenToMint } from './types.ts';

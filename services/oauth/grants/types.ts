@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CommonQueryMethods } from 'slonik';
 import type { Bus } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
 import type { OAuthError } from '../../../core/oauth/index.ts';
@@ -50,6 +51,8 @@ export interface TokenToMint {
    * (the refresh_token grant's rotation). Absent: none.
    */
   readonly refresh?: 'new' | { readonly familyId: string };
+  /** Called in the minting transaction with the access token's jti (a code grant records what its code issued). */
+  readonly recordIssued?: (tx: CommonQueryMethods, jti: string) => Promise<void>;
 }
 
 export type GrantOutcome =
