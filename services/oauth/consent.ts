@@ -59,6 +59,16 @@ function refusal(deps: OAuthDeps, action: string, subject: string, grantType: st
 }
 
 /**
+ * A consent page asked for inside a frame (the browser's Sec-Fetch-Dest says so): refused and audited
+ * before anything is shown. The headers (X-Frame-Options, frame-ancestors) make the browser refuse it
+ * anyway; this also puts the attempt on the trail.
+ */
+function framedRefusal(deps: OAuthDeps, who: string, grant: string): Page {
+  refusal(deps, 'oauth:authorize', clipText(who, 200), grant, oauthError('access_denied', 'the consent page was requested inside a frame (clickjacking)'));
+  return html(403, renderNoticePage('Open this page on its own', 'The consent page cannot be shown inside another page.'));
+}
+
+/**
  * `GET /oauth/authorize` (RFC 6749 §4.1.1, OAuth 2.1): the client and its redirect URI first, answered
  * in the page itself when wrong (a redirect to an unchecked URI is an open redirector, RFC 9700
  * §4.11); every other problem is redirected back with `state`. A request that passes is stored and
@@ -72,6 +82,7 @@ export async function handleAuthorize(deps: OAuthDeps, req: AuthorizeRequest): P
     refusal(deps, 'oauth:authorize', clipText(who, 200), grant, error);
     return jsonError(400, error);
   };
+  if (req.framed === true) return framedRefusal(deps, clientId ?? 'anonymous', grant);
   if (clientId === undefined) return refuseHere(oauthError('invalid_request', 'client_id is required'));
   const client = clientId.length <= 256 ? await findClient(deps.storage.pool, clientId) : null;
   if (client === null) return refuseHere(oauthError('invalid_client', 'unknown client_id'));
@@ -171,6 +182,7 @@ export async function handleDevicePage(deps: OAuthDeps, req: DevicePageRequest):
   const entry = (status: number, error?: string) => html(status, renderUserCodePage({
     action: DEVICE_PAGE_PATH, ...(error !== undefined ? { error } : {}), ...(req.userCode !== undefined ? { userCode: req.userCode.slice(0, 20) } : {}),
   }));
+  if (req.framed === true) return framedRefusal(deps, 'anonymous', DEVICE_CODE_GRANT);
   if (req.userCode === undefined) return entry(200);
   const userCode = normaliseUserCode(req.userCode);
   const now = Math.floor(deps.clock() / 1000);

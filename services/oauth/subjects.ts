@@ -35,6 +35,8 @@ export const PageAnswer = Type.Object({
 const AuthorizeRequest = Type.Object({
   query: Form,
   issuer: Type.String(),
+  /** The browser said it loads the page into a frame (Sec-Fetch-Dest). */
+  framed: Type.Optional(Type.Boolean()),
 });
 
 /** The consent form as posted, with the person the edge signed in (or why it could not). */
@@ -52,6 +54,7 @@ const ConsentRequest = Type.Object({
 const DevicePageRequest = Type.Object({
   userCode: Type.Optional(Type.String({ maxLength: 64 })),
   issuer: Type.String(),
+  framed: Type.Optional(Type.Boolean()),
 });
 
 const RegisterRequest = Type.Object({

@@ -30,6 +30,8 @@ const Html = Type.String({ description: 'An HTML page for a person (text/html)' 
 const Refusal = Type.Union([Html, OAuthErrorBody, ErrorBodySchema]);
 
 const single = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** Fetch Metadata: the browser loads this into a frame, embed or object (clickjacking). */
+const framed = (headers: Record<string, string | string[] | undefined>) => ['iframe', 'frame', 'embed', 'object'].includes(String(headers['sec-fetch-dest'] ?? ''));
 
 /**
  * Who pressed Approve, from what they typed: the admin key (field "Admin key") or a suite token
@@ -65,12 +67,12 @@ export function authorizeRoutes(app: EdgeApp, bus: Bus, ctx: RouteContext): void
       ...operation('oauth', 'oauthAuthorize', 'The authorization endpoint (RFC 6749 §4.1, PKCE S256 and state required): the consent page, or a redirect back with an error'),
       querystring: AuthorizeQuery,
       produces: ['text/html', 'application/json'],
-      response: { 200: Html, 303: Type.Null({ description: 'Back to the client\'s redirect URI with error and state' }), 400: OAuthErrorBody, 503: OAuthErrorBody },
+      response: { 200: Html, 303: Type.Null({ description: 'Back to the client\'s redirect URI with error and state' }), 400: OAuthErrorBody, 403: Html, 503: OAuthErrorBody },
     },
   }, async (request, reply) => {
     const query: Record<string, string> = {};
     for (const [k, v] of Object.entries(request.query as Record<string, unknown>)) if (typeof v === 'string' && v !== '' && k.length <= 64) query[k] = v.slice(0, 4000);
-    const result = await bus.request(oauthSubjects.authorize, { query, issuer: issuerOf(ctx, request) });
+    const result = await bus.request(oauthSubjects.authorize, { query, issuer: issuerOf(ctx, request), ...(framed(request.headers) ? { framed: true } : {}) });
     if (!result.ok) return reply.code(503).header('cache-control', 'no-store').send({ error: 'temporarily_unavailable', error_description: result.error.message });
     return sendPage(reply, result.value);
   });
@@ -81,11 +83,11 @@ export function authorizeRoutes(app: EdgeApp, bus: Bus, ctx: RouteContext): void
       ...operation('oauth', 'oauthDevicePage', 'The device grant\'s page (RFC 8628 §3.3): a person enters the user code, then sees the consent page'),
       querystring: DeviceQuery,
       produces: ['text/html'],
-      response: { 200: Html, 400: Refusal, 503: OAuthErrorBody },
+      response: { 200: Html, 400: Refusal, 403: Html, 503: OAuthErrorBody },
     },
   }, async (request, reply) => {
     const userCode = single((request.query as Record<string, unknown>).user_code);
-    const result = await bus.request(oauthSubjects.devicePage, { issuer: issuerOf(ctx, request), ...(userCode !== undefined && userCode !== '' ? { userCode: userCode.slice(0, 64) } : {}) });
+    const result = await bus.request(oauthSubjects.devicePage, { issuer: issuerOf(ctx, request), ...(framed(request.headers) ? { framed: true } : {}), ...(userCode !== undefined && userCode !== '' ? { userCode: userCode.slice(0, 64) } : {}) });
     if (!result.ok) return reply.code(503).header('cache-control', 'no-store').send({ error: 'temporarily_unavailable', error_description: result.error.message });
     return sendPage(reply, result.value);
   });

@@ -24,6 +24,7 @@ export function scopesSupported(ctx: Pick<RouteContext, 'mcpTools'>): string[] {
 /** Where a client discovers everything else (RFC 8414, RFC 9728, and the MCP authorization spec). */
 export function discoveryRoutes(app: EdgeApp, ctx: RouteContext): void {
   const scopes = scopesSupported(ctx);
+  const toolScopes = [...new Set(ctx.mcpTools.map((t) => t.scope))].sort();
   const grantTypes = GRANTS.map((g) => g.type);
   app.get('/.well-known/oauth-authorization-server', {
     config: { authority: { kind: 'public' } },
@@ -32,7 +33,8 @@ export function discoveryRoutes(app: EdgeApp, ctx: RouteContext): void {
     .send(authorizationServerMetadata({ issuer: issuerOf(ctx, request), grantTypes, scopes }) as { issuer: string; token_endpoint: string }));
   const resource = async (request: FastifyRequest, reply: FastifyReply) => {
     const issuer = issuerOf(ctx, request);
-    return reply.header('cache-control', 'public, max-age=300').send(protectedResourceMetadata(`${issuer}/mcp`, issuer, scopes));
+    // The resource's own scopes only (its tools'): the MCP SDK asks for all of them (SEP-835), and a person unticks.
+    return reply.header('cache-control', 'public, max-age=300').send(protectedResourceMetadata(`${issuer}/mcp`, issuer, toolScopes));
   };
   // RFC 9728 §3.1: the path of the resource is appended to the well-known prefix; the root form answers
   // the same document, for clients that look there (the suite's one protected resource of this kind is /mcp).
