@@ -81,6 +81,12 @@ export interface SuiteConfig {
   readonly adminKey: string | undefined;
   /** `SUITE_MCP_TOKEN`: the capability token `suite mcp` (stdio) acts with; required by that command only. */
   readonly mcpToken: string | undefined;
+  /**
+   * `SUITE_MCP_CLIENT_ID` (and `SUITE_MCP_CLIENT_SECRET`, `SUITE_MCP_SCOPE`): without SUITE_MCP_TOKEN,
+   * `suite mcp` obtains its token from the suite's OAuth token endpoint, by client credentials with a
+   * secret, else by the device grant (docs/OAUTH.md).
+   */
+  readonly mcpClient: { readonly clientId: string; readonly clientSecret?: string; readonly scope?: string } | undefined;
   readonly tracePrivateKeyPem: string | undefined;
   readonly audience: string | undefined;
   /**
@@ -340,6 +346,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     hmacSecrets,
     adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,
     mcpToken: str('SUITE_MCP_TOKEN'),
+    mcpClient: mcpClientOf(str('SUITE_MCP_CLIENT_ID'), str('SUITE_MCP_CLIENT_SECRET'), str('SUITE_MCP_SCOPE')),
     tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
     audience: str('SUITE_AUDIENCE'),
     publicUrl: publicUrlOf(str('SUITE_PUBLIC_URL')),
@@ -501,4 +508,9 @@ function publicUrlOf(value: string | undefined): string | undefined {
     throw new ConfigError('SUITE_PUBLIC_URL', 'must be an http(s) URL without query or fragment');
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function mcpClientOf(clientId: string | undefined, clientSecret: string | undefined, scope: string | undefined): SuiteConfig['mcpClient'] {
+  if (clientId === undefined) return undefined;
+  return { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), ...(scope !== undefined ? { scope } : {}) };
 }
