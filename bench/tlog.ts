@@ -12,14 +12,14 @@
  * 4. bytes an auditor downloads to check one record at 1M records: a receipt, or the tiles, against
  *    the full export.
  *
- *   node bench/tlog.ts [--seconds 5] [--rounds 2] [--leaves 1000000]
+ *   node bench/tlog.ts [--seconds 5] [--rounds 2] [--leaves 1000000] [--proofs 2000]
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createBus, createMemoryNetwork, subjects } from '../bus/index.ts';
 import { createTraceSigner } from '../core/chain/index.ts';
 import {
-  CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt,
+  CompactTree, TileNodeCache, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt, type NodeReader,
 } from '../core/tlog/index.ts';
 import { startExecutionActors } from '../actors/executions/index.ts';
 import { logEntry } from '../actors/execution-log/index.ts';
@@ -28,10 +28,11 @@ import { advanceLog, openStorage, readLogTiles, type Storage } from '../storage/
 import { createTestDatabase } from '../testing/storage.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, leaves: { type: 'string', default: '1000000' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, leaves: { type: 'string', default: '1000000' }, proofs: { type: 'string', default: '2000' } } });
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const LEAVES = Number(values.leaves);
+const PROOFS = Number(values.proofs);
 const ORIGIN = 'bench.local/executions/log';
 
 async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; integrated: number | undefined }> {
@@ -123,18 +124,37 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const root = await synthesiseTree(s2, LEAVES, leafHash(entry));
     console.log(`tree of ${LEAVES} leaves written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const times: number[] = [];
-    const cpu0 = process.cpuUsage();
-    for (let i = 0; i < 2000; i += 1) {
+    // The reader's path (ExecutionLogReaderActor): its node cache, one query for the tiles holding
+    // nodes it has not kept, from a cold cache. Then, for comparison, every tile a proof needs queried
+    // and its nodes rebuilt each time (the path before the cache). One after the other, not
+    // alternating: each path's CPU figure must not carry the other's garbage collection.
+    const cache = new TileNodeCache();
+    const paths = {
+      cached: async (leaf: number) => {
+        const build = (r: NodeReader) => inclusionProof(leaf, LEAVES, r);
+        return build(await cache.reader(build, (t) => readLogTiles(s2.pool, t)));
+      },
+      uncached: async (leaf: number) => {
+        const tiles = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(leaf, LEAVES, r))));
+        return inclusionProof(leaf, LEAVES, nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)));
+      },
+    };
+    const times = { cached: [] as number[], uncached: [] as number[] };
+    const cpuOf = { cached: 0, uncached: 0 };
+    for (let i = 0; i < 2 * PROOFS; i += 1) {
+      const path = i < PROOFS ? 'cached' : 'uncached';
       const leaf = Math.floor(Math.random() * LEAVES);
+      const c0 = process.cpuUsage();
       const s = performance.now();
-      const tiles = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(leaf, LEAVES, r))));
-      inclusionProof(leaf, LEAVES, nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)));
-      times.push(performance.now() - s);
+      await paths[path](leaf);
+      times[path].push(performance.now() - s);
+      const c = process.cpuUsage(c0);
+      cpuOf[path] += c.user + c.system;
     }
-    const cpu = process.cpuUsage(cpu0);
-    times.sort((a, b) => a - b);
-    console.log(`inclusion proof at ${LEAVES} leaves (tile query + proof), 2000 random leaves: p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms, max ${times[times.length - 1]!.toFixed(2)} ms; ${((cpu.user + cpu.system) / 2000).toFixed(0)} µs CPU of this process per proof`);
+    for (const path of ['cached', 'uncached'] as const) {
+      const t = times[path].sort((a, b) => a - b);
+      console.log(`inclusion proof at ${LEAVES} leaves, ${path === 'cached' ? "the reader's path (node cache, a query for tiles not kept)" : 'every tile queried and rebuilt (no cache)'}, ${PROOFS} random leaves from a cold start: p50 ${percentile(t, 0.5).toFixed(2)} ms, p99 ${percentile(t, 0.99).toFixed(2)} ms, max ${t[t.length - 1]!.toFixed(2)} ms; ${(cpuOf[path] / PROOFS).toFixed(0)} µs CPU of this process per proof`);
+    }
     const tileBytes = tilesOfNodes(nodesRead((r) => inclusionProof(LEAVES - 1, LEAVES, r))).length;
     const needed = tilesOfNodes([...nodesRead((r) => inclusionProof(123_456, LEAVES, r)), ...rangeNodes(0, LEAVES)]);
     const bytes = needed.reduce((sum, t) => sum + tileWidthAt(t.level, t.index, LEAVES) * 32, 0);

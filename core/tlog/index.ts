@@ -24,5 +24,6 @@ export { openCheckpoint, type TrustedCheckpoint, type CheckpointPolicy } from '.
 export { checkpointPolicyOf, type PolicyKeys } from './policy.ts';
 export { logKey, type LogKey } from './log-key.ts';
 export { parseAddCheckpoint, addCheckpoint, type AddCheckpointRequest, type WitnessDecision, type WitnessPolicy, type WitnessedLog } from './witness.ts';
+export { TileNodeCache, type TileFetch } from './tile-cache.ts';
 export { TreeRebuild, entryBundleProblems, fsckLog, type ExpectedTile, type FsckInput, type FsckReport, type LogSource } from './fsck.ts';
 export { verifyReceipt, type ExecutionReceipt, type ReceiptVerification } from './receipt.ts';
