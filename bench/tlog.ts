@@ -45,7 +45,7 @@ const LEAVES = Number(values.leaves);
 const PROOFS = Number(values.proofs);
 const ORIGIN = 'bench.local/executions/log';
 
-async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; treeCpuUsPerAppend: number; integrated: number | undefined }> {
+async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; treeCpuUsPerAppend: number; integrated: number | undefined; rounds: number | undefined }> {
   const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const lk = logKey(ORIGIN, createPrivateKey(pem));
   const bus = createBus(createMemoryNetwork().connect());
@@ -55,6 +55,7 @@ async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec
   });
   // A new log catches up with the records of the phases without it first: not counted here.
   await actors.log?.settled();
+  const rounds0 = actors.log?.rounds ?? 0;
   await waitIdle(process.pid, 15_000);
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
@@ -77,9 +78,10 @@ async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec
   await cpuUntilIdle(process.pid, 15_000);
   const treeCpu = (await treeCpuSeconds(process.pid)) - tree0;
   const integrated = actors.log?.size;
+  const rounds = actors.log ? actors.log.rounds - rounds0 : undefined;
   await actors.stop();
   await bus.drain();
-  return { perSec: done / seconds, cpuUsPerAppend: (cpu.user + cpu.system) / done, treeCpuUsPerAppend: (treeCpu * 1e6) / done, integrated };
+  return { perSec: done / seconds, cpuUsPerAppend: (cpu.user + cpu.system) / done, treeCpuUsPerAppend: (treeCpu * 1e6) / done, integrated, rounds };
 }
 
 /** Tiles of a tree of `n` synthetic leaves, written with the maintainer's storage function, 64k leaves a transaction. */
@@ -126,7 +128,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const withLog of round % 2 === 1 ? [false, true] : [true, false]) {
         const r = await appendPhase(storage, withLog);
-        rows.push(`appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append in this process, ${r.treeCpuUsPerAppend.toFixed(0)} µs in its process tree${r.integrated !== undefined ? ` (tree at ${r.integrated})` : ''}`);
+        rows.push(`appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append in this process, ${r.treeCpuUsPerAppend.toFixed(0)} µs in its process tree${r.integrated !== undefined ? ` (tree at ${r.integrated}, ${r.rounds} rounds)` : ''}`);
         console.log(rows[rows.length - 1]);
       }
     }

@@ -71,6 +71,7 @@ export class ExecutionLogMaintainer {
   #catchingUp = false;
   #checkpointed = -1;
   #checkpointedAt = 0;
+  #rounds = 0;
 
   constructor(o: LogMaintainerOptions) {
     this.#o = { checkpointEveryMs: 1000, backfillPage: 1000, integrateEveryMs: 100, maxPending: 20_000, ...o };
@@ -79,6 +80,11 @@ export class ExecutionLogMaintainer {
   /** The tree's size as integrated here (undefined before the first resume). */
   get size(): number | undefined {
     return this.#tree?.size;
+  }
+
+  /** Integration rounds written so far (one transaction each): what batching saves is counted here. */
+  get rounds(): number {
+    return this.#rounds;
   }
 
   /** From the commit path: queue, never wait. */
@@ -248,6 +254,7 @@ export class ExecutionLogMaintainer {
     });
     const ok = await this.#o.storage.pool.transaction((tx) => advanceLog(tx, fromSize, state, [...filled, ...tiles]));
     if (!ok) throw new Error('execution log: the stored tree moved (another writer); reloading');
+    this.#rounds += 1;
     this.#tree = next;
     this.#edge = edge;
   }
