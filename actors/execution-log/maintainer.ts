@@ -3,8 +3,8 @@ import {
   advanceLog, executionsPageAfter, insertCheckpoint, readChainHead, readCheckpoint, readLastTiles, readLogState, type LogState,
 } from '../../storage/index.ts';
 import type { ExecutionRecord } from '../../core/chain/index.ts';
-import { CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, leafHash, signNote, type NoteSigner } from '../../core/tlog/index.ts';
-import { logEntry } from './log-entry.ts';
+import { CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, signNote, type NoteSigner } from '../../core/tlog/index.ts';
+import { logLeafHash } from './log-entry.ts';
 
 type Logger = { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
 
@@ -101,7 +101,7 @@ export class ExecutionLogMaintainer {
     const arrived = this.#arrived;
     this.#arrived = [];
     if (!this.#active) return;
-    for (const records of arrived) for (const r of records) this.#pending.push({ seq: r.seq, hash: leafHash(logEntry(r)) });
+    for (const records of arrived) for (const r of records) this.#pending.push({ seq: r.seq, hash: logLeafHash(r) });
     if (this.#pending.length >= this.#o.maxPending) void this.#kick();
     else if (this.#pending.length > 0) this.#gatherLater();
   }
@@ -204,7 +204,7 @@ export class ExecutionLogMaintainer {
       return batch;
     }
     const limit = first ? Math.min(this.#o.backfillPage, first.seq - size - 1) : this.#o.backfillPage;
-    return (await executionsPageAfter(this.#o.storage.pool, size, limit)).map((r) => ({ seq: r.seq, hash: leafHash(logEntry(r)) }));
+    return (await executionsPageAfter(this.#o.storage.pool, size, limit)).map((r) => ({ seq: r.seq, hash: logLeafHash(r) }));
   }
 
   async #load(): Promise<void> {

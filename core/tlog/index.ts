@@ -3,7 +3,7 @@
  * hashing and proofs, C2SP tlog-tiles coordinates, signed notes, checkpoints and cosignatures.
  * Pure: no I/O.
  */
-export { HASH_SIZE, EMPTY_ROOT, leafHash, nodeHash, sameHash, isTreeIndex } from './hash.ts';
+export { HASH_SIZE, EMPTY_ROOT, leafHash, leafHashOfText, nodeHash, sameHash, isTreeIndex } from './hash.ts';
 export { CompactTree, foldRight, perfectRoot, rangeNodes, type TreeNode } from './tree.ts';
 export {
   inclusionProof, consistencyProof, rangeHash, nodesRead, rootFromInclusionProof, verifyInclusion, verifyConsistency,
