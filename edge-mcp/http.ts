@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
-import { listChangedStreams } from './gateway/notifications.ts';
+import { listChangedStreams } from '../services/mcp-gateway/notifications.ts';
 import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
