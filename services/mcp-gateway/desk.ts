@@ -1,5 +1,5 @@
 import type { Bus } from '../../bus/index.ts';
-import type { ApprovalDesk } from '../../edge-mcp/index.ts';
+import type { ApprovalDesk } from './policy-gate.ts';
 import { describeRule, type Policy } from '../../core/gateway-policy/index.ts';
 import { approvalSubjects as s } from './subjects.ts';
 

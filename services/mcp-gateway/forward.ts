@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '../../bus/index.ts';
-import type { McpMetrics } from '../../edge-mcp/metrics.ts';
-import { traceCall, TRACE_META_KEY, type Governance } from '../../edge-mcp/trace.ts';
-import { QUOTA_META_KEY, type Allowed } from '../../edge-mcp/authorize.ts';
+import type { McpMetrics } from '../../edge-mcp/index.ts';
+import { traceCall, TRACE_META_KEY, type Governance } from '../../edge-mcp/index.ts';
+import { QUOTA_META_KEY, type Allowed } from '../../edge-mcp/index.ts';
 import type { Gateway } from './pool.ts';
 import type { GatewayTool } from './catalog.ts';
 

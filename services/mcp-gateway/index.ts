@@ -1,4 +1,8 @@
-import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, upstreamStatusRoute, type ProtectedResource } from '../../edge-mcp/index.ts';
+import { mcpMetrics, mcpRoutes, type ProtectedResource } from '../../edge-mcp/index.ts';
+import { Gateway } from './pool.ts';
+import { gatewayMetrics } from './metrics.ts';
+import { upstreamStatusRoute } from './status-route.ts';
+import { gatewayPort } from './port.ts';
 import { defineService } from '../kit/index.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
@@ -14,6 +18,8 @@ export const MCP_SERVER_VERSION = '1.0.0';
  * `SUITE_MCP_UPSTREAMS` names some, under the policy file `SUITE_MCP_POLICY` (issue 33). A tool call is
  * a bus request to the service's actors, like the route it stands for, or a call forwarded to an
  * upstream; its own actor (`actor:approvals`) and tables hold held calls and budget counters.
+ * The gateway's state (upstream supervision, catalogue, ledger, slots) lives in this folder; the MCP
+ * edge reaches it only through its port (`McpGateway` in edge-mcp/server.ts, built by port.ts).
  */
 export const mcpService = defineService({
   name: 'mcp',
@@ -31,6 +37,8 @@ export const mcpService = defineService({
   routes: ({ bus, logger, verifier, audit, tenants, meter, mcpTools, metrics, config, listenerUrl }) => {
     const mcpLogger = logger.child({ component: 'mcp' });
     const gateway = config.mcpUpstreams.length > 0 ? new Gateway(config.mcpUpstreams, mcpLogger) : undefined;
+    // The policy file and the approvals desk behind it (absent: every granted upstream call is forwarded).
+    const desk = config.mcpPolicy !== undefined ? busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) : undefined;
     // The resource's identifier is the URL clients reach it at (RFC 9728 §3): SUITE_PUBLIC_URL, else the
     // token listener's address, else the request's Host; a token's `aud` must be that or SUITE_AUDIENCE.
     const protectedResource: ProtectedResource = {
@@ -45,8 +53,8 @@ export const mcpService = defineService({
     };
     const routes = mcpRoutes({
       bus, protectedResource, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
-      metrics: mcpMetrics(metrics.service('token').registry), ...(gateway !== undefined ? { gateway } : {}),
-      ...(config.mcpPolicy !== undefined ? { desk: busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) } : {}),
+      metrics: mcpMetrics(metrics.service('token').registry),
+      ...(gateway !== undefined ? { gateway: gatewayPort(gateway, desk) } : {}),
     });
     const approvals = approvalRoutes(bus);
     return async (app) => {
@@ -65,3 +73,6 @@ export const mcpService = defineService({
     };
   },
 });
+
+export { APPROVAL_META_KEY } from './policy-gate.ts';
+export type { UpstreamStatus } from './upstream.ts';

@@ -4,9 +4,9 @@ import {
   ReadResourceRequestSchema, type GetPromptResult, type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { scopeGrants } from '../../core/capability/index.ts';
-import { authorize, QUOTA_META_KEY, type Allowed, type AuthorizeDeps } from '../../edge-mcp/authorize.ts';
-import { RpcError } from '../../edge-mcp/errors.ts';
-import { traceCall, TRACE_META_KEY } from '../../edge-mcp/trace.ts';
+import { authorize, QUOTA_META_KEY, type Allowed, type AuthorizeDeps } from '../../edge-mcp/index.ts';
+import { RpcError } from '../../edge-mcp/index.ts';
+import { traceCall, TRACE_META_KEY } from '../../edge-mcp/index.ts';
 import type { ForwardDeps } from './forward.ts';
 import { gatewayUri } from './catalog.ts';
 import type { UpstreamOutcome } from './upstream.ts';

@@ -3,7 +3,7 @@ import {
   argsDigest, budgetCharges, decideCall, describeRule, type BudgetCharge, type Policy, type RuleRef,
 } from '../../core/gateway-policy/index.ts';
 import type { AuditSink, Principal } from '../../edge-http/index.ts';
-import type { Governance } from '../../edge-mcp/trace.ts';
+import type { Governance } from '../../edge-mcp/index.ts';
 import type { GatewayTool } from './catalog.ts';
 
 /** The `_meta` key of a held call's approval request, and of a refusal's rule. */
