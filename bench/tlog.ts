@@ -4,8 +4,9 @@
  * 1. appends per second through the execution writer on the bus, with the log's tree maintained
  *    and without, in alternating phases of the same run (same process, database and machine load),
  *    with the process's CPU per append beside each rate;
- * 2. inclusion proof generation at 1,000,000 leaves: the reader's own path (one query for the
- *    tiles a proof needs, then the proof), p50/p99 over random leaves, on a tree whose tiles are
+ * 2. inclusion proof generation at 1,000,000 leaves: the reader's own path (its TileNodeCache, one
+ *    query for the tiles holding nodes not kept, then the proof), then the uncached path, p50/p99
+ *    over random leaves, on a tree whose tiles are
  *    written by the maintainer's storage function from synthetic leaf hashes (a real chain of a
  *    million signed records would take most of the run to fill; the proof reads only tiles);
  * 3. receipt verification (pure, offline) per receipt;
