@@ -86,4 +86,27 @@ describe('requests carried to another server', () => {
     expect(received).toEqual(['dead', 'dead', 'new retry=true', 'new retry=true']);
     expect(Date.now() - started).toBeLessThan(2000);
   });
+
+  test('with copies, each re-send goes out that many times, so a stopped member of the queue group cannot take them all', async () => {
+    const { client, server } = buses();
+    const received: string[] = [];
+    // Two stopped servers and one living one: the memory bus takes turns, so one copy of three reaches the living one.
+    for (const name of ['stopped-1', 'stopped-2']) {
+      server.serve(subjects.auditAppend, () => {
+        received.push(name);
+        return never();
+      }, { queue: 'writer' });
+    }
+    server.serve(subjects.auditAppend, () => {
+      received.push('living');
+      return appended;
+    }, { queue: 'writer' });
+    const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads], attemptMs: 60_000, copies: 3 });
+    cleanup.push(() => carried.stop());
+    const answer = carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 5000 });
+    while (received.length === 0) await new Promise((r) => setImmediate(r));
+    server.publish(subjects.auditWriterLeads, { holder: 'standby' });
+    expect(await answer).toEqual(appended);
+    expect(received.sort()).toEqual(['living', 'stopped-1', 'stopped-1', 'stopped-2']);
+  });
 });

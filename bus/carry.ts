@@ -12,6 +12,12 @@ export interface CarryOptions {
    * Without it, only announcements and reconnects carry a request.
    */
   readonly attemptMs?: number;
+  /**
+   * How many copies each re-send sends at once (default 1). A stopped server keeps its place in the
+   * queue group, which picks a member at random for each copy: with two members, three copies all
+   * reach the stopped one one time in eight, where one copy does every other time.
+   */
+  readonly copies?: number;
   /** Wait before sending a carried request again when no server answers yet (it subscribes just after it announces). */
   readonly retryMs?: number;
   /** At most this many re-sends per request. */
@@ -47,6 +53,7 @@ export interface Carrier {
 export function carrier(bus: Bus, options: CarryOptions): Carrier {
   const retryMs = options.retryMs ?? 25;
   const maxCarries = options.maxCarries ?? 8;
+  const copies = options.copies ?? 1;
   const inFlight = new Set<() => void>();
   const carryAll = () => {
     for (const carry of [...inFlight]) carry();
@@ -115,7 +122,7 @@ export function carrier(bus: Bus, options: CarryOptions): Carrier {
         const carry = () => {
           if (settled || carries >= maxCarries) return;
           carries++;
-          send(true);
+          for (let i = 0; i < copies; i++) send(true);
         };
         inFlight.add(carry);
         send(false);

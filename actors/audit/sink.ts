@@ -103,8 +103,9 @@ export class AuditBatcher {
 
   constructor(o: AuditBatcherOptions) {
     // A batch sent to a leader that died or stopped is sent again (as a retry: the writer skips
-    // the ids it has) when a new writer leads, or after 1 s without an answer, not after the 3 s timeout.
-    this.#carrier = carrier(o.bus, { announcedBy: [subjects.auditWriterLeads], attemptMs: 1000 });
+    // the ids it has) when a new writer leads, or after 1 s without an answer, not after the 3 s timeout;
+    // three copies, since a stopped leader still takes its share of them (bus/carry.ts).
+    this.#carrier = carrier(o.bus, { announcedBy: [subjects.auditWriterLeads], attemptMs: 1000, copies: 3 });
     this.#maxBatch = o.maxBatch ?? 2000;
     this.#maxBacklog = o.maxBacklog ?? 200_000;
     this.#stallMs = o.stallMs ?? 10_000;

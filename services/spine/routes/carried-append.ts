@@ -40,6 +40,8 @@ export function carryAppends(bus: Bus, options: CarryOptions = {}): AppendCarrie
   const carried = carrier(bus, {
     announcedBy: [subjects.executionsKeyPublished],
     attemptMs: options.attemptMs ?? 750,
+    // A stopped leader stays in the queue group until its connection dies: each re-send goes out three times.
+    copies: 3,
     ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
     ...(options.maxCarries !== undefined ? { maxCarries: options.maxCarries } : {}),
   });
