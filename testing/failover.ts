@@ -162,6 +162,9 @@ export async function killEdgeNatsNode(f: FailoverCluster, load: AppendLoad): Pr
   await victim.exited();
   await load.acknowledged(before + 1);
   const firstAckMs = Date.now() - at;
+  // The fault happened: the edge answers through another node now.
+  const after = await Promise.all(f.nodes.map((n) => (n.running ? n.clientNames() : Promise.resolve([]))));
+  if (!after.some((list) => list.some((name) => name.includes(edgePid)))) throw new Error(`the edge answered but is connected to no surviving node: ${JSON.stringify(after)}`);
   await victim.start();
   return { fault: 'NATS node SIGKILL', at, firstAckMs, node: victim.o.name, leaderOnIt };
 }
