@@ -26,6 +26,18 @@ function buses(): { client: Bus; server: Bus } {
   return { client, server };
 }
 
+/** A new server announces itself, and the client's carrier has heard it (a probe on the client's bus hears it in the same delivery). */
+async function announce(client: Bus, server: Bus): Promise<void> {
+  let heard = false;
+  const probe = client.subscribe(subjects.auditWriterLeads, () => {
+    heard = true;
+  });
+  await client.flush();
+  server.publish(subjects.auditWriterLeads, { holder: 'standby' });
+  while (!heard) await new Promise((r) => setImmediate(r));
+  await probe.unsubscribe();
+}
+
 /** A stopped server first in the queue group (the memory bus takes turns), a living one second. */
 function stoppedThenLiving(server: Bus): string[] {
   const received: string[] = [];
@@ -41,11 +53,12 @@ function stoppedThenLiving(server: Bus): string[] {
 }
 
 describe('requests carried to another server', () => {
-  test('a request a stopped server took is sent again after attemptMs, as `again` says, and the living server answers it long before the deadline', async () => {
+  test('after an announcement, a request a stopped server took is sent again after attemptMs, as `again` says, and the living server answers it long before the deadline', async () => {
     const { client, server } = buses();
     const received = stoppedThenLiving(server);
-    const carried = carrier(client, { announcedBy: [], attemptMs: 200 });
+    const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads], attemptMs: 200 });
     cleanup.push(() => carried.stop());
+    await announce(client, server);
     const started = Date.now();
     const result = await carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 5000, again: { entries: [entry], retry: true } });
     expect(result).toEqual(appended);
@@ -56,9 +69,20 @@ describe('requests carried to another server', () => {
   test('without attemptMs the same request waits for its deadline: nothing else carries it', async () => {
     const { client, server } = buses();
     const received = stoppedThenLiving(server);
-    const carried = carrier(client, { announcedBy: [] });
+    const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads] });
     cleanup.push(() => carried.stop());
+    await announce(client, server);
     const result = await carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 400 });
+    expect(result).toMatchObject({ ok: false, transport: 'BUS_TIMEOUT' });
+    expect(received).toEqual(['stopped retry=false']);
+  });
+
+  test('with no announcement seen, an unanswered attempt is not sent again: a slow server is not given more work', async () => {
+    const { client, server } = buses();
+    const received = stoppedThenLiving(server);
+    const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads], attemptMs: 100 });
+    cleanup.push(() => carried.stop());
+    const result = await carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 450 });
     expect(result).toMatchObject({ ok: false, transport: 'BUS_TIMEOUT' });
     expect(received).toEqual(['stopped retry=false']);
   });

@@ -9,9 +9,13 @@ export interface CarryOptions {
   /**
    * Send again when no answer has come for this long (ms): a server stopped, not killed (SIGSTOP, a
    * frozen VM) still takes its share of requests from the queue group and answers none of them.
-   * Without it, only announcements and reconnects carry a request.
+   * Without it, only announcements and reconnects carry a request. Only within `attemptWindowMs` of
+   * an announcement: a stopped leader is in the queue group beside another only once that other has
+   * taken the lease, and a server merely slow (a saturated machine) is not sent more work.
    */
   readonly attemptMs?: number;
+  /** How long after an announcement unanswered attempts are sent again (default 60 s). */
+  readonly attemptWindowMs?: number;
   /**
    * How many copies each re-send sends at once (default 1). A stopped server keeps its place in the
    * queue group, which picks a member at random for each copy: with two members, three copies all
@@ -54,14 +58,20 @@ export function carrier(bus: Bus, options: CarryOptions): Carrier {
   const retryMs = options.retryMs ?? 25;
   const maxCarries = options.maxCarries ?? 8;
   const copies = options.copies ?? 1;
+  const attemptWindowMs = options.attemptWindowMs ?? 60_000;
+  let announcedAt = Number.NEGATIVE_INFINITY;
   const inFlight = new Set<() => void>();
   const carryAll = () => {
     for (const carry of [...inFlight]) carry();
   };
+  const announced = () => {
+    announcedAt = Date.now();
+    carryAll();
+  };
   const subscriptions: Array<{ unsubscribe(): Promise<void> }> = [];
   for (const event of options.announcedBy) {
     try {
-      subscriptions.push(bus.subscribe(event, carryAll));
+      subscriptions.push(bus.subscribe(event, announced));
     } catch {
       // A bus already draining: nothing will be in flight to carry.
     }
@@ -90,7 +100,7 @@ export function carrier(bus: Bus, options: CarryOptions): Carrier {
           if (options.attemptMs === undefined) return;
           clearTimeout(attemptTimer);
           if (deadline - Date.now() <= options.attemptMs) return;
-          attemptTimer = setTimeout(carry, options.attemptMs);
+          attemptTimer = setTimeout(() => (Date.now() - announcedAt < attemptWindowMs ? carry() : armAttempt()), options.attemptMs);
           attemptTimer.unref();
         };
         const send = (carried: boolean) => {
