@@ -16,6 +16,8 @@ export interface Ack {
 
 export interface AppendLoad {
   readonly acks: readonly Ack[];
+  /** How many clients append at once, each one record at a time. */
+  readonly workers: number;
   /** When each acknowledgement came (Date.now()), in order: the gaps clients saw. */
   readonly ackTimes: readonly number[];
   /** Answers other than an acknowledgement, by `status code`, while retrying. */
@@ -89,6 +91,7 @@ export function startAppendLoad(o: AppendLoadOptions): AppendLoad {
   workers.catch(() => undefined);
 
   return {
+    workers: o.workers ?? 16,
     acks,
     ackTimes,
     refusals,

@@ -162,7 +162,10 @@ export async function killEdgeNatsNode(f: FailoverCluster, load: AppendLoad): Pr
   await victim.exited();
   await load.acknowledged(before + 1);
   const firstAckMs = Date.now() - at;
-  // The fault happened: the edge answers through another node now.
+  // The fault happened: the edge answers through another node now. An acknowledgement may be an
+  // answer that was on its way at the kill; past as many as there are clients (at most one in flight
+  // each), some requests were sent after it and answered over the edge's new connection.
+  await load.acknowledged(before + load.workers + 1);
   const after = await Promise.all(f.nodes.map((n) => (n.running ? n.clientNames() : Promise.resolve([]))));
   if (!after.some((list) => list.some((name) => name.includes(edgePid)))) throw new Error(`the edge answered but is connected to no surviving node: ${JSON.stringify(after)}`);
   await victim.start();
