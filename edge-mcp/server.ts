@@ -49,6 +49,20 @@ type Validator = ReturnType<typeof Compile>;
 
 /** Schemas compiled and descriptions written once per tool list, not once per HTTP request. */
 const preparedLists = new WeakMap<readonly McpTool[], Prepared>();
+/**
+ * The approved call ran: its record is stored on the approval (the dashboard links both records).
+ * The call already ran; a desk that does not answer loses the link, never the call's result.
+ */
+async function linkApproval(deps: McpServerDeps, approvalId: string, result: CallToolResult): Promise<void> {
+  const trace = (result._meta as Record<string, { id?: unknown }> | undefined)?.[TRACE_META_KEY];
+  if (typeof trace?.id !== 'string' || deps.desk === undefined) return;
+  try {
+    await deps.desk.ran(approvalId, trace.id);
+  } catch (err) {
+    deps.logger.warn({ err, approvalId }, 'an approved call ran; its record could not be linked to the approval');
+  }
+}
+
 function prepared(tools: readonly McpTool[]): Prepared {
   let p = preparedLists.get(tools);
   if (p === undefined) {
@@ -117,7 +131,9 @@ export function createMcpServer(deps: McpServerDeps): Server {
           deps.metrics?.call(upstream.name, 'refused');
           return gate.result;
         }
-        return forwardCall(deps, upstream, args, allowed, gate.governance);
+        const result = await forwardCall(deps, upstream, args, allowed, gate.governance);
+        if (gate.approvalId !== undefined) await linkApproval(deps, gate.approvalId, result);
+        return result;
       }
       // Unknown names are not counted: a label per name a caller makes up would grow without bound.
       throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
