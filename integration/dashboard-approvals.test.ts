@@ -170,7 +170,8 @@ describe('the approvals inbox in a browser', () => {
     await row.locator(`[data-field="call-record"] a[href$="${callTrace}"]`).click();
     await page.waitForURL(new RegExp(`#/records/${callTrace}$`));
     await page.waitForSelector(`main :text("${callTrace}")`);
-    expect(await page.textContent('main')).toContain('approval:' + held.id);
+    // Its record names the approval (governance evidence).
+    await page.waitForSelector(`main :text("approval:${held.id}")`);
     expect((await echo(client, 'pay dana 7')).isError).toBe(true);
     await client.close();
     await page.close();
