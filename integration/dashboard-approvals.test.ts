@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import type { Page } from 'playwright-core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APPROVAL_META_KEY } from '../edge-mcp/index.ts';
+import { APPROVAL_META_KEY } from '../services/mcp-gateway/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
 import { axeViolations, describeViolations } from '../testing/axe.ts';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';

@@ -1,4 +1,4 @@
-/** A held MCP gateway call as `GET /approvals` answers it (services/mcp/schemas.ts; docs/MCP.md, "Approvals"). */
+/** A held MCP gateway call as `GET /approvals` answers it (services/mcp-gateway/schemas.ts; docs/MCP.md, "Approvals"). */
 export interface Approval {
   id: string;
   status: 'pending' | 'approved' | 'denied' | 'expired' | 'used';
