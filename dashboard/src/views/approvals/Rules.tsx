@@ -2,6 +2,7 @@ import { For, Show } from 'solid-js';
 import { RelativeTime } from '../../time';
 import type { PolicyView } from './types';
 
+/** A budget rule's effect reads `budget` (it counts calls rather than deciding them). */
 const EFFECT_CLASS: Record<string, string> = { allow: 'ok', deny: 'bad', approve: 'warn' };
 
 /** The policy file's rules in the order they are tried, each with how often it decided a call since the file was loaded. */

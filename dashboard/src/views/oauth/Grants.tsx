@@ -16,7 +16,7 @@ export function Grants(props: { grants: readonly GrantRow[] }) {
               <td><code>{g.clientId ?? '—'}</code></td>
               <td>{g.sub ?? '—'}</td>
               <td><code>{scopeText(g.scope)}</code></td>
-              <td class={g.error === undefined ? 'ok' : 'bad'}>{g.outcome}{g.error !== undefined ? `: ${g.error}` : ''}</td>
+              <td class={g.outcome === 'granted' ? 'ok' : 'bad'}>{g.outcome}{g.error !== undefined ? `: ${g.error}` : ''}</td>
             </tr>
           )}
         </For>

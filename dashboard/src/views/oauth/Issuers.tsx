@@ -1,6 +1,8 @@
 import { For } from 'solid-js';
 import type { TrustedIssuer } from './types';
 
+const KEYS_FROM: Record<string, string> = { inline: 'keys given in the file', uri: 'its jwksUri (fetched, cached, refetched on an unknown key id)' };
+
 /** Whose tokens the suite trades for its own (token exchange): each issuer, its keys' source, and which subjects get what. */
 export function Issuers(props: { issuers: readonly TrustedIssuer[] }) {
   return (
@@ -12,7 +14,7 @@ export function Issuers(props: { issuers: readonly TrustedIssuer[] }) {
             <tr data-issuer={i.issuer}>
               <th scope="row"><code>{i.issuer}</code></th>
               <td><code>{i.audience}</code></td>
-              <td>{i.jwksSource}</td>
+              <td>{KEYS_FROM[i.jwksSource] ?? i.jwksSource}</td>
               <td>
                 <ul class="subjects">
                   <For each={i.subjects}>{(s) => <li><code>{s.match}</code>: <code>{s.scope.join(' ') || '—'}</code>, at most {s.maxLifetime}</li>}</For>

@@ -7,7 +7,7 @@ import { Served } from '../Served';
 import { Clients } from './Clients';
 import { Grants } from './Grants';
 import { Issuers } from './Issuers';
-import { CLIENT_ADMIN_SCOPE, type GrantRow, type OAuthClient, type TrustedIssuer } from './types';
+import { CLIENT_ADMIN_SCOPE, OAUTH_READ_SCOPE, type GrantRow, type OAuthClient, type TrustedIssuer } from './types';
 import './oauth.css';
 
 /** Rows of the latest grants shown. */
@@ -37,10 +37,10 @@ export function OAuth() {
           {(v) => <Clients clients={v.clients} onDeleted={(text) => { setSaid(text); reloadClients(); }} />}
         </Loaded>
       </section>
-      <Served result={issuers()} id="issuers-title" title="Trusted issuers" what="the trusted issuers">
+      <Served result={issuers()} id="issuers-title" title="Trusted issuers" what={`the trusted issuers (scope ${OAUTH_READ_SCOPE})`}>
         {(v) => <Issuers issuers={v.issuers} />}
       </Served>
-      <Served result={grants()} id="grants-title" title="Recent grants" what="the latest grants">
+      <Served result={grants()} id="grants-title" title="Recent grants" what={`the latest grants (scope ${OAUTH_READ_SCOPE})`}>
         {(v) => <Grants grants={v.grants} />}
       </Served>
     </section>

@@ -12,7 +12,7 @@ export interface OAuthClient {
 /** `GET /oauth/issuers`: the trusted issuers of token exchange (SUITE_OAUTH_TRUSTED_ISSUERS, docs/OAUTH.md). */
 export interface TrustedIssuer {
   issuer: string; audience: string;
-  /** Where its keys come from: a `jwksUri`, or inline keys. */
+  /** Where its keys come from: given in the file (`inline`) or fetched from its `jwksUri` (`uri`). */
   jwksSource: string;
   subjects: Array<{ match: string; scope: string[]; maxLifetime: string }>;
 }
@@ -22,6 +22,8 @@ export interface GrantRow { at: string; grantType: string; clientId: string | nu
 
 /** Listing and deleting clients needs this scope (or the admin key). */
 export const CLIENT_ADMIN_SCOPE = 'oauth:client:admin';
+/** Reading the issuers and the grants needs this one (or the admin key). */
+export const OAUTH_READ_SCOPE = 'oauth:read';
 
 /** The grant types as people say them; an unknown one is shown as sent. */
 const GRANT_NAMES: Record<string, string> = {
