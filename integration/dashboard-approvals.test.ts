@@ -102,6 +102,8 @@ describe('the approvals on the dashboard socket', () => {
     const approver = (await d.t.mint(['bank:approve'], { sub: 'socket-approver' })).token;
     expect((await call(d.t, `/approvals/${held.id}/approve`, { token: approver, body: {} })).status).toBe(200);
     await until(() => events(held.id).find((m) => m.what === 'decided'));
+    // Announced once signed: a reader woken by it already finds the decision's record.
+    expect((await listed(held.id)).decisionTrace).toEqual(expect.stringMatching(/^exec_/));
     const ran = await echo(client, 'pay socket 1');
     expect(ran.isError).not.toBe(true);
     expect(await until(() => events(held.id).find((m) => m.what === 'ran'))).toMatchObject({ status: 'used' });

@@ -93,7 +93,20 @@ export class ApprovalsActor extends BusActor {
     const status = d.decision === 'approve' ? 'approved' : 'denied';
     const decided = await store.recordDecision(pool, { id: a.id, status, by: d.caller.sub, reason: d.reason });
     if (decided === null) throw new SuiteError('CONFLICT', `approval ${a.id} was decided or expired meanwhile; a request is decided once`);
-    this.#changed('decided', decided);
+    let signed = decided;
+    try {
+      signed = await this.#sign(a, decided, d);
+      return signed;
+    } finally {
+      // After the signing: a live reader's next read already links the decision's record.
+      this.#changed('decided', signed);
+    }
+  }
+
+  /** The decision as an audit entry and a signed record on the execution chain (its id stored as `decisionTrace`). */
+  async #sign(a: Approval, decided: Approval, d: RequestOf<typeof s.decide>): Promise<Approval> {
+    const { pool } = this.#o.storage;
+    const status = decided.status;
     await this.#o.audit.recordEffect({
       subject: d.caller.sub, action: `approval:${d.decision}`, resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
       result: status === 'approved' ? 'allow' : 'deny', reason: (d.reason ?? status).slice(0, 1024), tenantId: a.callerTenant,
