@@ -35,7 +35,9 @@ afterAll(async () => {
 
 describe('the OAuth view in a browser', () => {
   test('lists the registered clients with their ceilings, and an admin deletes one from the page', async () => {
-    const { token } = await d.t.mint(['oauth:client:admin', 'oauth:read'], { sub: 'oauth-admin' });
+    // oauth:read (issuers, grants) is a scope only where the suite serves those routes; elsewhere it is refused as unknown.
+    const { token } = await d.t.mint(['oauth:client:admin', 'oauth:read'], { sub: 'oauth-admin' })
+      .catch(() => d.t.mint(['oauth:client:admin'], { sub: 'oauth-admin' }));
     const [issuersServed, grantsServed] = await Promise.all([call(d.t, '/oauth/issuers', { token }), call(d.t, '/oauth/grants?limit=50', { token })]);
     const page = await d.open(token, '#/oauth');
     page.setDefaultTimeout(20_000);
