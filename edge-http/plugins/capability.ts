@@ -165,7 +165,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
     const { token, scheme } = presented;
     // Fail closed (rule 10): a token cannot be trusted while revocations may be missing.
     if (!verifier.revocationTrusted()) {
-      deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; try again shortly');
+      deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; nothing was done; try again shortly');
     }
     const verified = await verifyOrDeny(d, request, verifier, token);
     const principal = verified.principal;
