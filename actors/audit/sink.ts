@@ -29,7 +29,7 @@ export interface AuditBatcherOptions {
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
   effectWaitMs?: number;
   /**
-   * With a journal: how long entries wait to be sent to the chain together (default 50 ms, or until
+   * With a journal: how long entries wait to be sent to the chain together (default 200 ms, or until
    * `maxBatch` are queued). They are durable once synced to the journal, so the chain's insert need
    * not follow each decision: requests that come one at a time then share one chain commit (one sync)
    * instead of paying one each. Entries someone waits on (recordAndWait, recordEffect, `committed`)
@@ -131,7 +131,9 @@ export class AuditBatcher {
     this.#stallMs = o.stallMs ?? 10_000;
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
     this.#durableWaitMs = o.durableWaitMs ?? 3_000;
-    this.#coalesceMs = o.coalesceMs ?? 50;
+    // 200 ms: an agent's requests one at a time, even slow ones (tens of ms each on a busy machine),
+    // share a chain commit; a read of the trail sends at once (`committed`), so nobody waits for it.
+    this.#coalesceMs = o.coalesceMs ?? 200;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
     this.#metrics = o.metrics;
