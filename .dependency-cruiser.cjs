@@ -55,6 +55,27 @@ module.exports = {
       to: { path: [PRODUCT, '^(testing|integration|bench|compose|dashboard)/'], pathNot: '^core/[^/]+/index\\.ts$' },
     },
     {
+      name: 'witness-is-standalone',
+      severity: 'error',
+      comment: 'witness/ is a package of its own, run apart from the suite: its code imports nothing of the server but pure core/, never test code.',
+      from: { path: '^witness/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: [PRODUCT, '^(testing|integration|bench|compose|dashboard|client)/'], pathNot: '^core/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'only-the-cli-runs-the-witness',
+      severity: 'error',
+      comment: '`suite witness` starts the witness through its index.ts; no other product code depends on it.',
+      from: { path: PRODUCT, pathNot: '^cli/' },
+      to: { path: '^witness/' },
+    },
+    {
+      name: 'the-cli-reaches-the-witness-by-its-index',
+      severity: 'error',
+      comment: 'The witness package is reached through witness/src/index.ts only.',
+      from: { path: '^cli/' },
+      to: { path: '^witness/', pathNot: '^witness/src/index\\.ts$' },
+    },
+    {
       name: 'no-product-imports-client',
       severity: 'error',
       comment: 'The suite does not depend on its own client library.',

@@ -24,7 +24,8 @@ import {
 import { startExecutionActors } from '../services/spine/executions/index.ts';
 import { logEntry } from '../services/spine/tlog/index.ts';
 import { signedChain } from '../testing/trace-format.ts';
-import { advanceLog, openStorage, readLogTiles, type Storage } from '../storage/index.ts';
+import { openStorage, type Storage } from '../storage/index.ts';
+import { advanceLog, readLogTiles } from '../services/spine/tlog/store.ts';
 import { createTestDatabase } from '../testing/storage.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { callHarness, executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
 import { verifyExportText } from '../../../testing/trace-format.ts';
-import {
-  getExecution, insertTenant, prunedExecutionsBetween, pruneExecutions, readCheckpoint, readLogState, readLogTiles,
-} from '../../../storage/index.ts';
+import { getExecution, insertTenant, prunedExecutionsBetween, pruneExecutions } from '../../../storage/index.ts';
+import { readCheckpoint, readLogState, readLogTiles } from '../tlog/index.ts';
 import { createTraceSigner, type ExecutionRecord } from '../../../core/chain/index.ts';
 import {
   SIG_ED25519, ed25519NoteSigner, formatVkey, leafHash, nodeReaderFromTiles, parseCheckpoint, rangeHash, rawEd25519PublicKey,

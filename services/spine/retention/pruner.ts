@@ -1,5 +1,6 @@
 import type { Storage } from '../../../storage/index.ts';
-import { pruneAuditEntries, pruneExecutions, readCheckpoint, takePruneLock, type PlanCutoff } from '../../../storage/index.ts';
+import { pruneAuditEntries, pruneExecutions, takePruneLock, type PlanCutoff } from '../../../storage/index.ts';
+import { readCheckpoint } from '../tlog/index.ts';
 import { PLANS, type Plan } from '../../../core/tenancy/index.ts';
 
 type Logger = { info(o: object, m?: string): void; warn(o: object, m?: string): void };

@@ -2,7 +2,8 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
-import { advanceLog, executionsPageAfter, readLogState, readLogTiles } from '../../../storage/index.ts';
+import { executionsPageAfter } from '../../../storage/index.ts';
+import { advanceLog, readLogState, readLogTiles } from './store.ts';
 import {
   CompactTree, EMPTY_ROOT, SIG_ED25519, consistencyProof, ed25519NoteSigner, formatVkey, fsckLog, leafHash, nodeReaderFromTiles, rawEd25519PublicKey,
   type LogSource,

@@ -2,7 +2,8 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
-import { executionsPageAfter, readCheckpoint, readLogState, readLogTiles } from '../../../storage/index.ts';
+import { executionsPageAfter } from '../../../storage/index.ts';
+import { readCheckpoint, readLogState, readLogTiles } from './store.ts';
 import {
   CompactTree, SIG_ED25519, formatVkey, ed25519NoteSigner, ed25519NoteVerifier, leafHash, nodeReaderFromTiles, openCheckpoint, rangeHash, rawEd25519PublicKey, tileWidthAt,
 } from '../../../core/tlog/index.ts';

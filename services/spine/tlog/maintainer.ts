@@ -1,7 +1,6 @@
 import type { Storage } from '../../../storage/index.ts';
-import {
-  advanceLog, executionsPageAfter, insertCheckpoint, readChainHead, readCheckpoint, readLastTiles, readLogState, type LogState,
-} from '../../../storage/index.ts';
+import { executionsPageAfter, readChainHead } from '../../../storage/index.ts';
+import { advanceLog, insertCheckpoint, readCheckpoint, readLastTiles, readLogState, type LogState } from './store.ts';
 import type { ExecutionRecord } from '../../../core/chain/index.ts';
 import { CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, leafHash, signNote, type NoteSigner } from '../../../core/tlog/index.ts';
 import { logEntry } from './log-entry.ts';

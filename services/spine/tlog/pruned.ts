@@ -1,6 +1,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { SuiteError } from '../../../bus/index.ts';
-import { getPrunedExecution, readCheckpointOfSize } from '../../../storage/index.ts';
+import { getPrunedExecution } from '../../../storage/index.ts';
+import { readCheckpointOfSize } from './store.ts';
 
 /**
  * What the tombstone of a record pruned under retention says (docs/TENANCY.md, "Retention"), with

@@ -1,6 +1,7 @@
 import { SuiteError, subjects, type Bus, type Subscription } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
-import { executionsPageAfter, getExecution, findPruned, readCheckpoint, readCheckpointOfSize, readLogState, readLogTiles } from '../../../storage/index.ts';
+import { executionsPageAfter, getExecution } from '../../../storage/index.ts';
+import { findPruned, readCheckpoint, readCheckpointOfSize, readLogState, readLogTiles } from './store.ts';
 import {
   consistencyProof, encodeEntryBundle, inclusionProof, leafHash, nodeReaderFromTiles, nodesRead, tilesOfNodes, tileWidthAt, TILE_WIDTH,
   type NodeReader,

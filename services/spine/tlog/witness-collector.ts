@@ -1,5 +1,5 @@
 import type { Storage } from '../../../storage/index.ts';
-import { readLogTiles, setCheckpointCosigned } from '../../../storage/index.ts';
+import { readLogTiles, setCheckpointCosigned } from './store.ts';
 import {
   consistencyProof, cosignatureVerifier, nodeReaderFromTiles, nodesRead, parseNote, parseVkey, signatureLine, tilesOfNodes, type NodeReader, type NoteVerifier,
 } from '../../../core/tlog/index.ts';

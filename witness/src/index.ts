@@ -1,6 +1,7 @@
 /**
  * `suite witness` (docs/WITNESS.md): a C2SP tlog-witness of its own, apart from the suite's
- * services. It is not in services/index.ts's list on purpose: a witness is worth something only when
+ * services: a package of its own (witness/package.json), whose code imports nothing of the suite but
+ * pure core/tlog. It is not in services/index.ts's list on purpose: a witness is worth something only when
  * it runs apart from the log it watches (another process, key and disk, ideally another operator),
  * so no `suite start` role runs one.
  */

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods, type DatabaseTransactionConnection } from 'slonik';
 import { Type } from 'typebox';
-import { rowSchema } from './row-schema.ts';
+import { rowSchema } from '../../../storage/index.ts';
 
 /**
  * The execution log's tables (migration 010): tiles of the RFC 6962 tree, the tree's state, signed

@@ -1,6 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { INTERFACE_VERSION } from '../../bus/index.ts';
+import witnessPackage from '../package.json' with { type: 'json' };
 
 /**
  * The witness's OpenAPI document, made by @fastify/swagger from the schemas its routes are declared
@@ -14,7 +14,7 @@ export async function registerWitnessOpenApi(app: FastifyInstance): Promise<void
       openapi: '3.1.0',
       info: {
         title: 'Agent Authority Suite: witness (C2SP tlog-witness)',
-        version: INTERFACE_VERSION,
+        version: witnessPackage.version,
         description: 'A witness of the suite\'s execution log (docs/WITNESS.md): cosigns checkpoints consistent with those it cosigned before, never a split view or a smaller tree. The protocol is https://c2sp.org/tlog-witness.',
       },
       tags: [{ name: 'witness', description: 'C2SP tlog-witness: cosigning checkpoints of the logs this witness follows.' }],
