@@ -28,7 +28,7 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
       return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
     }
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
-    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
+    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; nothing was done; try again shortly' } };
     const verified = await verifier.verifyBearer(presented.token);
     if (!verified.ok) return verified;
     if (request === undefined) {

@@ -143,6 +143,7 @@ export class ExecutionWriterActor {
     const input: ExecutionAppend = {
       id: newExecutionId(), claim: data.claim, attested: data.attested, timestamp: data.timestamp,
       idempotencyKey: data.idempotencyKey ?? null,
+      ...(data.audit ? { audit: data.audit } : {}),
     };
     if (input.idempotencyKey === null) return { record: publicRecord(await this.#appendOne(input)), replayed: false };
 
@@ -177,7 +178,7 @@ export class ExecutionWriterActor {
 }
 
 function publicRecord(r: NewExecution): ExecutionRecord {
-  const { idempotencyKey: _unsigned, canonical: _stored, ...record } = r;
+  const { idempotencyKey: _unsigned, canonical: _stored, audit: _carried, ...record } = r;
   return record;
 }
 
