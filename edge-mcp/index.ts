@@ -11,6 +11,6 @@ export { ANY_JSON_VALUE } from './schemas.ts';
 export { mcpRoutes, bearerAuthenticator } from './http.ts';
 export { mcpMetrics } from './metrics.ts';
 export { TRACE_META_KEY } from './trace.ts';
-export { Gateway, gatewayMetrics, upstreamStatusRoute, APPROVAL_META_KEY, type UpstreamStatus, type ApprovalDesk } from './gateway/index.ts';
+export { Gateway, gatewayMetrics, upstreamStatusRoute, APPROVAL_META_KEY, type UpstreamStatus, type ApprovalDesk, PolicySource } from './gateway/index.ts';
 export { QUOTA_META_KEY } from './authorize.ts';
 export { type ProtectedResource } from './protected-resource.ts';

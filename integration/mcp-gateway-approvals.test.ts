@@ -1,4 +1,5 @@
-import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,6 +222,76 @@ describe('rules on arguments and budgets', () => {
     expect((await sum(other)).isError).not.toBe(true);
     await Promise.all([client.close(), other.close()]);
   }, 120_000);
+});
+
+describe('reloading the policy without a restart', () => {
+  const policyOf = async () => call(t, '/mcp/policy', { token: (await t.mint(['approval:read'], { sub: 'auditor' })).token });
+  const reload = async () => call(t, '/mcp/policy/reload', { admin: true, body: {} });
+  const versionOn = (r: CallToolResult) => ((r._meta as Record<string, { version: string }>)['agent-authority-suite/policy'] as { version: string }).version;
+
+  it('shows the rules in force with their hit counts, exactly in the documented shape', async () => {
+    const text = readFileSync(join(dir, 'policy.json'), 'utf8');
+    const before = await policyOf();
+    expect(before.status).toBe(200);
+    expect(Object.keys(before.body).sort()).toEqual(['loadedAt', 'rules', 'version']);
+    expect(before.body.version).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(before.body.rules.map((r: Record<string, unknown>) => ({ ...r, hits: 0 }))).toEqual([
+      { index: 0, server: 'everything', tool: 'echo', effect: 'approve', when: POLICY.rules[0]?.when, hits: 0 },
+      { index: 1, server: 'everything', tool: 'echo', effect: 'deny', when: POLICY.rules[1]?.when, reason: 'echoing secrets is not allowed', hits: 0 },
+      { index: 2, server: 'everything', tool: 'echo', effect: 'approve', when: POLICY.rules[2]?.when, hits: 0 },
+      { index: 3, server: 'everything', tool: 'get-sum', effect: 'budget', hits: 0 },
+    ]);
+    const client = await agent('agent-hits');
+    await echo(client, 'another secret');
+    const after = await policyOf();
+    expect(after.body.rules[1].hits).toBe(before.body.rules[1].hits + 1);
+    expect(after.body.rules[0].hits).toBe(before.body.rules[0].hits);
+    // Reading needs approval:read (or the admin key); reloading the admin key.
+    expect((await call(t, '/mcp/policy', { token: (await t.mint(['mcp:everything:*'], { sub: 'nosy' })).token })).status).toBe(403);
+    expect((await call(t, '/mcp/policy/reload', { token: (await t.mint(['approval:decide'], { sub: 'nosy' })).token, body: {} })).status).toBe(403);
+    await client.close();
+  });
+
+  it('refuses a bad new file naming the rule and keeps the old policy; a good one on SIGHUP changes the version on every decision; a request reloads it back', async () => {
+    const path = join(dir, 'policy.json');
+    const original = readFileSync(path, 'utf8');
+    const old = (await policyOf()).body.version as string;
+    const client = await agent('agent-reload');
+
+    writeFileSync(path, JSON.stringify({ rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }] }));
+    const refused = await reload();
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/rule 1 \("broken"\): when is not valid CEL.*version [0-9a-f]{64}\) stays/);
+    expect((await policyOf()).body.version).toBe(old);
+    const stillOld = await echo(client, 'the secret');
+    expect(textOf(stillOld)).toMatch(/rule 1 \("no-secrets"\)/);
+    expect(versionOn(stillOld)).toBe(old);
+
+    const stricter = { rules: [{ name: 'quiet', server: 'everything', tool: 'echo', when: 'args.message.startsWith("hello")', effect: 'deny', reason: 'say something new' }, ...POLICY.rules] };
+    writeFileSync(path, JSON.stringify(stricter));
+    process.kill(process.pid, 'SIGHUP');
+    const deadline = Date.now() + 10_000;
+    let now = (await policyOf()).body;
+    while (now.version === old) {
+      if (Date.now() > deadline) throw new Error('SIGHUP did not reload the policy');
+      await new Promise((r) => setTimeout(r, 50));
+      now = (await policyOf()).body;
+    }
+    expect(now.version).toBe(createHash('sha256').update(JSON.stringify(stricter)).digest('hex'));
+    expect(now.rules).toHaveLength(5);
+    expect(now.rules.every((r: { hits: number }) => r.hits === 0)).toBe(true);
+    const underNew = await echo(client, 'hello there');
+    expect(textOf(underNew)).toBe('refused by rule 0 ("quiet") of the gateway\'s policy: say something new');
+    expect(versionOn(underNew)).toBe(now.version);
+    expect(versionOn(await echo(client, 'the secret'))).toBe(now.version);
+
+    writeFileSync(path, original);
+    const back = await reload();
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ version: old, previous: now.version });
+    expect((await echo(client, 'hello there')).isError).not.toBe(true);
+    await client.close();
+  });
 });
 
 describe('the policy file at start', () => {

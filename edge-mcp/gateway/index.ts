@@ -10,3 +10,4 @@ export { registerGatewayOffers, GATEWAY_OFFERS } from './offers.ts';
 export { gatewayMetrics } from './metrics.ts';
 export { upstreamStatusRoute } from './status-route.ts';
 export { gateCall, APPROVAL_META_KEY, type ApprovalDesk } from './policy-gate.ts';
+export { PolicySource } from './policy-source.ts';

@@ -5,6 +5,7 @@ import {
 import type { AuditSink, Principal } from '../../edge-http/index.ts';
 import type { Governance } from '../trace.ts';
 import type { GatewayTool } from './catalog.ts';
+import type { PolicySource } from './policy-source.ts';
 
 /** The `_meta` key of a held call's approval request, and of a refusal's rule. */
 export const APPROVAL_META_KEY = 'agent-authority-suite/approval';
@@ -26,16 +27,31 @@ interface HeldApproval {
  * storage). Each throws when the desk cannot be reached; the gate then refuses (fail closed).
  */
 export interface ApprovalDesk {
-  readonly policy: Policy;
+  /** The policy in force (reloadable) and its rules' hit counts. */
+  readonly source: PolicySource;
   /** Where a person decides, said to the agent ("GET /approvals on ..."). */
   readonly where: string;
   hold(h: {
     callerSub: string; callerTenant: string | null; server: string; tool: string; args: Record<string, unknown>;
     argsDigest: string; policyVersion: string; ruleIndex: number; ruleName: string | null; approvers: string; ttlSeconds: number;
   }): Promise<{ outcome: 'pending' | 'run' | 'denied'; approval: HeldApproval }>;
+  /** Resolves when request `id` is decided (in any process), or after `ms`, whichever is first. */
+  decided(id: string, ms: number): Promise<void>;
   /** Charge every budget, all or none; the rule of the first at its limit, or null. */
   charge(charges: readonly BudgetCharge[]): Promise<string | null>;
 }
+
+/**
+ * A held call the agent holds open (docs/MCP.md, "Waiting for the decision"): the gate waits up to
+ * `ms` (never past the request's expiry) for a person to decide, telling the agent it still waits.
+ */
+export interface HoldOpen {
+  readonly ms: number;
+  progress(step: number, message: string): Promise<void>;
+}
+
+/** How often a waiting call looks at its request again, and tells the agent it still waits. */
+const WAIT_TICK_MS = 2000;
 
 export type Gate = { run: true; governance?: Governance } | { run: false; result: CallToolResult };
 
@@ -49,13 +65,15 @@ const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> 
  * and holds are audited as denies naming the rule and are tool results with `isError`, never
  * forwarded.
  */
-export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): Promise<Gate> {
-  const { policy } = desk;
+export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal, wait?: HoldOpen): Promise<Gate> {
+  // Read once: the whole call is decided by one version, even if a reload lands meanwhile.
+  const { policy } = desk.source;
   const sub = caller.sub ?? 'anonymous';
   const facts = { server: tool.server, tool: tool.tool, args, caller: { sub, scope: caller.scope, tenant: caller.tenantId ?? null }, time: new Date() };
   const resource = `mcp tools/call ${tool.name}`;
   const deny = (reason: string) => audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
   const decision = decideCall(policy, facts);
+  if (decision.rule !== undefined) desk.source.hit(policy.version, decision.rule.index);
   let governance: Governance | undefined = decision.rule !== undefined
     ? { policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'allow', evaluatedBy: 'mcp-gateway' }
     : undefined;
@@ -67,12 +85,27 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   }
   if (decision.effect === 'approve') {
     const digest = argsDigest(args);
+    const hold = () => desk.hold({
+      callerSub: sub, callerTenant: caller.tenantId ?? null, server: tool.server, tool: tool.tool, args, argsDigest: digest,
+      policyVersion: policy.version, ruleIndex: decision.rule.index, ruleName: decision.rule.name ?? null, approvers: decision.approvers, ttlSeconds: decision.ttlSeconds,
+    });
     let held: Awaited<ReturnType<ApprovalDesk['hold']>>;
+    let waited = false;
     try {
-      held = await desk.hold({
-        callerSub: sub, callerTenant: caller.tenantId ?? null, server: tool.server, tool: tool.tool, args, argsDigest: digest,
-        policyVersion: policy.version, ruleIndex: decision.rule.index, ruleName: decision.rule.name ?? null, approvers: decision.approvers, ttlSeconds: decision.ttlSeconds,
-      });
+      held = await hold();
+      // Held open: look again whenever the request is decided (or every tick), until the bound or its expiry.
+      if (held.outcome === 'pending' && wait !== undefined) {
+        const until = Math.min(Date.now() + wait.ms, Date.parse(held.approval.expiresAt));
+        const id = held.approval.id;
+        for (let step = 1; held.outcome === 'pending' && held.approval.id === id && Date.now() < until; step++) {
+          waited = true;
+          await wait.progress(step, `awaiting a person's approval of request ${id} at ${desk.where}`).catch(() => undefined);
+          await desk.decided(id, Math.max(1, Math.min(WAIT_TICK_MS, until - Date.now())));
+          // Only a request still pending or decided is looked at again: past its expiry it would be held anew.
+          if (Date.now() >= Date.parse(held.approval.expiresAt)) break;
+          held = await hold();
+        }
+      }
     } catch {
       deny('SERVICE_UNAVAILABLE: the approvals desk did not answer');
       return refusal('SERVICE_UNAVAILABLE: this call needs a person\'s approval and the approvals desk did not answer; nothing was done; try again shortly', {});
@@ -86,7 +119,7 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
     }
     if (held.outcome === 'pending') {
       const text = `held: this call awaits a person's approval under ${describeRule(decision.rule)} (request ${a.id}, until ${a.expiresAt}); `
-        + `it was not run. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
+        + `it was not run${waited ? ', and no one decided it while this call waited' : ''}. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
       deny(`held for approval ${a.id} under ${describeRule(decision.rule)}`);
       return refusal(text, meta);
     }
@@ -97,6 +130,7 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   }
 
   const charges = budgetCharges(policy, facts);
+  for (const c of charges.ok ? charges.charges : [{ rule: charges.rule }]) desk.source.hit(policy.version, c.rule.index);
   if (!charges.ok) {
     const text = `refused by ${describeRule(charges.rule)} of the gateway's policy: ${charges.reason}`;
     deny(text);

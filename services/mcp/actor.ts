@@ -73,6 +73,16 @@ export class ApprovalsActor extends BusActor {
     const status = d.decision === 'approve' ? 'approved' : 'denied';
     const decided = await store.recordDecision(pool, { id: a.id, status, by: d.caller.sub, reason: d.reason });
     if (decided === null) throw new SuiteError('CONFLICT', `approval ${a.id} was decided or expired meanwhile; a request is decided once`);
+    const signed = await this.#sign(a, decided, d);
+    // A gateway holding this call open (a bounded wait) resumes now rather than at its next look;
+    // after the signing, so that the call it runs names the decision's record.
+    this.#o.bus.publish(s.decided, { id: a.id, status });
+    return signed;
+  }
+
+  /** The decision as an audit entry and a signed record on the execution chain. */
+  async #sign(a: Approval, decided: Approval, d: RequestOf<typeof s.decide>): Promise<Approval> {
+    const status = decided.status;
     await this.#o.audit.recordEffect({
       subject: d.caller.sub, action: `approval:${d.decision}`, resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
       result: status === 'approved' ? 'allow' : 'deny', reason: (d.reason ?? status).slice(0, 1024), tenantId: a.callerTenant,
@@ -93,7 +103,7 @@ export class ApprovalsActor extends BusActor {
       return decided;
     }
     const traceId = String((recorded.value.record as { id: unknown }).id);
-    await store.setDecisionTrace(pool, a.id, traceId);
+    await store.setDecisionTrace(this.#o.storage.pool, a.id, traceId);
     return { ...decided, decisionTrace: traceId };
   }
 }

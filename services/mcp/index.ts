@@ -1,8 +1,10 @@
-import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, upstreamStatusRoute, type ProtectedResource } from '../../edge-mcp/index.ts';
+import { Gateway, gatewayMetrics, mcpMetrics, mcpRoutes, PolicySource, upstreamStatusRoute, type ProtectedResource } from '../../edge-mcp/index.ts';
+import { readMcpPolicy } from '../../config/index.ts';
 import { defineService } from '../kit/index.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
 import { busDesk } from './desk.ts';
+import { policyRoutes } from './policy-routes.ts';
 import { approvalSubjects } from './subjects.ts';
 
 /** What `initialize` reports as the server's version: the MCP surface's, not the package's. */
@@ -43,15 +45,29 @@ export const mcpService = defineService({
         };
       },
     };
+    // The policy file, reloadable without a restart: SIGHUP or POST /mcp/policy/reload (docs/MCP.md).
+    const file = config.mcpPolicy;
+    const source = file !== undefined ? new PolicySource(file.policy, () => readMcpPolicy(file.path)) : undefined;
     const routes = mcpRoutes({
       bus, protectedResource, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
       metrics: mcpMetrics(metrics.service('token').registry), ...(gateway !== undefined ? { gateway } : {}),
-      ...(config.mcpPolicy !== undefined ? { desk: busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) } : {}),
+      ...(source !== undefined ? { desk: busDesk(bus, source, `${listenerUrl('token') ?? ''}/approvals`) } : {}),
     });
     const approvals = approvalRoutes(bus);
+    const policy = policyRoutes(source);
     return async (app) => {
       await routes(app);
       await approvals(app);
+      await policy(app);
+      if (source !== undefined) {
+        const onHangup = () => {
+          const r = source.reload();
+          if (r.ok) mcpLogger.info({ version: r.version, previous: r.previous }, 'policy file reloaded on SIGHUP');
+          else mcpLogger.error({ problem: r.message, version: r.version }, 'policy file refused on SIGHUP; the old policy stays');
+        };
+        app.addHook('onReady', async () => void process.on('SIGHUP', onHangup));
+        app.addHook('onClose', async () => void process.off('SIGHUP', onHangup));
+      }
       // Served without upstreams too (an empty list): a client or probe need not guess whether one is set.
       await upstreamStatusRoute(gateway)(app);
       if (gateway === undefined) return;
