@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type Tool,
+  type CallToolResult, type ServerNotification, type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -12,7 +12,7 @@ import type { AuditSink, Meter } from '../edge-http/index.ts';
 import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway } from './gateway/index.ts';
+import { forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway, type HoldOpen } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -66,6 +66,28 @@ function prepared(tools: readonly McpTool[]): Prepared {
 
 const SERVER_NAME = 'agent-authority-suite';
 
+/** `_meta` key: how long (seconds, 1-300) a held call sent with a progressToken may wait for its decision. */
+const WAIT_META_KEY = 'agent-authority-suite/wait';
+const DEFAULT_WAIT_S = 60;
+const MAX_WAIT_S = 300;
+
+/**
+ * A call sent with a `progressToken` is held open while it awaits a person's approval (docs/MCP.md,
+ * "Waiting for the decision"): progress notifications until the decision or the bound, default 60 s,
+ * `_meta["agent-authority-suite/wait"]` seconds (whole, 1-300) to choose another. Without a token the
+ * held call is answered at once.
+ */
+function holdOpen(meta: Record<string, unknown> | undefined, notify: (n: ServerNotification) => Promise<void>): HoldOpen | undefined {
+  const token = meta?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+  const asked = meta?.[WAIT_META_KEY];
+  const seconds = Number.isSafeInteger(asked) ? Math.min(MAX_WAIT_S, Math.max(1, asked as number)) : DEFAULT_WAIT_S;
+  return {
+    ms: seconds * 1000,
+    progress: (progress, message) => notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } }),
+  };
+}
+
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
  * (Streamable HTTP, stateless). It translates `tools/list` and `tools/call` into the capability
@@ -103,7 +125,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
 
   if (deps.gateway !== undefined) registerGatewayOffers(server, { ...deps, gateway: deps.gateway });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const entry = byName.get(name);
     if (entry === undefined) {
@@ -112,7 +134,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
         const allowed = await authorize(deps, { name: upstream.name, resource: `mcp tools/call ${upstream.name}`, scope: upstream.scope, metered: true });
         const args = request.params.arguments ?? {};
         if (deps.desk === undefined) return forwardCall(deps, upstream, args, allowed);
-        const gate = await gateCall(deps.desk, deps.audit, upstream, args, allowed.caller);
+        const gate = await gateCall(deps.desk, deps.audit, upstream, args, allowed.caller, holdOpen(request.params._meta, extra.sendNotification));
         if (!gate.run) {
           deps.metrics?.call(upstream.name, 'refused');
           return gate.result;

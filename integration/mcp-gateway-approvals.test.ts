@@ -186,6 +186,66 @@ describe('held calls', () => {
   });
 });
 
+describe('waiting for the decision', () => {
+  /** Calls echo holding the call open (a progressToken, as the SDK sends with onprogress); `onFirst` runs at the first progress notification. */
+  const waitingEcho = async (client: Awaited<ReturnType<typeof agent>>, message: string, onFirst: (note: { message?: string }) => Promise<unknown>, waitSeconds?: number) => {
+    const notes: Array<{ progress: number; message?: string }> = [];
+    let acted: Promise<unknown> | undefined;
+    const result = (await client.callTool(
+      { name: 'everything__echo', arguments: { message }, ...(waitSeconds !== undefined ? { _meta: { 'agent-authority-suite/wait': waitSeconds } } : {}) },
+      undefined,
+      { onprogress: (p) => { notes.push(p); acted ??= onFirst(p); }, timeout: 120_000 },
+    )) as CallToolResult;
+    return { result, notes, acted: await acted };
+  };
+
+  it('holds the call open with progress notifications until a person approves, then runs it once and answers its result', async () => {
+    const client = await agent('agent-waits');
+    const approver = (await t.mint(['bank:approve'], { sub: 'alice' })).token;
+    const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
+    const before = await forwardedEchoes();
+    const { result, notes, acted } = await waitingEcho(client, 'pay erin 3', async (note) => {
+      // The person reads what would run, then approves it while the agent waits.
+      const pending = (await call(t, '/approvals?caller=agent-waits&status=pending', { token: reader })).body.approvals as Array<{ id: string }>;
+      expect(note.message).toContain(pending[0]?.id);
+      return decide(pending[0]?.id as string, 'approve', approver, 'expected');
+    });
+    expect((acted as { status: number }).status).toBe(200);
+    expect(notes.length).toBeGreaterThanOrEqual(1);
+    expect(result.isError).not.toBe(true);
+    expect(textOf(result)).toContain('pay erin 3');
+    expect((traceOf(result) as unknown as { governance: { evidence: string[] } }).governance.evidence).toEqual(expect.arrayContaining(['approver:alice']));
+    expect(await forwardedEchoes()).toBe(before + 1);
+    // Run once: the same call again is held anew.
+    expect(approvalOf(await echo(client, 'pay erin 3'))).toMatchObject({ status: 'pending' });
+    await client.close();
+  });
+
+  it('answers the refusal when a person denies the call it waits on', async () => {
+    const client = await agent('agent-waits-denied');
+    const approver = (await t.mint(['approval:decide'], { sub: 'bob' })).token;
+    const before = await forwardedEchoes();
+    const { result } = await waitingEcho(client, 'pay frank 9', async (note) => {
+      const id = /request (apr_[0-9a-f]{32})/.exec(note.message ?? '')?.[1] as string;
+      return decide(id, 'deny', approver, 'frank is unknown');
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/denied by bob; it stays denied/);
+    expect(await forwardedEchoes()).toBe(before);
+    await client.close();
+  });
+
+  it('ends a bounded wait nobody decided with the call still held', async () => {
+    const client = await agent('agent-waits-alone');
+    const { result, notes } = await waitingEcho(client, 'pay grace 2', async () => undefined, 1);
+    expect(notes.length).toBeGreaterThanOrEqual(1);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/no one decided it while this call waited/);
+    expect(approvalOf(result)).toMatchObject({ status: 'pending' });
+    await client.close();
+  });
+});
+
 describe('rules on arguments and budgets', () => {
   it('refuses a call a deny rule\'s CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest', async () => {
     const client = await agent('agent-args');
