@@ -12,7 +12,7 @@ import type { AuditSink, Meter } from '../edge-http/index.ts';
 import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway, type HoldOpen } from './gateway/index.ts';
+import { conditionGate, forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway, type HoldOpen } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -133,6 +133,11 @@ export function createMcpServer(deps: McpServerDeps): Server {
       if (upstream !== undefined) {
         const allowed = await authorize(deps, { name: upstream.name, resource: `mcp tools/call ${upstream.name}`, scope: upstream.scope, metered: true });
         const args = request.params.arguments ?? {};
+        const bound = conditionGate(deps.audit, upstream, args, allowed.caller);
+        if (bound !== undefined) {
+          deps.metrics?.call(upstream.name, 'refused');
+          return bound;
+        }
         if (deps.desk === undefined) return forwardCall(deps, upstream, args, allowed);
         const gate = await gateCall(deps.desk, deps.audit, upstream, args, allowed.caller, holdOpen(request.params._meta, extra.sendNotification));
         if (!gate.run) {

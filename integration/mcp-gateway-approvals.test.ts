@@ -246,6 +246,39 @@ describe('waiting for the decision', () => {
   });
 });
 
+describe('conditions on a token\'s scope', () => {
+  const sum = async (client: Awaited<ReturnType<typeof agent>>, a: number) => (await client.callTool({ name: 'everything__get-sum', arguments: { a, b: 1 } })) as CallToolResult;
+
+  it('lets a token call a tool only while the condition bound to its scope holds for the arguments, saying why on the refusal and the audit trail', async () => {
+    const minted = await call(t, '/auth/token', { admin: true, body: { sub: 'agent-bound', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    expect(minted.status).toBe(200);
+    const client = await connectMcp(t, minted.body.token as string);
+    expect((await sum(client, 9)).isError).not.toBe(true);
+    const refused = await sum(client, 10);
+    expect(refused.isError).toBe(true);
+    const text = 'refused by your token\'s condition on mcp:everything:get-sum (args.a < 10): it does not hold for this call; nothing was done';
+    expect(textOf(refused)).toBe(text);
+    // Other tools of the same token are not bound.
+    expect((await echo(client, 'hello')).isError).not.toBe(true);
+    const audit = await call(t, '/audit?subject=agent-bound&result=deny&limit=10', { admin: true });
+    expect(JSON.stringify(audit.body)).toContain(text.slice(0, 60));
+    await client.close();
+  });
+
+  it('refuses a condition that is not CEL or not on a gateway scope, and a bound token handing on an unbound one', async () => {
+    const bad = await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a <' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/not valid CEL/);
+    expect((await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['audit:read'], conditions: { 'audit:read': 'true' } } })).status).toBe(400);
+    const parent = await call(t, '/auth/token', { admin: true, body: { sub: 'minter', scope: ['mcp:everything:*', 'auth:token:create'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    const child = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'] } });
+    expect(child.status).toBe(403);
+    expect(child.body.error.message).toMatch(/condition on "mcp:everything:get-sum"/);
+    const carried = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    expect(carried.status).toBe(200);
+  });
+});
+
 describe('rules on arguments and budgets', () => {
   it('refuses a call a deny rule\'s CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest', async () => {
     const client = await agent('agent-args');

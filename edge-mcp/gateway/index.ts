@@ -9,5 +9,5 @@ export { forwardCall } from './forward.ts';
 export { registerGatewayOffers, GATEWAY_OFFERS } from './offers.ts';
 export { gatewayMetrics } from './metrics.ts';
 export { upstreamStatusRoute } from './status-route.ts';
-export { gateCall, APPROVAL_META_KEY, type ApprovalDesk, type HoldOpen } from './policy-gate.ts';
+export { gateCall, conditionGate, APPROVAL_META_KEY, type ApprovalDesk, type HoldOpen } from './policy-gate.ts';
 export { PolicySource } from './policy-source.ts';

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
-  argsDigest, budgetCharges, decideCall, describeRule, type BudgetCharge, type Policy, type RuleRef,
+  argsDigest, budgetCharges, decideCall, describeRule, unmetCondition, type BudgetCharge, type Policy, type RuleRef,
 } from '../../core/gateway-policy/index.ts';
 import type { AuditSink, Principal } from '../../edge-http/index.ts';
 import type { Governance } from '../trace.ts';
@@ -152,4 +152,21 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
     }
   }
   return governance === undefined ? { run: true } : { run: true, governance };
+}
+
+/**
+ * The conditions the caller's token binds to its scope entries (claim `cnd`, docs/MCP.md "Conditions
+ * on a token's scope"), checked by CEL on every upstream call, policy file or not: a condition on a
+ * scope that grants this tool that does not hold refuses the call, naming the scope and the
+ * condition, on the audit trail too.
+ */
+export function conditionGate(audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): CallToolResult | undefined {
+  if (caller.conditions === undefined) return undefined;
+  const sub = caller.sub ?? 'anonymous';
+  const facts = { server: tool.server, tool: tool.tool, args, caller: { sub, scope: caller.scope, tenant: caller.tenantId ?? null }, time: new Date() };
+  const unmet = unmetCondition(caller.conditions, tool.scope, facts);
+  if (unmet === undefined) return undefined;
+  const text = `refused by your token's condition on ${unmet.scope} (${unmet.condition}): ${unmet.why}; nothing was done`;
+  audit.record({ subject: sub, action: tool.scope, resource: `mcp tools/call ${tool.name}`, result: 'deny', reason: text.slice(0, 1024), tenantId: caller.tenantId });
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [POLICY_META_KEY]: { tokenCondition: { scope: unmet.scope, condition: unmet.condition } } } };
 }

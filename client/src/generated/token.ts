@@ -2692,6 +2692,10 @@ export interface operations {
             content: {
                 "application/json": {
                     aud?: string;
+                    /** @description CEL conditions bound to MCP gateway scopes (`mcp:<server>:<tool>`, globs allowed): a call the scope grants runs only when its condition holds for the call's arguments (docs/MCP.md, "Conditions on a token's scope") */
+                    conditions?: {
+                        [key: string]: string;
+                    };
                     expiresIn?: string;
                     proof?: {
                         nonce: string;
