@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,9 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { call, createTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { executionExportLine, type ExecutionRecord } from '../core/chain/index.ts';
+import { runDocumentedScript } from '../testing/trace-format.ts';
+import { verifyReceipt, type ExecutionReceipt } from '../client/src/verify.ts';
 
 /**
  * Approvals, call-time rules and budgets (issue 33) through the real gateway in front of
@@ -276,6 +281,48 @@ describe('conditions on a token\'s scope', () => {
     expect(child.body.error.message).toMatch(/condition on "mcp:everything:get-sum"/);
     const carried = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
     expect(carried.status).toBe(200);
+  });
+});
+
+describe('the approval on the chain', () => {
+  it('signs the call\'s record and the approval\'s record so that openssl and suite verify accept both, and the call\'s receipt names the approver', async () => {
+    const client = await agent('agent-chain');
+    const held = approvalOf(await echo(client, 'pay heidi 4'));
+    const decided = await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token, 'heidi is a payee');
+    const ran = await echo(client, 'pay heidi 4');
+    expect(ran.isError).not.toBe(true);
+    const callRecord = traceOf(ran);
+    const records = (await t.mint(['execution:read'], { sub: 'auditor' })).token;
+    const approvalRecord = (await call(t, `/executions/${decided.body.decisionTrace}`, { token: records })).body as ExecutionRecord;
+    expect(approvalRecord).toMatchObject({ subject: 'alice', module: 'mcp:approvals', action: 'approve', outcome: 'success' });
+    expect((callRecord as unknown as { governance: { evidence: string[] } }).governance.evidence)
+      .toEqual(expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${approvalRecord.id}`]));
+
+    // openssl: each record's Ed25519 signature over its documented bytes (docs/TRACE-FORMAT.md's script).
+    const key = (await (await fetch(t.url('token', '/executions/public-key'))).json()) as { publicKey: string };
+    for (const record of [callRecord, approvalRecord]) {
+      const shell = runDocumentedScript('verify-record', { 'record.line': executionExportLine(record), 'pub.pem': key.publicKey });
+      expect(shell.stderr + shell.stdout).toContain('Signature Verified Successfully');
+      expect(shell.status).toBe(0);
+    }
+
+    // suite verify: the whole exported chain, both records in it.
+    const exported = await (await fetch(t.url('token', '/executions/export'), { headers: { authorization: `Bearer ${records}` } })).text();
+    expect(exported).toContain(callRecord.hash);
+    expect(exported).toContain(approvalRecord.hash);
+    writeFileSync(join(dir, 'chain.trace'), exported);
+    writeFileSync(join(dir, 'pub.pem'), key.publicKey);
+    const repo = new URL('..', import.meta.url).pathname;
+    const verified = await promisify(execFile)(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'chain.trace'), '--public-key', join(dir, 'pub.pem')], { cwd: repo });
+    expect(verified.stdout).toMatch(/valid|verified|ok/i);
+
+    // The call's receipt, verified offline, names the approver and the approval's record.
+    const receipt = (await call(t, `/executions/${callRecord.id}/receipt`, { token: records })).body as ExecutionReceipt;
+    const logVkey = (await (await fetch(t.url('token', '/executions/log/vkey'))).text()).trim();
+    expect(verifyReceipt(receipt, { publicKeyPem: key.publicKey, logVkey })).toMatchObject({ ok: true });
+    expect((receipt.record as unknown as { governance: { evidence: string[] } }).governance.evidence)
+      .toEqual(expect.arrayContaining(['approver:alice', `approvalRecord:${approvalRecord.id}`]));
+    await client.close();
   });
 });
 
