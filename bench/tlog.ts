@@ -21,10 +21,11 @@ import { createTraceSigner } from '../core/chain/index.ts';
 import {
   CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt,
 } from '../core/tlog/index.ts';
-import { startExecutionActors } from '../actors/executions/index.ts';
-import { logEntry } from '../actors/execution-log/index.ts';
+import { startExecutionActors } from '../services/spine/executions/index.ts';
+import { logEntry } from '../services/spine/tlog/index.ts';
 import { signedChain } from '../testing/trace-format.ts';
-import { advanceLog, openStorage, readLogTiles, type Storage } from '../storage/index.ts';
+import { openStorage, type Storage } from '../storage/index.ts';
+import { advanceLog, readLogTiles } from '../services/spine/tlog/store.ts';
 import { createTestDatabase } from '../testing/storage.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 

@@ -4,7 +4,7 @@ import type { Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
-import type { RevocationView } from '../actors/revocation/index.ts';
+import type { RevocationView } from '../services/token/index.ts';
 import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere, type Verified } from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';

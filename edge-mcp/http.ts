@@ -5,7 +5,6 @@ import { Type } from 'typebox';
 import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
-import { listChangedStreams } from './gateway/notifications.ts';
 import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
@@ -126,7 +125,7 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
     });
     // With a gateway, GET opens the stream of list-changed notifications; without, there is nothing
     // to send. Stateless: no session to end (the transport spec's 405).
-    const streams = deps.gateway !== undefined ? listChangedStreams(deps.gateway) : undefined;
+    const streams = deps.gateway?.streams;
     if (streams !== undefined) {
       app.addHook('preClose', async () => streams.end());
       app.get('/mcp', {

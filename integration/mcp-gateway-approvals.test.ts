@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APPROVAL_META_KEY } from '../edge-mcp/index.ts';
+import { APPROVAL_META_KEY } from '../services/mcp-gateway/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';

@@ -27,10 +27,6 @@ export {
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
 export {
-  readLogState, advanceLog, readLogTiles, readLastTiles, insertCheckpoint, setCheckpointCosigned, readCheckpoint, readCheckpointOfSize,
-  findPruned, type LogState,
-} from './execution-log.ts';
-export {
   takePruneLock, pruneExecutions, pruneAuditEntries, getPrunedExecution, prunedExecutionsBetween, prunedAuditBetween,
   type PlanCutoff,
 } from './retention.ts';

@@ -18,7 +18,7 @@ export const Outcome = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' });
 
 /**
  * Cost as recorded (spec, "Cost object rules"). The rules are also checked by `costProblem`
- * (actors/executions/cost-rules.ts), which names the rule broken; this schema is the last word.
+ * (services/spine/executions/cost-rules.ts), which names the rule broken; this schema is the last word.
  */
 export const CostSchema = Type.Object({
   amount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),

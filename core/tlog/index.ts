@@ -10,9 +10,10 @@ export {
   type NodeReader, type NodeRef,
 } from './proof.ts';
 export {
-  TILE_HEIGHT, TILE_WIDTH, MAX_TILE_LEVEL, tileIndexPath, tilePath, parseTilePath, tileWidthAt, tilesOfNodes,
+  TILE_HEIGHT, TILE_WIDTH, MAX_TILE_LEVEL, tileWidthAt, tilesOfNodes,
   nodeReaderFromTiles, encodeEntryBundle, decodeEntryBundle, type TileRef,
 } from './tiles.ts';
+export { LOG_PREFIX, logPaths, tileIndexPath, tilePath, parseTilePath } from './layout.ts';
 export {
   SIG_ED25519, SIG_COSIGNATURE_V1, noteKeyId, isKeyName, rawEd25519PublicKey, ed25519PublicKeyFromRaw, ed25519PrivateKeyFromSeed,
   ed25519NoteSigner, ed25519NoteVerifier, formatVkey, parseVkey, signNote, signatureLine, parseNote, openNote, strictBase64,

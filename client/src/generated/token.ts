@@ -2181,6 +2181,7 @@ export interface operations {
                             argsDigest: string;
                             callerSub: string;
                             callerTenant: string | null;
+                            callTrace: string | null;
                             /** @description RFC 3339, UTC */
                             createdAt: string;
                             decidedAt: string | null;
@@ -2291,6 +2292,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
@@ -2418,6 +2420,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
