@@ -89,6 +89,7 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
         ...(c.prf ? { proven: true } : {}),
         ...(c.aud !== undefined ? { aud: c.aud } : {}),
         ...(c.cnf !== undefined ? { jkt: c.cnf.jkt } : {}),
+        ...(c.cnd !== undefined ? { conditions: c.cnd } : {}),
       },
     };
   }

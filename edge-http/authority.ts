@@ -41,6 +41,8 @@ export interface Principal {
   aud?: string;
   /** The DPoP key the token is bound to (claim `cnf.jkt`, RFC 9449 §6). */
   jkt?: string;
+  /** Conditions bound to scope entries (claim `cnd`): scope -> CEL, checked by the MCP gateway (docs/MCP.md). */
+  conditions?: Readonly<Record<string, string>>;
 }
 
 export type Verified = { ok: true; principal: Principal } | { ok: false; error: ErrorData };

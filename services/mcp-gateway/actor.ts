@@ -100,12 +100,13 @@ export class ApprovalsActor extends BusActor {
     } finally {
       // After the signing: a live reader's next read already links the decision's record.
       this.#changed('decided', signed);
+      // A gateway holding this call open (a bounded wait) resumes now rather than at its next look.
+      this.#o.bus.publish(s.decided, { id: a.id, status: signed.status });
     }
   }
 
   /** The decision as an audit entry and a signed record on the execution chain (its id stored as `decisionTrace`). */
   async #sign(a: Approval, decided: Approval, d: RequestOf<typeof s.decide>): Promise<Approval> {
-    const { pool } = this.#o.storage;
     const status = decided.status;
     await this.#o.audit.recordEffect({
       subject: d.caller.sub, action: `approval:${d.decision}`, resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
@@ -127,7 +128,7 @@ export class ApprovalsActor extends BusActor {
       return decided;
     }
     const traceId = String((recorded.value.record as { id: unknown }).id);
-    await store.setDecisionTrace(pool, a.id, traceId);
+    await store.setDecisionTrace(this.#o.storage.pool, a.id, traceId);
     return { ...decided, decisionTrace: traceId };
   }
 }
