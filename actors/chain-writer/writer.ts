@@ -203,10 +203,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     const { storage, spec, holder, leaseMs } = this.#o;
     try {
       if (this.#state === 'leader') {
-        const renewed = await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs)
-          // Late (the event loop was busy past the lease, as in the first seconds after a start):
-          // still ours if nobody took it, by its unchanged epoch (storage/chains.ts, reclaimChainLease).
-          || await reclaimChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs);
+        const renewed = await this.#keepLease();
         if (!renewed) this.#stepDown('lease lost');
         else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
       } else if (this.#state === 'standby') {
@@ -221,6 +218,18 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       // A leader that cannot reach the database cannot know it still leads.
       if (this.#state === 'leader') this.#stepDown('lease check failed');
     }
+  }
+
+  /**
+   * Extend this leader's lease; false when another writer took it. Late (the event loop was busy
+   * past the lease, as in the first seconds after a start): still ours if nobody took it, by its
+   * unchanged epoch (storage/chains.ts, reclaimChainLease). Both the renewal and a commit fenced by
+   * the run-out lease come here (issue 36 item 8: the commit's path stood the writer down).
+   */
+  async #keepLease(): Promise<boolean> {
+    const { storage, spec, holder, leaseMs } = this.#o;
+    return await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs)
+      || await reclaimChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs);
   }
 
   async #becomeLeader(epoch: number): Promise<void> {
@@ -415,7 +424,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
    * as re-read, and the fenced batches are sealed anew.
    */
   async #resync(err: unknown): Promise<void> {
-    const { storage, spec, holder, leaseMs } = this.#o;
+    const { storage, spec } = this.#o;
     try {
       const head = await readChainHead(storage.pool as CommonQueryMethods, spec.chain);
       if (!head) throw new Error(`chain ${spec.chain} has no head row`);
@@ -423,7 +432,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       this.#head = { seq: head.seq, hash: head.hash };
       if (!isFenced(err)) return;
       if (byOther) this.#stepDown('fenced by another writer');
-      else if (!(await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs))) this.#stepDown('lease lost');
+      else if (!(await this.#keepLease())) this.#stepDown('lease lost');
+      else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
     } catch {
       this.#stepDown('database unreachable after a failed commit');
     }
