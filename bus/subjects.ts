@@ -92,6 +92,8 @@ export const subjects = {
   benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
   schedulerEvent: eventSubject('suite.events.v1.scheduler.event', live.SchedulerEvent),
   trustChanged: eventSubject('suite.events.v1.trust.changed', live.TrustChangedEvent),
+  // Published by the approvals desk (services/mcp-gateway) when a gateway call is held, decided or run.
+  approvalsChanged: eventSubject('suite.events.v1.approvals.changed', live.ApprovalChangedEvent),
 } as const;
 
 export type { AuditInput } from './schemas/audit.ts';

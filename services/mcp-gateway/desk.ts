@@ -20,5 +20,9 @@ export function busDesk(bus: Bus, policy: Policy, where: string): ApprovalDesk {
       if (!r.ok) throw new Error(r.error.code);
       return r.value.refusedBy;
     },
+    async ran(approvalId, traceId) {
+      const r = await bus.request(s.ran, { id: approvalId, traceId });
+      if (!r.ok) throw new Error(r.error.code);
+    },
   };
 }

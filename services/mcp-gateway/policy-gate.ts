@@ -35,9 +35,11 @@ export interface ApprovalDesk {
   }): Promise<{ outcome: 'pending' | 'run' | 'denied'; approval: HeldApproval }>;
   /** Charge every budget, all or none; the rule of the first at its limit, or null. */
   charge(charges: readonly BudgetCharge[]): Promise<string | null>;
+  /** An approved call ran: its record, so the approval links to it (the dashboard's history). */
+  ran(approvalId: string, traceId: string): Promise<void>;
 }
 
-export type Gate = { run: true; governance?: Governance } | { run: false; result: CallToolResult };
+export type Gate = { run: true; governance?: Governance; approvalId?: string } | { run: false; result: CallToolResult };
 
 const refusal = (text: string, meta: Record<string, unknown>): Gate => ({ run: false, result: { content: [{ type: 'text', text }], isError: true, _meta: meta } });
 const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> = {}) => ({ [POLICY_META_KEY]: { version: policy.version, rule, ...extra } });
@@ -56,6 +58,7 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   const resource = `mcp tools/call ${tool.name}`;
   const deny = (reason: string) => audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
   const decision = decideCall(policy, facts);
+  let approvalId: string | undefined;
   let governance: Governance | undefined = decision.rule !== undefined
     ? { policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'allow', evaluatedBy: 'mcp-gateway' }
     : undefined;
@@ -90,6 +93,7 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
       deny(`held for approval ${a.id} under ${describeRule(decision.rule)}`);
       return refusal(text, meta);
     }
+    approvalId = a.id;
     governance = {
       policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'approved', evaluatedBy: 'mcp-gateway',
       evidence: [`approval:${a.id}`, `approver:${a.decidedBy ?? ''}`, `decidedAt:${a.decidedAt ?? ''}`, ...(a.decisionTrace !== null ? [`approvalRecord:${a.decisionTrace}`] : [])],
@@ -117,5 +121,5 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
       return refusal(text, ruleMeta(policy, c.rule, { budget: { calls: c.calls, by: c.by, resetAt: c.windowEnd.toISOString() } }));
     }
   }
-  return governance === undefined ? { run: true } : { run: true, governance };
+  return { run: true, ...(governance !== undefined ? { governance } : {}), ...(approvalId !== undefined ? { approvalId } : {}) };
 }

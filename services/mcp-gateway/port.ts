@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { authorize, type McpGateway, type McpServerDeps } from '../../edge-mcp/index.ts';
+import { authorize, TRACE_META_KEY, type McpGateway, type McpServerDeps } from '../../edge-mcp/index.ts';
 import type { Gateway } from './pool.ts';
 import { forwardCall } from './forward.ts';
 import { gateCall, type ApprovalDesk } from './policy-gate.ts';
@@ -23,7 +23,9 @@ export function gatewayPort(gateway: Gateway, desk: ApprovalDesk | undefined): M
       deps.metrics?.call(upstream.name, 'refused');
       return gate.result;
     }
-    return forwardCall(forwardDeps, upstream, args, allowed, gate.governance);
+    const result = await forwardCall(forwardDeps, upstream, args, allowed, gate.governance);
+    if (gate.approvalId !== undefined) await linkApproval(desk, deps, gate.approvalId, result);
+    return result;
   };
   return {
     offers: GATEWAY_OFFERS,
@@ -32,4 +34,18 @@ export function gatewayPort(gateway: Gateway, desk: ApprovalDesk | undefined): M
     register: (server, deps) => registerGatewayOffers(server, { ...deps, gateway }),
     streams: listChangedStreams(gateway),
   };
+}
+
+/**
+ * The approved call ran: its record is stored on the approval (the dashboard links both records).
+ * The call already ran; a desk that does not answer loses the link, never the call's result.
+ */
+async function linkApproval(desk: ApprovalDesk, deps: McpServerDeps, approvalId: string, result: CallToolResult): Promise<void> {
+  const trace = (result._meta as Record<string, { id?: unknown }> | undefined)?.[TRACE_META_KEY];
+  if (typeof trace?.id !== 'string') return;
+  try {
+    await desk.ran(approvalId, trace.id);
+  } catch (err) {
+    deps.logger.warn({ err, approvalId }, 'an approved call ran; its record could not be linked to the approval');
+  }
 }

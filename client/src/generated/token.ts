@@ -2147,6 +2147,7 @@ export interface operations {
                             argsDigest: string;
                             callerSub: string;
                             callerTenant: string | null;
+                            callTrace: string | null;
                             /** @description RFC 3339, UTC */
                             createdAt: string;
                             decidedAt: string | null;
@@ -2257,6 +2258,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
@@ -2384,6 +2386,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
