@@ -11,6 +11,8 @@ export { textProblem, hashedJson, clipText, MAX_STRING_LENGTH, MAX_DEPTH, HASHED
 export { createMemoryNetwork } from './memory-transport.ts';
 export { connectNatsTransport } from './nats-transport.ts';
 export { namespacedTransport } from './namespace.ts';
+export { carrier } from './carry.ts';
+export type { Carrier } from './carry.ts';
 export type {
   Bus,
   EventOf,

@@ -32,6 +32,7 @@ export const subjects = {
   auditAppend: requestSubject('suite.audit.append', audit.AuditAppendRequest, audit.AuditAppendReply),
   auditList: requestSubject('suite.audit.list', audit.AuditListRequest, audit.AuditListReply),
   auditVerify: requestSubject('suite.audit.verify', audit.AuditVerifyRequest, audit.AuditVerifyReply),
+  auditWriterLeads: eventSubject('suite.audit.writer-leads', audit.WriterLeadsEvent),
 
   // `record` is served only by the leading execution chain writer (queue `chain-writer.executions`);
   // the reads by any number of replicas (queue `executions`).

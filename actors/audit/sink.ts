@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeMessageProblems, type Bus } from '../../bus/index.ts';
+import { carrier, describeMessageProblems, type Bus, type Carrier } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
@@ -64,7 +64,8 @@ interface Buffered {
  * cannot hold up every entry behind it.
  */
 export class AuditBatcher {
-  readonly #bus: Bus;
+  /** Sends batches, and sends the one in flight again when a new audit writer leads (bus/carry.ts). */
+  readonly #carrier: Carrier;
   readonly #maxBatch: number;
   readonly #maxBacklog: number;
   readonly #stallMs: number;
@@ -101,7 +102,10 @@ export class AuditBatcher {
   #iso = '';
 
   constructor(o: AuditBatcherOptions) {
-    this.#bus = o.bus;
+    // A batch sent to a leader that died or stopped is sent again (as a retry: the writer skips
+    // the ids it has) when a new writer leads, or after 1 s without an answer, not after the 3 s timeout;
+    // three copies, since a stopped leader still takes its share of them (bus/carry.ts).
+    this.#carrier = carrier(o.bus, { announcedBy: [subjects.auditWriterLeads], attemptMs: 1000, copies: 3 });
     this.#maxBatch = o.maxBatch ?? 2000;
     this.#maxBacklog = o.maxBacklog ?? 200_000;
     this.#stallMs = o.stallMs ?? 10_000;
@@ -269,6 +273,7 @@ export class AuditBatcher {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#carrier.stop();
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     if (this.#coalesceTimer) clearTimeout(this.#coalesceTimer);
@@ -393,8 +398,9 @@ export class AuditBatcher {
         const retry = this.#retryDelay > 0 || this.#replayLeft > 0;
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
+        const entries = batch.map((b) => b.entry);
         const result = await batchSpan('audit.append', batch.map((b) => b.link), { 'suite.audit.entries': batch.length }, () =>
-          this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 }));
+          this.#carrier.request(subjects.auditAppend, { entries, ...(retry ? { retry } : {}) }, { deadlineMs: 3000, again: { entries, retry: true } }));
         if (this.#closed) return;
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {

@@ -30,6 +30,7 @@ export class AuditWriterActor {
   readonly #bus: Bus;
   readonly #writer: ChainWriter<AuditInput, AuditRecord>;
   readonly #storage: Storage;
+  readonly #holder: string;
   readonly #inFlight = new Map<string, Promise<Appended>>();
   readonly #lookups = new FailureStreak();
   #serving: Subscription | undefined;
@@ -37,6 +38,7 @@ export class AuditWriterActor {
   constructor(o: AuditWriterActorOptions) {
     this.#bus = o.bus;
     this.#storage = o.storage;
+    this.#holder = o.holder;
     this.#writer = new ChainWriter({
       storage: o.storage,
       spec: auditChainSpec,
@@ -76,6 +78,11 @@ export class AuditWriterActor {
     this.#serving = this.#bus.serve(subjects.auditAppend, ({ data }) => replyOf(async () => ({
       records: await this.#appendOnce(data.entries, data.retry === true),
     })), { queue: 'chain-writer.audit' });
+    // Once the subscription reached the server, say so: recorders send again the batch they sent to
+    // the leader before (dead or stopped) rather than waiting out its timeout (bus/carry.ts).
+    void this.#bus.flush().then(() => {
+      if (this.#serving) this.#bus.publish(subjects.auditWriterLeads, { holder: this.#holder });
+    }).catch(() => undefined);
   }
 
   /**
@@ -84,7 +91,13 @@ export class AuditWriterActor {
    * with their existing record instead of entering the chain twice.
    */
   async #appendOnce(entries: readonly AuditInput[], retry: boolean): Promise<Appended[]> {
-    // Fresh ids cannot be in the chain yet: ask the database only for a retried batch.
+    // Fresh ids cannot be in the chain yet: ask the database only for a retried batch. What is being
+    // committed is taken before asking: an entry committed meanwhile has left #inFlight and may not
+    // be in the answer (a carried batch often arrives while its first send commits, bus/carry.ts).
+    const before = retry ? new Map(entries.flatMap((e) => {
+      const p = this.#inFlight.get(e.id);
+      return p ? [[e.id, p] as const] : [];
+    })) : undefined;
     const committed = retry ? await this.#committedAmong(entries) : new Map<string, Appended>();
     const answers = new Map<string, Promise<Appended>>();
     const fresh: AuditInput[] = [];
@@ -92,7 +105,7 @@ export class AuditWriterActor {
     for (const e of entries) {
       if (answers.has(e.id) || freshIds.has(e.id)) continue;
       const known = committed.get(e.id);
-      const pending = known ? Promise.resolve(known) : this.#inFlight.get(e.id);
+      const pending = known ? Promise.resolve(known) : before?.get(e.id) ?? this.#inFlight.get(e.id);
       if (pending) answers.set(e.id, pending);
       else {
         freshIds.add(e.id);

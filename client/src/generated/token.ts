@@ -3234,7 +3234,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A retry with the same `Idempotency-Key`: the record it made the first time */
+            /** @description A retry with the same `Idempotency-Key` (by the client, or by the edge at a failover): the record the key made first */
             200: {
                 headers: {
                     [name: string]: unknown;

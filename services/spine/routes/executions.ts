@@ -48,7 +48,7 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
         headers: RecordHeaders,
         response: {
           201: answer(Recorded, 'Recorded: the new record'),
-          200: answer(Recorded, 'A retry with the same `Idempotency-Key`: the record it made the first time'),
+          200: answer(Recorded, 'A retry with the same `Idempotency-Key` (by the client, or by the edge at a failover): the record the key made first'),
           ...errorsOf(409),
         },
       },
