@@ -9,7 +9,7 @@ export { createMcpServer } from './server.ts';
 export { ANY_JSON_VALUE } from './schemas.ts';
 export { mcpRoutes, bearerAuthenticator } from './http.ts';
 export { QUOTA_META_KEY, authorize, type Allowed, type AuthorizeDeps } from './authorize.ts';
-export { type McpServerDeps, type McpGateway } from './server.ts';
+export { type McpServerDeps, type McpGateway, type HoldOpen } from './server.ts';
 export { REFUSED, RpcError } from './errors.ts';
 export { traceCall, TRACE_META_KEY, type Governance } from './trace.ts';
 export { mcpMetrics, type McpMetrics } from './metrics.ts';

@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type ServerCapabilities, type Tool,
+  type CallToolResult, type ServerCapabilities, type ServerNotification, type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -44,6 +44,15 @@ export interface McpServerDeps {
  * gateway is a service of its own (services/mcp-gateway: upstream supervision, catalogue, ledger,
  * slots, approvals); the edge knows it only through this port, so nothing here imports it.
  */
+/**
+ * A held call the agent holds open (docs/MCP.md, "Waiting for the decision"): the gateway waits up to
+ * `ms` (never past the request's expiry) for a person to decide, telling the agent it still waits.
+ */
+export interface HoldOpen {
+  readonly ms: number;
+  progress(step: number, message: string): Promise<void>;
+}
+
 export interface McpGateway {
   /** Capabilities announced in `initialize` beside `tools` (the upstreams' resources and prompts). */
   readonly offers: ServerCapabilities;
@@ -53,7 +62,7 @@ export interface McpGateway {
    * A `tools/call` of a name the suite's own tools do not have: undefined when no upstream offers it;
    * else the decided, audited, forwarded and traced call's result (refusals included).
    */
-  call(name: string, args: Record<string, unknown>, deps: McpServerDeps): Promise<CallToolResult> | undefined;
+  call(name: string, args: Record<string, unknown>, deps: McpServerDeps, hold?: HoldOpen): Promise<CallToolResult> | undefined;
   /** Adds the upstreams' resources and prompts handlers to one server. */
   register(server: Server, deps: McpServerDeps): void;
   /** `GET /mcp`'s list-changed notifications: one stream per request, all ended when the listener closes. */
@@ -87,6 +96,28 @@ function prepared(tools: readonly McpTool[]): Prepared {
 }
 
 const SERVER_NAME = 'agent-authority-suite';
+
+/** `_meta` key: how long (seconds, 1-300) a held call sent with a progressToken may wait for its decision. */
+const WAIT_META_KEY = 'agent-authority-suite/wait';
+const DEFAULT_WAIT_S = 60;
+const MAX_WAIT_S = 300;
+
+/**
+ * A call sent with a `progressToken` is held open while it awaits a person's approval (docs/MCP.md,
+ * "Waiting for the decision"): progress notifications until the decision or the bound, default 60 s,
+ * `_meta["agent-authority-suite/wait"]` seconds (whole, 1-300) to choose another. Without a token the
+ * held call is answered at once.
+ */
+function holdOpen(meta: Record<string, unknown> | undefined, notify: (n: ServerNotification) => Promise<void>): HoldOpen | undefined {
+  const token = meta?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+  const asked = meta?.[WAIT_META_KEY];
+  const seconds = Number.isSafeInteger(asked) ? Math.min(MAX_WAIT_S, Math.max(1, asked as number)) : DEFAULT_WAIT_S;
+  return {
+    ms: seconds * 1000,
+    progress: (progress, message) => notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } }),
+  };
+}
 
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
@@ -125,11 +156,11 @@ export function createMcpServer(deps: McpServerDeps): Server {
 
   deps.gateway?.register(server, deps);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const entry = byName.get(name);
     if (entry === undefined) {
-      const forwarded = deps.gateway?.call(name, request.params.arguments ?? {}, deps);
+      const forwarded = deps.gateway?.call(name, request.params.arguments ?? {}, deps, holdOpen(request.params._meta, extra.sendNotification));
       if (forwarded !== undefined) return forwarded;
       // Unknown names are not counted: a label per name a caller makes up would grow without bound.
       throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);

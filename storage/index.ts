@@ -11,7 +11,7 @@ export { type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 
 // Table modules (one per table group).
-export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type NewAuditEntry } from './audit.ts';
+export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, sweepAuditOutbox, deleteAuditOutbox, type NewAuditEntry } from './audit.ts';
 export {
   insertExecutions,
   getExecution,

@@ -43,7 +43,24 @@ export class ApprovalsActor extends BusActor {
         const refusedBy = await store.chargeBudgets(storage.pool, data.charges);
         return { ok: refusedBy === null, refusedBy };
       }, unexpected), queue),
+      bus.serve(s.ran, ({ data }) => replyOf(async () => {
+        const linked = await store.setCallTrace(storage.pool, data.id, data.traceId);
+        if (linked !== null) this.#changed('ran', linked);
+        return { ok: linked !== null };
+      }, unexpected), queue),
     ];
+  }
+
+  /** Tells live views (the dashboard's inbox) that a request changed; identifiers only. */
+  #changed(what: 'held' | 'decided' | 'ran', a: Approval): void {
+    try {
+      this.#o.bus.publish(subjects.approvalsChanged, {
+        what, id: a.id, status: a.status, server: a.server, tool: a.tool, ...(a.callerTenant !== null ? { tenantId: a.callerTenant } : {}),
+      });
+    } catch (err) {
+      // The change is stored: a live view missing it reads it at its next reload.
+      this.#o.logger.warn({ err, id: a.id, what }, 'an approval change could not be published');
+    }
   }
 
   /** What a held call becomes (core/gateway-policy, resolveHeld); an approved one is taken once. */
@@ -57,7 +74,10 @@ export class ApprovalsActor extends BusActor {
       if (used !== null) return { outcome: 'run', approval: used };
       // A racing identical call took it first: this one is held anew.
     }
-    return { outcome: 'pending', approval: await store.insertPending(pool, h) };
+    const pending = await store.insertPending(pool, h);
+    // A racing identical call may have inserted it: either way a reader sees one request (idempotent reads).
+    if (pending.id !== latest?.id) this.#changed('held', pending);
+    return { outcome: 'pending', approval: pending };
   }
 
   async #decide(d: RequestOf<typeof s.decide>): Promise<Approval> {
@@ -73,6 +93,21 @@ export class ApprovalsActor extends BusActor {
     const status = d.decision === 'approve' ? 'approved' : 'denied';
     const decided = await store.recordDecision(pool, { id: a.id, status, by: d.caller.sub, reason: d.reason });
     if (decided === null) throw new SuiteError('CONFLICT', `approval ${a.id} was decided or expired meanwhile; a request is decided once`);
+    let signed = decided;
+    try {
+      signed = await this.#sign(a, decided, d);
+      return signed;
+    } finally {
+      // After the signing: a live reader's next read already links the decision's record.
+      this.#changed('decided', signed);
+      // A gateway holding this call open (a bounded wait) resumes now rather than at its next look.
+      this.#o.bus.publish(s.decided, { id: a.id, status: signed.status });
+    }
+  }
+
+  /** The decision as an audit entry and a signed record on the execution chain (its id stored as `decisionTrace`). */
+  async #sign(a: Approval, decided: Approval, d: RequestOf<typeof s.decide>): Promise<Approval> {
+    const status = decided.status;
     await this.#o.audit.recordEffect({
       subject: d.caller.sub, action: `approval:${d.decision}`, resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
       result: status === 'approved' ? 'allow' : 'deny', reason: (d.reason ?? status).slice(0, 1024), tenantId: a.callerTenant,
@@ -93,7 +128,7 @@ export class ApprovalsActor extends BusActor {
       return decided;
     }
     const traceId = String((recorded.value.record as { id: unknown }).id);
-    await store.setDecisionTrace(pool, a.id, traceId);
+    await store.setDecisionTrace(this.#o.storage.pool, a.id, traceId);
     return { ...decided, decisionTrace: traceId };
   }
 }

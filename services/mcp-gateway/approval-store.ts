@@ -13,7 +13,7 @@ const COLUMNS = sql.fragment`id,
   caller_sub as "callerSub", caller_tenant as "callerTenant", server, tool, args, args_digest as "argsDigest",
   policy_version as "policyVersion", rule_index as "ruleIndex", rule_name as "ruleName", approvers,
   created_at as "createdAt", expires_at as "expiresAt", decided_by as "decidedBy", decided_at as "decidedAt",
-  decision_reason as "decisionReason", decision_trace as "decisionTrace", used_at as "usedAt"`;
+  decision_reason as "decisionReason", decision_trace as "decisionTrace", used_at as "usedAt", call_trace as "callTrace"`;
 
 type Hold = Static<typeof HoldRequest>;
 
@@ -56,6 +56,11 @@ export async function recordDecision(db: CommonQueryMethods, d: { id: string; st
 
 export async function setDecisionTrace(db: CommonQueryMethods, id: string, traceId: string): Promise<void> {
   await db.query(sql.unsafe`update mcp_approvals set decision_trace = ${traceId} where id = ${id}`);
+}
+
+/** The record of the call a used approval let run; set once. */
+export async function setCallTrace(db: CommonQueryMethods, id: string, traceId: string): Promise<Approval | null> {
+  return db.maybeOne(sql.type(Row)`update mcp_approvals set call_trace = ${traceId} where id = ${id} and status = 'used' and call_trace is null returning ${COLUMNS}`);
 }
 
 /** `tenantId`: a tenant's reader sees its own tenant's requests only (as GET /audit). */

@@ -1,17 +1,43 @@
 import type { Bus } from '../../bus/index.ts';
 import type { ApprovalDesk } from './policy-gate.ts';
-import { describeRule, type Policy } from '../../core/gateway-policy/index.ts';
+import type { PolicySource } from './policy-source.ts';
+import { describeRule } from '../../core/gateway-policy/index.ts';
 import { approvalSubjects as s } from './subjects.ts';
 
 /** The gateway's approvals desk over the bus: the approvals actor holds the rows and the counters. */
-export function busDesk(bus: Bus, policy: Policy, where: string): ApprovalDesk {
+export function busDesk(bus: Bus, source: PolicySource, where: string): ApprovalDesk {
+  // One subscription for every call held open in this process, opened at the first.
+  const waiters = new Map<string, Set<() => void>>();
+  let subscribed = false;
+  const subscribe = () => {
+    if (subscribed) return;
+    subscribed = true;
+    bus.subscribe(s.decided, ({ data }) => {
+      for (const wake of waiters.get(data.id) ?? []) wake();
+    });
+  };
   return {
-    policy,
+    source,
     where,
     async hold(h) {
       const r = await bus.request(s.hold, h);
       if (!r.ok) throw new Error(r.error.code);
       return r.value;
+    },
+    decided(id, ms) {
+      subscribe();
+      return new Promise<void>((resolve) => {
+        const set = waiters.get(id) ?? new Set();
+        waiters.set(id, set);
+        const done = () => {
+          clearTimeout(timer);
+          set.delete(done);
+          if (set.size === 0) waiters.delete(id);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        set.add(done);
+      });
     },
     async charge(charges) {
       const r = await bus.request(s.budget, {
@@ -19,6 +45,10 @@ export function busDesk(bus: Bus, policy: Policy, where: string): ApprovalDesk {
       });
       if (!r.ok) throw new Error(r.error.code);
       return r.value.refusedBy;
+    },
+    async ran(approvalId, traceId) {
+      const r = await bus.request(s.ran, { id: approvalId, traceId });
+      if (!r.ok) throw new Error(r.error.code);
     },
   };
 }

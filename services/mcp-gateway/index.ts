@@ -3,10 +3,13 @@ import { Gateway } from './pool.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { upstreamStatusRoute } from './status-route.ts';
 import { gatewayPort } from './port.ts';
+import { PolicySource } from './policy-source.ts';
+import { readMcpPolicy } from '../../config/index.ts';
 import { defineService } from '../kit/index.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
 import { busDesk } from './desk.ts';
+import { policyRoutes } from './policy-routes.ts';
 import { approvalSubjects } from './subjects.ts';
 
 /** What `initialize` reports as the server's version: the MCP surface's, not the package's. */
@@ -38,7 +41,10 @@ export const mcpService = defineService({
     const mcpLogger = logger.child({ component: 'mcp' });
     const gateway = config.mcpUpstreams.length > 0 ? new Gateway(config.mcpUpstreams, mcpLogger) : undefined;
     // The policy file and the approvals desk behind it (absent: every granted upstream call is forwarded).
-    const desk = config.mcpPolicy !== undefined ? busDesk(bus, config.mcpPolicy, `${listenerUrl('token') ?? ''}/approvals`) : undefined;
+    // Reloadable without a restart: SIGHUP or POST /mcp/policy/reload (docs/MCP.md).
+    const file = config.mcpPolicy;
+    const source = file !== undefined ? new PolicySource(file.policy, () => readMcpPolicy(file.path)) : undefined;
+    const desk = source !== undefined ? busDesk(bus, source, `${listenerUrl('token') ?? ''}/approvals`) : undefined;
     // The resource's identifier is the URL clients reach it at (RFC 9728 §3): SUITE_PUBLIC_URL, else the
     // token listener's address, else the request's Host; a token's `aud` must be that or SUITE_AUDIENCE.
     const protectedResource: ProtectedResource = {
@@ -57,9 +63,20 @@ export const mcpService = defineService({
       ...(gateway !== undefined ? { gateway: gatewayPort(gateway, desk) } : {}),
     });
     const approvals = approvalRoutes(bus);
+    const policy = policyRoutes(source);
     return async (app) => {
       await routes(app);
       await approvals(app);
+      await policy(app);
+      if (source !== undefined) {
+        const onHangup = () => {
+          const r = source.reload();
+          if (r.ok) mcpLogger.info({ version: r.version, previous: r.previous }, 'policy file reloaded on SIGHUP');
+          else mcpLogger.error({ problem: r.message, version: r.version }, 'policy file refused on SIGHUP; the old policy stays');
+        };
+        app.addHook('onReady', async () => void process.on('SIGHUP', onHangup));
+        app.addHook('onClose', async () => void process.off('SIGHUP', onHangup));
+      }
       // Served without upstreams too (an empty list): a client or probe need not guess whether one is set.
       await upstreamStatusRoute(gateway)(app);
       if (gateway === undefined) return;

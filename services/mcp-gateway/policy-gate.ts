@@ -1,10 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
-  argsDigest, budgetCharges, decideCall, describeRule, type BudgetCharge, type Policy, type RuleRef,
+  argsDigest, budgetCharges, decideCall, describeRule, unmetCondition, type BudgetCharge, type Policy, type RuleRef,
 } from '../../core/gateway-policy/index.ts';
 import type { AuditSink, Principal } from '../../edge-http/index.ts';
-import type { Governance } from '../../edge-mcp/index.ts';
+import type { Governance, HoldOpen } from '../../edge-mcp/index.ts';
 import type { GatewayTool } from './catalog.ts';
+import type { PolicySource } from './policy-source.ts';
 
 /** The `_meta` key of a held call's approval request, and of a refusal's rule. */
 export const APPROVAL_META_KEY = 'agent-authority-suite/approval';
@@ -26,18 +27,26 @@ interface HeldApproval {
  * storage). Each throws when the desk cannot be reached; the gate then refuses (fail closed).
  */
 export interface ApprovalDesk {
-  readonly policy: Policy;
+  /** The policy in force (reloadable) and its rules' hit counts. */
+  readonly source: PolicySource;
   /** Where a person decides, said to the agent ("GET /approvals on ..."). */
   readonly where: string;
   hold(h: {
     callerSub: string; callerTenant: string | null; server: string; tool: string; args: Record<string, unknown>;
     argsDigest: string; policyVersion: string; ruleIndex: number; ruleName: string | null; approvers: string; ttlSeconds: number;
   }): Promise<{ outcome: 'pending' | 'run' | 'denied'; approval: HeldApproval }>;
+  /** Resolves when request `id` is decided (in any process), or after `ms`, whichever is first. */
+  decided(id: string, ms: number): Promise<void>;
   /** Charge every budget, all or none; the rule of the first at its limit, or null. */
   charge(charges: readonly BudgetCharge[]): Promise<string | null>;
+  /** An approved call ran: its record, so the approval links to it (the dashboard's history). */
+  ran(approvalId: string, traceId: string): Promise<void>;
 }
 
-export type Gate = { run: true; governance?: Governance } | { run: false; result: CallToolResult };
+/** How often a waiting call looks at its request again, and tells the agent it still waits. */
+const WAIT_TICK_MS = 2000;
+
+export type Gate = { run: true; governance?: Governance; approvalId?: string } | { run: false; result: CallToolResult };
 
 const refusal = (text: string, meta: Record<string, unknown>): Gate => ({ run: false, result: { content: [{ type: 'text', text }], isError: true, _meta: meta } });
 const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> = {}) => ({ [POLICY_META_KEY]: { version: policy.version, rule, ...extra } });
@@ -49,13 +58,16 @@ const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> 
  * and holds are audited as denies naming the rule and are tool results with `isError`, never
  * forwarded.
  */
-export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): Promise<Gate> {
-  const { policy } = desk;
+export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal, wait?: HoldOpen): Promise<Gate> {
+  // Read once: the whole call is decided by one version, even if a reload lands meanwhile.
+  const { policy } = desk.source;
   const sub = caller.sub ?? 'anonymous';
   const facts = { server: tool.server, tool: tool.tool, args, caller: { sub, scope: caller.scope, tenant: caller.tenantId ?? null }, time: new Date() };
   const resource = `mcp tools/call ${tool.name}`;
   const deny = (reason: string) => audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
   const decision = decideCall(policy, facts);
+  if (decision.rule !== undefined) desk.source.hit(policy.version, decision.rule.index);
+  let approvalId: string | undefined;
   let governance: Governance | undefined = decision.rule !== undefined
     ? { policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'allow', evaluatedBy: 'mcp-gateway' }
     : undefined;
@@ -67,12 +79,27 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   }
   if (decision.effect === 'approve') {
     const digest = argsDigest(args);
+    const hold = () => desk.hold({
+      callerSub: sub, callerTenant: caller.tenantId ?? null, server: tool.server, tool: tool.tool, args, argsDigest: digest,
+      policyVersion: policy.version, ruleIndex: decision.rule.index, ruleName: decision.rule.name ?? null, approvers: decision.approvers, ttlSeconds: decision.ttlSeconds,
+    });
     let held: Awaited<ReturnType<ApprovalDesk['hold']>>;
+    let waited = false;
     try {
-      held = await desk.hold({
-        callerSub: sub, callerTenant: caller.tenantId ?? null, server: tool.server, tool: tool.tool, args, argsDigest: digest,
-        policyVersion: policy.version, ruleIndex: decision.rule.index, ruleName: decision.rule.name ?? null, approvers: decision.approvers, ttlSeconds: decision.ttlSeconds,
-      });
+      held = await hold();
+      // Held open: look again whenever the request is decided (or every tick), until the bound or its expiry.
+      if (held.outcome === 'pending' && wait !== undefined) {
+        const until = Math.min(Date.now() + wait.ms, Date.parse(held.approval.expiresAt));
+        const id = held.approval.id;
+        for (let step = 1; held.outcome === 'pending' && held.approval.id === id && Date.now() < until; step++) {
+          waited = true;
+          await wait.progress(step, `awaiting a person's approval of request ${id} at ${desk.where}`).catch(() => undefined);
+          await desk.decided(id, Math.max(1, Math.min(WAIT_TICK_MS, until - Date.now())));
+          // Only a request still pending or decided is looked at again: past its expiry it would be held anew.
+          if (Date.now() >= Date.parse(held.approval.expiresAt)) break;
+          held = await hold();
+        }
+      }
     } catch {
       deny('SERVICE_UNAVAILABLE: the approvals desk did not answer');
       return refusal('SERVICE_UNAVAILABLE: this call needs a person\'s approval and the approvals desk did not answer; nothing was done; try again shortly', {});
@@ -86,10 +113,11 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
     }
     if (held.outcome === 'pending') {
       const text = `held: this call awaits a person's approval under ${describeRule(decision.rule)} (request ${a.id}, until ${a.expiresAt}); `
-        + `it was not run. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
+        + `it was not run${waited ? ', and no one decided it while this call waited' : ''}. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
       deny(`held for approval ${a.id} under ${describeRule(decision.rule)}`);
       return refusal(text, meta);
     }
+    approvalId = a.id;
     governance = {
       policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'approved', evaluatedBy: 'mcp-gateway',
       evidence: [`approval:${a.id}`, `approver:${a.decidedBy ?? ''}`, `decidedAt:${a.decidedAt ?? ''}`, ...(a.decisionTrace !== null ? [`approvalRecord:${a.decisionTrace}`] : [])],
@@ -97,6 +125,7 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   }
 
   const charges = budgetCharges(policy, facts);
+  for (const c of charges.ok ? charges.charges : [{ rule: charges.rule }]) desk.source.hit(policy.version, c.rule.index);
   if (!charges.ok) {
     const text = `refused by ${describeRule(charges.rule)} of the gateway's policy: ${charges.reason}`;
     deny(text);
@@ -117,5 +146,22 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
       return refusal(text, ruleMeta(policy, c.rule, { budget: { calls: c.calls, by: c.by, resetAt: c.windowEnd.toISOString() } }));
     }
   }
-  return governance === undefined ? { run: true } : { run: true, governance };
+  return { run: true, ...(governance !== undefined ? { governance } : {}), ...(approvalId !== undefined ? { approvalId } : {}) };
+}
+
+/**
+ * The conditions the caller's token binds to its scope entries (claim `cnd`, docs/MCP.md "Conditions
+ * on a token's scope"), checked by CEL on every upstream call, policy file or not: a condition on a
+ * scope that grants this tool that does not hold refuses the call, naming the scope and the
+ * condition, on the audit trail too.
+ */
+export function conditionGate(audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal): CallToolResult | undefined {
+  if (caller.conditions === undefined) return undefined;
+  const sub = caller.sub ?? 'anonymous';
+  const facts = { server: tool.server, tool: tool.tool, args, caller: { sub, scope: caller.scope, tenant: caller.tenantId ?? null }, time: new Date() };
+  const unmet = unmetCondition(caller.conditions, tool.scope, facts);
+  if (unmet === undefined) return undefined;
+  const text = `refused by your token's condition on ${unmet.scope} (${unmet.condition}): ${unmet.why}; nothing was done`;
+  audit.record({ subject: sub, action: tool.scope, resource: `mcp tools/call ${tool.name}`, result: 'deny', reason: text.slice(0, 1024), tenantId: caller.tenantId });
+  return { content: [{ type: 'text', text }], isError: true, _meta: { [POLICY_META_KEY]: { tokenCondition: { scope: unmet.scope, condition: unmet.condition } } } };
 }

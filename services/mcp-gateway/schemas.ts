@@ -19,6 +19,7 @@ export const ApprovalSchema = Type.Object({
   decidedBy: Nullable(Type.String()), decidedAt: Nullable(Iso), decisionReason: Nullable(Type.String()),
   decisionTrace: Nullable(Type.String({ description: "The decision's record on the execution chain" })),
   usedAt: Nullable(Iso),
+  callTrace: Nullable(Type.String({ description: "The record of the call this approval let run, once it ran" })),
 });
 export type Approval = Static<typeof ApprovalSchema>;
 
@@ -37,6 +38,8 @@ export const ApprovalFilter = Type.Object({
 export const ApprovalList = Type.Object({ approvals: Type.Array(ApprovalSchema) });
 export const DecideBody = Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) }, { additionalProperties: false });
 export const DecideRequest = Type.Object({ id: Text(100), decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]), reason: Nullable(Type.String({ maxLength: 1000 })), caller: CallerSchema });
+
+export const RanRequest = Type.Object({ id: Text(100), traceId: Text(200) });
 
 export const BudgetCharge = Type.Object({ key: Text(64), by: Text(300), windowStart: Iso, calls: Type.Integer({ minimum: 1 }), rule: Type.String() });
 export const BudgetRequest = Type.Object({ charges: Type.Array(BudgetCharge, { maxItems: 1000 }) });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ExecutionClaim } from '../../../bus/index.ts';
+import type { AuditInput, ExecutionClaim } from '../../../bus/index.ts';
 import { executionCanonicalJson, sha256Hex, type Attestation, type Cost, type ExecutionFields, type Governance, type TraceSigner } from '../../../core/chain/index.ts';
 import { insertExecutions, type NewExecution } from '../../../storage/index.ts';
 import type { ChainSpec } from '../../../actors/chain-writer/index.ts';
@@ -11,6 +11,8 @@ export interface ExecutionAppend {
   attested: Attestation;
   timestamp: string;
   idempotencyKey: string | null;
+  /** The edge's audit entry of the decision, committed with the record (never signed, never returned). */
+  audit?: AuditInput;
 }
 
 /** `exec_` and 128 random bits in hex (spec: `exec_<hex>`); unguessable, so ids reveal no order. */
@@ -62,7 +64,7 @@ export function executionChainSpec(signer: TraceSigner): ChainSpec<ExecutionAppe
       const canonical = executionCanonicalJson(fields);
       const hash = sha256Hex(canonical);
       // Signed by `complete`, the whole batch at once (on the signing thread when there is one).
-      return { ...fields, hash, signature: '', idempotencyKey: input.idempotencyKey, canonical };
+      return { ...fields, hash, signature: '', idempotencyKey: input.idempotencyKey, canonical, ...(input.audit ? { audit: input.audit } : {}) };
     },
     async complete(records) {
       const signatures = await signer.signMany(records.map((r) => r.hash));

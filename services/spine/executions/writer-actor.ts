@@ -102,15 +102,21 @@ export class ExecutionWriterActor {
     await this.#writer.stop();
   }
 
-  /** Publish our key, then serve; a database hiccup delays serving, never signs with an unpublished key. */
+  /** Register our key, serve, then announce the key; a database hiccup delays serving, never signs with an unregistered key. */
   async #lead(): Promise<void> {
     const { storage, signer, holder, logger } = this.#o;
     for (let delay = 100; this.#writer.isLeader; delay = Math.min(delay * 2, 5000)) {
       try {
         const ok = await registerTraceKey(storage.pool, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: signer.ephemeral, holder });
         if (!ok) throw new Error(`key id ${signer.keyId} is already published for a different public key`);
+        if (this.#writer.isLeader) {
+          this.#serve();
+          // Announced once the subscription reached the server: edges send the appends they had in
+          // flight again on it (services/spine/routes/carried-append.ts), and find this writer
+          // serving rather than no responders.
+          await this.#o.bus.flush().catch(() => undefined);
+        }
         this.#o.bus.publish(subjects.executionsKeyPublished, { keyId: signer.keyId });
-        if (this.#writer.isLeader) this.#serve();
         return;
       } catch (err) {
         logger?.error({ err, keyId: signer.keyId }, 'could not publish the trace key; not serving appends yet');
@@ -137,6 +143,7 @@ export class ExecutionWriterActor {
     const input: ExecutionAppend = {
       id: newExecutionId(), claim: data.claim, attested: data.attested, timestamp: data.timestamp,
       idempotencyKey: data.idempotencyKey ?? null,
+      ...(data.audit ? { audit: data.audit } : {}),
     };
     if (input.idempotencyKey === null) return { record: publicRecord(await this.#appendOne(input)), replayed: false };
 
@@ -171,7 +178,7 @@ export class ExecutionWriterActor {
 }
 
 function publicRecord(r: NewExecution): ExecutionRecord {
-  const { idempotencyKey: _unsigned, canonical: _stored, ...record } = r;
+  const { idempotencyKey: _unsigned, canonical: _stored, audit: _carried, ...record } = r;
   return record;
 }
 

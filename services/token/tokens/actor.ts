@@ -9,6 +9,7 @@ import { decideValidity, isValidScope, parseDurationSeconds, scopeGrants, suiteS
 import type { AuditBatcher } from '../../../actors/audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 import { normaliseSubject } from '../../../core/subject/index.ts';
+import { conditionsDropped, tokenConditionsProblem } from '../../../core/gateway-policy/index.ts';
 
 import { replyOf } from '../../../actors/base/index.ts';
 import { BusActor } from '../../../actors/base/index.ts';
@@ -72,6 +73,17 @@ export class TokenActor extends BusActor {
         throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue scope "${beyond}": the calling token does not hold it`);
       }
     }
+    if (req.conditions !== undefined) {
+      const problem = tokenConditionsProblem(req.conditions);
+      if (problem !== undefined) throw new SuiteError('INVALID_REQUEST', problem);
+    }
+    // Attenuation of conditions: a bound token hands on its bounds (core/gateway-policy/conditions.ts).
+    const dropped = conditionsDropped(req.caller.conditions, req.conditions);
+    if (dropped !== undefined) {
+      audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `the condition on ${dropped} of the caller's token is not carried`, tenantId: req.caller.tenantId ?? null });
+      await audit.durable();
+      throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue a token without the calling token's condition on "${dropped}": a bound token hands on its bounds`);
+    }
     const aud = req.aud ?? this.#o.audience;
     const now = Math.floor(this.#clock() / 1000);
     const tenantId = req.caller.tenantId;
@@ -86,6 +98,7 @@ export class TokenActor extends BusActor {
         ...(aud !== undefined ? { aud } : {}),
         ...(tenantId !== undefined ? { ten: tenantId } : {}),
         ...(proven ? { prf: true } : {}),
+        ...(req.conditions !== undefined ? { cnd: req.conditions } : {}),
       });
       await insertIssuedToken(tx, {
         jti: minted.jti, sub: req.sub, scope: req.scope, tenantId: tenantId ?? null, kid: minted.kid,
