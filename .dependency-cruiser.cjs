@@ -55,6 +55,27 @@ module.exports = {
       to: { path: [PRODUCT, '^(testing|integration|bench|compose|dashboard)/'], pathNot: '^core/[^/]+/index\\.ts$' },
     },
     {
+      name: 'witness-is-standalone',
+      severity: 'error',
+      comment: 'witness/ is a package of its own, run apart from the suite: its code imports nothing of the server but pure core/, never test code.',
+      from: { path: '^witness/src/', pathNot: '\\.test\\.ts$' },
+      to: { path: [PRODUCT, '^(testing|integration|bench|compose|dashboard|client)/'], pathNot: '^core/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'only-the-cli-runs-the-witness',
+      severity: 'error',
+      comment: '`suite witness` starts the witness through its index.ts; no other product code depends on it.',
+      from: { path: PRODUCT, pathNot: '^cli/' },
+      to: { path: '^witness/' },
+    },
+    {
+      name: 'the-cli-reaches-the-witness-by-its-index',
+      severity: 'error',
+      comment: 'The witness package is reached through witness/src/index.ts only.',
+      from: { path: '^cli/' },
+      to: { path: '^witness/', pathNot: '^witness/src/index\\.ts$' },
+    },
+    {
       name: 'no-product-imports-client',
       severity: 'error',
       comment: 'The suite does not depend on its own client library.',
@@ -78,9 +99,9 @@ module.exports = {
     {
       name: 'routes-do-not-reach-actors',
       severity: 'error',
-      comment: 'Edges hold no domain logic: a service\'s routes reach its actors over the bus only.',
+      comment: 'Edges hold no domain logic: a service\'s routes reach its actors over the bus only (the spine\'s and the token service\'s actors sit in folders of their own).',
       from: { path: '^services/[^/]+/routes' },
-      to: { path: '^(actors/|services/[^/]+/(actor|store))' },
+      to: { path: '^(actors/|services/[^/]+/(actor|store)|services/spine/(executions|tlog|retention)/|services/token/(tokens|tenancy|identities|models|revocation)/)' },
     },
     {
       name: 'index-only-core-actors-services',

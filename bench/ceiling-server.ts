@@ -21,7 +21,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { auditChainSpec } from '../actors/audit/chain-spec.ts';
 import { createThreadedTraceSigner } from '../actors/chain/index.ts';
 import { ChainWriter } from '../actors/chain-writer/index.ts';
-import { executionChainSpec, newExecutionId } from '../actors/executions/chain-spec.ts';
+import { executionChainSpec, newExecutionId } from '../services/spine/executions/chain-spec.ts';
 import { ExecutionBody, executionClaim } from '../bus/index.ts';
 import { validatorCompiler } from '../edge-http/validation.ts';
 import { openStorage } from '../storage/index.ts';

@@ -2,15 +2,21 @@
  * The MCP gateway's cost (issue 27): the latency it adds to a tool call over calling the same
  * upstream directly (p50, p99), and calls per second through it, with the suite's CPU per call.
  *
- *   node bench/mcp-gateway.ts [--calls 2000 --warmup 300 --seconds 10 --concurrency 8]
+ *   node bench/mcp-gateway.ts [--calls 2000 --warmup 300 --seconds 10 --concurrency 8] [--storage data-dir|memory]
  *
- * The suite runs as a child (`suite run all`, embedded: in-memory database, memory bus) with one
+ * The suite runs as a child: by default as users run it, the embedded default with a data folder
+ * (`suite start --data-dir`: embedded Postgres, the audit journal, every answer waiting for its
+ * syncs; issue 34 item 4); with `--storage memory`, `suite run all` (PGlite in memory, no journal,
+ * no sync: the figure before session 13, a second row only). With one
  * upstream, server-everything over stdio (from npm); the bench calls its `echo` tool directly over
  * stdio (its own server-everything process) and through the gateway (Streamable HTTP `/mcp`). A
  * gateway call is the capability check, the audit entry, the forward, and the signed execution
  * record (group-committed), all inside the measured time. Only 127.0.0.1; bounded; self-stopping.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -26,6 +32,7 @@ const { values } = parseArgs({
   options: {
     calls: { type: 'string', default: '2000' }, warmup: { type: 'string', default: '300' },
     seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '8' },
+    storage: { type: 'string', default: 'data-dir' },
   },
 });
 const CALLS = Number(values.calls);
@@ -70,7 +77,9 @@ const machine = await describeMachine();
 const upstreams = writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } });
 const port = await freePort();
 const adminKey = `bench-${randomBytes(8).toString('hex')}`;
-const suite = spawnNode('cli/suite.ts', ['run', 'all'], {
+if (values.storage !== 'data-dir' && values.storage !== 'memory') throw new Error('--storage is data-dir or memory');
+const dataDir = values.storage === 'data-dir' ? join(await mkdtemp(join(tmpdir(), 'suite-gw-bench-')), 'data') : undefined;
+const suite = spawnNode('cli/suite.ts', dataDir === undefined ? ['run', 'all'] : ['start', '--data-dir', dataDir], {
   env: cleanEnv({
     SUITE_TOKEN_PORT: String(port), SUITE_SCHEDULER_PORT: '0', SUITE_BENCH_PORT: '0', SUITE_CONNECTOR_PORT: '0', SUITE_TRUST_PORT: '0',
     SUITE_DASHBOARD_PORT: '0', SUITE_ADMIN_KEY: adminKey, SUITE_HMAC_SECRET: randomBytes(32).toString('hex'), SUITE_LOG_LEVEL: 'warn',
@@ -127,6 +136,8 @@ try {
   process.stdout.write([
     machineMarkdown(machine),
     '',
+    dataDir === undefined ? 'Storage: PGlite in memory (`suite run all`): no journal, no sync.' : 'Storage: the embedded default with its data folder (`suite start --data-dir`): embedded Postgres and the audit journal.',
+    '',
     `Sequential calls of server-everything's \`echo\` (${CALLS} each, after ${WARMUP} warm-up), one client:`,
     '',
     '| path | p50 ms | p90 ms | p99 ms | max ms |',
@@ -144,4 +155,5 @@ try {
 } finally {
   await suite.stop();
   upstreams.cleanup();
+  if (dataDir !== undefined) await rm(join(dataDir, '..'), { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@
  *   (forked by bench/revocation.ts)   node bench/revocation-listener.ts NATS_URL
  */
 import { createBus, connectNatsTransport } from '../bus/index.ts';
-import { RevocationView } from '../actors/revocation/index.ts';
+import { RevocationView } from '../services/token/revocation/index.ts';
 
 export type ListenerRequest = { type: 'clock'; id: number } | { type: 'report' } | { type: 'stop' };
 export type ListenerReply =

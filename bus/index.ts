@@ -6,11 +6,13 @@
 export { createBus, NOTHING_DONE, OUTCOME_UNKNOWN } from './bus.ts';
 export type { MessageKind, TracePropagation } from './bus.ts';
 export { noPropagation } from './receive.ts';
-export { requestSubject, describeMessageProblems } from './define.ts';
+export { requestSubject, eventSubject, describeMessageProblems } from './define.ts';
 export { textProblem, hashedJson, clipText, MAX_STRING_LENGTH, MAX_DEPTH, HASHED_KEYWORD } from './text-rule.ts';
 export { createMemoryNetwork } from './memory-transport.ts';
 export { connectNatsTransport } from './nats-transport.ts';
 export { namespacedTransport } from './namespace.ts';
+export { carrier } from './carry.ts';
+export type { Carrier } from './carry.ts';
 export type {
   Bus,
   EventOf,

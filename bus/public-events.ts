@@ -53,4 +53,12 @@ export const PUBLIC_EVENTS: readonly PublicEvent[] = Object.freeze([
     title: 'Trust write took effect',
     description: 'A trust service write took effect (`what` is its verb: record-event, appeal, create-dispute, breach, …), with the ids it names: read the subject again.',
   },
+  {
+    subject: subjects.approvalsChanged,
+    name: 'approvalChanged',
+    title: 'Held MCP gateway call changed',
+    description: 'A call an approve rule of the gateway\'s policy matched was held (`held`: a new request), decided (`decided`: `status` approved or denied), ' +
+      'or, approved, ran once (`ran`). Identifiers only, never the arguments: read GET /approvals (scope approval:read) for what would run. ' +
+      '`tenantId` is the caller\'s tenant, absent for none.',
+  },
 ]);

@@ -32,6 +32,7 @@ export const subjects = {
   auditAppend: requestSubject('suite.audit.append', audit.AuditAppendRequest, audit.AuditAppendReply),
   auditList: requestSubject('suite.audit.list', audit.AuditListRequest, audit.AuditListReply),
   auditVerify: requestSubject('suite.audit.verify', audit.AuditVerifyRequest, audit.AuditVerifyReply),
+  auditWriterLeads: eventSubject('suite.audit.writer-leads', audit.WriterLeadsEvent),
 
   // `record` is served only by the leading execution chain writer (queue `chain-writer.executions`);
   // the reads by any number of replicas (queue `executions`).
@@ -92,6 +93,8 @@ export const subjects = {
   benchProgress: eventSubject('suite.bench.progress', live.BenchProgressEvent),
   schedulerEvent: eventSubject('suite.events.v1.scheduler.event', live.SchedulerEvent),
   trustChanged: eventSubject('suite.events.v1.trust.changed', live.TrustChangedEvent),
+  // Published by the approvals desk (services/mcp-gateway) when a gateway call is held, decided or run.
+  approvalsChanged: eventSubject('suite.events.v1.approvals.changed', live.ApprovalChangedEvent),
 } as const;
 
 export type { AuditInput } from './schemas/audit.ts';

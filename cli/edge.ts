@@ -4,7 +4,7 @@ import type { Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
-import type { RevocationView } from '../actors/revocation/index.ts';
+import type { RevocationView } from '../services/token/index.ts';
 import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere, type Verified } from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
@@ -89,6 +89,7 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
         ...(c.prf ? { proven: true } : {}),
         ...(c.aud !== undefined ? { aud: c.aud } : {}),
         ...(c.cnf !== undefined ? { jkt: c.cnf.jkt } : {}),
+        ...(c.cnd !== undefined ? { conditions: c.cnd } : {}),
       },
     };
   }
@@ -120,7 +121,7 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
-  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded(), committed: () => d.audit.committed() };
+  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), carry: (decision: AuditDecision) => d.audit.carry(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded(), committed: () => d.audit.committed() };
   const tenants = busTenantResolver(d.bus);
   const meter = busMeter(d.bus);
   const app = await createEdgeApp({

@@ -8,7 +8,7 @@ import { TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
 import { AuditBatcher } from '../actors/audit/index.ts';
 import { unavailableData } from '../actors/base/index.ts';
-import { RevocationView } from '../actors/revocation/index.ts';
+import { RevocationView } from '../services/token/index.ts';
 import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger, createMetricsRegistry, startMetricsListener, startTracing } from '../observability/index.ts';

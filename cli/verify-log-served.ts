@@ -4,7 +4,7 @@
  * hash tile, with a token the entry bundles and the chain's head, and consistency proofs from
  * checkpoints kept earlier (`--since FILE`). Also the chaos tests' check (testing/log-fsck.ts).
  */
-import { fsckLog, openCheckpoint, tilePath, type Checkpoint, type CheckpointPolicy, type FsckReport, type LogSource, type TileRef } from '../core/tlog/index.ts';
+import { fsckLog, logPaths, openCheckpoint, type Checkpoint, type CheckpointPolicy, type FsckReport, type LogSource, type TileRef } from '../core/tlog/index.ts';
 
 export interface ServedLogOptions {
   /** The token listener's base URL, e.g. http://127.0.0.1:8081. */
@@ -38,11 +38,11 @@ export function httpLogSource(base: string, token?: string, timeoutMs = 30_000):
   };
   const source: LogSource = {
     tile: async (ref: TileRef) => {
-      const path = `/executions/log/${tilePath(ref)}`;
+      const path = logPaths.tile(ref);
       return bytes(path, await get(path, false));
     },
     consistency: async (from: number, to: number) => {
-      const path = `/executions/log/consistency?from=${from}&to=${to}`;
+      const path = logPaths.consistency(from, to);
       const res = await get(path, false);
       if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
       const body = (await res.json()) as { proof?: unknown };
@@ -54,7 +54,7 @@ export function httpLogSource(base: string, token?: string, timeoutMs = 30_000):
   return {
     ...source,
     entries: async (ref: TileRef) => {
-      const path = `/executions/log/${tilePath(ref)}`;
+      const path = logPaths.tile(ref);
       const res = await get(path, true);
       // Pruned under retention: the leaves stay, the entries are gone by design (docs/TRACE-FORMAT.md, "Retention").
       if (res.status === 404) {
@@ -77,9 +77,9 @@ async function chainHead(base: string, token: string, timeoutMs: number): Promis
 }
 
 async function latestCheckpoint(base: string, policy: CheckpointPolicy, timeoutMs: number): Promise<{ note: string; checkpoint: Checkpoint }> {
-  const res = await fetch(`${base}/executions/log/checkpoint`, { signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${base}${logPaths.checkpoint}`, { signal: AbortSignal.timeout(timeoutMs) });
   const note = await res.text();
-  if (res.status !== 200) throw new Error(`GET /executions/log/checkpoint answered ${res.status}: ${note.slice(0, 300)}`);
+  if (res.status !== 200) throw new Error(`GET ${logPaths.checkpoint} answered ${res.status}: ${note.slice(0, 300)}`);
   const opened = openCheckpoint(note, policy);
   if (typeof opened === 'string') throw new Error(`the served checkpoint does not open: ${opened}`);
   return { note, checkpoint: opened.checkpoint };

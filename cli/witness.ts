@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { createLogger } from '../observability/index.ts';
-import { startWitness } from '../services/witness/index.ts';
+import { startWitness } from '../witness/src/index.ts';
 import { UsageError } from './usage.ts';
 
 export const WITNESS_USAGE = `  suite witness --data-dir DIR --name NAME --log VKEY [--log VKEY ...] [--host H] [--port N] [--key PEM]

@@ -64,6 +64,13 @@ export class NatsNode {
     return ((await res.json()) as { connections: number }).connections;
   }
 
+  /** The names of the clients connected to this node now (its /connz): the suite names each connection by its holder, `host:pid:random`. */
+  async clientNames(): Promise<string[]> {
+    if (this.#monitorPort === undefined) throw new Error(`nats node ${this.o.name} has no monitor (option monitor)`);
+    const res = await fetch(`http://127.0.0.1:${this.#monitorPort}/connz?limit=1024`, { signal: AbortSignal.timeout(5000) });
+    return ((await res.json()) as { connections?: Array<{ name?: string }> }).connections?.map((c) => c.name ?? '') ?? [];
+  }
+
   get running(): boolean {
     return this.#child?.running ?? false;
   }

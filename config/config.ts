@@ -5,8 +5,7 @@ import { loadTracingSettings, type TracingSettings } from './tracing.ts';
 import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
-import { loadMcpPolicy } from './mcp-policy.ts';
-import type { Policy } from '../core/gateway-policy/index.ts';
+import { loadMcpPolicy, type McpPolicyFile } from './mcp-policy.ts';
 import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
@@ -176,8 +175,8 @@ export interface SuiteConfig {
   readonly bench: BenchSettings;
   /** The MCP gateway's upstream servers, from the file `SUITE_MCP_UPSTREAMS` names (config/mcp-upstreams.ts); none when unset. Holds credentials. */
   readonly mcpUpstreams: readonly McpUpstreamConfig[];
-  /** The gateway's policy file (`SUITE_MCP_POLICY`), checked; undefined without one. */
-  readonly mcpPolicy: Policy | undefined;
+  /** The gateway's policy file (`SUITE_MCP_POLICY`): its path, to reload it, and its policy as checked at start; undefined without one. */
+  readonly mcpPolicy: McpPolicyFile | undefined;
 }
 
 export interface TrustSettings {

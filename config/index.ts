@@ -6,3 +6,4 @@ export { ensureStoredSecrets } from './first-run.ts';
 export { type TracingSettings } from './tracing.ts';
 export { listenerUrl } from './listeners.ts';
 export { type McpUpstreamConfig } from './mcp-upstreams.ts';
+export { readMcpPolicy } from './mcp-policy.ts';

@@ -1,4 +1,4 @@
-import type { ErrorData } from '../bus/index.ts';
+import type { AuditInput, ErrorData } from '../bus/index.ts';
 
 /**
  * What a route requires. Every route declares one (fastify route `config.authority`); the app
@@ -12,10 +12,14 @@ import type { ErrorData } from '../bus/index.ts';
  *   `GET /capabilities`); with `admin: true` the admin key too.
  * - `admin`: the admin key only (identities, model pins).
  * - `tenant`: the `X-Suite-Tenant-Key` header only (`GET /usage`).
+ *
+ * `carry` (scope routes that write through a chain writer: `POST /executions`): the allow's audit
+ * entry is handed to the route (`carriedDecision`) to travel with its write into the write's commit,
+ * instead of being synced to the journal on its own (AuditSink.carry).
  */
 export type Authority =
   | { kind: 'public' }
-  | { kind: 'scope'; scope: string; admin?: boolean }
+  | { kind: 'scope'; scope: string; admin?: boolean; carry?: boolean }
   | { kind: 'token'; admin?: boolean }
   | { kind: 'admin' }
   | { kind: 'tenant' };
@@ -37,6 +41,8 @@ export interface Principal {
   aud?: string;
   /** The DPoP key the token is bound to (claim `cnf.jkt`, RFC 9449 §6). */
   jkt?: string;
+  /** Conditions bound to scope entries (claim `cnd`): scope -> CEL, checked by the MCP gateway (docs/MCP.md). */
+  conditions?: Readonly<Record<string, string>>;
 }
 
 export type Verified = { ok: true; principal: Principal } | { ok: false; error: ErrorData };
@@ -73,8 +79,22 @@ export interface AuditDecision {
   tenantId?: string;
 }
 
+/** An allow whose audit entry travels with the route's write into its commit (AuditSink.carry). */
+export interface CarriedDecision {
+  readonly entry: AuditInput;
+  /** The write committed with the entry in it. */
+  committedWithWrite(): void;
+  /** Resolves once the entry is durable (journaled now unless its write committed it); rejects when it cannot be. */
+  durable(): Promise<void>;
+}
+
 export interface AuditSink {
   record(decision: AuditDecision): void;
+  /**
+   * Record an allow whose entry the route's write will carry into its own commit; answers undefined
+   * (having recorded it as usual) when the sink cannot carry entries. Absent: recorded as usual.
+   */
+  carry?(decision: AuditDecision): CarriedDecision | undefined;
   /**
    * Resolves once every decision recorded so far is durable in the audit chain; rejects when it
    * cannot be made so in time. A guarded route's answer waits for it (route-pipeline.ts).

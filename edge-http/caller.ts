@@ -7,5 +7,6 @@ export function callerOf(request: FastifyRequest): Caller {
   const caller: Caller = { kind: p.kind === 'admin' ? 'admin' : 'token', sub: p.sub ?? 'anonymous', scope: [...p.scope] };
   if (p.jti !== undefined) caller.jti = p.jti;
   if (p.tenantId !== undefined) caller.tenantId = p.tenantId;
+  if (p.conditions !== undefined) caller.conditions = { ...p.conditions };
   return caller;
 }

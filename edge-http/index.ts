@@ -7,6 +7,7 @@ export { billedTenantOf, type Meter } from './plugins/metering.ts';
 export { listRoutes, routeSchemas, type RouteEntry } from './plugins/authority.ts';
 export { sendResult, sendError, errorBody, type ServedElsewhere } from './plugins/errors.ts';
 export { routeMatcher } from './route-match.ts';
+export { carriedDecision } from './carried-decision.ts';
 export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.ts';
 export { ErrorBodySchema, answer, errorsOf } from './responses.ts';
 export { operation, type Tag } from './operations.ts';

@@ -71,7 +71,8 @@ export async function authorize(deps: AuthorizeDeps, d: Decision): Promise<Allow
     }
   };
   const refuse = async (subject: string, error: ErrorData, tenantId?: string, quota?: Quota): Promise<never> => {
-    deps.audit.record({ subject, action: d.scope, resource: d.resource, result: 'deny', reason: error.code, tenantId });
+    // The same words the agent gets (issue 33, item 4): which rule refused and why.
+    deps.audit.record({ subject, action: d.scope, resource: d.resource, result: 'deny', reason: `${error.code}: ${error.message}`.slice(0, 1024), tenantId });
     await durable();
     deps.metrics?.call(d.name, 'refused');
     throw new RpcError(REFUSED, `${error.code}: ${error.message}`, { code: error.code, requiredScope: d.scope, ...(quota ? { quota } : {}) });

@@ -1,10 +1,10 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from 'typebox';
 import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
-import { listChangedStreams } from './gateway/notifications.ts';
 import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
 import type { CapabilityVerifier } from '../edge-http/index.ts';
 
@@ -29,7 +29,7 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
       return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
     }
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
-    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; try again shortly' } };
+    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; nothing was done; try again shortly' } };
     const verified = await verifier.verifyBearer(presented.token);
     if (!verified.ok) return verified;
     if (request === undefined) {
@@ -105,9 +105,17 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
       if (refusal !== undefined) return sendRefusal(reply, refusal);
       const server = createMcpServer({ ...deps, authenticate });
       // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
-      // (request id, access log, metrics) see an ordinary reply.
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // (request id, access log, metrics) see an ordinary reply. A tool call sent with a progressToken
+      // is answered as a stream: a held call may wait for a person, telling the agent so meanwhile.
+      const streamed = asksForProgress(request.body);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
       await server.connect(transport);
+      if (streamed) {
+        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+        // The server lives until the stream ends (the answer sent) or the agent goes away.
+        reply.raw.once('close', () => void server.close());
+        return sendStream(reply, response);
+      }
       try {
         const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
         return await send(reply, response);
@@ -117,7 +125,7 @@ export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
     });
     // With a gateway, GET opens the stream of list-changed notifications; without, there is nothing
     // to send. Stateless: no session to end (the transport spec's 405).
-    const streams = deps.gateway !== undefined ? listChangedStreams(deps.gateway) : undefined;
+    const streams = deps.gateway?.streams;
     if (streams !== undefined) {
       app.addHook('preClose', async () => streams.end());
       app.get('/mcp', {
@@ -154,6 +162,21 @@ function webRequestOf(request: FastifyRequest): Request {
   // The body was read and parsed by the edge (its size limit and JSON rules); the transport gets it as `parsedBody`.
   headers.delete('content-length');
   return new Request(`http://localhost${request.url}`, { method: 'POST', headers });
+}
+
+/** One `tools/call` request whose `_meta` carries a progressToken (a batch or anything else: JSON answers). */
+function asksForProgress(body: unknown): boolean {
+  const m = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null;
+  const token = m?.method === 'tools/call' ? m.params?._meta?.progressToken : undefined;
+  return typeof token === 'string' || typeof token === 'number';
+}
+
+function sendStream(reply: FastifyReply, response: Response): FastifyReply {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
+  });
+  return response.body === null ? reply.send() : reply.send(Readable.fromWeb(response.body as never));
 }
 
 async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {

@@ -6,11 +6,11 @@
 export { defineTool, type McpTool, type ToolOutcome } from './tool.ts';
 export { attestationOf, callerOfPrincipal } from './principal.ts';
 export { createMcpServer } from './server.ts';
-export { REFUSED } from './errors.ts';
 export { ANY_JSON_VALUE } from './schemas.ts';
 export { mcpRoutes, bearerAuthenticator } from './http.ts';
-export { mcpMetrics } from './metrics.ts';
-export { TRACE_META_KEY } from './trace.ts';
-export { Gateway, gatewayMetrics, upstreamStatusRoute, APPROVAL_META_KEY, type UpstreamStatus, type ApprovalDesk } from './gateway/index.ts';
-export { QUOTA_META_KEY } from './authorize.ts';
+export { QUOTA_META_KEY, authorize, type Allowed, type AuthorizeDeps } from './authorize.ts';
+export { type McpServerDeps, type McpGateway, type HoldOpen } from './server.ts';
+export { REFUSED, RpcError } from './errors.ts';
+export { traceCall, TRACE_META_KEY, type Governance } from './trace.ts';
+export { mcpMetrics, type McpMetrics } from './metrics.ts';
 export { type ProtectedResource } from './protected-resource.ts';

@@ -28,7 +28,7 @@ export async function protectedResourceCheck(
   const meta = `resource_metadata="${metadataUrl}"`;
   const hasCredential = request.headers.authorization !== undefined;
   const deny = (subject: string, code: string, message: string, status: 401 | 403, challenge: string, tenantId?: string): Refusal => {
-    audit.record({ subject, action: 'mcp:connect', resource: 'mcp', result: 'deny', reason: code, ...(tenantId !== undefined ? { tenantId } : {}) });
+    audit.record({ subject, action: 'mcp:connect', resource: 'mcp', result: 'deny', reason: `${code}: ${message}`.slice(0, 1024), ...(tenantId !== undefined ? { tenantId } : {}) });
     return { status, challenge, code, message };
   };
   if (!who.ok) {
@@ -45,7 +45,7 @@ export async function protectedResourceCheck(
   const needed = scopeNeeded(request.body, tools);
   if (needed !== undefined && !scopeGrants(p.scope, needed.scope)) {
     // Audited and counted as the MCP layer's own refusal of the call (edge-mcp/authorize.ts).
-    audit.record({ subject: p.sub ?? 'anonymous', action: needed.scope, resource: `mcp tools/call ${needed.name}`, result: 'deny', reason: 'CAPABILITY_INSUFFICIENT', ...(p.tenantId !== undefined ? { tenantId: p.tenantId } : {}) });
+    audit.record({ subject: p.sub ?? 'anonymous', action: needed.scope, resource: `mcp tools/call ${needed.name}`, result: 'deny', reason: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`, ...(p.tenantId !== undefined ? { tenantId: p.tenantId } : {}) });
     metrics?.call(needed.name, 'refused');
     return {
       status: 403, code: 'CAPABILITY_INSUFFICIENT', message: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`,

@@ -1,18 +1,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type Tool,
+  type CallToolResult, type ServerCapabilities, type ServerNotification, type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/index.ts';
 import { scopeGrants } from '../core/capability/index.ts';
-import type { AuditSink, Meter } from '../edge-http/index.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditSink, Meter, Verified } from '../edge-http/index.ts';
 import { authorize, type McpVerified } from './authorize.ts';
 import type { McpTool, ToolOutcome } from './tool.ts';
 import { traceCall, TRACE_META_KEY } from './trace.ts';
-import { forwardCall, gateCall, GATEWAY_OFFERS, registerGatewayOffers, type ApprovalDesk, type Gateway } from './gateway/index.ts';
 import type { McpMetrics } from './metrics.ts';
 import { REFUSED, RpcError } from './errors.ts';
 import { outputSchemaOf, wireSchema } from './schemas.ts';
@@ -36,9 +36,40 @@ export interface McpServerDeps {
   /** Counts calls by tool and result (absent: not counted). */
   readonly metrics?: McpMetrics;
   /** The upstream MCP servers whose tools this server also offers (docs/MCP.md, "The gateway"). */
-  readonly gateway?: Gateway;
-  /** The gateway's policy file and the approvals desk behind it (absent: every granted call is forwarded). */
-  readonly desk?: ApprovalDesk;
+  readonly gateway?: McpGateway;
+}
+
+/**
+ * What the MCP edge asks of the gateway to upstream MCP servers (docs/MCP.md, "The gateway"). The
+ * gateway is a service of its own (services/mcp-gateway: upstream supervision, catalogue, ledger,
+ * slots, approvals); the edge knows it only through this port, so nothing here imports it.
+ */
+/**
+ * A held call the agent holds open (docs/MCP.md, "Waiting for the decision"): the gateway waits up to
+ * `ms` (never past the request's expiry) for a person to decide, telling the agent it still waits.
+ */
+export interface HoldOpen {
+  readonly ms: number;
+  progress(step: number, message: string): Promise<void>;
+}
+
+export interface McpGateway {
+  /** Capabilities announced in `initialize` beside `tools` (the upstreams' resources and prompts). */
+  readonly offers: ServerCapabilities;
+  /** The upstreams' tools, each with the scope a caller needs to see and call it. */
+  tools(): readonly { readonly scope: string; readonly listed: Tool }[];
+  /**
+   * A `tools/call` of a name the suite's own tools do not have: undefined when no upstream offers it;
+   * else the decided, audited, forwarded and traced call's result (refusals included).
+   */
+  call(name: string, args: Record<string, unknown>, deps: McpServerDeps, hold?: HoldOpen): Promise<CallToolResult> | undefined;
+  /** Adds the upstreams' resources and prompts handlers to one server. */
+  register(server: Server, deps: McpServerDeps): void;
+  /** `GET /mcp`'s list-changed notifications: one stream per request, all ended when the listener closes. */
+  readonly streams: {
+    handle(request: FastifyRequest, reply: FastifyReply, authenticate: () => Promise<Verified>): Promise<FastifyReply | undefined>;
+    end(): void;
+  };
 }
 
 interface Prepared {
@@ -66,6 +97,28 @@ function prepared(tools: readonly McpTool[]): Prepared {
 
 const SERVER_NAME = 'agent-authority-suite';
 
+/** `_meta` key: how long (seconds, 1-300) a held call sent with a progressToken may wait for its decision. */
+const WAIT_META_KEY = 'agent-authority-suite/wait';
+const DEFAULT_WAIT_S = 60;
+const MAX_WAIT_S = 300;
+
+/**
+ * A call sent with a `progressToken` is held open while it awaits a person's approval (docs/MCP.md,
+ * "Waiting for the decision"): progress notifications until the decision or the bound, default 60 s,
+ * `_meta["agent-authority-suite/wait"]` seconds (whole, 1-300) to choose another. Without a token the
+ * held call is answered at once.
+ */
+function holdOpen(meta: Record<string, unknown> | undefined, notify: (n: ServerNotification) => Promise<void>): HoldOpen | undefined {
+  const token = meta?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return undefined;
+  const asked = meta?.[WAIT_META_KEY];
+  const seconds = Number.isSafeInteger(asked) ? Math.min(MAX_WAIT_S, Math.max(1, asked as number)) : DEFAULT_WAIT_S;
+  return {
+    ms: seconds * 1000,
+    progress: (progress, message) => notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } }),
+  };
+}
+
 /**
  * The MCP server over the suite's tools (docs/MCP.md): one per connection (stdio) or per request
  * (Streamable HTTP, stateless). It translates `tools/list` and `tools/call` into the capability
@@ -75,7 +128,7 @@ const SERVER_NAME = 'agent-authority-suite';
 export function createMcpServer(deps: McpServerDeps): Server {
   // With a gateway, the lists change when an upstream's do (announced on GET /mcp), and the
   // upstreams' resources and prompts are offered beside the tools.
-  const capabilities = deps.gateway !== undefined ? { tools: { listChanged: true }, ...GATEWAY_OFFERS } : { tools: {} };
+  const capabilities = deps.gateway !== undefined ? { tools: { listChanged: true }, ...deps.gateway.offers } : { tools: {} };
   const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
   const { byName, listed } = prepared(deps.tools);
 
@@ -101,24 +154,14 @@ export function createMcpServer(deps: McpServerDeps): Server {
     return { tools: [...own, ...(deps.gateway?.tools() ?? []).filter((t) => grants(t.scope)).map((t) => t.listed)] };
   });
 
-  if (deps.gateway !== undefined) registerGatewayOffers(server, { ...deps, gateway: deps.gateway });
+  deps.gateway?.register(server, deps);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const entry = byName.get(name);
     if (entry === undefined) {
-      const upstream = deps.gateway?.find(name);
-      if (upstream !== undefined) {
-        const allowed = await authorize(deps, { name: upstream.name, resource: `mcp tools/call ${upstream.name}`, scope: upstream.scope, metered: true });
-        const args = request.params.arguments ?? {};
-        if (deps.desk === undefined) return forwardCall(deps, upstream, args, allowed);
-        const gate = await gateCall(deps.desk, deps.audit, upstream, args, allowed.caller);
-        if (!gate.run) {
-          deps.metrics?.call(upstream.name, 'refused');
-          return gate.result;
-        }
-        return forwardCall(deps, upstream, args, allowed, gate.governance);
-      }
+      const forwarded = deps.gateway?.call(name, request.params.arguments ?? {}, deps, holdOpen(request.params._meta, extra.sendNotification));
+      if (forwarded !== undefined) return forwarded;
       // Unknown names are not counted: a label per name a caller makes up would grow without bound.
       throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${String(name).slice(0, 100)}`);
     }

@@ -1,15 +1,21 @@
-import { writeFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { APPROVAL_META_KEY } from '../edge-mcp/index.ts';
+import { APPROVAL_META_KEY } from '../services/mcp-gateway/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { call, createTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { executionExportLine, type ExecutionRecord } from '../core/chain/index.ts';
+import { runDocumentedScript } from '../testing/trace-format.ts';
+import { verifyReceipt, type ExecutionReceipt } from '../client/src/verify.ts';
 
 /**
  * Approvals, call-time rules and budgets (issue 33) through the real gateway in front of
@@ -185,6 +191,141 @@ describe('held calls', () => {
   });
 });
 
+describe('waiting for the decision', () => {
+  /** Calls echo holding the call open (a progressToken, as the SDK sends with onprogress); `onFirst` runs at the first progress notification. */
+  const waitingEcho = async (client: Awaited<ReturnType<typeof agent>>, message: string, onFirst: (note: { message?: string }) => Promise<unknown>, waitSeconds?: number) => {
+    const notes: Array<{ progress: number; message?: string }> = [];
+    let acted: Promise<unknown> | undefined;
+    const result = (await client.callTool(
+      { name: 'everything__echo', arguments: { message }, ...(waitSeconds !== undefined ? { _meta: { 'agent-authority-suite/wait': waitSeconds } } : {}) },
+      undefined,
+      { onprogress: (p) => { notes.push(p); acted ??= onFirst(p); }, timeout: 120_000 },
+    )) as CallToolResult;
+    return { result, notes, acted: await acted };
+  };
+
+  it('holds the call open with progress notifications until a person approves, then runs it once and answers its result', async () => {
+    const client = await agent('agent-waits');
+    const approver = (await t.mint(['bank:approve'], { sub: 'alice' })).token;
+    const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
+    const before = await forwardedEchoes();
+    const { result, notes, acted } = await waitingEcho(client, 'pay erin 3', async (note) => {
+      // The person reads what would run, then approves it while the agent waits.
+      const pending = (await call(t, '/approvals?caller=agent-waits&status=pending', { token: reader })).body.approvals as Array<{ id: string }>;
+      expect(note.message).toContain(pending[0]?.id);
+      return decide(pending[0]?.id as string, 'approve', approver, 'expected');
+    });
+    expect((acted as { status: number }).status).toBe(200);
+    expect(notes.length).toBeGreaterThanOrEqual(1);
+    expect(result.isError).not.toBe(true);
+    expect(textOf(result)).toContain('pay erin 3');
+    expect((traceOf(result) as unknown as { governance: { evidence: string[] } }).governance.evidence).toEqual(expect.arrayContaining(['approver:alice']));
+    expect(await forwardedEchoes()).toBe(before + 1);
+    // Run once: the same call again is held anew.
+    expect(approvalOf(await echo(client, 'pay erin 3'))).toMatchObject({ status: 'pending' });
+    await client.close();
+  });
+
+  it('answers the refusal when a person denies the call it waits on', async () => {
+    const client = await agent('agent-waits-denied');
+    const approver = (await t.mint(['approval:decide'], { sub: 'bob' })).token;
+    const before = await forwardedEchoes();
+    const { result } = await waitingEcho(client, 'pay frank 9', async (note) => {
+      const id = /request (apr_[0-9a-f]{32})/.exec(note.message ?? '')?.[1] as string;
+      return decide(id, 'deny', approver, 'frank is unknown');
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/denied by bob; it stays denied/);
+    expect(await forwardedEchoes()).toBe(before);
+    await client.close();
+  });
+
+  it('ends a bounded wait nobody decided with the call still held', async () => {
+    const client = await agent('agent-waits-alone');
+    const { result, notes } = await waitingEcho(client, 'pay grace 2', async () => undefined, 1);
+    expect(notes.length).toBeGreaterThanOrEqual(1);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/no one decided it while this call waited/);
+    expect(approvalOf(result)).toMatchObject({ status: 'pending' });
+    await client.close();
+  });
+});
+
+describe('conditions on a token\'s scope', () => {
+  const sum = async (client: Awaited<ReturnType<typeof agent>>, a: number) => (await client.callTool({ name: 'everything__get-sum', arguments: { a, b: 1 } })) as CallToolResult;
+
+  it('lets a token call a tool only while the condition bound to its scope holds for the arguments, saying why on the refusal and the audit trail', async () => {
+    const minted = await call(t, '/auth/token', { admin: true, body: { sub: 'agent-bound', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    expect(minted.status).toBe(200);
+    const client = await connectMcp(t, minted.body.token as string);
+    expect((await sum(client, 9)).isError).not.toBe(true);
+    const refused = await sum(client, 10);
+    expect(refused.isError).toBe(true);
+    const text = 'refused by your token\'s condition on mcp:everything:get-sum (args.a < 10): it does not hold for this call; nothing was done';
+    expect(textOf(refused)).toBe(text);
+    // Other tools of the same token are not bound.
+    expect((await echo(client, 'hello')).isError).not.toBe(true);
+    const audit = await call(t, '/audit?subject=agent-bound&result=deny&limit=10', { admin: true });
+    expect(JSON.stringify(audit.body)).toContain(text.slice(0, 60));
+    await client.close();
+  });
+
+  it('refuses a condition that is not CEL or not on a gateway scope, and a bound token handing on an unbound one', async () => {
+    const bad = await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a <' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/not valid CEL/);
+    expect((await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['audit:read'], conditions: { 'audit:read': 'true' } } })).status).toBe(400);
+    const parent = await call(t, '/auth/token', { admin: true, body: { sub: 'minter', scope: ['mcp:everything:*', 'auth:token:create'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    const child = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'] } });
+    expect(child.status).toBe(403);
+    expect(child.body.error.message).toMatch(/condition on "mcp:everything:get-sum"/);
+    const carried = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    expect(carried.status).toBe(200);
+  });
+});
+
+describe('the approval on the chain', () => {
+  it('signs the call\'s record and the approval\'s record so that openssl and suite verify accept both, and the call\'s receipt names the approver', async () => {
+    const client = await agent('agent-chain');
+    const held = approvalOf(await echo(client, 'pay heidi 4'));
+    const decided = await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token, 'heidi is a payee');
+    const ran = await echo(client, 'pay heidi 4');
+    expect(ran.isError).not.toBe(true);
+    const callRecord = traceOf(ran);
+    const records = (await t.mint(['execution:read'], { sub: 'auditor' })).token;
+    const approvalRecord = (await call(t, `/executions/${decided.body.decisionTrace}`, { token: records })).body as ExecutionRecord;
+    expect(approvalRecord).toMatchObject({ subject: 'alice', module: 'mcp:approvals', action: 'approve', outcome: 'success' });
+    expect((callRecord as unknown as { governance: { evidence: string[] } }).governance.evidence)
+      .toEqual(expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${approvalRecord.id}`]));
+
+    // openssl: each record's Ed25519 signature over its documented bytes (docs/TRACE-FORMAT.md's script).
+    const key = (await (await fetch(t.url('token', '/executions/public-key'))).json()) as { publicKey: string };
+    for (const record of [callRecord, approvalRecord]) {
+      const shell = runDocumentedScript('verify-record', { 'record.line': executionExportLine(record), 'pub.pem': key.publicKey });
+      expect(shell.stderr + shell.stdout).toContain('Signature Verified Successfully');
+      expect(shell.status).toBe(0);
+    }
+
+    // suite verify: the whole exported chain, both records in it.
+    const exported = await (await fetch(t.url('token', '/executions/export'), { headers: { authorization: `Bearer ${records}` } })).text();
+    expect(exported).toContain(callRecord.hash);
+    expect(exported).toContain(approvalRecord.hash);
+    writeFileSync(join(dir, 'chain.trace'), exported);
+    writeFileSync(join(dir, 'pub.pem'), key.publicKey);
+    const repo = new URL('..', import.meta.url).pathname;
+    const verified = await promisify(execFile)(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'chain.trace'), '--public-key', join(dir, 'pub.pem')], { cwd: repo });
+    expect(verified.stdout).toMatch(/valid|verified|ok/i);
+
+    // The call's receipt, verified offline, names the approver and the approval's record.
+    const receipt = (await call(t, `/executions/${callRecord.id}/receipt`, { token: records })).body as ExecutionReceipt;
+    const logVkey = (await (await fetch(t.url('token', '/executions/log/vkey'))).text()).trim();
+    expect(verifyReceipt(receipt, { publicKeyPem: key.publicKey, logVkey })).toMatchObject({ ok: true });
+    expect((receipt.record as unknown as { governance: { evidence: string[] } }).governance.evidence)
+      .toEqual(expect.arrayContaining(['approver:alice', `approvalRecord:${approvalRecord.id}`]));
+    await client.close();
+  });
+});
+
 describe('rules on arguments and budgets', () => {
   it('refuses a call a deny rule\'s CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest', async () => {
     const client = await agent('agent-args');
@@ -221,6 +362,76 @@ describe('rules on arguments and budgets', () => {
     expect((await sum(other)).isError).not.toBe(true);
     await Promise.all([client.close(), other.close()]);
   }, 120_000);
+});
+
+describe('reloading the policy without a restart', () => {
+  const policyOf = async () => call(t, '/mcp/policy', { token: (await t.mint(['approval:read'], { sub: 'auditor' })).token });
+  const reload = async () => call(t, '/mcp/policy/reload', { admin: true, body: {} });
+  const versionOn = (r: CallToolResult) => ((r._meta as Record<string, { version: string }>)['agent-authority-suite/policy'] as { version: string }).version;
+
+  it('shows the rules in force with their hit counts, exactly in the documented shape', async () => {
+    const text = readFileSync(join(dir, 'policy.json'), 'utf8');
+    const before = await policyOf();
+    expect(before.status).toBe(200);
+    expect(Object.keys(before.body).sort()).toEqual(['loadedAt', 'rules', 'version']);
+    expect(before.body.version).toBe(createHash('sha256').update(text).digest('hex'));
+    expect(before.body.rules.map((r: Record<string, unknown>) => ({ ...r, hits: 0 }))).toEqual([
+      { index: 0, server: 'everything', tool: 'echo', effect: 'approve', when: POLICY.rules[0]?.when, hits: 0 },
+      { index: 1, server: 'everything', tool: 'echo', effect: 'deny', when: POLICY.rules[1]?.when, reason: 'echoing secrets is not allowed', hits: 0 },
+      { index: 2, server: 'everything', tool: 'echo', effect: 'approve', when: POLICY.rules[2]?.when, hits: 0 },
+      { index: 3, server: 'everything', tool: 'get-sum', effect: 'budget', hits: 0 },
+    ]);
+    const client = await agent('agent-hits');
+    await echo(client, 'another secret');
+    const after = await policyOf();
+    expect(after.body.rules[1].hits).toBe(before.body.rules[1].hits + 1);
+    expect(after.body.rules[0].hits).toBe(before.body.rules[0].hits);
+    // Reading needs approval:read (or the admin key); reloading the admin key.
+    expect((await call(t, '/mcp/policy', { token: (await t.mint(['mcp:everything:*'], { sub: 'nosy' })).token })).status).toBe(403);
+    expect((await call(t, '/mcp/policy/reload', { token: (await t.mint(['approval:decide'], { sub: 'nosy' })).token, body: {} })).status).toBe(403);
+    await client.close();
+  });
+
+  it('refuses a bad new file naming the rule and keeps the old policy; a good one on SIGHUP changes the version on every decision; a request reloads it back', async () => {
+    const path = join(dir, 'policy.json');
+    const original = readFileSync(path, 'utf8');
+    const old = (await policyOf()).body.version as string;
+    const client = await agent('agent-reload');
+
+    writeFileSync(path, JSON.stringify({ rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }] }));
+    const refused = await reload();
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/rule 1 \("broken"\): when is not valid CEL.*version [0-9a-f]{64}\) stays/);
+    expect((await policyOf()).body.version).toBe(old);
+    const stillOld = await echo(client, 'the secret');
+    expect(textOf(stillOld)).toMatch(/rule 1 \("no-secrets"\)/);
+    expect(versionOn(stillOld)).toBe(old);
+
+    const stricter = { rules: [{ name: 'quiet', server: 'everything', tool: 'echo', when: 'args.message.startsWith("hello")', effect: 'deny', reason: 'say something new' }, ...POLICY.rules] };
+    writeFileSync(path, JSON.stringify(stricter));
+    process.kill(process.pid, 'SIGHUP');
+    const deadline = Date.now() + 10_000;
+    let now = (await policyOf()).body;
+    while (now.version === old) {
+      if (Date.now() > deadline) throw new Error('SIGHUP did not reload the policy');
+      await new Promise((r) => setTimeout(r, 50));
+      now = (await policyOf()).body;
+    }
+    expect(now.version).toBe(createHash('sha256').update(JSON.stringify(stricter)).digest('hex'));
+    expect(now.rules).toHaveLength(5);
+    expect(now.rules.every((r: { hits: number }) => r.hits === 0)).toBe(true);
+    const underNew = await echo(client, 'hello there');
+    expect(textOf(underNew)).toBe('refused by rule 0 ("quiet") of the gateway\'s policy: say something new');
+    expect(versionOn(underNew)).toBe(now.version);
+    expect(versionOn(await echo(client, 'the secret'))).toBe(now.version);
+
+    writeFileSync(path, original);
+    const back = await reload();
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ version: old, previous: now.version });
+    expect((await echo(client, 'hello there')).isError).not.toBe(true);
+    await client.close();
+  });
 });
 
 describe('the policy file at start', () => {

@@ -71,7 +71,7 @@ describe('tenant metering of gateway calls', () => {
     expect(await graphNames(token)).not.toContain('never-made');
     const audit = await call(t, '/audit?subject=over-quota-agent&result=deny&limit=50', { admin: true });
     expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({
-      resource: 'mcp tools/call memory__create_entities', reason: 'QUOTA_EXCEEDED', tenantId: tenant.id,
+      resource: 'mcp tools/call memory__create_entities', reason: expect.stringMatching(/^QUOTA_EXCEEDED: the plan's monthly validations limit \(\d+\) is reached; it resets at /), tenantId: tenant.id,
     })]));
     expect((await usage(tenant)).validations).toBe(10_000);
   });

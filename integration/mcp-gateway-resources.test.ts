@@ -81,7 +81,7 @@ describe('upstream resources through the gateway', () => {
     expect(traceOf(read)).toMatchObject({ action: 'resources/read', scope: ['demo:read'] });
     await expect(client.readResource({ uri: `mcp+everything:${DOC}` })).rejects.toThrow(/^MCP error -32001: CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read$/);
     const audit = await call(t, '/audit?subject=template-reader&result=deny&limit=50', { admin: true });
-    expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ resource: `mcp resources/read mcp+everything:${DOC}`, reason: 'CAPABILITY_INSUFFICIENT' })]));
+    expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ resource: `mcp resources/read mcp+everything:${DOC}`, reason: 'CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read' })]));
     await client.close();
   });
 

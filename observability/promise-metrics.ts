@@ -23,14 +23,14 @@ export interface WatchedChainWriter {
   readonly leaseRenewedAt: number | undefined;
 }
 
-/** What a revocation view exposes to its gauges (actors/revocation RevocationView). */
+/** What a revocation view exposes to its gauges (services/token/revocation RevocationView). */
 export interface WatchedRevocationView {
   readonly size: number;
   /** Clock ms of the last heartbeat, broadcast or snapshot that confirmed the view; 0 before any. */
   readonly lastUpdateMs: number;
 }
 
-/** What the execution log's witness collector exposes to its gauges (actors/execution-log WitnessCollector). */
+/** What the execution log's witness collector exposes to its gauges (services/spine/tlog WitnessCollector). */
 export interface WatchedWitnesses {
   status(): ReadonlyArray<{ readonly name: string; readonly cosignedSize: number; readonly up: boolean }>;
 }

@@ -4,7 +4,7 @@ import { oauthService } from './oauth/index.ts';
 import { schedulerService } from './scheduler/index.ts';
 import { trustService } from './trust/index.ts';
 import { connectorsService } from './connectors/index.ts';
-import { mcpService } from './mcp/index.ts';
+import { mcpService } from './mcp-gateway/index.ts';
 import { benchService } from './bench/index.ts';
 import { dashboardService } from './dashboard/index.ts';
 import type { ServiceModule } from './kit/index.ts';

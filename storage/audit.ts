@@ -100,3 +100,26 @@ export async function findAuditIds(db: CommonQueryMethods, ids: readonly string[
   const rows = await db.any(sql.type(IdRow)`select id, seq, hash from audit_entries where id = any(${sql.array([...ids], 'text')})`);
   return new Map(rows.map((r) => [r.id, r]));
 }
+
+const OutboxRow = rowSchema(Type.Object({ entry: Type.Unknown() }));
+
+/**
+ * The audit outbox (migration 013) swept by the audit chain's leader: rows older than `olderThanMs`
+ * whose entry the chain has are deleted (an edge sent it, the usual case), and the entries of the
+ * others, oldest first (at most `limit`), are answered for the chain to append: their edge committed
+ * the record and died before sending them. One statement: a sweep of an empty outbox writes nothing.
+ */
+export async function sweepAuditOutbox(db: CommonQueryMethods, olderThanMs: number, limit: number): Promise<unknown[]> {
+  const rows = await db.any(sql.type(OutboxRow)`
+    with old as (select id, entry from audit_outbox where created_at < now() - make_interval(secs => ${olderThanMs / 1000})),
+    delivered as (delete from audit_outbox o using old where o.id = old.id and exists (select 1 from audit_entries a where a.id = old.id))
+    select entry from old where not exists (select 1 from audit_entries a where a.id = old.id)
+    order by entry ->> 'timestamp' limit ${limit}`);
+  return rows.map((r) => r.entry);
+}
+
+/** Outbox rows whose entries the chain now has (appended by a sweep). */
+export async function deleteAuditOutbox(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`delete from audit_outbox where id = any(${sql.array([...ids], 'text')})`);
+}

@@ -3,7 +3,7 @@ import { sql, type FragmentSqlToken } from 'slonik';
 /**
  * The five conditions of an execution record as SQL expressions over one `executions` row, for
  * counts and filters over the whole chain without reading it into memory. They mirror
- * actors/executions/read-models/conditions.ts rule for rule (storage/execution-reads.test.ts checks
+ * services/spine/executions/read-models/conditions.ts rule for rule (storage/execution-reads.test.ts checks
  * that both give the same state for arbitrary records, on both storage kinds). Scope matching is
  * the function `execution_scope_granted` of migration 004.
  */

@@ -3,7 +3,7 @@ import type { CommonQueryMethods } from 'slonik';
 import type { ExecutionRecord, PrunedExecution } from '../core/chain/index.ts';
 
 /**
- * Reads of the execution chain for whole-chain verification (actors/executions/verify.ts): every
+ * Reads of the execution chain for whole-chain verification (services/spine/executions/verify.ts): every
  * signed column of every record, by ranges of `seq`, in a form that costs the reading thread next
  * to nothing. executionsPageAfter (storage/executions.ts) makes a typed object per row on the
  * thread that reads (pg's parsers and the row schema: ~6 µs a record, a third of what verification

@@ -10,7 +10,13 @@ import { executionCanonicalJson, type Attestation, type Cost, type ExecutionReco
  * A record as the writer inserts it: the signed record, the unsigned look-up key of a retry, and,
  * when the writer has it, the canonical JSON it hashed (`executionCanonicalJson`).
  */
-export type NewExecution = ExecutionRecord & { idempotencyKey: string | null; canonical?: string };
+export type NewExecution = ExecutionRecord & { idempotencyKey: string | null; canonical?: string; audit?: OutboxEntry };
+
+/**
+ * The audit entry of the decision that let an append through, committed with its record (migration
+ * 013, `audit_outbox`): the record's commit makes both durable. Its JSON as the edge's sink made it.
+ */
+export interface OutboxEntry { id: string }
 
 /**
  * The insert of a group commit (storage/chains.ts insertMovingHead): the batch arrives as ONE json
@@ -30,8 +36,25 @@ const insertStatement = (batch: string) => sql.fragment`
 /** Answers the rows inserted: none when `move` could not move the head. */
 export async function insertExecutions(db: CommonQueryMethods, records: readonly NewExecution[], move?: HeadMove): Promise<number> {
   if (records.length === 0) return 0;
-  return insertMovingHead(db, 'suite_insert_executions', insertStatement(executionBatchJson(records)), move);
+  const outbox = move ? outboxJson(records) : undefined;
+  return insertMovingHead(db, 'suite_insert_executions', insertStatement(executionBatchJson(records)), move, outbox === undefined ? undefined : outboxStatement(outbox));
 }
+
+/** The batch's carried audit entries as one json array, or undefined when none carries one. */
+function outboxJson(records: readonly NewExecution[]): string | undefined {
+  let out: string | undefined;
+  for (const r of records) {
+    if (r.audit === undefined) continue;
+    out = out === undefined ? `[${JSON.stringify(r.audit)}` : `${out},${JSON.stringify(r.audit)}`;
+  }
+  return out === undefined ? undefined : `${out}]`;
+}
+
+/** Written by the records' own statement, and only when the head moved (the records are inserted). */
+const outboxStatement = (entries: string) => sql.fragment`outbox as (
+    insert into audit_outbox (id, entry)
+    select e ->> 'id', e from jsonb_array_elements(${entries}::jsonb) as e
+    where exists (select 1 from moved))`;
 
 /** The json parameter of insertStatement. Hash and signature are hex and base64, quoted all the same. */
 export function executionBatchJson(records: readonly NewExecution[]): string {

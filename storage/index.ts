@@ -11,7 +11,7 @@ export { type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 
 // Table modules (one per table group).
-export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, type NewAuditEntry } from './audit.ts';
+export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, sweepAuditOutbox, deleteAuditOutbox, type NewAuditEntry } from './audit.ts';
 export {
   insertExecutions,
   getExecution,
@@ -26,10 +26,6 @@ export {
 } from './executions.ts';
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
-export {
-  readLogState, advanceLog, readLogTiles, readLastTiles, insertCheckpoint, setCheckpointCosigned, readCheckpoint, readCheckpointOfSize,
-  findPruned, type LogState,
-} from './execution-log.ts';
 export {
   takePruneLock, pruneExecutions, pruneAuditEntries, getPrunedExecution, prunedExecutionsBetween, prunedAuditBetween,
   type PlanCutoff,

@@ -8,9 +8,9 @@ import { edgeVerifier } from '../cli/edge.ts';
 import { createLogger, createMetricsRegistry } from '../observability/index.ts';
 import { mintToken, TokenChecker } from '../actors/capability/index.ts';
 import { createHmacKeyRing, type HmacKeyRing } from '../core/capability/index.ts';
-import { RevocationActor, RevocationView } from '../actors/revocation/index.ts';
+import { RevocationActor, RevocationView } from '../services/token/revocation/index.ts';
 import { createTraceSigner, type ExecutionRecord } from '../core/chain/index.ts';
-import { startExecutionActors, type ExecutionActorsOptions, type RunningExecutionActors } from '../actors/executions/index.ts';
+import { startExecutionActors, type ExecutionActorsOptions, type RunningExecutionActors } from '../services/spine/executions/index.ts';
 
 /**
  * Test-only: the real token-service edge with the execution routes, over the real capability check

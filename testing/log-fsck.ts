@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { expect } from 'vitest';
-import { checkpointPolicyOf } from '../core/tlog/index.ts';
+import { checkpointPolicyOf, logPaths } from '../core/tlog/index.ts';
 import { describeFsck, fsckServedLog } from '../cli/verify-log-served.ts';
 
 /**
@@ -28,7 +28,7 @@ export interface LogIntactOptions {
 }
 
 export async function expectLogIntact(o: LogIntactOptions): Promise<void> {
-  const vkeyAnswer = await fetch(`${o.base}/executions/log/vkey`, { signal: AbortSignal.timeout(30_000) });
+  const vkeyAnswer = await fetch(`${o.base}${logPaths.vkey}`, { signal: AbortSignal.timeout(30_000) });
   const vkey = await vkeyAnswer.text();
   expect(vkeyAnswer.status, vkey).toBe(200);
   const policy = checkpointPolicyOf({ logVkey: vkey });
@@ -45,7 +45,7 @@ export async function expectLogIntact(o: LogIntactOptions): Promise<void> {
 /** The checkpoint the log serves now (signed note), once it has one: keep it to check the log extends it later. */
 export async function servedCheckpoint(base: string): Promise<string> {
   for (;;) {
-    const res = await fetch(`${base}/executions/log/checkpoint`, { signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${base}${logPaths.checkpoint}`, { signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
     if (res.status === 200 && !text.startsWith(`${text.split('\n')[0]}\n0\n`)) return text;
     // None yet, or the empty tree: a checkpoint follows a commit within a second.

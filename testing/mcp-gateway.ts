@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionRecord } from '../core/chain/index.ts';
-import { TRACE_META_KEY, type UpstreamStatus } from '../edge-mcp/index.ts';
+import { TRACE_META_KEY } from '../edge-mcp/index.ts';
+import type { UpstreamStatus } from '../services/mcp-gateway/index.ts';
 import { startTestSuite, type TestSuite } from './suite.ts';
 import { writeUpstreamsFile } from './mcp-upstreams.ts';
 

@@ -158,3 +158,38 @@ describe('the audit sink on a saturated machine (issue 34, item 6)', () => {
     await full.close();
   });
 });
+
+describe('the audit sink at a failover of its writer (issue 34, item 2)', () => {
+  it('sends the batch in flight again, as a retry, as soon as a new writer leads, instead of waiting out its 3 s timeout', async () => {
+    const network = createMemoryNetwork();
+    const edge: Bus = createBus(network.connect());
+    const writers: Bus = createBus(network.connect());
+    const received: string[] = [];
+    const hung: Array<() => void> = [];
+    // The old leader took the batch and died before answering.
+    const dead = writers.serve(subjects.auditAppend, ({ data }) => {
+      received.push(`dead ${data.entries.length} retry=${data.retry === true}`);
+      return new Promise<never>((_, reject) => hung.push(() => reject(new Error('the test is over'))));
+    }, { queue: 'chain-writer.audit' });
+    const sink = new AuditBatcher({ bus: edge });
+    const started = Date.now();
+    const durable = sink.recordAndWait(entry());
+    while (received.length === 0) await new Promise((r) => setImmediate(r));
+    await Promise.race([dead.unsubscribe(), new Promise((r) => setTimeout(r, 10))]);
+    writers.serve(subjects.auditAppend, ({ data }) => {
+      received.push(`new ${data.entries.length} retry=${data.retry === true}`);
+      return { ok: true, value: { records: data.entries.map((e, i) => ({ id: e.id, seq: i + 1, hash: 'h' })) } };
+    }, { queue: 'chain-writer.audit' });
+    await writers.flush();
+    writers.publish(subjects.auditWriterLeads, { holder: 'standby' });
+    await durable;
+    // Before the attempt timer (1 s) and far before the 3 s timeout: the announcement carried it.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    // Three copies (a stopped leader would still take its share of them); one answer is the answer.
+    expect(received).toEqual(['dead 1 retry=false', 'new 1 retry=true', 'new 1 retry=true', 'new 1 retry=true']);
+    await sink.close();
+    for (const release of hung.splice(0)) release();
+    await edge.drain();
+    await writers.drain();
+  });
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeMessageProblems, type Bus } from '../../bus/index.ts';
+import { carrier, describeMessageProblems, type Bus, type Carrier } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { AuditInputSchema } from '../../bus/index.ts';
 import { subjects, type AuditInput } from '../../bus/index.ts';
@@ -29,7 +29,7 @@ export interface AuditBatcherOptions {
   /** How long `recordEffect` waits for the commit before answering anyway (default 1 s). */
   effectWaitMs?: number;
   /**
-   * With a journal: how long entries wait to be sent to the chain together (default 50 ms, or until
+   * With a journal: how long entries wait to be sent to the chain together (default 200 ms, or until
    * `maxBatch` are queued). They are durable once synced to the journal, so the chain's insert need
    * not follow each decision: requests that come one at a time then share one chain commit (one sync)
    * instead of paying one each. Entries someone waits on (recordAndWait, recordEffect, `committed`)
@@ -44,7 +44,29 @@ export interface AuditBatcherOptions {
   metrics?: PromiseMetrics;
 }
 
+/** A batch whose oldest entry is this old (ms) is sent as a retry (the writer skips ids it has). */
+const LATE_MS = 2000;
+
 type Entry = Omit<AuditInput, 'timestamp' | 'tenantId' | 'id'> & { tenantId?: string | null };
+
+/**
+ * A decision whose entry travels with the write it let through, into that write's commit (an
+ * append: its record's statement inserts the entry into `audit_outbox`), so one commit makes both
+ * durable and the journal does not sync for it (issue 34, item 1; docs/DECISIONS.md, "The append's
+ * audit entry in its record's commit").
+ */
+export interface CarriedEntry {
+  /** The entry, to be sent with the write. */
+  readonly entry: AuditInput;
+  /** The write committed with the entry in it (the writer answered that this request made the record). */
+  committedWithWrite(): void;
+  /**
+   * Resolves once the entry is durable: at once when its write committed it; otherwise (refused,
+   * failed, outcome unknown, answered from an earlier request's record) it is written to the
+   * journal now and this waits for that sync. Rejects when it cannot be made durable in time.
+   */
+  durable(): Promise<void>;
+}
 
 interface Buffered {
   entry: AuditInput;
@@ -64,7 +86,8 @@ interface Buffered {
  * cannot hold up every entry behind it.
  */
 export class AuditBatcher {
-  readonly #bus: Bus;
+  /** Sends batches, and sends the one in flight again when a new audit writer leads (bus/carry.ts). */
+  readonly #carrier: Carrier;
   readonly #maxBatch: number;
   readonly #maxBacklog: number;
   readonly #stallMs: number;
@@ -92,6 +115,8 @@ export class AuditBatcher {
   #idle: Array<() => void> = [];
   readonly #durableWaitMs: number;
   readonly #durable = new DurableCount();
+  /** The last journal write: a carried entry counts as durable for others once it is synced. */
+  #journalTail: Promise<void> = Promise.resolve();
   /** With a journal (useJournal): entries synced to it, and replayed entries not yet committed. */
   #journal: AuditJournal | undefined;
   #replayLeft = 0;
@@ -101,13 +126,18 @@ export class AuditBatcher {
   #iso = '';
 
   constructor(o: AuditBatcherOptions) {
-    this.#bus = o.bus;
+    // A batch sent to a leader that died or stopped is sent again (as a retry: the writer skips
+    // the ids it has) when a new writer leads, or after 1 s without an answer, not after the 3 s timeout;
+    // three copies, since a stopped leader still takes its share of them (bus/carry.ts).
+    this.#carrier = carrier(o.bus, { announcedBy: [subjects.auditWriterLeads], attemptMs: 1000, copies: 3 });
     this.#maxBatch = o.maxBatch ?? 2000;
     this.#maxBacklog = o.maxBacklog ?? 200_000;
     this.#stallMs = o.stallMs ?? 10_000;
     this.#effectWaitMs = o.effectWaitMs ?? 1_000;
     this.#durableWaitMs = o.durableWaitMs ?? 3_000;
-    this.#coalesceMs = o.coalesceMs ?? 50;
+    // 200 ms: an agent's requests one at a time, even slow ones (tens of ms each on a busy machine),
+    // share a chain commit; a read of the trail sends at once (`committed`), so nobody waits for it.
+    this.#coalesceMs = o.coalesceMs ?? 200;
     this.#logger = o.logger;
     this.#clock = o.clock ?? Date.now;
     this.#metrics = o.metrics;
@@ -117,6 +147,35 @@ export class AuditBatcher {
   /** Queue an entry; does not wait for the commit. */
   record(entry: Entry): void {
     this.#push({ entry: this.#complete(entry), at: this.#clock() });
+  }
+
+  /**
+   * Queue the entry of a decision whose write will carry it into its own commit (CarriedEntry). It
+   * is sent to the chain like any other, batched, but not written to the journal: the write's commit
+   * is its durable copy, or, when the write did not commit it, the journal write `durable()` makes
+   * then. Answers undefined, having recorded the entry as usual, when there is no journal (the
+   * chain's commit is what an answer waits for then) or the sink is closed.
+   */
+  carry(e: Entry): CarriedEntry | undefined {
+    if (this.#journal === undefined || this.#closed) {
+      this.record(e);
+      return undefined;
+    }
+    const entry = this.#complete(e);
+    const number = this.#push({ entry, at: this.#clock() }, true);
+    let inWrite = false;
+    let journaled: Promise<void> | undefined;
+    return {
+      entry,
+      committedWithWrite: () => {
+        inWrite = true;
+      },
+      durable: () => {
+        if (inWrite) return Promise.resolve();
+        journaled ??= this.#journalCarried(entry, number);
+        return journaled;
+      },
+    };
   }
 
   /**
@@ -269,6 +328,7 @@ export class AuditBatcher {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#carrier.stop();
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     if (this.#coalesceTimer) clearTimeout(this.#coalesceTimer);
@@ -313,11 +373,12 @@ export class AuditBatcher {
     return kept.length;
   }
 
-  #push(b: Buffered): void {
+  /** Answers the entry's number in recording order (what `durable(upTo)` and the chain's settling count). */
+  #push(b: Buffered, carried = false): number {
     if (this.#closed) {
       this.#logger?.error({ id: b.entry.id, action: b.entry.action, resource: b.entry.resource }, 'audit entry recorded after the sink closed; not committed');
       b.done?.(new SuiteError('SERVICE_UNAVAILABLE', 'audit sink closed'));
-      return;
+      return this.#durable.recorded;
     }
     b.link = linkToActive();
     // Bounded labels: the catalogue's codes, `none` for an allow, `other` for any free-text reason.
@@ -325,8 +386,47 @@ export class AuditBatcher {
     this.#durable.record(1);
     if (b.done) this.#waitedOn++;
     this.#buffer.push(b);
-    this.#journal?.append(b.entry).then(() => this.#durable.journaled(1), (err: unknown) => this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain'));
+    const journal = this.#journal;
+    if (journal !== undefined) {
+      // A carried entry is not journaled: its own request waits for it (CarriedEntry.durable), so for
+      // everyone else's `durable(upTo)` it counts as soon as the entries recorded before it are synced.
+      const synced = carried ? this.#journalTail : journal.append(b.entry);
+      const counted = synced.then(() => this.#durable.journaled(1), (err: unknown) => {
+        if (!carried) this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain');
+      });
+      this.#journalTail = synced;
+      void counted;
+    }
     this.#schedule();
+    return this.#durable.recorded;
+  }
+
+  /**
+   * A carried entry whose write did not commit it: journaled now (a line of its own; the chain's
+   * writer skips it if the sink or a sweep already appended it). When the journal cannot be written,
+   * the wait is for the chain's commit of the entry, as for any entry then.
+   */
+  async #journalCarried(entry: AuditInput, number: number): Promise<void> {
+    const journal = this.#journal;
+    if (journal !== undefined) {
+      try {
+        await journal.append(entry);
+        return;
+      } catch (err) {
+        this.#logger?.error({ err }, 'audit journal cannot be written: a carried entry waits for the chain');
+      }
+    }
+    if (this.#settledCount >= number) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#settledWaiters = this.#settledWaiters.filter((w) => w !== waiter);
+        reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${this.#durableWaitMs} ms`));
+      }, this.#durableWaitMs);
+      timer.unref();
+      const waiter = { upTo: number, resolve: () => (clearTimeout(timer), resolve()) };
+      this.#settledWaiters.push(waiter);
+      this.#sendNow();
+    });
   }
 
   #complete(e: Entry): AuditInput {
@@ -390,11 +490,14 @@ export class AuditBatcher {
     try {
       while (this.#buffer.length > 0 && !this.#closed) {
         const batch = this.#buffer.slice(0, this.#maxBatch);
-        const retry = this.#retryDelay > 0 || this.#replayLeft > 0;
+        // Also a retry once its oldest entry is 2 s old: the audit chain's leader may have appended a
+        // carried entry from the outbox by then (its sweep takes rows 3 s old, writer-actor.ts).
+        const retry = this.#retryDelay > 0 || this.#replayLeft > 0 || this.#clock() - (batch[0] as Buffered).at >= LATE_MS;
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
+        const entries = batch.map((b) => b.entry);
         const result = await batchSpan('audit.append', batch.map((b) => b.link), { 'suite.audit.entries': batch.length }, () =>
-          this.#bus.request(subjects.auditAppend, { entries: batch.map((b) => b.entry), ...(retry ? { retry } : {}) }, { timeoutMs: 3000 }));
+          this.#carrier.request(subjects.auditAppend, { entries, ...(retry ? { retry } : {}) }, { deadlineMs: 3000, again: { entries, retry: true } }));
         if (this.#closed) return;
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {

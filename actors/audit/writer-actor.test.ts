@@ -45,3 +45,30 @@ describe('audit writer actor', () => {
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 5 });
   });
 });
+
+describe('audit writer actor, a batch sent again while its first send commits (bus/carry.ts)', () => {
+  it('answers both sends with the same records and writes each entry once', async () => {
+    const storage = await openStorage({});
+    const bus = createBus(createMemoryNetwork().connect());
+    const actor = new AuditWriterActor({ bus, storage, holder: 'test' });
+    await actor.start();
+    try {
+      const entries = Array.from({ length: 50 }, (_, i) => entry(`aud_carried${String(i).padStart(4, '0')}`));
+      const sends = [bus.request(subjects.auditAppend, { entries })];
+      // The carried sends arrive while the first is being committed, at several points of its commit.
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setImmediate(r));
+        sends.push(bus.request(subjects.auditAppend, { entries, retry: true }));
+      }
+      const answers = await Promise.all(sends);
+      expect(answers.map((a) => a.ok), JSON.stringify(answers.find((a) => !a.ok))).toEqual(sends.map(() => true));
+      const records = answers.map((a) => (a.ok ? a.value.records : []));
+      for (const r of records) expect(r).toEqual(records[0]);
+      expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 50 });
+    } finally {
+      await actor.stop();
+      await bus.drain();
+      await storage.close();
+    }
+  }, 30_000);
+});

@@ -27,6 +27,8 @@ export interface CapabilityClaims {
   cnf?: { jkt: string };
   /** The delegation chain (RFC 8693 §4.1). */
   act?: Record<string, unknown>;
+  /** Conditions bound to scope entries (docs/MCP.md, "Conditions on a token's scope"): scope -> CEL. */
+  cnd?: Record<string, string>;
 }
 
 export interface MintInput {
@@ -36,6 +38,8 @@ export interface MintInput {
   aud?: string;
   ten?: string;
   prf?: boolean;
+  /** Conditions bound to scope entries: scope -> CEL, checked by the MCP gateway on each call. */
+  cnd?: Record<string, string>;
   /**
    * OAuth claims (docs/OAUTH.md): `client_id` (RFC 9068 §2.2), `cnf.jkt` binding the token to a DPoP key
    * (RFC 9449 §6), `act` for delegation (RFC 8693 §4.1). Absent on tokens of `POST /auth/token`.
@@ -60,6 +64,7 @@ export async function mintToken(ring: HmacKeyRing, input: MintInput): Promise<Mi
   const claims: JWTPayload & Record<string, unknown> = { scope: input.scope };
   if (input.ten !== undefined) claims.ten = input.ten;
   if (input.prf) claims.prf = true;
+  if (input.cnd !== undefined && Object.keys(input.cnd).length > 0) claims.cnd = input.cnd;
   if (input.oauth?.client_id !== undefined) claims.client_id = input.oauth.client_id;
   if (input.oauth?.cnf !== undefined) claims.cnf = input.oauth.cnf;
   if (input.oauth?.act !== undefined) claims.act = input.oauth.act;
@@ -147,6 +152,8 @@ function toClaims(p: JWTPayload): CapabilityClaims {
   const ten = (p as { ten?: unknown }).ten;
   if (typeof ten === 'string') claims.ten = ten;
   if ((p as { prf?: unknown }).prf === true) claims.prf = true;
+  const cnd = (p as { cnd?: unknown }).cnd;
+  if (cnd !== undefined) claims.cnd = { ...(cnd as Record<string, string>) };
   const { client_id: clientId, cnf, act } = p as { client_id?: unknown; cnf?: { jkt?: unknown }; act?: unknown };
   if (typeof clientId === 'string') claims.client_id = clientId;
   if (typeof cnf?.jkt === 'string') claims.cnf = { jkt: cnf.jkt };

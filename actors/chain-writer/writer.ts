@@ -5,16 +5,8 @@ import type { Link } from '@opentelemetry/api';
 import { backgroundSpan, batchSpan, detached, linkToActive, type ChainMetrics } from '../../observability/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
 import { FailureStreak } from './failure-streak.ts';
-import {
-  acquireChainLease,
-  chainLeaseRemainingMs,
-  ensureChainHead,
-  readChainHead,
-  releaseChainLease,
-  renewChainLease,
-  reclaimChainLease,
-  type HeadMove,
-} from '../../storage/index.ts';
+import { ensureChainHead, readChainHead, type HeadMove } from '../../storage/index.ts';
+import { ChainLease } from './lease.ts';
 
 /**
  * How one chain's records are made and stored. `seal` is pure (hash, and for executions sign);
@@ -95,7 +87,7 @@ interface Sealed<Input, Rec> {
 export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   readonly #o: Required<Pick<ChainWriterOptions<Input, Rec>, 'leaseMs' | 'maxBatch' | 'pipeline'>> & ChainWriterOptions<Input, Rec>;
   #state: State = 'idle';
-  #epoch = 0;
+  readonly #lease: ChainLease;
   #head = { seq: 0, hash: GENESIS_HASH };
   #queue: Pending<Input, Rec>[] = [];
   #flushing: Promise<void> | undefined;
@@ -114,6 +106,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       throw new RangeError(`renewMs (${options.renewMs}) must be shorter than leaseMs (${options.leaseMs})`);
     }
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
+    this.#lease = new ChainLease({ db: options.storage.pool, chain: options.spec.chain, holder: options.holder, leaseMs: this.#o.leaseMs });
     this.#commits = new FailureStreak(options.stallMs, options.clock);
   }
 
@@ -177,7 +170,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       // Let the flush under way finish before draining the rest, so two commits never race.
       await this.#flushing;
       await this.#drainQueue();
-      await releaseChainLease(this.#o.storage.pool, this.#o.spec.chain, this.#o.holder, this.#epoch).catch(() => undefined);
+      await this.#lease.release().catch(() => undefined);
     }
     this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', 'chain writer stopped'));
     this.#state = 'stopped';
@@ -200,21 +193,18 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 
   async #tickLease(): Promise<void> {
-    const { storage, spec, holder, leaseMs } = this.#o;
+    const { spec } = this.#o;
     try {
       if (this.#state === 'leader') {
-        const renewed = await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs)
-          // Late (the event loop was busy past the lease, as in the first seconds after a start):
-          // still ours if nobody took it, by its unchanged epoch (storage/chains.ts, reclaimChainLease).
-          || await reclaimChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs);
+        const renewed = await this.#lease.keep();
         if (!renewed) this.#stepDown('lease lost');
         else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
       } else if (this.#state === 'standby') {
-        const epoch = await acquireChainLease(storage.pool, spec.chain, holder, leaseMs);
+        const epoch = await this.#lease.take();
         this.#retryInMs = undefined;
         if (epoch !== null) await this.#becomeLeader(epoch);
         // A few ms past the expiry, so the next try finds it expired by the database clock.
-        else this.#retryInMs = Math.ceil(await chainLeaseRemainingMs(storage.pool, spec.chain)) + 5;
+        else this.#retryInMs = Math.ceil(await this.#lease.remainingMs()) + 5;
       }
     } catch (err) {
       this.#o.logger?.warn({ err, chain: spec.chain }, 'chain lease check failed');
@@ -227,7 +217,6 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     const head = await readChainHead(this.#o.storage.pool, this.#o.spec.chain);
     if (!head) throw new Error(`chain ${this.#o.spec.chain} has no head row`);
     if (this.#state !== 'standby') return;
-    this.#epoch = epoch;
     this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
     this.#head = { seq: head.seq, hash: head.hash };
     this.#state = 'leader';
@@ -400,7 +389,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (after && (await after) !== undefined) throw fenced();
     const started = performance.now();
     const inserted = await spec.insert(storage.pool, records, {
-      chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: this.#epoch,
+      chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: this.#lease.epoch,
     });
     sealed.seconds = (performance.now() - started) / 1000;
     if (inserted === 0) throw fenced();
@@ -415,15 +404,16 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
    * as re-read, and the fenced batches are sealed anew.
    */
   async #resync(err: unknown): Promise<void> {
-    const { storage, spec, holder, leaseMs } = this.#o;
+    const { storage, spec } = this.#o;
     try {
       const head = await readChainHead(storage.pool as CommonQueryMethods, spec.chain);
       if (!head) throw new Error(`chain ${spec.chain} has no head row`);
-      const byOther = head.epoch !== this.#epoch && (head.seq !== this.#head.seq || head.hash !== this.#head.hash);
+      const byOther = head.epoch !== this.#lease.epoch && (head.seq !== this.#head.seq || head.hash !== this.#head.hash);
       this.#head = { seq: head.seq, hash: head.hash };
       if (!isFenced(err)) return;
       if (byOther) this.#stepDown('fenced by another writer');
-      else if (!(await renewChainLease(storage.pool, spec.chain, holder, this.#epoch, leaseMs))) this.#stepDown('lease lost');
+      else if (!(await this.#lease.keep())) this.#stepDown('lease lost');
+      else this.#leaseRenewedAt = (this.#o.clock ?? Date.now)();
     } catch {
       this.#stepDown('database unreachable after a failed commit');
     }

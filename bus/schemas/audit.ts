@@ -24,6 +24,12 @@ export const AuditAppendReply = Type.Object({
   records: Type.Array(Type.Object({ id: Type.String(), seq: Type.Integer(), hash: Type.String() })),
 });
 
+/**
+ * Internal (not a public event): an audit chain writer has just taken the lease and serves
+ * `suite.audit.append`; recorders send again the batch they have in flight (bus/carry.ts).
+ */
+export const WriterLeadsEvent = Type.Object({ holder: Type.String({ maxLength: 512 }) });
+
 export const AuditEntrySchema = Type.Object({
   id: Type.String(),
   seq: Type.Integer(),

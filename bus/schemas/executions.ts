@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { AuditInputSchema } from './audit.ts';
 
 /**
  * Execution traces (spec, "Execution record"). Every string that is stored and signed is `Text`:
@@ -18,7 +19,7 @@ export const Outcome = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' });
 
 /**
  * Cost as recorded (spec, "Cost object rules"). The rules are also checked by `costProblem`
- * (actors/executions/cost-rules.ts), which names the rule broken; this schema is the last word.
+ * (services/spine/executions/cost-rules.ts), which names the rule broken; this schema is the last word.
  */
 export const CostSchema = Type.Object({
   amount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
@@ -67,6 +68,12 @@ export const RecordRequest = Type.Object({
   timestamp: Iso,
   /** `Idempotency-Key` header: a retry with the same key from the same token subject gets the same record. */
   idempotencyKey: Type.Optional(Type.String({ pattern: '^[\\x20-\\x7E]{1,200}$' })),
+  /**
+   * The audit entry of the edge's decision to let this append through: committed with the record
+   * (storage's `audit_outbox`), so one commit makes both durable (docs/DECISIONS.md, "The append's
+   * audit entry in its record's commit"). Absent: the edge made it durable itself.
+   */
+  audit: Type.Optional(AuditInputSchema),
 });
 export type RecordRequestData = Static<typeof RecordRequest>;
 

@@ -40,3 +40,17 @@ export const TrustChangedEvent = Type.Object({
   subjectId: Type.Optional(Type.String()),
   tenantId: Type.Optional(Type.String()),
 });
+
+/**
+ * A held MCP gateway call changed (issue 33): `held` (a new request), `decided` (approved or
+ * denied), `ran` (the approved call ran once; `callTrace` is its record). Identifiers only, never the
+ * arguments: a reader reads `GET /approvals` again. `tenantId` is the caller's tenant, if any.
+ */
+export const ApprovalChangedEvent = Type.Object({
+  what: Type.Union([Type.Literal('held'), Type.Literal('decided'), Type.Literal('ran')]),
+  id: Type.String(),
+  status: Type.String(),
+  server: Type.String(),
+  tool: Type.String(),
+  tenantId: Type.Optional(Type.String()),
+});

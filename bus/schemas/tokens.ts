@@ -10,6 +10,8 @@ export const CallerSchema = Type.Object({
   scope: Type.Array(Type.String()),
   jti: Type.Optional(Type.String()),
   tenantId: Type.Optional(Type.String()),
+  /** The conditions its token binds to scope entries (claim `cnd`): a token it issues must carry them too. */
+  conditions: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type Caller = Static<typeof CallerSchema>;
 
@@ -19,6 +21,7 @@ export const IssueRequest = Type.Object({
   expiresIn: Type.Optional(Type.String({ maxLength: 16 })),
   aud: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   proof: Type.Optional(Type.Object({ nonce: Type.String({ maxLength: 256 }), signature: Type.String({ maxLength: 512 }) })),
+  conditions: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.String({ minLength: 1, maxLength: 1024 }), { maxProperties: 20 })),
   caller: CallerSchema,
 });
 export const IssueReply = Type.Object({

@@ -74,10 +74,10 @@ export const TOKEN_CLOCK_SKEW_SECONDS = 60;
  * stored form (core/subject), `jti` non-empty, `iat`/`exp` integers (RFC 7519 NumericDate, whole
  * seconds as we mint them), `iat` at most the skew ahead, lifetime `exp - iat` positive and at most
  * MAX_LIFETIME_SECONDS, `scope` an array of well-formed scopes, `ten` (when present) a non-empty
- * string, `aud` a string, `prf` a boolean.
+ * string, `aud` a string, `prf` a boolean, `cnd` an object of scope -> condition text.
  */
 export function tokenClaimsProblem(p: Readonly<Record<string, unknown>>, now: number): string | undefined {
-  const { sub, jti, iat, exp, scope, ten, aud, prf } = p;
+  const { sub, jti, iat, exp, scope, ten, aud, prf, cnd } = p;
   if (typeof sub !== 'string' || !isNormalSubject(sub)) return 'sub is not a subject the issuer mints';
   if (typeof jti !== 'string' || jti === '') return 'jti is missing';
   if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return 'iat and exp must be whole seconds';
@@ -88,5 +88,7 @@ export function tokenClaimsProblem(p: Readonly<Record<string, unknown>>, now: nu
   if (ten !== undefined && (typeof ten !== 'string' || ten === '')) return 'ten must be a string';
   if (aud !== undefined && typeof aud !== 'string') return 'aud must be a string';
   if (prf !== undefined && typeof prf !== 'boolean') return 'prf must be a boolean';
+  if (cnd !== undefined && (typeof cnd !== 'object' || cnd === null || Array.isArray(cnd)
+    || !Object.entries(cnd).every(([k, v]) => isValidScope(k) && typeof v === 'string'))) return 'cnd must map scopes to conditions';
   return undefined;
 }

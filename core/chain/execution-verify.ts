@@ -25,7 +25,7 @@ export type KeyLookup = (keyId: string) => KeyObject | undefined;
 
 /**
  * The two expensive checks of a record, computed ahead of the sequential walk when verification runs
- * on several threads (actors/executions/verify-pool.ts): whether its content hashes to `hash`, and
+ * on several threads (services/spine/executions/verify-pool.ts): whether its content hashes to `hash`, and
  * whether `signature` verifies with the key its `keyId` names (false when there is no such key).
  */
 export interface PrecomputedChecks {

@@ -41,6 +41,8 @@ interface Compiled extends RuleRef {
   readonly server: string;
   readonly tool: RegExp;
   readonly when?: (facts: CallFacts) => unknown;
+  /** The rule as written, for `GET /mcp/policy`: its tool glob and its `when`. */
+  readonly source: { readonly tool: string; readonly when?: string };
 }
 export type EffectRule = Compiled & Effect;
 export type BudgetRule = Compiled & { readonly budget: Budget };
@@ -92,6 +94,38 @@ export function parsePolicy(text: string): Parsed {
   return { ok: true, policy: { version: sha256Hex(text), rules: effects, budgets } };
 }
 
+/**
+ * A CEL condition over a call's facts (`args`, `caller`, `time`, `server`, `tool`), planned once: the
+ * `when` of a rule, and the condition a token binds to a scope (capability-conditions.ts).
+ */
+export function compileCondition(text: string): { ok: true; evaluate: (facts: CallFacts) => unknown } | { ok: false; message: string } {
+  try {
+    const evaluate = plan(celEnv(), parse(text));
+    return {
+      ok: true,
+      evaluate: (f) => evaluate({
+        args: f.args as never, time: f.time.toISOString(), server: f.server, tool: f.tool,
+        caller: { sub: f.caller.sub, scope: [...f.caller.scope], tenant: f.caller.tenant } as never,
+      }),
+    };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
+  }
+}
+
+/** Whether a condition holds for a call: true, false, or why it could not be evaluated (not a boolean, a missing field). */
+export function evaluateCondition(evaluate: (facts: CallFacts) => unknown, f: CallFacts): RuleMatch {
+  let value: unknown;
+  try {
+    value = evaluate(f);
+  } catch (err) {
+    value = err;
+  }
+  if (isCelError(value) || value instanceof Error) return { matched: 'error', message: (value as Error).message };
+  if (typeof value !== 'boolean') return { matched: 'error', message: 'the condition did not give a boolean' };
+  return { matched: value };
+}
+
 type CompiledOne = { ok: true; rule: EffectRule | BudgetRule } | { ok: false; message: string };
 
 function compileRule(raw: unknown, index: number): CompiledOne {
@@ -107,17 +141,12 @@ function compileRule(raw: unknown, index: number): CompiledOne {
   let when: Compiled['when'];
   if (r.when !== undefined) {
     if (typeof r.when !== 'string' || r.when.length === 0 || r.when.length > MAX_WHEN) return at(name, `when must be a CEL expression of 1-${MAX_WHEN} characters`);
-    try {
-      const evaluate = plan(celEnv(), parse(r.when));
-      when = (f) => evaluate({
-        args: f.args as never, time: f.time.toISOString(), server: f.server, tool: f.tool,
-        caller: { sub: f.caller.sub, scope: [...f.caller.scope], tenant: f.caller.tenant } as never,
-      });
-    } catch (err) {
-      return at(name, `when is not valid CEL: ${(err as Error).message}`);
-    }
+    const compiled = compileCondition(r.when);
+    if (!compiled.ok) return at(name, `when is not valid CEL: ${compiled.message}`);
+    when = compiled.evaluate;
   }
-  const base = { index, ...(name !== undefined ? { name } : {}), server: r.server, tool: globToRegExp(r.tool), ...(when ? { when } : {}) };
+  const source = { tool: r.tool, ...(typeof r.when === 'string' ? { when: r.when } : {}) };
+  const base = { index, ...(name !== undefined ? { name } : {}), server: r.server, tool: globToRegExp(r.tool), ...(when ? { when } : {}), source };
 
   if (r.budget !== undefined) {
     if (r.effect !== undefined || r.reason !== undefined || r.approvers !== undefined || r.ttl !== undefined) return at(name, 'a budget rule has no effect, reason, approvers or ttl');
@@ -158,15 +187,7 @@ export type RuleMatch = { matched: true } | { matched: false } | { matched: 'err
 function matches(rule: Compiled, f: CallFacts): RuleMatch {
   if (rule.server !== f.server || !rule.tool.test(f.tool)) return { matched: false };
   if (rule.when === undefined) return { matched: true };
-  let value: unknown;
-  try {
-    value = rule.when(f);
-  } catch (err) {
-    value = err;
-  }
-  if (isCelError(value) || value instanceof Error) return { matched: 'error', message: (value as Error).message };
-  if (typeof value !== 'boolean') return { matched: 'error', message: 'when did not give a boolean' };
-  return { matched: value };
+  return evaluateCondition(rule.when, f);
 }
 
 /**
@@ -223,4 +244,25 @@ export function budgetCharges(policy: Policy, facts: CallFacts): { ok: true; cha
 /** The arguments' digest an approval binds to: SHA-256 (hex) of their RFC 8785 canonical JSON. */
 export function argsDigest(args: Record<string, unknown>): string {
   return sha256Hex(canonicalJson(args));
+}
+
+/** One rule as `GET /mcp/policy` shows it (docs/MCP.md, "Reading and reloading the policy"). */
+export interface RuleView {
+  readonly index: number;
+  readonly server: string;
+  readonly tool: string;
+  readonly effect: 'allow' | 'deny' | 'approve' | 'budget';
+  readonly when?: string;
+  readonly reason?: string;
+}
+
+/** Every rule of the file in its order, as written (a budget rule's effect is `budget`). */
+export function ruleViews(policy: Policy): RuleView[] {
+  const all: Array<EffectRule | BudgetRule> = [...policy.rules, ...policy.budgets].sort((a, b) => a.index - b.index);
+  return all.map((r) => ({
+    index: r.index, server: r.server, tool: r.source.tool,
+    effect: 'budget' in r ? 'budget' : r.effect,
+    ...(r.source.when !== undefined ? { when: r.source.when } : {}),
+    ...('effect' in r && r.effect === 'deny' ? { reason: r.reason } : {}),
+  }));
 }

@@ -2,7 +2,8 @@ import { sha256Hex } from '../chain/index.ts';
 import { HASH_SIZE, leafHash, sameHash } from './hash.ts';
 import type { Checkpoint } from './checkpoint.ts';
 import { verifyConsistency } from './proof.ts';
-import { TILE_HEIGHT, TILE_WIDTH, decodeEntryBundle, tilePath, tileWidthAt, type TileRef } from './tiles.ts';
+import { TILE_HEIGHT, TILE_WIDTH, decodeEntryBundle, tileWidthAt, type TileRef } from './tiles.ts';
+import { tilePath } from './layout.ts';
 import { CompactTree } from './tree.ts';
 
 /**

@@ -17,8 +17,11 @@ export interface Revocation { kind: 'revocation'; jti: string; exp: number }
 /** The trust service wrote something (`what`: record-event, appeal, decide-appeal, create-dispute, …): read again. */
 export interface TrustChanged { kind: 'trust.changed'; what: string; id?: string; subjectId?: string; tenantId?: string }
 
+/** A held MCP gateway call changed (`what`: held, decided, ran): the approvals inbox reads again. */
+export interface ApprovalChanged { kind: 'approval.changed'; what: 'held' | 'decided' | 'ran'; id: string; status: string; server: string; tool: string; tenantId?: string }
+
 /** The socket's events a view may follow (docs/DASHBOARD.md, "The socket"). */
-export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation | TrustChanged;
+export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation | TrustChanged | ApprovalChanged;
 
 type Message =
   | { kind: 'hello'; sub: string; scope: string[]; expiresAt: number | null; services: ServiceHealth[] }

@@ -26,6 +26,8 @@ export const ROUTES: readonly ViewRoute[] = [
   { path: '/connectors', label: 'Connectors', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.Connectors }))) },
   { path: '/connectors/:id', component: lazy(() => import('./views/Connectors').then((m) => ({ default: m.ConnectorView }))) },
   { path: '/gateway', label: 'MCP gateway', component: lazy(() => import('./views/gateway/Gateway').then((m) => ({ default: m.Gateway }))) },
+  { path: '/approvals', label: 'Approvals', component: lazy(() => import('./views/approvals/Approvals').then((m) => ({ default: m.Approvals }))) },
+  { path: '/oauth', label: 'OAuth', component: lazy(() => import('./views/oauth/OAuth').then((m) => ({ default: m.OAuth }))) },
   ...TRUST_ROUTES,
   { path: '/verify', label: 'Verifier', component: lazy(() => import('./views/Verifier').then((m) => ({ default: m.Verifier }))) },
 ];

@@ -5,7 +5,8 @@ const [now, setNow] = createSignal(Date.now());
 window.setInterval(() => setNow(Date.now()), 30_000);
 
 /** "just now", "3 min ago", "2 h ago", "5 days ago"; a time ahead of now reads "in 3 min". */
-export function relative(iso: string, at = now()): string {
+// The clock ticks twice a minute: a time made since its last tick is not "in a few seconds".
+export function relative(iso: string, at = Math.max(now(), Date.now())): string {
   const ms = at - Date.parse(iso);
   if (!Number.isFinite(ms)) return iso;
   const ahead = ms < 0;

@@ -6,6 +6,7 @@ import { ADMIN_KEY_HEADER, TENANT_KEY_HEADER } from '../credentials.ts';
 import { presentationProblem, presentedToken } from '../dpop.ts';
 import { ADMIN, setPrincipal } from '../principal.ts';
 import { markBilledTenant } from './metering.ts';
+import { keepCarried } from '../carried-decision.ts';
 
 /**
  * Resolves `X-Suite-Tenant-Key` (spec, Authentication rule 6): on `tenant` routes, and beside the
@@ -41,7 +42,7 @@ export function guardFor(authority: Authority, resources: Resources, deps: Capab
     case 'public':
       return null;
     case 'scope':
-      return scopeGuard(authority.scope, authority.admin === true, resources, deps);
+      return scopeGuard(authority.scope, authority.admin === true, resources, deps, authority.carry === true);
     case 'token':
       return scopeGuard(null, authority.admin === true, resources, deps);
     case 'admin':
@@ -55,6 +56,8 @@ interface Decision {
   readonly action: string;
   readonly resources: Resources;
   readonly audit: AuditSink;
+  /** The allow's entry travels with the route's write (Authority `carry`). */
+  readonly carry?: boolean;
 }
 
 function resourceOf(decision: Decision, request: FastifyRequest): string {
@@ -63,14 +66,18 @@ function resourceOf(decision: Decision, request: FastifyRequest): string {
 }
 
 function allow(d: Decision, request: FastifyRequest, principal: Principal, subject: string): void {
-  d.audit.record({
+  const decision = {
     subject,
     action: d.action,
     resource: resourceOf(d, request),
-    result: 'allow',
+    result: 'allow' as const,
     reason: 'granted',
     tenantId: principal.tenantId,
-  });
+  };
+  if (d.carry === true && d.audit.carry !== undefined) {
+    const carried = d.audit.carry(decision);
+    if (carried !== undefined) keepCarried(request, carried);
+  } else d.audit.record(decision);
   setPrincipal(request, principal);
 }
 
@@ -142,9 +149,9 @@ async function resolveOrDeny(d: Decision, request: FastifyRequest, subject: stri
  * key and that header is present, the admin key decides alone: a wrong key is 401 even beside a
  * valid token, so a caller never gets a different authority than the one it presented.
  */
-function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Resources, deps: CapabilityDeps): Guard {
+function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Resources, deps: CapabilityDeps, carry = false): Guard {
   // `null`: any valid token will do (authority kind `token`); audited under the action `token`.
-  const d: Decision = { action: scope ?? 'token', resources, audit: deps.audit };
+  const d: Decision = { action: scope ?? 'token', resources, audit: deps.audit, carry };
   const { verifier } = deps;
   return async function checkScope(request) {
     if (acceptsAdmin) {
@@ -158,7 +165,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
     const { token, scheme } = presented;
     // Fail closed (rule 10): a token cannot be trusted while revocations may be missing.
     if (!verifier.revocationTrusted()) {
-      deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; try again shortly');
+      deny(d, request, 'anonymous', 'REVOCATION_UNAVAILABLE', 'revocation status unavailable; nothing was done; try again shortly');
     }
     const verified = await verifyOrDeny(d, request, verifier, token);
     const principal = verified.principal;

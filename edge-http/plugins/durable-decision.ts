@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditSink } from '../authority.ts';
 import type { Guard } from './capability.ts';
 import { errorBody } from './errors.ts';
+import { carriedDecision } from '../carried-decision.ts';
 
 /**
  * A guarded route's last onSend hook: the answer leaves only once the audit entry of its decision
@@ -32,6 +33,8 @@ export function durableDecision(audit: AuditSink) {
     },
     async awaitDurable(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
       try {
+        // A carried allow (Authority `carry`): durable with its write's commit, or journaled now.
+        await carriedDecision(request)?.durable();
         await durable(marks.get(request));
         return payload;
       } catch (err) {

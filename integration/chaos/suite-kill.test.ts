@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import { Child, inherited, listenerPorts, waitFor, zeroPorts } from '../../compose/local-cluster.ts';
 import { SERVICES } from '../../config/index.ts';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
-import { startAppendLoad, type Ack } from './append-load.ts';
+import { startAppendLoad, type Ack } from '../../testing/append-load.ts';
 import { expectLogIntact, servedCheckpoint } from '../../testing/log-fsck.ts';
 
 /**

@@ -120,7 +120,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", error="insufficient_scope", scope="auth:token:create"/);
     await expect.poll(() => audit('mcp-agent-narrow')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'auth:token:create', resource: 'mcp tools/call mint_token', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT' }),
+      expect.objectContaining({ action: 'auth:token:create', resource: 'mcp tools/call mint_token', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT: the token does not grant auth:token:create' }),
     ]));
     await client.close();
   });

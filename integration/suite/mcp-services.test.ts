@@ -196,7 +196,7 @@ describe('bench tools', () => {
     // Refused at the HTTP layer (403 insufficient_scope, RFC 6750 §3.1), the body naming the scope.
     expect(String(refused)).toMatch(/CAPABILITY_INSUFFICIENT.*bench:run/);
     await expect.poll(() => audit('mcp-bench-reader')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'bench:run', resource: 'mcp tools/call run_benchmark', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT' }),
+      expect.objectContaining({ action: 'bench:run', resource: 'mcp tools/call run_benchmark', result: 'deny', reason: expect.stringMatching(/^CAPABILITY_INSUFFICIENT: (the )?token does not grant bench:run$/) }),
     ]));
   });
 });

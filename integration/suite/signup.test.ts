@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
-import { SIGNUPS_PER_HOUR } from '../../actors/tenancy/index.ts';
+import { SIGNUPS_PER_HOUR } from '../../services/token/tenancy/index.ts';
 import { call, claimsOf } from '../../testing/tenancy.ts';
 import { SIGNUP_SCOPES } from '../../services/token/routes/signup.ts';
 

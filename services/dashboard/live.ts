@@ -17,6 +17,7 @@ export type LiveMessage =
   /** Nested: the scheduler's event has a `kind` of its own (`schedule-fired`, `task-attempt`, …). */
   | { kind: 'scheduler.event'; event: EventOf<typeof subjects.schedulerEvent> }
   | ({ kind: 'trust.changed' } & EventOf<typeof subjects.trustChanged>)
+  | ({ kind: 'approval.changed' } & EventOf<typeof subjects.approvalsChanged>)
   | { kind: 'bye'; reason: string };
 
 /** The subprotocol the dashboard speaks; the token travels beside it (`bearer.<token>`), never echoed. */
@@ -40,6 +41,7 @@ const SCOPE_TRACES = 'execution:read';
 const SCOPE_REVOCATIONS = 'auth:token:revoke';
 const SCOPE_BENCH = 'bench:read';
 const SCOPE_TRUST = 'trust:read';
+const SCOPE_APPROVALS = 'approval:read';
 /** Any of these reads the scheduler's state over HTTP (queue, schedules, its log): so it may watch it. */
 const SCOPES_SCHEDULER = ['queue:read', 'schedule:read', 'runtime:read'];
 
@@ -77,6 +79,10 @@ export class LiveHub {
       this.bus.subscribe(subjects.trustChanged, ({ data }) => {
         // As over HTTP: a caller of no tenant reads every tenant's trust rows, a tenant's its own.
         this.broadcast((c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_TRUST), { kind: 'trust.changed', ...data });
+      }),
+      this.bus.subscribe(subjects.approvalsChanged, ({ data }) => {
+        // As GET /approvals: a caller of no tenant (or the admin key) reads every tenant's requests, a tenant's its own.
+        this.broadcast((c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_APPROVALS), { kind: 'approval.changed', ...data });
       }),
       this.bus.subscribe(subjects.schedulerEvent, ({ data }) => {
         this.broadcast((c) => (c.principal.tenantId ?? '') === data.namespace && SCOPES_SCHEDULER.some((s) => scopeGrants(c.principal.scope, s)), { kind: 'scheduler.event', event: data });

@@ -1,9 +1,8 @@
 import { subjects } from '../../bus/index.ts';
 import { AuditReaderActor, AuditWriterActor } from '../../actors/audit/index.ts';
-import { startExecutionActors } from '../../actors/executions/index.ts';
+import { startExecutionActors } from './executions/index.ts';
 import { createThreadedTraceSigner } from '../../actors/chain/index.ts';
-import { RevocationActor } from '../../actors/revocation/index.ts';
-import { RetentionPruner } from '../../actors/retention/index.ts';
+import { RetentionPruner } from './retention/index.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
 import { executionLogRoutes, executionReadRoutes, executionRoutes } from './routes/index.ts';
 import { logKey } from '../../core/tlog/index.ts';
@@ -12,21 +11,20 @@ import { executionTools } from './mcp-tools.ts';
 
 /**
  * The spine every service stands on: the audit chain (every decision of every listener is recorded
- * on it), the execution chain (traces, their reads and verification), and revocation (every edge
- * keeps its view from it). It has no listener of its own: the token listener serves the execution
- * chain's routes, and the dashboard's serves them too (same origin for the browser).
+ * on it) and the execution chain (traces, their reads and verification, the transparency log,
+ * retention). Revocation, which every edge keeps a view of, is the token service's. It has no
+ * listener of its own: the token listener serves the execution chain's routes, and the dashboard's serves them too (same origin for the browser).
  * Its tables are the suite's own migrations (storage/migrations), which every other set builds on.
  */
 export const spineService = defineService({
   name: 'spine',
   listener: 'token',
   alsoOn: ['dashboard'],
-  actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation'],
+  actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions'],
   readiness: {
     'actor:chain-writer': subjects.auditAppend.subject,
     'actor:audit': subjects.auditList.subject,
     'actor:executions': subjects.executionsGet.subject,
-    'actor:revocation': subjects.revocationSnapshot.subject,
   },
   mcpTools: executionTools,
   routes({ bus }) {
@@ -77,14 +75,6 @@ export const spineService = defineService({
       const reader = new AuditReaderActor({ bus, storage });
       reader.start();
       actors.push({ name: 'audit-reader', stop: () => reader.stop() });
-    }
-    if (ctx.has('actor:revocation')) {
-      const revocation = new RevocationActor({
-        bus, storage, heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
-        logger: logger.child({ component: 'revocation' }),
-      });
-      revocation.start();
-      actors.push({ name: 'revocation', stop: () => revocation.stop() });
     }
     return { actors, ...(writers.length > 0 ? { stalled: () => writers.some((w) => w.stalled) } : {}) };
   },

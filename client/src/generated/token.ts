@@ -858,6 +858,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP gateway's policy in force: its version, when it was loaded, and each rule with its hit count */
+        get: operations["getMcpPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp/policy/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read the policy file again: a good file replaces the policy in force, a bad one is refused and the old stays */
+        post: operations["reloadMcpPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp/upstreams": {
         parameters: {
             query?: never;
@@ -2198,6 +2232,7 @@ export interface operations {
                             argsDigest: string;
                             callerSub: string;
                             callerTenant: string | null;
+                            callTrace: string | null;
                             /** @description RFC 3339, UTC */
                             createdAt: string;
                             decidedAt: string | null;
@@ -2308,6 +2343,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
@@ -2435,6 +2471,7 @@ export interface operations {
                         argsDigest: string;
                         callerSub: string;
                         callerTenant: string | null;
+                        callTrace: string | null;
                         /** @description RFC 3339, UTC */
                         createdAt: string;
                         decidedAt: string | null;
@@ -2709,6 +2746,10 @@ export interface operations {
             content: {
                 "application/json": {
                     aud?: string;
+                    /** @description CEL conditions bound to MCP gateway scopes (`mcp:<server>:<tool>`, globs allowed): a call the scope grants runs only when its condition holds for the call's arguments (docs/MCP.md, "Conditions on a token's scope") */
+                    conditions?: {
+                        [key: string]: string;
+                    };
                     expiresIn?: string;
                     proof?: {
                         nonce: string;
@@ -3282,7 +3323,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A retry with the same `Idempotency-Key`: the record it made the first time */
+            /** @description A retry with the same `Idempotency-Key` (by the client, or by the edge at a failover): the record the key made first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6159,6 +6200,203 @@ export interface operations {
             };
             /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMcpPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules in file order; hit counts since this version was loaded in this process */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description RFC 3339, UTC */
+                        loadedAt: string;
+                        rules: {
+                            effect: "allow" | "deny" | "approve" | "budget";
+                            /** @description Calls this rule decided (or, a budget rule, counted) in this process since this version was loaded */
+                            hits: number;
+                            /** @description The rule's place in the file, from 0 */
+                            index: number;
+                            /** @description A deny rule's reason, as the agent is shown it */
+                            reason?: string;
+                            server: string;
+                            /** @description The tool name or glob, as written */
+                            tool: string;
+                            /** @description The CEL condition, as written */
+                            when?: string;
+                        }[];
+                        /** @description SHA-256 (hex) of the policy file's bytes: the version on every decision */
+                        version: string;
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadMcpPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Nothing: the file is read again from the path SUITE_MCP_POLICY names */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The version now in force and the one before it (equal when the file did not change) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description RFC 3339, UTC */
+                        loadedAt: string;
+                        /** @description SHA-256 (hex) of the policy file's bytes: the version on every decision */
+                        previous: string;
+                        /** @description SHA-256 (hex) of the policy file's bytes: the version on every decision */
+                        version: string;
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, the query, a path parameter or a header (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource is not in a state that allows this (CONFLICT) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Bus } from '../../../bus/index.ts';
 import { LogConsistencyReply, LogProofReply, LogReceiptReply, subjects } from '../../../bus/index.ts';
-import { parseTilePath, TILE_WIDTH } from '../../../core/tlog/index.ts';
+import { logPaths, LOG_PREFIX, parseTilePath, TILE_WIDTH } from '../../../core/tlog/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { answer, errorsOf, operation, sendError, sendResult } from '../../../edge-http/index.ts';
 import { answerNotFound } from './pruned.ts';
@@ -27,7 +27,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export function executionLogRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
-    app.get('/executions/log/checkpoint', {
+    app.get(logPaths.checkpoint, {
       config: { authority: { kind: 'public' } },
       schema: { ...operation('transparency-log', 'getLogCheckpoint', 'The latest signed checkpoint (C2SP tlog-checkpoint, signed note)'), response: { 200: NOTE } },
     }, async (_request, reply) => {
@@ -38,7 +38,7 @@ export function executionLogRoutes(bus: Bus): EdgeRoutes {
       return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(r.value.note);
     });
 
-    app.get('/executions/log/vkey', {
+    app.get(logPaths.vkey, {
       config: { authority: { kind: 'public' } },
       schema: { ...operation('transparency-log', 'getLogVerifierKey', 'The checkpoints\' verifier key (signed-note vkey)'), response: { 200: NOTE } },
     }, async (_request, reply) => {
@@ -49,12 +49,12 @@ export function executionLogRoutes(bus: Bus): EdgeRoutes {
 
     // One wildcard for `tile/<L>/<N>[.p/<W>]`: N spans several segments. The static `entries`
     // segment of the next route wins over it (find-my-way), so hash tiles and bundles are apart.
-    app.get('/executions/log/tile/*', {
+    app.get(logPaths.tileRoute, {
       config: { authority: { kind: 'public' } },
       schema: { ...operation('transparency-log', 'getLogTile', 'A hash tile: <L>/<N>[.p/<W>], N in x-segments (C2SP tlog-tiles)'), response: { 200: TILE } },
     }, async (request, reply) => tileAnswer(bus, reply, parseTilePath(wildcard(request.params)), 'hashes'));
 
-    app.get('/executions/log/tile/entries/*', {
+    app.get(logPaths.entriesRoute, {
       config: { authority: { kind: 'scope', scope: 'execution:read' } },
       schema: { ...operation('transparency-log', 'getLogEntryBundle', 'An entry bundle: <N>[.p/<W>] (C2SP tlog-tiles)'), response: { 200: TILE } },
     }, async (request, reply) => {
@@ -65,7 +65,7 @@ export function executionLogRoutes(bus: Bus): EdgeRoutes {
       return tileAnswer(bus, reply, parseTilePath(`entries/${wildcard(request.params)}`), 'entries');
     });
 
-    app.get('/executions/log/consistency', {
+    app.get(`${LOG_PREFIX}/consistency`, {
       config: { authority: { kind: 'public' } },
       schema: { ...operation('transparency-log', 'getLogConsistencyProof', 'A consistency proof between two tree sizes (RFC 6962)'), querystring: ConsistencyQuery, response: { 200: answer(LogConsistencyReply, 'The proof') } },
     }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogConsistency, request.query)));

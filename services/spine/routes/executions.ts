@@ -4,7 +4,7 @@ import { subjects, ExecutionBody, executionClaim } from '../../../bus/index.ts';
 import { KeyId, SuppliedRecordSchema } from '../../../bus/index.ts';
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import { sendError, sendResult } from '../../../edge-http/index.ts';
-import { answer, errorsOf, operation } from '../../../edge-http/index.ts';
+import { answer, carriedDecision, errorsOf, operation } from '../../../edge-http/index.ts';
 import { answerNotFound } from './pruned.ts';
 import { carryAppends } from './carried-append.ts';
 
@@ -41,14 +41,15 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
     const appends = carryAppends(bus);
     app.addHook('onClose', async () => appends.stop());
     app.post('/executions', {
-      config: { authority: { kind: 'scope', scope: 'execution:record' } },
+      // The allow's audit entry is committed with the record: one durable write per append (issue 34, item 1).
+      config: { authority: { kind: 'scope', scope: 'execution:record', carry: true } },
       schema: {
         ...operation('executions', 'recordExecution', 'Record an execution: hashed, chained and signed'),
         body: ExecutionBody,
         headers: RecordHeaders,
         response: {
           201: answer(Recorded, 'Recorded: the new record'),
-          200: answer(Recorded, 'A retry with the same `Idempotency-Key`: the record it made the first time'),
+          200: answer(Recorded, 'A retry with the same `Idempotency-Key` (by the client, or by the edge at a failover): the record the key made first'),
           ...errorsOf(409),
         },
       },
@@ -57,13 +58,18 @@ export function executionRoutes(bus: Bus): EdgeRoutes {
       if (!made.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: made.message });
       const p = request.principal;
       const key = request.headers['idempotency-key'];
+      const decision = carriedDecision(request);
       const result = await appends.record({
         claim: made.claim,
         // What the edge knows for certain: the verified token's claims and the time of arrival.
         attested: { jti: p.jti ?? null, sub: p.sub ?? 'anonymous', scope: [...p.scope], proven: p.proven === true, tenantId: p.tenantId ?? null },
         timestamp: new Date().toISOString(),
         ...(key !== undefined ? { idempotencyKey: key } : {}),
+        ...(decision !== undefined ? { audit: decision.entry } : {}),
       });
+      // Made by this request: its record's commit holds the entry. Otherwise (refused, failed, unknown,
+      // or a retry answered with an earlier request's record) the answer waits for the journal's copy.
+      if (decision !== undefined && result.ok && !result.value.replayed) decision.committedWithWrite();
       if (!result.ok) return sendError(reply, result.error);
       return reply.code(result.value.replayed ? 200 : 201).send(result.value.record);
     });

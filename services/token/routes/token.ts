@@ -19,6 +19,10 @@ export const TokenRequest = Type.Object({
     nonce: Type.String({ minLength: 1, maxLength: 256 }),
     signature: Type.String({ minLength: 1, maxLength: 512 }),
   }, { additionalProperties: false })),
+  conditions: Type.Optional(Type.Record(Scope, Type.String({ minLength: 1, maxLength: 1024 }), {
+    maxProperties: 20,
+    description: 'CEL conditions bound to MCP gateway scopes (`mcp:<server>:<tool>`, globs allowed): a call the scope grants runs only when its condition holds for the call\'s arguments (docs/MCP.md, "Conditions on a token\'s scope")',
+  })),
 }, { additionalProperties: false });
 
 export const ValidateBody = Type.Object({

@@ -1,4 +1,4 @@
-/** The MCP gateway's answers (edge-mcp/gateway/status-route.ts; docs/MCP.md, "The gateway"). */
+/** The MCP gateway's answers (services/mcp-gateway/status-route.ts; docs/MCP.md, "The gateway"). */
 export interface UpstreamRow {
   name: string;
   transport: 'stdio' | 'http';
