@@ -62,7 +62,7 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   }
   const outcome = await grant.handle({
     params: req.form, client, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
-    deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger },
+    deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger, checker: deps.checker, federation: deps.federation },
   });
   if (!outcome.ok) return refuse(outcome.error, client.clientId, tenant);
   const subject = normaliseSubject(outcome.mint.sub);

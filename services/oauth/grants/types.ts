@@ -3,6 +3,8 @@ import type { Bus } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
 import type { OAuthError } from '../../../core/oauth/index.ts';
 import type { OAuthClient } from '../clients.ts';
+import type { TokenChecker } from '../../../actors/capability/index.ts';
+import type { Federation } from '../federation.ts';
 
 /**
  * The interface every grant module implements (grants/README.md). The token endpoint authenticates the
@@ -30,6 +32,10 @@ export interface GrantDeps {
   readonly bus: Bus;
   readonly storage: Storage;
   readonly logger: Logger;
+  /** The suite's own token check (a suite token presented as a grant's input: token exchange). */
+  readonly checker: TokenChecker;
+  /** Trusted outside issuers (`SUITE_OAUTH_TRUSTED_ISSUERS`); undefined: none configured. */
+  readonly federation: Federation | undefined;
 }
 
 /** The capability token a grant asks the endpoint to mint. */
