@@ -188,3 +188,41 @@ describe('suite tokens exchanged: attenuation and delegation', () => {
     expect((await exchange({ subject_token: live.token, subject_token_type: 'urn:ietf:params:oauth:token-type:saml2' })).body).toMatchObject({ error: 'invalid_request' });
   });
 });
+
+describe('the read routes the dashboard shows', () => {
+  it('GET /oauth/issuers lists the trusted issuers without keys, to the admin key or a token holding oauth:read', async () => {
+    const reader = await t.mint(['oauth:read'], { sub: 'dashboard-viewer' });
+    const res = await fetch(t.url('token', '/oauth/issuers'), { headers: { authorization: `Bearer ${reader.token}` } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toEqual({ issuers: [
+      { issuer: K8S, audience: 'suite', jwksSource: 'inline', subjects: [{ match: 'system:serviceaccount:payments:*', scope: ['audit:read', 'execution:read'], maxLifetime: '15m' }] },
+      { issuer: ci, audience: 'https://suite.example', jwksSource: 'uri', subjects: [{ match: 'repo:acme/*:ref:refs/heads/main', scope: ['execution:read'], maxLifetime: '1h' }] },
+    ] });
+    expect(JSON.stringify(body)).not.toMatch(/"kty"|"n":/);
+    const admin = await fetch(t.url('token', '/oauth/issuers'), { headers: { 'x-suite-admin-key': t.adminKey } });
+    expect(admin.status).toBe(200);
+    const other = await t.mint(['audit:read']);
+    expect((await fetch(t.url('token', '/oauth/issuers'), { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(403);
+    expect((await fetch(t.url('token', '/oauth/issuers'))).status).toBe(401);
+  });
+
+  it('GET /oauth/grants lists granted and refused requests newest first, with the refusal\'s error', async () => {
+    const granted = await exchange({ subject_token: await k8sToken({ sub: 'system:serviceaccount:payments:grants-view' }), subject_token_type: JWT_TYPE, scope: 'execution:read' });
+    expect(granted.status).toBe(200);
+    const refused = await exchange({ subject_token: await k8sToken({ aud: 'elsewhere' }), subject_token_type: JWT_TYPE, scope: 'audit:read' });
+    expect(refused.status).toBe(400);
+    const reader = await t.mint(['oauth:read']);
+    await expect.poll(async () => {
+      const res = await fetch(t.url('token', '/oauth/grants?limit=2'), { headers: { authorization: `Bearer ${reader.token}` } });
+      const body = (await res.json()) as { grants: unknown[] };
+      if (body.grants === undefined) throw new Error(JSON.stringify(body));
+      return body.grants;
+    }).toEqual([
+      { at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), grantType: EXCHANGE, clientId: publicClientId, sub: publicClientId, outcome: 'refused', error: 'invalid_grant', scope: ['audit:read'] },
+      { at: expect.any(String), grantType: EXCHANGE, clientId: publicClientId, sub: `${K8S}#system:serviceaccount:payments:grants-view`, outcome: 'granted', scope: ['execution:read'] },
+    ]);
+    const bad = await fetch(t.url('token', '/oauth/grants?limit=1e2'), { headers: { 'x-suite-admin-key': t.adminKey } });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -8,6 +8,7 @@ import { authenticateClient } from './client-auth.ts';
 import { verifyDpopProof } from './dpop.ts';
 import { GRANTS, type GrantModule, type TokenToMint } from './grants/index.ts';
 import { newFamilyId, storeRefreshToken } from './refresh.ts';
+import { insertGrantLog } from './grant-log.ts';
 import type { OAuthDeps } from './deps.ts';
 import type { HttpAnswer, oauthSubjects } from './subjects.ts';
 import type { OAuthClient } from './clients.ts';
@@ -41,6 +42,11 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   const refuse = (error: OAuthError, who: string, tenantId: string | null = null, basic = false): Answer => {
     deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
     deps.counter.inc({ grant_type: metric, outcome: error.error });
+    // The recent-grants view (GET /oauth/grants) is a convenience beside the audit entry: not waited for.
+    void insertGrantLog(deps.storage.pool, {
+      grantType: grantType === '' ? '(none)' : grantType, clientId: who, sub: who, outcome: 'refused', error: error.error, tenantId,
+      scope: (req.form.scope ?? '').split(' ').filter((s) => s !== ''),
+    }).catch((err: unknown) => deps.logger.warn({ err }, 'could not log a refused grant for GET /oauth/grants'));
     return errorAnswer(error, basic);
   };
   if (grantType === '') return refuse(oauthError('invalid_request', 'grant_type is required'), req.form.client_id ?? 'anonymous');
@@ -67,7 +73,7 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   if (!outcome.ok) return refuse(outcome.error, client.clientId, tenant);
   const subject = normaliseSubject(outcome.mint.sub);
   if (!subject.ok) return refuse(oauthError('invalid_grant', `the token's subject ${subject.problem}`), client.clientId, tenant);
-  const issued = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now);
+  const issued = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now, grantType);
   await deps.audit.recordAndWait({
     subject: client.clientId, action: 'oauth:token', resource: `grant:${grantType}`, result: 'allow',
     reason: clipText(`issued ${issued.jti} to ${subject.subject}${dpopJkt !== undefined ? ' (DPoP-bound)' : ''}${outcome.note !== undefined ? `, ${outcome.note}` : ''} with scope ${outcome.mint.scope.join(' ')}`, 1024),
@@ -97,7 +103,7 @@ function grantAllowed(grant: GrantModule, client: OAuthClient): OAuthError | und
 }
 
 /** Mint and record the access token, and the rotated or new refresh token, in one transaction. */
-async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: string | undefined, now: number) {
+async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: string | undefined, now: number, grantType: string) {
   const aud = m.aud ?? deps.audience;
   return deps.storage.pool.transaction(async (tx) => {
     const minted = await mintToken(deps.ring, {
@@ -110,6 +116,7 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
     await insertIssuedToken(tx, {
       jti: minted.jti, sub: m.sub, scope: [...m.scope], tenantId: m.tenantId ?? null, kid: minted.kid, iat: minted.iat, exp: minted.exp, proven: m.proven === true,
     });
+    await insertGrantLog(tx, { grantType, clientId: client.clientId, sub: m.sub, outcome: 'granted', scope: m.scope, tenantId: m.tenantId ?? null });
     let refreshToken: string | undefined;
     if (m.refresh !== undefined) {
       refreshToken = await storeRefreshToken(tx, {
