@@ -74,6 +74,7 @@ export {
   lockSubject,
   insertIdentity,
   findIdentity,
+  findIdentityByKey,
   suspendIdentity,
   insertNonce,
   consumeNonce,

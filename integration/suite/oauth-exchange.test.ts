@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KeyObject } from 'node:crypto';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,5 +225,38 @@ describe('the read routes the dashboard shows', () => {
     ]);
     const bad = await fetch(t.url('token', '/oauth/grants?limit=1e2'), { headers: { 'x-suite-admin-key': t.adminKey } });
     expect(bad.status).toBe(400);
+  });
+});
+
+describe('a private_key_jwt client whose key is an enrolled identity\'s', () => {
+  it('gets client-credentials tokens in the identity\'s name with the proof claim, and none at all once the identity is suspended', async () => {
+    const keys = await generateKeyPair('EdDSA', { extractable: true });
+    const pem = KeyObject.from(keys.publicKey).export({ type: 'spki', format: 'pem' }) as string;
+    const admin = { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey };
+    const enrolled = await fetch(t.url('token', '/identities'), { method: 'POST', headers: admin, body: JSON.stringify({ subject: 'ledger-agent', kind: 'agent', publicKeyPem: pem }) });
+    expect(enrolled.status).toBe(201);
+    const reg = await fetch(t.url('token', '/oauth/register'), {
+      method: 'POST', headers: admin,
+      body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'execution:read', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [await exportJWK(keys.publicKey)] } }),
+    });
+    const { client_id: clientId } = (await reg.json()) as { client_id: string };
+    const config = await oidc.discovery(new URL(t.url('token')), clientId, undefined, oidc.PrivateKeyJwt(keys.privateKey), insecure);
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'execution:read' });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: 'ledger-agent', prf: true, client_id: clientId });
+    // A client with a key no identity holds keeps acting as itself, without the claim.
+    const other = await generateKeyPair('EdDSA', { extractable: true });
+    const reg2 = await fetch(t.url('token', '/oauth/register'), {
+      method: 'POST', headers: admin,
+      body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'execution:read', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [await exportJWK(other.publicKey)] } }),
+    });
+    const plainId = ((await reg2.json()) as { client_id: string }).client_id;
+    const plain = await oidc.clientCredentialsGrant(await oidc.discovery(new URL(t.url('token')), plainId, undefined, oidc.PrivateKeyJwt(other.privateKey), insecure), { scope: 'execution:read' });
+    expect(decodeJwt(plain.access_token)).toMatchObject({ sub: plainId });
+    expect(decodeJwt(plain.access_token).prf).toBeUndefined();
+    const suspended = await fetch(t.url('token', '/identities/ledger-agent/suspend'), { method: 'POST', headers: admin, body: JSON.stringify({ reason: 'key leaked' }) });
+    expect(suspended.status).toBe(200);
+    expect((await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    // Suspended: the key authenticates nobody any more, neither as the identity nor as the client.
+    await expect(oidc.clientCredentialsGrant(config, { scope: 'execution:read' })).rejects.toMatchObject({ error: 'invalid_client', error_description: expect.stringMatching(/suspended identity "ledger-agent"/) });
   });
 });

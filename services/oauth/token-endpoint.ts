@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { clipText } from '../../bus/index.ts';
-import { insertIssuedToken } from '../../storage/index.ts';
+import { findIdentity, insertIssuedToken, lockSubject } from '../../storage/index.ts';
 import { mintToken } from '../../actors/capability/index.ts';
 import { normaliseSubject } from '../../core/subject/index.ts';
 import { oauthError, oauthStatus, type OAuthError } from '../../core/oauth/index.ts';
@@ -67,13 +67,15 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
     dpopJkt = proof.jkt;
   }
   const outcome = await grant.handle({
-    params: req.form, client, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
+    params: req.form, client, identity: auth.identity, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
     deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger, checker: deps.checker, federation: deps.federation },
   });
   if (!outcome.ok) return refuse(outcome.error, client.clientId, tenant);
   const subject = normaliseSubject(outcome.mint.sub);
   if (!subject.ok) return refuse(oauthError('invalid_grant', `the token's subject ${subject.problem}`), client.clientId, tenant);
-  const issued = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now, grantType);
+  const minted = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now, grantType);
+  if (!minted.ok) return refuse(oauthError('invalid_grant', minted.problem), client.clientId, tenant);
+  const { issued } = minted;
   await deps.audit.recordAndWait({
     subject: client.clientId, action: 'oauth:token', resource: `grant:${grantType}`, result: 'allow',
     reason: clipText(`issued ${issued.jti} to ${subject.subject}${dpopJkt !== undefined ? ' (DPoP-bound)' : ''}${outcome.note !== undefined ? `, ${outcome.note}` : ''} with scope ${outcome.mint.scope.join(' ')}`, 1024),
@@ -106,6 +108,13 @@ function grantAllowed(grant: GrantModule, client: OAuthClient): OAuthError | und
 async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: string | undefined, now: number, grantType: string) {
   const aud = m.aud ?? deps.audience;
   return deps.storage.pool.transaction(async (tx) => {
+    if (m.proven) {
+      // As POST /issue (actors/identities/issuance.ts): the subject's lock first, then its status, so a
+      // suspension either waits for this token's row or is seen here. Refused, never thrown (slonik).
+      await lockSubject(tx, m.sub, 'shared');
+      const identity = await findIdentity(tx, m.sub);
+      if (identity === null || identity.status !== 'active') return { ok: false as const, problem: `identity "${m.sub}" is suspended or no longer enrolled; no new tokens are issued in its name` };
+    }
     const minted = await mintToken(deps.ring, {
       sub: m.sub, scope: [...m.scope], lifetimeSeconds: m.lifetimeSeconds, now,
       ...(aud !== undefined ? { aud } : {}),
@@ -128,7 +137,7 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
         lifetimeSeconds: m.lifetimeSeconds, accessJti: minted.jti, expiresAt: now + REFRESH_LIFETIME_SECONDS,
       });
     }
-    return { ...minted, refreshToken };
+    return { ok: true as const, issued: { ...minted, refreshToken } };
   });
 }
 

@@ -17,6 +17,11 @@ export interface GrantRequest {
   readonly params: Readonly<Record<string, string>>;
   /** The authenticated client, or a public client (`token_endpoint_auth_method: none`) named by `client_id`. */
   readonly client: OAuthClient;
+  /**
+   * The enrolled identity whose key signed the client's private_key_jwt assertion, when it is one: a
+   * client-credentials token is then that identity's, with the proof claim (as `POST /issue`).
+   */
+  readonly identity: string | undefined;
   /** The JWK SHA-256 thumbprint (RFC 7638) of a valid DPoP proof's key, when the request carried one. */
   readonly dpopJkt: string | undefined;
   /** The issuer (RFC 8414) and this token endpoint's URL, as this request reached them. */
