@@ -8,7 +8,7 @@ import { handleTokenRequest } from './token-endpoint.ts';
 import { registerClient } from './registration.ts';
 import { deleteClient, listClients } from './clients.ts';
 import { handleIntrospection, handleRevocation } from './introspection.ts';
-import { pruneSeenJti } from './replay.ts';
+import { firstUseOfJti, pruneSeenJti } from './replay.ts';
 import { listGrantLog, pruneGrantLog } from './grant-log.ts';
 import { issuersView } from './issuers-view.ts';
 
@@ -39,6 +39,9 @@ export class OAuthActor extends BusActor {
       d.bus.serve(s.register, ({ data }) => replyOf(() => registerClient(d, data), unexpected), queue),
       d.bus.serve(s.listClients, ({ data }) => replyOf(async () => ({
         clients: await listClients(d.storage.pool, data.limit, data.offset, data.caller.tenantId),
+      }), unexpected), queue),
+      d.bus.serve(s.dpopFirstUse, ({ data }) => replyOf(async () => ({
+        first: await firstUseOfJti(d.storage.pool, `dpop-edge:${data.jkt}`, data.jti, data.exp),
       }), unexpected), queue),
       d.bus.serve(s.listIssuers, () => replyOf(async () => issuersView(d.federation?.trust), unexpected), queue),
       d.bus.serve(s.listGrants, ({ data }) => replyOf(async () => ({

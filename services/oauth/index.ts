@@ -40,3 +40,5 @@ export const oauthService = defineService({
   routes: (ctx) => oauthRoutes(ctx),
 });
 
+
+export { oauthSubjects } from './subjects.ts';
