@@ -6,6 +6,8 @@ import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
 import { loadMcpPolicy, type McpPolicyFile } from './mcp-policy.ts';
+import { loadTrustedIssuers } from './trusted-issuers.ts';
+import type { TrustedIssuers } from '../core/federation/index.ts';
 import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
@@ -177,6 +179,8 @@ export interface SuiteConfig {
   readonly mcpUpstreams: readonly McpUpstreamConfig[];
   /** The gateway's policy file (`SUITE_MCP_POLICY`): its path, to reload it, and its policy as checked at start; undefined without one. */
   readonly mcpPolicy: McpPolicyFile | undefined;
+  /** Workload identity federation's trusted issuers (`SUITE_OAUTH_TRUSTED_ISSUERS`, config/trusted-issuers.ts), checked; undefined: none. */
+  readonly oauthTrustedIssuers: TrustedIssuers | undefined;
 }
 
 export interface TrustSettings {
@@ -407,6 +411,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     },
     mcpUpstreams: loadMcpUpstreams(str('SUITE_MCP_UPSTREAMS'), (variable, message) => new ConfigError(variable, message)),
     mcpPolicy: loadMcpPolicy(str('SUITE_MCP_POLICY'), (variable, message) => new ConfigError(variable, message)),
+    oauthTrustedIssuers: loadTrustedIssuers(str('SUITE_OAUTH_TRUSTED_ISSUERS'), (variable, message) => new ConfigError(variable, message)),
   });
 }
 

@@ -70,6 +70,7 @@ export {
   lockSubject,
   insertIdentity,
   findIdentity,
+  findIdentityByKey,
   suspendIdentity,
   insertNonce,
   consumeNonce,

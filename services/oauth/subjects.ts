@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { requestSubject } from '../../bus/index.ts';
 import { CallerSchema } from '../../bus/index.ts';
 import { OAuthClientSchema } from './clients.ts';
+import { GrantLogEntrySchema } from './grant-log.ts';
+import { TrustedIssuersViewSchema } from './issuers-view.ts';
 
 /**
  * The OAuth actor's subjects (queue `oauth`). The edge forwards what it received (form, headers, the URL
@@ -76,6 +78,14 @@ export const oauthSubjects = {
   listClients: requestSubject('suite.oauth.list-clients',
     Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0 }), caller: CallerSchema }),
     Type.Object({ clients: Type.Array(OAuthClientSchema) })),
+  /** An edge's DPoP proof, first use across every edge process (edge-http/dpop.ts; the durable jti table). */
+  dpopFirstUse: requestSubject('suite.oauth.dpop-first-use',
+    Type.Object({ jkt: Type.String({ maxLength: 64 }), jti: Type.String({ maxLength: 256 }), exp: Type.Integer() }),
+    Type.Object({ first: Type.Boolean() })),
+  listIssuers: requestSubject('suite.oauth.list-issuers', Type.Object({ caller: CallerSchema }), TrustedIssuersViewSchema),
+  listGrants: requestSubject('suite.oauth.list-grants',
+    Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), caller: CallerSchema }),
+    Type.Object({ grants: Type.Array(GrantLogEntrySchema) })),
   deleteClient: requestSubject('suite.oauth.delete-client',
     Type.Object({ clientId: Type.String({ maxLength: 256 }), caller: CallerSchema }),
     Type.Object({ deleted: Type.Boolean(), clientId: Type.String() })),

@@ -1097,6 +1097,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The token endpoint's recent outcomes, granted or refused, newest first (30 days kept; the audit trail is the record) */
+        get: operations["oauthListGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/introspect": {
         parameters: {
             query?: never;
@@ -1108,6 +1125,23 @@ export interface paths {
         put?: never;
         /** Token introspection (RFC 7662), for a confidential client: is this token live */
         post: operations["oauthIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/issuers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The trusted outside issuers of token exchange (SUITE_OAUTH_TRUSTED_ISSUERS) and what each subject may get; no keys */
+        get: operations["oauthListIssuers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7148,6 +7182,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description An HTML page for a person (text/html) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "text/html": string;
+                };
+            };
             /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
             429: {
                 headers: {
@@ -7393,13 +7437,23 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An HTML page for a person (text/html) */
+            /** @description Default Response */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "text/html": string | {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    } | {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
                 };
             };
             /** @description An HTML page for a person (text/html) */
@@ -7486,8 +7540,27 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An HTML page for a person (text/html) */
+            /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string | {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    } | {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An HTML page for a person (text/html) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7631,6 +7704,97 @@ export interface operations {
             };
         };
     };
+    oauthListGrants: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recent grants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grants: {
+                            /** @description When it was decided (ISO 8601) */
+                            at: string;
+                            /** @description The client that asked (anonymous when none could be named) */
+                            clientId: string;
+                            /** @description The RFC 6749 error code of a refusal */
+                            error?: string;
+                            grantType: string;
+                            outcome: "granted" | "refused";
+                            /** @description Granted: the token's scope; refused: what was asked */
+                            scope: string[];
+                            /** @description The issued token's subject; for a refusal, the client that asked */
+                            sub: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, the query, a path parameter or a header (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     oauthIntrospect: {
         parameters: {
             query?: never;
@@ -7715,6 +7879,87 @@ export interface operations {
                         error: string;
                         error_description?: string;
                     };
+                };
+            };
+        };
+    };
+    oauthListIssuers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trusted issuers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuers: {
+                            /** @description The aud its tokens must carry */
+                            audience: string;
+                            issuer: string;
+                            /** @description Keys given in the file, or fetched from its jwksUri */
+                            jwksSource: "inline" | "uri";
+                            subjects: {
+                                /** @description Glob on the token's sub */
+                                match: string;
+                                /** @description The longest life of an exchanged token, e.g. 15m, 1h */
+                                maxLifetime: string;
+                                /** @description The ceiling of an exchanged token */
+                                scope: string[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
