@@ -95,6 +95,11 @@ export async function observeCpu<T>(serverPid: number, work: () => Promise<T>): 
   return { result, foreignCorePct: pct(Math.max(0, foreign)), server, selfCorePct: pct(s1 - s0) };
 }
 
+/** CPU seconds used so far by `pid`'s whole process tree (its threads and every child process). */
+export async function treeCpuSeconds(pid: number): Promise<number> {
+  return sum(await breakdown(pid)) / TICKS_PER_SECOND;
+}
+
 /**
  * Wait until `pid`'s tree is nearly idle (under 5% of a core over 500 ms), at most `maxMs`: work
  * queued by one measurement (the audit backlog) must not run during the next. Returns the wait.

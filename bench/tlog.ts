@@ -4,38 +4,50 @@
  * 1. appends per second through the execution writer on the bus, with the log's tree maintained
  *    and without, in alternating phases of the same run (same process, database and machine load),
  *    with the process's CPU per append beside each rate;
- * 2. inclusion proof generation at 1,000,000 leaves: the reader's own path (one query for the
- *    tiles a proof needs, then the proof), p50/p99 over random leaves, on a tree whose tiles are
+ * 2. inclusion proof generation at 1,000,000 leaves: the reader's own path (its TileNodeCache, one
+ *    query for the tiles holding nodes not kept, then the proof), then the uncached path, p50/p99
+ *    over random leaves, on a tree whose tiles are
  *    written by the maintainer's storage function from synthetic leaf hashes (a real chain of a
  *    million signed records would take most of the run to fill; the proof reads only tiles);
  * 3. receipt verification (pure, offline) per receipt;
  * 4. bytes an auditor downloads to check one record at 1M records: a receipt, or the tiles, against
  *    the full export.
  *
- *   node bench/tlog.ts [--seconds 5] [--rounds 2] [--leaves 1000000]
+ *   node bench/tlog.ts [--seconds 5] [--rounds 2] [--leaves 1000000] [--proofs 2000] [--embedded]
+ *
+ * The appends run on the local Postgres server (SUITE_TEST_DATABASE_URL), or with --embedded on the
+ * suite's own Postgres on a new data folder (the default a user runs), whose processes are children
+ * of this one: the CPU per append is then given for this process and for its whole tree. The proof
+ * figures use the local server; --leaves 0 skips them.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuUntilIdle, treeCpuSeconds, waitIdle } from './cpu.ts';
 import { createBus, createMemoryNetwork, subjects } from '../bus/index.ts';
 import { createTraceSigner } from '../core/chain/index.ts';
 import {
-  CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt,
+  CompactTree, TileNodeCache, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt, type NodeReader,
 } from '../core/tlog/index.ts';
 import { startExecutionActors } from '../services/spine/executions/index.ts';
 import { logEntry } from '../services/spine/tlog/index.ts';
 import { signedChain } from '../testing/trace-format.ts';
 import { openStorage, type Storage } from '../storage/index.ts';
 import { advanceLog, readLogTiles } from '../services/spine/tlog/store.ts';
-import { createTestDatabase } from '../testing/storage.ts';
+import { createTestDatabase, type TestDatabase } from '../testing/storage.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, leaves: { type: 'string', default: '1000000' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, leaves: { type: 'string', default: '1000000' }, proofs: { type: 'string', default: '2000' }, embedded: { type: 'boolean', default: false } } });
+const EMBEDDED = values.embedded;
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const LEAVES = Number(values.leaves);
+const PROOFS = Number(values.proofs);
 const ORIGIN = 'bench.local/executions/log';
 
-async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; integrated: number | undefined }> {
+async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; treeCpuUsPerAppend: number; integrated: number | undefined; rounds: number | undefined }> {
   const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const lk = logKey(ORIGIN, createPrivateKey(pem));
   const bus = createBus(createMemoryNetwork().connect());
@@ -45,8 +57,11 @@ async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec
   });
   // A new log catches up with the records of the phases without it first: not counted here.
   await actors.log?.settled();
+  const rounds0 = actors.log?.rounds ?? 0;
+  await waitIdle(process.pid, 15_000);
   let done = 0;
   const until = performance.now() + SECONDS * 1000;
+  const tree0 = await treeCpuSeconds(process.pid);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   // 64 callers in flight: group commit fills batches, as under HTTP load.
@@ -61,10 +76,14 @@ async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec
   await actors.log?.settled();
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  // What the phase left the database to do (WAL writer, checkpointer, autovacuum) is charged to it.
+  await cpuUntilIdle(process.pid, 15_000);
+  const treeCpu = (await treeCpuSeconds(process.pid)) - tree0;
   const integrated = actors.log?.size;
+  const rounds = actors.log ? actors.log.rounds - rounds0 : undefined;
   await actors.stop();
   await bus.drain();
-  return { perSec: done / seconds, cpuUsPerAppend: (cpu.user + cpu.system) / done, integrated };
+  return { perSec: done / seconds, cpuUsPerAppend: (cpu.user + cpu.system) / done, treeCpuUsPerAppend: (treeCpu * 1e6) / done, integrated, rounds };
 }
 
 /** Tiles of a tree of `n` synthetic leaves, written with the maintainer's storage function, 64k leaves a transaction. */
@@ -101,18 +120,22 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const db = await createTestDatabase();
-  const storage = await openStorage({ databaseUrl: db.url, poolSize: 8 });
+  // --embedded: the default a user runs, the suite's own Postgres on a new data folder (its
+  // processes are children of this one, so the tree's CPU counts the database's work too).
+  const folder = EMBEDDED ? await mkdtemp(join(tmpdir(), 'suite-bench-tlog-')) : undefined;
+  const db = folder ? undefined : await createTestDatabase();
+  const storage = folder ? await openStorage({ dbPath: join(folder, 'data') }) : await openStorage({ databaseUrl: (db as TestDatabase).url, poolSize: 8 });
   try {
     const rows: string[] = [];
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const withLog of round % 2 === 1 ? [false, true] : [true, false]) {
         const r = await appendPhase(storage, withLog);
-        rows.push(`appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append${r.integrated !== undefined ? ` (tree at ${r.integrated})` : ''}`);
+        rows.push(`appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append in this process, ${r.treeCpuUsPerAppend.toFixed(0)} µs in its process tree${r.integrated !== undefined ? ` (tree at ${r.integrated}, ${r.rounds} rounds)` : ''}`);
         console.log(rows[rows.length - 1]);
       }
     }
 
+    if (LEAVES === 0) return;
     // A separate database for the synthetic tree (the append phases' log is in this one).
     const db2 = await createTestDatabase();
     const s2 = await openStorage({ databaseUrl: db2.url, poolSize: 4 });
@@ -124,18 +147,48 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const root = await synthesiseTree(s2, LEAVES, leafHash(entry));
     console.log(`tree of ${LEAVES} leaves written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const times: number[] = [];
-    const cpu0 = process.cpuUsage();
-    for (let i = 0; i < 2000; i += 1) {
+    // The reader's path (ExecutionLogReaderActor): its node cache, one query for the tiles holding
+    // nodes it has not kept, from a cold cache. Then, for comparison, every tile a proof needs queried
+    // and its nodes rebuilt each time (the path before the cache). One after the other, not
+    // alternating: each path's CPU figure must not carry the other's garbage collection.
+    const cache = new TileNodeCache();
+    let queried = false;
+    let queries = 0;
+    const withoutQuery: number[] = [];
+    const paths = {
+      cached: async (leaf: number) => {
+        const build = (r: NodeReader) => inclusionProof(leaf, LEAVES, r);
+        queried = false;
+        return build(await cache.reader(build, (t) => {
+          queried = true;
+          queries += 1;
+          return readLogTiles(s2.pool, t);
+        }));
+      },
+      uncached: async (leaf: number) => {
+        const tiles = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(leaf, LEAVES, r))));
+        return inclusionProof(leaf, LEAVES, nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)));
+      },
+    };
+    const times = { cached: [] as number[], uncached: [] as number[] };
+    const cpuOf = { cached: 0, uncached: 0 };
+    for (let i = 0; i < 2 * PROOFS; i += 1) {
+      const path = i < PROOFS ? 'cached' : 'uncached';
       const leaf = Math.floor(Math.random() * LEAVES);
+      const c0 = process.cpuUsage();
       const s = performance.now();
-      const tiles = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(leaf, LEAVES, r))));
-      inclusionProof(leaf, LEAVES, nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)));
-      times.push(performance.now() - s);
+      await paths[path](leaf);
+      times[path].push(performance.now() - s);
+      if (path === 'cached' && !queried) withoutQuery.push(performance.now() - s);
+      const c = process.cpuUsage(c0);
+      cpuOf[path] += c.user + c.system;
     }
-    const cpu = process.cpuUsage(cpu0);
-    times.sort((a, b) => a - b);
-    console.log(`inclusion proof at ${LEAVES} leaves (tile query + proof), 2000 random leaves: p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms, max ${times[times.length - 1]!.toFixed(2)} ms; ${((cpu.user + cpu.system) / 2000).toFixed(0)} µs CPU of this process per proof`);
+    for (const path of ['cached', 'uncached'] as const) {
+      const t = times[path].sort((a, b) => a - b);
+      console.log(`inclusion proof at ${LEAVES} leaves, ${path === 'cached' ? "the reader's path (node cache, a query for tiles not kept)" : 'every tile queried and rebuilt (no cache)'}, ${PROOFS} random leaves from a cold start: p50 ${percentile(t, 0.5).toFixed(2)} ms, p99 ${percentile(t, 0.99).toFixed(2)} ms, max ${t[t.length - 1]!.toFixed(2)} ms; ${(cpuOf[path] / PROOFS).toFixed(0)} µs CPU of this process per proof`);
+    }
+    withoutQuery.sort((a, b) => a - b);
+    console.log(`  of the reader's ${PROOFS}: ${queries} queried a tile (${PROOFS - queries} answered from the cache alone: p50 ${percentile(withoutQuery, 0.5)?.toFixed(2)} ms, p99 ${percentile(withoutQuery, 0.99)?.toFixed(2)} ms)`);
     const tileBytes = tilesOfNodes(nodesRead((r) => inclusionProof(LEAVES - 1, LEAVES, r))).length;
     const needed = tilesOfNodes([...nodesRead((r) => inclusionProof(123_456, LEAVES, r)), ...rangeNodes(0, LEAVES)]);
     const bytes = needed.reduce((sum, t) => sum + tileWidthAt(t.level, t.index, LEAVES) * 32, 0);
@@ -160,7 +213,8 @@ async function main(): Promise<void> {
     await db2.drop();
   } finally {
     await storage.close();
-    await db.drop();
+    await db?.drop();
+    if (folder) await rm(folder, { recursive: true, force: true });
   }
 }
 

@@ -10,6 +10,7 @@ import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
+import { oauthSubjects } from '../services/oauth/index.ts';
 
 export interface EdgeDeps {
   service: ServiceName;
@@ -75,7 +76,7 @@ function servedElsewhere(self: ServiceName, peers: () => readonly RunningEdge[],
 }
 
 /** The capability check's collaborators, over the process's token checker and revocation view. */
-export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined, audit?: AuditBatcher): CapabilityVerifier {
+export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined, audit?: AuditBatcher, bus?: Bus): CapabilityVerifier {
   const isAdminKey = adminKeyMatcher(adminKey);
   async function checkToken(token: string): Promise<Verified> {
     const r = await checker.check(token);
@@ -110,6 +111,14 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
     checkToken,
     isAdminKey,
     revocationTrusted: () => checker.revocationTrusted(),
+    // DPoP replay across edge processes (RFC 9449 §11.1): one bus round trip and one insert into the
+    // OAuth actor's jti table per bound request (docs/OAUTH.md, docs/PERFORMANCE.md has its cost).
+    ...(bus !== undefined ? {
+      async dpopFirstUse(jkt: string, jti: string, exp: number) {
+        const r = await bus.request(oauthSubjects.dpopFirstUse, { jkt, jti, exp });
+        return r.ok ? (r.value.first ? 'first' as const : 'replay' as const) : 'unavailable' as const;
+      },
+    } : {}),
   };
 }
 
@@ -120,7 +129,7 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
-  const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit);
+  const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit, d.bus);
   const audit = { record: (decision: AuditDecision) => d.audit.record(decision), carry: (decision: AuditDecision) => d.audit.carry(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded(), committed: () => d.audit.committed() };
   const tenants = busTenantResolver(d.bus);
   const meter = busMeter(d.bus);

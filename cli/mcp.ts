@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { listenerUrl, URL_VARIABLES, type SuiteConfig } from '../config/index.ts';
 import { REFUSED } from '../edge-mcp/index.ts';
+import { obtainMcpToken } from './mcp-token.ts';
 
 export interface McpIo {
   readonly stdin: Readable;
@@ -34,7 +35,15 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
     return EXIT_FAILED;
   }
   const url = new URL('/mcp', base);
-  const token = config.mcpToken;
+  let token = config.mcpToken;
+  let tokenProblem: string | undefined;
+  if (token === undefined && config.mcpClient !== undefined) {
+    try {
+      token = await obtainMcpToken(new URL(base), config.mcpClient, io.stderr, io.signal);
+    } catch (err) {
+      tokenProblem = `no token from ${new URL('/oauth/token', base).href}: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
   const local = new StdioServerTransport(io.stdin, io.stdout);
   const remote = new StreamableHTTPClientTransport(url, token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
 
@@ -71,7 +80,8 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
     const request = isJSONRPCRequest(message) ? message : undefined;
     if (request?.method === 'initialize') {
       if (token === undefined) {
-        void refuse(request.id, REFUSED, 'SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with (docs/MCP.md)', { code: 'TOKEN_MISSING' }, EXIT_NO_TOKEN);
+        if (tokenProblem !== undefined) void refuse(request.id, REFUSED, tokenProblem, { code: 'TOKEN_MISSING' }, EXIT_FAILED);
+        else void refuse(request.id, REFUSED, 'SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with, or SUITE_MCP_CLIENT_ID to obtain one by OAuth (docs/MCP.md)', { code: 'TOKEN_MISSING' }, EXIT_NO_TOKEN);
         return;
       }
       initializeId = request.id;

@@ -135,7 +135,7 @@ export async function startSuite(
     const view = need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
       ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }), metrics: metrics.promises })
       : undefined;
-    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: config.audience } : {}) });
+    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: acceptedAudiences(config.audience, config.publicUrl) } : {}) });
 
     // Parts whose failures /ready must show (the chain writers: 503 while their commits keep failing).
     const stalls: Array<() => boolean> = [];
@@ -227,4 +227,15 @@ async function unwind(p: Phases, logger: Logger): Promise<void> {
       logger.error({ err, component: item.name }, 'stop failed');
     }
   }
+}
+
+/**
+ * With SUITE_AUDIENCE set, the audiences every edge accepts: it, and the suite's own RFC 8707 resource
+ * (`<SUITE_PUBLIC_URL>/mcp`, the identifier /mcp announces), so a token the token endpoint minted for
+ * that resource is not refused by the very edge it names (it was, before: docs/DECISIONS.md). Another
+ * resource's token stays refused. Without SUITE_PUBLIC_URL the resource is the listener's own address,
+ * known only once bound: set SUITE_PUBLIC_URL with SUITE_AUDIENCE (docs/OAUTH.md).
+ */
+export function acceptedAudiences(audience: string, publicUrl: string | undefined): readonly string[] {
+  return publicUrl === undefined ? [audience] : [audience, `${publicUrl.replace(/\/+$/, '')}/mcp`];
 }

@@ -6,6 +6,8 @@ import { loadConnectorSettings } from './connectors.ts';
 import { Secret } from './secret.ts';
 import { loadMcpUpstreams, type McpUpstreamConfig } from './mcp-upstreams.ts';
 import { loadMcpPolicy, type McpPolicyFile } from './mcp-policy.ts';
+import { loadTrustedIssuers } from './trusted-issuers.ts';
+import type { TrustedIssuers } from '../core/federation/index.ts';
 import { loadTlogWitnesses, type TlogWitnessConfig } from './tlog-witnesses.ts';
 
 /**
@@ -80,6 +82,12 @@ export interface SuiteConfig {
   readonly adminKey: string | undefined;
   /** `SUITE_MCP_TOKEN`: the capability token `suite mcp` (stdio) acts with; required by that command only. */
   readonly mcpToken: string | undefined;
+  /**
+   * `SUITE_MCP_CLIENT_ID` (and `SUITE_MCP_CLIENT_SECRET`, `SUITE_MCP_SCOPE`): without SUITE_MCP_TOKEN,
+   * `suite mcp` obtains its token from the suite's OAuth token endpoint, by client credentials with a
+   * secret, else by the device grant (docs/OAUTH.md).
+   */
+  readonly mcpClient: { readonly clientId: string; readonly clientSecret?: string; readonly scope?: string } | undefined;
   readonly tracePrivateKeyPem: string | undefined;
   readonly audience: string | undefined;
   /**
@@ -171,6 +179,8 @@ export interface SuiteConfig {
   readonly mcpUpstreams: readonly McpUpstreamConfig[];
   /** The gateway's policy file (`SUITE_MCP_POLICY`): its path, to reload it, and its policy as checked at start; undefined without one. */
   readonly mcpPolicy: McpPolicyFile | undefined;
+  /** Workload identity federation's trusted issuers (`SUITE_OAUTH_TRUSTED_ISSUERS`, config/trusted-issuers.ts), checked; undefined: none. */
+  readonly oauthTrustedIssuers: TrustedIssuers | undefined;
 }
 
 export interface TrustSettings {
@@ -339,6 +349,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     hmacSecrets,
     adminKey: str('SUITE_ADMIN_KEY') ?? stored?.adminKey,
     mcpToken: str('SUITE_MCP_TOKEN'),
+    mcpClient: mcpClientOf(str('SUITE_MCP_CLIENT_ID'), str('SUITE_MCP_CLIENT_SECRET'), str('SUITE_MCP_SCOPE')),
     tracePrivateKeyPem: traceKey ?? stored?.tracePrivateKeyPem,
     audience: str('SUITE_AUDIENCE'),
     publicUrl: publicUrlOf(str('SUITE_PUBLIC_URL')),
@@ -400,6 +411,7 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
     },
     mcpUpstreams: loadMcpUpstreams(str('SUITE_MCP_UPSTREAMS'), (variable, message) => new ConfigError(variable, message)),
     mcpPolicy: loadMcpPolicy(str('SUITE_MCP_POLICY'), (variable, message) => new ConfigError(variable, message)),
+    oauthTrustedIssuers: loadTrustedIssuers(str('SUITE_OAUTH_TRUSTED_ISSUERS'), (variable, message) => new ConfigError(variable, message)),
   });
 }
 
@@ -500,4 +512,9 @@ function publicUrlOf(value: string | undefined): string | undefined {
     throw new ConfigError('SUITE_PUBLIC_URL', 'must be an http(s) URL without query or fragment');
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function mcpClientOf(clientId: string | undefined, clientSecret: string | undefined, scope: string | undefined): SuiteConfig['mcpClient'] {
+  if (clientId === undefined) return undefined;
+  return { clientId, ...(clientSecret !== undefined ? { clientSecret } : {}), ...(scope !== undefined ? { scope } : {}) };
 }

@@ -1,25 +1,25 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { MetricsRegistry } from '../observability/index.ts';
 import type { AuditSink, CapabilityVerifier } from './authority.ts';
 import { accessLogger } from './plugins/access-log.ts';
-import { createRouteTable } from './plugins/authority.ts';
 import type { TenantResolver } from './plugins/capability.ts';
-import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrors, type OnUnmatched, type ServedElsewhere } from './plugins/errors.ts';
+import { capabilitiesRoutePlugin } from './plugins/capabilities.ts';
+import { compilersPlugin } from './plugins/compilers.ts';
+import { MAX_PARAM_LENGTH, clientErrorHandler, errorsPlugin, frameworkErrorHandler, type OnUnmatched, type ServedElsewhere } from './plugins/errors.ts';
 import { UNMATCHED_ROUTE, routeObserver } from './plugins/http-metrics.ts';
-import { installOpenApi } from './plugins/openapi.ts';
-import { installTextInput } from './plugins/text-input.ts';
-import { installOpsRoutes } from './plugins/ops.ts';
-import { installMetering, type Meter } from './plugins/metering.ts';
-import { installCapabilitiesRoute } from './plugins/capabilities.ts';
-import { createLimiter, createRateLimitKeys } from './plugins/rate-limit.ts';
-import { genRequestId, installRequestIdEcho } from './plugins/request-id.ts';
-import { installRoutePipeline } from './plugins/route-pipeline.ts';
-import { installPrincipal } from './principal.ts';
+import { meteringPlugin, type Meter } from './plugins/metering.ts';
+import { PART } from './plugins/names.ts';
+import { openApiPlugin } from './plugins/openapi.ts';
+import { opsRoutesPlugin } from './plugins/ops.ts';
+import { genRequestId, requestIdPlugin } from './plugins/request-id.ts';
+import { routePipelinePlugin } from './plugins/route-pipeline.ts';
+import { textInputPlugin } from './plugins/text-input.ts';
+import { tracingPlugin } from './plugins/tracing.ts';
+import { principalPlugin } from './principal.ts';
 import { SERVICES, type EdgeApp, type EdgeRoutes, type ServiceName } from './types.ts';
-import { validatorCompiler } from './validation.ts';
-import { serializerCompiler } from './serializer.ts';
 
 export interface EdgeOptions {
   service: ServiceName;
@@ -147,21 +147,14 @@ export async function createEdgeApp(options: EdgeOptions): Promise<EdgeApp> {
   return app;
 }
 
-/** The shared plugins, in the order they must see routes and requests, then the routes. */
+/**
+ * The shared parts, each a named Fastify plugin that declares the parts it needs (plugins/names.ts;
+ * docs/ARCHITECTURE.md, "The edges"), so Fastify itself refuses an order in which a part comes
+ * before one it depends on. They do not encapsulate: their hooks, handlers and decorations hold for
+ * the whole app. Then the service's routes, in their own (encapsulated) plugin.
+ */
 async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUnmatched: OnUnmatched): Promise<void> {
   const root = app as unknown as FastifyInstance;
-  // First: its hooks must see every route as it is registered, and every request before ours do.
-  if (o.tracing !== undefined) await o.tracing(root);
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  // The API speaks JSON only; a route that needs another body type (the billing webhook's raw
-  // body) adds its parser in its own plugin.
-  app.removeContentTypeParser('text/plain');
-  installTextInput(root);
-  installPrincipal(root);
-  installRequestIdEcho(root);
-  installErrors(root, onUnmatched, o.servedElsewhere);
-
   const none = (): void => {};
   const observeUnmatched = routeObserver(o.metrics, o.service, UNMATCHED_ROUTE);
   unmatched.push((request, reply) => observeUnmatched(request, reply, none));
@@ -170,24 +163,34 @@ async function install(app: EdgeApp, o: Compiled, unmatched: OnUnmatched[], onUn
     unmatched.push((request, reply) => logUnmatched(request, reply, none));
   }
 
-  const rateLimitKeys = createRateLimitKeys();
-  installRoutePipeline(root, {
+  root.register(tracingPlugin, { install: o.tracing });
+  root.register(compilersPlugin);
+  root.register(textInputPlugin);
+  root.register(principalPlugin);
+  root.register(requestIdPlugin);
+  root.register(errorsPlugin, { onUnmatched, servedElsewhere: o.servedElsewhere });
+  root.register(routePipelinePlugin, {
     service: o.service,
-    table: createRouteTable(root),
-    limiter: await createLimiter(root, o.rateLimit, rateLimitKeys),
-    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants, admitted: rateLimitKeys.admit },
+    rateLimit: o.rateLimit,
+    capability: { verifier: o.verifier, audit: o.audit, tenants: o.tenants },
     metrics: o.metrics,
     accessLog: o.accessLog,
   });
-  installMetering(root, o.meter);
-  // Before any route: it describes the routes registered after it, /openapi.json included.
-  await installOpenApi(root, { service: o.service });
-  installOpsRoutes(app, { service: o.service, readiness: o.readiness, metrics: o.metrics });
-  installCapabilitiesRoute(app, root, o.service);
-  const serviceRoutes = async (scope: FastifyInstance): Promise<void> => {
-    await o.routes(scope as unknown as EdgeApp);
-  };
-  // Names the plugin in Fastify's tree and in the handler spans of tracing ("handler - token routes").
-  Object.assign(serviceRoutes, { [Symbol.for('fastify.display-name')]: `${o.service} routes` });
-  await app.register(serviceRoutes);
+  root.register(meteringPlugin, { meter: o.meter });
+  root.register(openApiPlugin, { service: o.service });
+  root.register(opsRoutesPlugin, { service: o.service, readiness: o.readiness, metrics: o.metrics });
+  root.register(capabilitiesRoutePlugin, { service: o.service });
+  await root.register(serviceRoutesPlugin(o.service, o.routes));
+}
+
+/**
+ * The service's routes, encapsulated (what they add stays theirs), after every part a route relies
+ * on. Named "<service> routes" in Fastify's tree and in the handler spans of tracing ("handler - token routes").
+ */
+function serviceRoutesPlugin(service: ServiceName, routes: EdgeRoutes) {
+  return fp(async (scope: FastifyInstance) => routes(scope as unknown as EdgeApp), {
+    name: `${service} routes`,
+    encapsulate: true,
+    dependencies: [PART.compilers, PART.textInput, PART.principal, PART.requestId, PART.errors, PART.routePipeline, PART.metering, PART.openApi],
+  });
 }

@@ -67,6 +67,12 @@ export interface CapabilityVerifier {
   isAdminKey(presented: string): boolean;
   /** Whether the revocation view is current within its staleness bound. */
   revocationTrusted(): boolean;
+  /**
+   * The replay check of a DPoP proof shared by every edge process (RFC 9449 §11.1): `first` once per
+   * `jkt:jti` across the deployment, `replay` after, `unavailable` when the shared store cannot answer
+   * (refused, fail closed). Absent: this process's cache alone (edge-http/dpop.ts).
+   */
+  dpopFirstUse?(jkt: string, jti: string, exp: number): Promise<'first' | 'replay' | 'unavailable'>;
 }
 
 /** One allow/deny decision of the capability check, appended to the audit chain. */

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ErrorData } from '../bus/index.ts';
 import { DPOP_IAT_WINDOW_SECONDS, verifyDpopProofContent } from '../core/oauth/index.ts';
-import type { Principal } from './authority.ts';
+import type { CapabilityVerifier, Principal } from './authority.ts';
 
 /**
  * The token of an `Authorization` header: `Bearer <token>` or `DPoP <token>` (RFC 9449 §7.1), the
@@ -15,8 +15,8 @@ export function presentedToken(header: string): { scheme: 'bearer' | 'dpop'; tok
 
 /**
  * The `jti`s of DPoP proofs this process has accepted, kept for the proof window: a proof replayed to
- * the same edge is refused. Per process (the edges hold no shared state): a replay to another replica
- * within the window is not caught here; the token endpoint's check is durable (services/oauth/dpop.ts).
+ * the same edge is refused without asking anyone. A replay to another edge process is caught by the
+ * shared check after it (CapabilityVerifier.dpopFirstUse: the OAuth actor's durable jti table).
  */
 export class DpopReplayCache {
   readonly #seen = new Map<string, number>();
@@ -44,7 +44,8 @@ const processCache = new DpopReplayCache();
  * token not bound is accepted as Bearer only. Undefined: the presentation is right.
  */
 export async function presentationProblem(
-  request: FastifyRequest, principal: Principal, scheme: 'bearer' | 'dpop', token: string, cache: DpopReplayCache = processCache,
+  request: FastifyRequest, principal: Principal, scheme: 'bearer' | 'dpop', token: string,
+  shared?: CapabilityVerifier['dpopFirstUse'], cache: DpopReplayCache = processCache,
 ): Promise<ErrorData | undefined> {
   const bad = (message: string): ErrorData => ({ code: 'TOKEN_INVALID', message });
   if (principal.jkt === undefined) return scheme === 'dpop' ? bad('the token is not DPoP-bound: present it as Bearer') : undefined;
@@ -57,5 +58,9 @@ export async function presentationProblem(
   if (!checked.ok) return bad(checked.problem);
   if (checked.jkt !== principal.jkt) return bad('the DPoP proof is signed by another key than the token is bound to');
   if (!cache.firstUse(`${checked.jkt}:${checked.jti}`, now)) return bad('the DPoP proof was already used (jti replay)');
+  if (shared === undefined) return undefined;
+  const verdict = await shared(checked.jkt, checked.jti, checked.iat + 2 * DPOP_IAT_WINDOW_SECONDS);
+  if (verdict === 'replay') return bad('the DPoP proof was already used (jti replay, at another edge)');
+  if (verdict === 'unavailable') return { code: 'SERVICE_UNAVAILABLE', message: 'the DPoP replay check is unavailable; nothing was done; try again shortly' };
   return undefined;
 }

@@ -12,4 +12,4 @@ export { ADMIN_KEY_HEADER, TENANT_KEY_HEADER, bearerToken } from './credentials.
 export { ErrorBodySchema, answer, errorsOf } from './responses.ts';
 export { operation, type Tag } from './operations.ts';
 export { callerOf } from './caller.ts';
-export { presentedToken, presentationProblem } from './dpop.ts';
+export { presentedToken, presentationProblem, DpopReplayCache } from './dpop.ts';

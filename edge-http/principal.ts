@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './plugins/names.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from './authority.ts';
 
@@ -18,7 +20,7 @@ interface PrincipalSlot {
   [kPrincipal]: Principal | null;
 }
 
-export function installPrincipal(app: FastifyInstance): void {
+function installPrincipal(app: FastifyInstance): void {
   app.decorateRequest(kPrincipal, null);
   app.decorateRequest('principal', {
     getter(this: FastifyRequest): Principal {
@@ -26,6 +28,9 @@ export function installPrincipal(app: FastifyInstance): void {
     },
   });
 }
+
+/** `request.principal`, which the capability check (route pipeline) sets and routes read. */
+export const principalPlugin = fp(async (app: FastifyInstance) => installPrincipal(app), { name: PART.principal });
 
 export function setPrincipal(request: FastifyRequest, principal: Principal): void {
   (request as unknown as PrincipalSlot)[kPrincipal] = principal;

@@ -35,7 +35,7 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
     if (request === undefined) {
       return verified.principal.jkt === undefined ? verified : { ok: false, error: { code: 'TOKEN_INVALID', message: 'the token is DPoP-bound: present it as "Authorization: DPoP" with a DPoP proof' } };
     }
-    const problem = await presentationProblem(request, verified.principal, presented.scheme, presented.token);
+    const problem = await presentationProblem(request, verified.principal, presented.scheme, presented.token, verifier.dpopFirstUse?.bind(verifier));
     return problem === undefined ? verified : { ok: false, error: problem };
   };
 }

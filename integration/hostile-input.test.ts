@@ -21,6 +21,8 @@ function wellShaped(r: HostileRequest, body: unknown): boolean {
   if (errorCode(body) !== undefined) return true;
   // The OAuth endpoints answer RFC 6749 §5.2 bodies (`{error, error_description}`), as their clients expect (docs/OAUTH.md).
   if (r.path.startsWith('/oauth/') && typeof (body as { error?: unknown } | null)?.error === 'string') return true;
+  // The pages a person's browser shows (the device's user-code page, the consent form) answer a page saying why.
+  if (/^\/oauth\/(device|consent)\b/.test(r.path) && typeof body === 'string' && body.startsWith('<!doctype html>') && body.includes('<h1>')) return true;
   const failedValidation = body as { valid?: unknown; error?: unknown } | null;
   return r.path.startsWith('/auth/token/validate') && failedValidation?.valid === false && typeof failedValidation.error === 'string';
 }

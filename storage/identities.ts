@@ -66,6 +66,11 @@ export async function findIdentity(db: CommonQueryMethods, subject: string): Pro
   return db.maybeOne(sql.type(IdentityRow)`select ${COLUMNS} from identities where subject = ${subject}`);
 }
 
+/** The identity enrolled with this key (SPKI PEM as node:crypto exports it, so one key has one spelling), if any. */
+export async function findIdentityByKey(db: CommonQueryMethods, publicKeyPem: string): Promise<Identity | null> {
+  return db.maybeOne(sql.type(IdentityRow)`select ${COLUMNS} from identities where public_key_pem = ${publicKeyPem} order by enrolled_at limit 1`);
+}
+
 /**
  * Suspend an active identity. Null when the subject is unknown or already suspended (the caller
  * reads it again to tell which); an earlier suspension keeps its reason and time.

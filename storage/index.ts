@@ -71,6 +71,7 @@ export {
   lockSubject,
   insertIdentity,
   findIdentity,
+  findIdentityByKey,
   suspendIdentity,
   insertNonce,
   consumeNonce,

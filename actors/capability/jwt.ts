@@ -82,8 +82,11 @@ export async function mintToken(ring: HmacKeyRing, input: MintInput): Promise<Mi
 export type VerifyResult = { ok: true; claims: CapabilityClaims } | { ok: false; error: ErrorData };
 
 export interface VerifyOptions {
-  /** When set, the token's `aud` must equal it (spec, Authentication rule 5). */
-  audience?: string;
+  /**
+   * When set, the token's `aud` must equal it (spec, Authentication rule 5), or one of them: SUITE_AUDIENCE
+   * and the suite's own RFC 8707 resources (cli/runtime.ts, docs/OAUTH.md "Audiences").
+   */
+  audience?: string | readonly string[];
   /** Unix seconds. */
   now: number;
 }
@@ -112,7 +115,7 @@ export async function verifyToken(ring: HmacKeyRing, token: string, options: Ver
         currentDate: new Date(options.now * 1000),
         clockTolerance: 0,
         requiredClaims: ['sub', 'jti', 'iat', 'exp'],
-        ...(options.audience !== undefined ? { audience: options.audience } : {}),
+        ...(options.audience !== undefined ? { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] } : {}),
       },
     );
     payload = result.payload;

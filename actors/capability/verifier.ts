@@ -13,7 +13,8 @@ export interface RevocationLookup {
 export interface TokenCheckerOptions {
   ring: HmacKeyRing;
   revocations: RevocationLookup;
-  audience?: string;
+  /** The audience (or audiences, any of them) a token's `aud` must name; unset: not checked. */
+  audience?: string | readonly string[];
   /** Milliseconds since the epoch; injected for tests. */
   clock?: () => number;
   cacheSize?: number;
@@ -28,7 +29,7 @@ export type CheckResult = { ok: true; claims: CapabilityClaims } | { ok: false; 
 export class TokenChecker {
   readonly #ring: HmacKeyRing;
   readonly #revocations: RevocationLookup;
-  readonly #audience: string | undefined;
+  readonly #audience: string | readonly string[] | undefined;
   readonly #clock: () => number;
   readonly #cache: VerifiedTokenCache;
 

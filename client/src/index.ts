@@ -11,6 +11,7 @@ export {
   RateLimitedError, UnavailableError, TransportError,
 } from './errors.ts';
 export { DEFAULT_RETRY, NO_RETRY, type RetryPolicy } from './retry.ts';
+export { clientCredentialsToken, deviceToken, OAuthTokenError, type OAuthToken, type DeviceUserCode } from './oauth.ts';
 export type { paths as TokenPaths } from './generated/token.ts';
 export type { paths as SchedulerPaths } from './generated/scheduler.ts';
 export type { paths as BenchPaths } from './generated/bench.ts';

@@ -7,14 +7,31 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 
 /** Headers every consent response carries: it cannot be framed (clickjacking), cached or leak its URL. */
-export const CONSENT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/html; charset=utf-8',
-  'x-frame-options': 'DENY',
-  'content-security-policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-});
+export const CONSENT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze(consentHeaders());
+
+/**
+ * The consent headers for one page. Browsers apply `form-action` to the redirect that answers the
+ * form too, so the page whose Approve redirects to a client names that client's origin there (and
+ * no other); every other page allows its own origin only.
+ */
+export function consentHeaders(redirectTo?: string): Record<string, string> {
+  let origin = '';
+  if (redirectTo !== undefined) {
+    try {
+      origin = ` ${new URL(redirectTo).origin}`;
+    } catch {
+      origin = '';
+    }
+  }
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'x-frame-options': 'DENY',
+    'content-security-policy': `default-src 'none'; form-action 'self'${origin}; frame-ancestors 'none'; base-uri 'none'`,
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  };
+}
 
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -69,6 +86,27 @@ ${view.resource === undefined ? '' : `<p>Resource: <code>${escapeHtml(view.resou
 <p><button type="submit" name="decision" value="approve">Approve</button> <button type="submit" name="decision" value="deny">Deny</button></p>
 </form>
 </main></body></html>`;
+}
+
+const page = (title: string, inner: string): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
+<body><main>
+<h1>${escapeHtml(title)}</h1>
+${inner}
+</main></body></html>`;
+
+/** The device grant's first page (RFC 8628 §3.3): a person types the code the device shows. */
+export function renderUserCodePage(view: { readonly action: string; readonly error?: string; readonly userCode?: string }): string {
+  return page('Connect a device', `${view.error === undefined ? '' : `<p role="alert">${escapeHtml(view.error)}</p>`}
+<form method="get" action="${escapeHtml(view.action)}">
+<p><label for="user-code">User code</label> <input type="text" id="user-code" name="user_code" autocomplete="off" autocapitalize="characters" spellcheck="false" value="${escapeHtml(view.userCode ?? '')}"></p>
+<p><button type="submit">Continue</button></p>
+</form>`);
+}
+
+/** What the person sees once decided, or when the request cannot be decided any more. */
+export function renderNoticePage(title: string, message: string): string {
+  return page(title, `<p>${escapeHtml(message)}</p>`);
 }
 
 /**

@@ -4,4 +4,6 @@ export {
   newUserCode, normaliseUserCode, answerPoll, USER_CODE_ALPHABET, USER_CODE_LENGTH, DEVICE_CODE_LIFETIME_SECONDS,
   DEFAULT_POLL_INTERVAL_SECONDS, SLOW_DOWN_STEP_SECONDS, type DeviceAuthorization, type DeviceStatus, type PollAnswer,
 } from './device-code.ts';
-export { renderConsentPage, narrowedConsent, csrfToken, csrfMatches, CONSENT_PAGE_HEADERS, type ConsentView } from './consent-page.ts';
+export {
+  renderConsentPage, renderUserCodePage, renderNoticePage, narrowedConsent, csrfToken, csrfMatches, consentHeaders, CONSENT_PAGE_HEADERS, type ConsentView,
+} from './consent-page.ts';

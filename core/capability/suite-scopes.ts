@@ -17,7 +17,7 @@ export const SUITE_SCOPES: readonly string[] = [
   'gateway:read',
   'identity:read',
   'model:read',
-  'oauth:client:admin',
+  'oauth:client:admin', 'oauth:read',
   'queue:read', 'queue:write',
   'runtime:read',
   'schedule:create', 'schedule:read',

@@ -31,6 +31,7 @@ describe('the trusted-issuer file', () => {
   const broken: [string, (f: any) => void, RegExp][] = [
     ['both jwks and jwksUri', (f) => { f.issuers[1].jwks = good.issuers[0]!.jwks; }, /issuers\[1\] \(https:\/\/token\.actions.*exactly one of jwks and jwksUri/],
     ['an http jwksUri', (f) => { f.issuers[1].jwksUri = 'http://example.com/jwks'; }, /issuers\[1\].*jwksUri: an https URL/],
+    ['an http jwksUri to a name that only looks local', (f) => { f.issuers[1].jwksUri = 'http://127.0.0.1.example.com/jwks'; }, /jwksUri: an https URL/],
     ['a private key in jwks', (f) => { f.issuers[0].jwks.keys[0].d = 'secret'; }, /issuers\[0\].*private key/],
     ['a missing audience', (f) => { delete f.issuers[0].audience; }, /issuers\[0\].*audience/],
     ['an invalid scope', (f) => { f.issuers[0].subjects[0].scope = ['has space']; }, /issuers\[0\].*subjects\[0\]\.scope/],
@@ -48,6 +49,13 @@ describe('the trusted-issuer file', () => {
     });
   }
 
+  it('accepts an http jwksUri to a loopback host only (a local issuer)', () => {
+    for (const uri of ['http://127.0.0.1:8080/jwks', 'http://localhost:9/keys', 'http://[::1]:80/k']) {
+      const f = structuredClone(good);
+      f.issuers[1]!.jwksUri = uri;
+      expect(parseTrustedIssuers(JSON.stringify(f)).ok, uri).toBe(true);
+    }
+  });
   it('refuses text that is not JSON or not the expected shape', () => {
     expect(parseTrustedIssuers('{').ok).toBe(false);
     expect(parseTrustedIssuers('[]').ok).toBe(false);

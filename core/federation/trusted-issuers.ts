@@ -42,14 +42,19 @@ export function parseLifetime(value: unknown): number | undefined {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function httpsUrl(value: string): boolean {
+/**
+ * https, or http to a loopback host (a local issuer in development and tests; RFC 8252 §8.3's
+ * reasoning): anything else would let a network attacker swap the keys.
+ */
+function jwksUrlAllowed(value: string): boolean {
   try {
-    return new URL(value).protocol === 'https:';
+    const url = new URL(value);
+    if (url.protocol === 'https:') return true;
+    return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname));
   } catch {
     return false;
   }
 }
-
 function parseSubject(raw: unknown, where: string): SubjectRule | string {
   if (!isObject(raw)) return `${where}: must be an object`;
   const { match, scope, maxLifetime } = raw;
@@ -74,7 +79,7 @@ function parseIssuer(raw: unknown, where: string): TrustedIssuer | string {
   if (jwks !== undefined && (jwks.keys as Record<string, unknown>[]).some((k) => 'd' in k)) {
     return `${named}.jwks: holds a private key (a "d" member); give the public keys only`;
   }
-  if (jwksUri !== undefined && (typeof jwksUri !== 'string' || !httpsUrl(jwksUri))) return `${named}.jwksUri: an https URL`;
+  if (jwksUri !== undefined && (typeof jwksUri !== 'string' || !jwksUrlAllowed(jwksUri))) return `${named}.jwksUri: an https URL (http only to a loopback host)`;
   if (typeof audience !== 'string' || audience === '') return `${named}.audience: a non-empty string (the aud the tokens must carry)`;
   if (!Array.isArray(subjects) || subjects.length === 0) return `${named}.subjects: a non-empty list`;
   const rules: SubjectRule[] = [];

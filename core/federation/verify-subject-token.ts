@@ -73,7 +73,10 @@ function describe(e: unknown): string {
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'bad signature';
     case 'ERR_JWKS_NO_MATCHING_KEY': return 'no key of the issuer matches';
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'algorithm not allowed';
+    case 'ERR_JWKS_TIMEOUT': return 'the issuer\'s keys could not be fetched in time';
+    case 'ERR_JWKS_INVALID': return 'the issuer\'s key set is not a JWKS';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': return `claim ${(e as { claim?: string }).claim ?? ''} invalid`.replace('  ', ' ');
-    default: return 'not verifiable';
+    // The outbound guard's refusal, or a failed fetch of a jwksUri: said without the address it resolved to.
+    default: return (e as Error | undefined)?.name === 'OutboundRefusedError' ? 'the issuer\'s keys may not be fetched (outbound policy)' : 'not verifiable';
   }
 }

@@ -9,6 +9,7 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
+  | 'unsupported_response_type'
   | 'invalid_scope'
   | 'invalid_target'
   | 'invalid_dpop_proof'

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
-  authorizationServerMetadata, oauthStatus, parseBasicAuth, parseScopeParam, redirectUriProblem, scopeBeyond, verifyDpopProofContent,
+  authorizationServerMetadata, oauthStatus, parseBasicAuth, parseScopeParam, redirectUriMatches, redirectUriProblem, scopeBeyond, verifyDpopProofContent,
 } from './index.ts';
 
 describe('core/oauth', () => {
@@ -15,6 +15,15 @@ describe('core/oauth', () => {
   it('finds the first scope beyond a ceiling, wildcards granting segment by segment', () => {
     expect(scopeBeyond(['audit:*'], ['audit:read'])).toBeUndefined();
     expect(scopeBeyond(['audit:read'], ['audit:read', 'auth:token:create'])).toBe('auth:token:create');
+  });
+
+  it('matches a redirect URI exactly, a loopback one on any port, and nothing altered', () => {
+    const registered = ['https://app.example/cb', 'http://127.0.0.1:4000/cb'];
+    expect(redirectUriMatches(registered, 'https://app.example/cb')).toBe(true);
+    expect(redirectUriMatches(registered, 'http://127.0.0.1:51234/cb')).toBe(true);
+    for (const altered of ['https://app.example/cb/', 'https://app.example/cb?x=1', 'https://app.example:8443/cb', 'https://evil.example/cb', 'http://127.0.0.1:4000/other', 'http://localhost:4000/cb', 'not a url']) {
+      expect(redirectUriMatches(registered, altered), altered).toBe(false);
+    }
   });
 
   it('accepts https and loopback redirect URIs only, without fragment or credentials', () => {

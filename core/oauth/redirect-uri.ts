@@ -20,3 +20,23 @@ export function redirectUriProblem(uri: string): string | undefined {
 export function isLoopback(hostname: string): boolean {
   return hostname === '127.0.0.1' || hostname === '[::1]' || hostname === 'localhost';
 }
+
+/**
+ * Is the redirect URI of an authorization request one the client registered (RFC 9700 §4.1.3: exact
+ * string comparison)? The one allowance is RFC 8252 §7.3's: a loopback URI matches with any port,
+ * since a native app listens on whichever port is free when it asks.
+ */
+export function redirectUriMatches(registered: readonly string[], presented: string): boolean {
+  if (registered.includes(presented)) return true;
+  let url: URL;
+  try {
+    url = new URL(presented);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' || !isLoopback(url.hostname) || redirectUriProblem(presented) !== undefined) return false;
+  return registered.some((r) => {
+    const reg = new URL(r);
+    return reg.protocol === 'http:' && reg.hostname === url.hostname && reg.pathname === url.pathname && reg.search === url.search;
+  });
+}

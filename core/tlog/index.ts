@@ -3,7 +3,7 @@
  * hashing and proofs, C2SP tlog-tiles coordinates, signed notes, checkpoints and cosignatures.
  * Pure: no I/O.
  */
-export { HASH_SIZE, EMPTY_ROOT, leafHash, nodeHash, sameHash, isTreeIndex } from './hash.ts';
+export { HASH_SIZE, EMPTY_ROOT, leafHash, leafHashOfText, nodeHash, sameHash, isTreeIndex } from './hash.ts';
 export { CompactTree, foldRight, perfectRoot, rangeNodes, type TreeNode } from './tree.ts';
 export {
   inclusionProof, consistencyProof, rangeHash, nodesRead, rootFromInclusionProof, verifyInclusion, verifyConsistency,
@@ -25,5 +25,6 @@ export { openCheckpoint, type TrustedCheckpoint, type CheckpointPolicy } from '.
 export { checkpointPolicyOf, type PolicyKeys } from './policy.ts';
 export { logKey, type LogKey } from './log-key.ts';
 export { parseAddCheckpoint, addCheckpoint, type AddCheckpointRequest, type WitnessDecision, type WitnessPolicy, type WitnessedLog } from './witness.ts';
+export { TileNodeCache, type TileFetch } from './tile-cache.ts';
 export { TreeRebuild, entryBundleProblems, fsckLog, type ExpectedTile, type FsckInput, type FsckReport, type LogSource } from './fsck.ts';
 export { verifyReceipt, type ExecutionReceipt, type ReceiptVerification } from './receipt.ts';

@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { scopeGrants } from '../../core/capability/index.ts';
@@ -36,7 +38,7 @@ export function mayCall(principal: Principal, authority: Authority): boolean {
  * credential can call. Discovery filtered by capability, as the spec asks of the MCP server: an
  * agent learns what it may do without probing, and never sees a route it cannot call.
  */
-export function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, service: string): void {
+function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, service: string): void {
   let all: ReturnType<typeof listRoutes> | undefined;
   app.get('/capabilities', {
     config: { authority: { kind: 'token', admin: true } },
@@ -51,3 +53,12 @@ export function installCapabilitiesRoute(app: EdgeApp, root: FastifyInstance, se
     return { service, sub: p.sub ?? 'anonymous', scope: [...p.scope], ...(p.exp !== undefined ? { exp: p.exp } : {}), routes };
   });
 }
+
+/**
+ * `GET /capabilities`: reads the route table the route pipeline keeps on the root instance (this
+ * plugin does not encapsulate, so `app` is that root) and the principal its capability check sets.
+ */
+export const capabilitiesRoutePlugin = fp(async (app: FastifyInstance, o: { service: string }) => installCapabilitiesRoute(app as unknown as EdgeApp, app, o.service), {
+  name: PART.capabilitiesRoute,
+  dependencies: [PART.principal, PART.routePipeline, PART.openApi],
+});

@@ -171,7 +171,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
     const principal = verified.principal;
     const subject = principal.sub ?? 'anonymous';
     // RFC 9449 §7: a DPoP-bound token only with a proof by its key; never as Bearer (docs/OAUTH.md).
-    const dpop = await presentationProblem(request, principal, scheme, token);
+    const dpop = await presentationProblem(request, principal, scheme, token, verifier.dpopFirstUse?.bind(verifier));
     if (dpop !== undefined) deny(d, request, subject, dpop.code, dpop.message, principal.tenantId);
     deps.admitted?.('token', token);
     if (scope !== null && !scopeGrants(principal.scope, scope)) {

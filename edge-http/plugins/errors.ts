@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OUTCOME_UNKNOWN, SuiteError, type ErrorCode, type ErrorData } from '../../bus/index.ts';
@@ -154,7 +156,7 @@ function methodsServing(app: FastifyInstance): (path: string) => string[] {
   };
 }
 
-export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
+function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, servedElsewhere?: ServedElsewhere): void {
   app.setErrorHandler(handleError);
   app.addHook('onSend', async (request, reply, payload) => retryAdvice(request, reply, payload));
   const allowed = methodsServing(app);
@@ -172,6 +174,20 @@ export function installErrors(app: FastifyInstance, onUnmatched: OnUnmatched, se
     onUnmatched(request, reply);
   });
 }
+
+export interface ErrorsOptions {
+  onUnmatched: OnUnmatched;
+  servedElsewhere?: ServedElsewhere;
+}
+
+/**
+ * The error shape on every answer: the error handler, the 404 and 405, retry advice. Routes take the
+ * error handler in force when they are registered, so every part that adds a route depends on this one.
+ */
+export const errorsPlugin = fp(async (app: FastifyInstance, o: ErrorsOptions) => installErrors(app, o.onUnmatched, o.servedElsewhere), {
+  name: PART.errors,
+  dependencies: [PART.tracing],
+});
 
 /**
  * Errors Fastify raises before routing (a URL it cannot decode), for the `frameworkErrors` option:

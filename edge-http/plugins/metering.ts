@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import type { Result } from '../../bus/index.ts';
 import type { MeterReplyData, Metric } from '../../bus/index.ts';
@@ -115,7 +117,7 @@ function asArray<T>(hooks: T | T[] | undefined): T[] {
  * Metering for every route that declares `config.meter`: the reservation runs last before the
  * handler, the give-back first among the route's onSend hooks. Routes without it get nothing.
  */
-export function installMetering(app: FastifyInstance, meter: Meter | undefined): void {
+function installMetering(app: FastifyInstance, meter: Meter | undefined): void {
   app.addHook('onRoute', (route) => {
     const metric = route.config?.meter;
     if (metric === undefined) return;
@@ -123,3 +125,12 @@ export function installMetering(app: FastifyInstance, meter: Meter | undefined):
     route.onSend = [settleHook(meter), ...asArray(route.onSend)] as typeof route.onSend;
   });
 }
+
+/**
+ * Meters routes' `config.meter` against the tenant the capability check marked billed, so after the
+ * route pipeline (its onRoute hook also adds to the answer's onSend hooks, which this one wraps).
+ */
+export const meteringPlugin = fp(async (app: FastifyInstance, o: { meter: Meter | undefined }) => installMetering(app, o.meter), {
+  name: PART.metering,
+  dependencies: [PART.routePipeline],
+});

@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import fastifySwagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -70,7 +72,7 @@ export interface OpenApiOptions {
  * The plugin only watches routes being added (an onRoute hook); it adds nothing to the request
  * path and leaves validation to our compiler. Register it before any route it must describe.
  */
-export async function installOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
+async function installOpenApi(app: FastifyInstance, options: OpenApiOptions): Promise<void> {
   const { service } = options;
   const swaggerOptions: FastifyDynamicSwaggerOptions = {
     openapi: {
@@ -128,6 +130,15 @@ export async function installOpenApi(app: FastifyInstance, options: OpenApiOptio
     return reply.type('application/json; charset=utf-8').send(body as unknown as Record<string, unknown>);
   });
 }
+
+/**
+ * Registered before any route it must describe (its own included, which the route pipeline guards,
+ * the compilers serialize and the error handler answers for): every route part depends on it.
+ */
+export const openApiPlugin = fp(installOpenApi, {
+  name: PART.openApi,
+  dependencies: [PART.compilers, PART.errors, PART.routePipeline],
+});
 
 const REQUEST_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
 

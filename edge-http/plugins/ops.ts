@@ -1,3 +1,6 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorDataSchema } from '../../bus/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
@@ -33,7 +36,7 @@ const PUBLIC: Authority = Object.freeze({ kind: 'public' });
 const OPS_CONFIG = Object.freeze({ authority: PUBLIC, rateLimit: false as const });
 
 /** The operations routes every service answers (spec, "Operations routes (all services)"). */
-export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
+function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
   const { service, readiness, metrics } = options;
 
   app.get('/health', {
@@ -84,3 +87,9 @@ export function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
     return exposition();
   });
 }
+
+/** The operations routes: guarded (public, no rate limit) by the route pipeline, described in OpenAPI. */
+export const opsRoutesPlugin = fp(async (app: FastifyInstance, o: OpsOptions) => installOpsRoutes(app as unknown as EdgeApp, o), {
+  name: PART.opsRoutes,
+  dependencies: [PART.routePipeline, PART.openApi],
+});

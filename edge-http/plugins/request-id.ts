@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -23,9 +25,12 @@ export function genRequestId(raw: IncomingMessage): string {
 }
 
 /** Echo the id on every answer, errors included (Fastify keeps headers set before an error). */
-export function installRequestIdEcho(app: FastifyInstance): void {
+function installRequestIdEcho(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
 }
+
+/** The id echoed on every answer; after tracing, whose hooks see the request first. */
+export const requestIdPlugin = fp(async (app: FastifyInstance) => installRequestIdEcho(app), { name: PART.requestId, dependencies: [PART.tracing] });

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { MetricsRegistry } from '../../observability/index.ts';
 import { accessLogger } from './access-log.ts';
-import { declaredAuthority, type RouteEntry } from './authority.ts';
+import { createRouteTable, declaredAuthority, type RouteEntry } from './authority.ts';
 import { guardFor, type CapabilityDeps } from './capability.ts';
 import { durableDecision } from './durable-decision.ts';
 import { routeObserver } from './http-metrics.ts';
-import type { Limiter } from './rate-limit.ts';
+import { PART } from './names.ts';
+import { createLimiter, createRateLimitKeys, type Limiter, type RateLimitOptions } from './rate-limit.ts';
 
-export interface PipelineOptions {
+interface PipelineOptions {
   service: string;
   table: RouteEntry[];
   limiter: Limiter;
@@ -34,7 +36,7 @@ function asArray<T>(hooks: T | T[] | undefined): T[] {
  * New arrays are assigned rather than pushed into: Fastify's HEAD twin of a GET route starts from
  * the same options, and a shared array would run the guard (and its audit record) twice.
  */
-export function installRoutePipeline(app: FastifyInstance, options: PipelineOptions): void {
+function installRoutePipeline(app: FastifyInstance, options: PipelineOptions): void {
   const { service, table, limiter, capability, metrics, accessLog } = options;
   app.addHook('onRoute', (route) => {
     const authority = declaredAuthority(route, table);
@@ -56,3 +58,29 @@ export function installRoutePipeline(app: FastifyInstance, options: PipelineOpti
     route.onResponse = [...asArray(route.onResponse), ...last] as typeof route.onResponse;
   });
 }
+
+export interface RoutePipelineOptions {
+  service: string;
+  rateLimit: RateLimitOptions;
+  /** The capability check's dependencies; the limiter's `admitted` is wired here. */
+  capability: Omit<CapabilityDeps, 'admitted'>;
+  metrics: MetricsRegistry;
+  accessLog: boolean;
+}
+
+/**
+ * The per-route hooks above, the route table they fill and the rate limiter they run. Its onRoute
+ * hook must see every route, so every part that adds a route depends on it; it sets the principal
+ * (a request decoration) and throws errors the error handler shapes, so it depends on those two.
+ */
+export const routePipelinePlugin = fp(async (app: FastifyInstance, o: RoutePipelineOptions) => {
+  const keys = createRateLimitKeys();
+  installRoutePipeline(app, {
+    service: o.service,
+    table: createRouteTable(app),
+    limiter: await createLimiter(app, o.rateLimit, keys),
+    capability: { ...o.capability, admitted: keys.admit },
+    metrics: o.metrics,
+    accessLog: o.accessLog,
+  });
+}, { name: PART.routePipeline, dependencies: [PART.tracing, PART.principal, PART.errors] });

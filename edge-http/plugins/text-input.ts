@@ -1,3 +1,5 @@
+import fp from 'fastify-plugin';
+import { PART } from './names.ts';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { SuiteError } from '../../bus/index.ts';
@@ -19,7 +21,7 @@ import { textProblem } from '../../bus/index.ts';
  */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export function installTextInput(app: FastifyInstance): void {
+function installTextInput(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: string | Buffer, done) => {
     let text: string;
@@ -56,6 +58,9 @@ export function installTextInput(app: FastifyInstance): void {
     if (schema?.params === undefined) refuse('params', request.params);
   });
 }
+
+/** The text rule on every JSON body and undeclared query or params; after tracing, whose hooks come first. */
+export const textInputPlugin = fp(async (app: FastifyInstance) => installTextInput(app), { name: PART.textInput, dependencies: [PART.tracing] });
 
 function refuse(part: string, value: unknown): void {
   const problem = textProblem(value);

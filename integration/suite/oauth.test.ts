@@ -7,6 +7,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { DpopReplayCache, presentationProblem } from '../../edge-http/index.ts';
+import { edgeVerifier } from '../../cli/edge.ts';
+import type { FastifyRequest } from 'fastify';
 
 /**
  * The suite as an OAuth 2.1 authorization server (issue 32), driven by clients nobody here wrote:
@@ -267,8 +270,11 @@ describe('DPoP (RFC 9449) at the token endpoint', () => {
 });
 
 describe('DPoP (RFC 9449) at the edges and /mcp', () => {
+  // One client for the bound tokens of this block: registration is rate limited per address (20 a minute).
+  let bindingClient: Promise<Record<string, any>> | undefined;
   async function boundToken(): Promise<{ token: string; keys: { privateKey: CryptoKey; publicKey: CryptoKey } }> {
-    const c = await registerAdmin({ grant_types: ['client_credentials'], scope: 'audit:read execution:read', token_endpoint_auth_method: 'client_secret_basic' });
+    bindingClient ??= registerAdmin({ grant_types: ['client_credentials'], scope: 'audit:read execution:read', token_endpoint_auth_method: 'client_secret_basic' });
+    const c = await bindingClient;
     const keys = await generateKeyPair('EdDSA', { extractable: true });
     const r = await tokenRequest({ grant_type: 'client_credentials' }, { ...basic(c.client_id, c.client_secret), dpop: await dpopProof(keys, 'POST', t.url('token', '/oauth/token')) });
     expect(r.body.token_type).toBe('DPoP');
@@ -289,6 +295,27 @@ describe('DPoP (RFC 9449) at the edges and /mcp', () => {
     await expect.poll(() => audit(c.client_id)).toEqual(expect.arrayContaining([
       expect.objectContaining({ action: 'audit:read', result: 'deny', reason: 'TOKEN_INVALID' }),
     ]));
+  });
+
+  it('refuses a proof replayed to another edge process (its own cache empty): the shared check over the bus and the durable jti table', async () => {
+    const { token, keys } = await boundToken();
+    const url = t.url('token', '/audit?limit=1');
+    const proof = await dpopProof(keys, 'GET', url, { ath: await ath(token) });
+    expect((await fetch(url, { headers: { authorization: `DPoP ${token}`, dpop: proof } })).status).toBe(200);
+    // A second edge process: the same bus and actor, a cache of its own that has never seen the proof.
+    const secondEdge = edgeVerifier(t.suite.checker!, t.adminKey, undefined, t.suite.bus);
+    const verified = await secondEdge.checkToken(token);
+    if (!verified.ok) throw new Error(verified.error.message);
+    const u = new URL(url);
+    const request = { method: 'GET', protocol: 'http', host: u.host, url: `${u.pathname}${u.search}`, headers: { dpop: proof } } as unknown as FastifyRequest;
+    const replay = await presentationProblem(request, verified.principal, 'dpop', token, secondEdge.dpopFirstUse, new DpopReplayCache());
+    expect(replay).toEqual({ code: 'TOKEN_INVALID', message: 'the DPoP proof was already used (jti replay, at another edge)' });
+    // Without the shared check (the old per-process cache alone) the same replay passed.
+    expect(await presentationProblem(request, verified.principal, 'dpop', token, undefined, new DpopReplayCache())).toBeUndefined();
+    // A fresh proof passes the second edge once.
+    const fresh = await dpopProof(keys, 'GET', url, { ath: await ath(token) });
+    const freshRequest = { ...request, headers: { dpop: fresh } } as unknown as FastifyRequest;
+    expect(await presentationProblem(freshRequest, verified.principal, 'dpop', token, secondEdge.dpopFirstUse, new DpopReplayCache())).toBeUndefined();
   });
 
   it('refuses at an edge a proof for another URL, another method, another key, or replayed', async () => {

@@ -8,7 +8,12 @@ import { handleTokenRequest } from './token-endpoint.ts';
 import { registerClient } from './registration.ts';
 import { deleteClient, listClients } from './clients.ts';
 import { handleIntrospection, handleRevocation } from './introspection.ts';
-import { pruneSeenJti } from './replay.ts';
+import { firstUseOfJti, pruneSeenJti } from './replay.ts';
+import { pruneAuthorizations } from './authorizations.ts';
+import { handleAuthorize, handleConsent, handleDevicePage } from './consent.ts';
+import { handleDeviceAuthorization } from './device-authorization.ts';
+import { listGrantLog, pruneGrantLog } from './grant-log.ts';
+import { issuersView } from './issuers-view.ts';
 
 const PRUNE_EVERY_MS = 60_000;
 
@@ -29,13 +34,26 @@ export class OAuthActor extends BusActor {
     const queue = { queue: 'oauth' };
     const unexpected = (err: unknown) => d.logger.error({ err }, 'oauth handler failed');
     this.every(PRUNE_EVERY_MS, () => void pruneSeenJti(d.storage.pool).catch(unexpected), 'oauth.prune-jti');
+    this.every(PRUNE_EVERY_MS, () => void pruneAuthorizations(d.storage.pool).catch(unexpected), 'oauth.prune-authorizations');
+    this.every(PRUNE_EVERY_MS * 60, () => void pruneGrantLog(d.storage.pool).catch(unexpected), 'oauth.prune-grant-log');
     return [
       d.bus.serve(s.token, ({ data }) => replyOf(() => handleTokenRequest(d, data), unexpected), queue),
       d.bus.serve(s.introspect, ({ data }) => replyOf(() => handleIntrospection(d, data), unexpected), queue),
       d.bus.serve(s.revoke, ({ data }) => replyOf(() => handleRevocation(d, data), unexpected), queue),
+      d.bus.serve(s.authorize, ({ data }) => replyOf(() => handleAuthorize(d, data), unexpected), queue),
+      d.bus.serve(s.consent, ({ data }) => replyOf(() => handleConsent(d, data), unexpected), queue),
+      d.bus.serve(s.devicePage, ({ data }) => replyOf(() => handleDevicePage(d, data), unexpected), queue),
+      d.bus.serve(s.deviceAuthorization, ({ data }) => replyOf(() => handleDeviceAuthorization(d, data), unexpected), queue),
       d.bus.serve(s.register, ({ data }) => replyOf(() => registerClient(d, data), unexpected), queue),
       d.bus.serve(s.listClients, ({ data }) => replyOf(async () => ({
         clients: await listClients(d.storage.pool, data.limit, data.offset, data.caller.tenantId),
+      }), unexpected), queue),
+      d.bus.serve(s.dpopFirstUse, ({ data }) => replyOf(async () => ({
+        first: await firstUseOfJti(d.storage.pool, `dpop-edge:${data.jkt}`, data.jti, data.exp),
+      }), unexpected), queue),
+      d.bus.serve(s.listIssuers, () => replyOf(async () => issuersView(d.federation?.trust), unexpected), queue),
+      d.bus.serve(s.listGrants, ({ data }) => replyOf(async () => ({
+        grants: await listGrantLog(d.storage.pool, data.limit, data.caller.tenantId),
       }), unexpected), queue),
       d.bus.serve(s.deleteClient, ({ data }) => replyOf(async () => {
         const deleted = await deleteClient(d.storage.pool, data.clientId, data.caller.tenantId);

@@ -1,4 +1,6 @@
+import { KeyObject } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { findIdentityByKey } from '../../storage/index.ts';
 import type { CommonQueryMethods } from 'slonik';
 import { ASYMMETRIC_ALGS, oauthError, parseBasicAuth, type OAuthError } from '../../core/oauth/index.ts';
 import { findClient, secretMatches, type OAuthClient } from './clients.ts';
@@ -16,7 +18,11 @@ export interface ClientAuthInput {
   now: number;
 }
 
-export type ClientAuthResult = { ok: true; client: OAuthClient } | { ok: false; error: OAuthError; clientId?: string };
+/**
+ * `identity`: the enrolled identity whose key signed the client's assertion (private_key_jwt with an
+ * identity's Ed25519 key): the client proved possession of that key, as `POST /issue`'s proof does.
+ */
+export type ClientAuthResult = { ok: true; client: OAuthClient; identity?: string } | { ok: false; error: OAuthError; clientId?: string };
 
 const refused = (description: string, clientId?: string): ClientAuthResult =>
   ({ ok: false, error: oauthError('invalid_client', description), ...(clientId !== undefined ? { clientId } : {}) });
@@ -84,8 +90,9 @@ async function byAssertion(db: CommonQueryMethods, input: ClientAuthInput): Prom
     return refused('client authentication failed', claimedId);
   }
   let payload;
+  let key;
   try {
-    ({ payload } = await jwtVerify(jwt, createLocalJWKSet(client.jwks as JSONWebKeySet), {
+    ({ payload, key } = await jwtVerify(jwt, createLocalJWKSet(client.jwks as JSONWebKeySet), {
       algorithms: [...ASYMMETRIC_ALGS],
       issuer: client.clientId,
       subject: client.clientId,
@@ -104,7 +111,18 @@ async function byAssertion(db: CommonQueryMethods, input: ClientAuthInput): Prom
   if (!(await firstUseOfJti(db, `assertion:${client.clientId}`, payload.jti, exp))) {
     return refused('client_assertion jti was already used (replay)', client.clientId);
   }
-  return { ok: true, client: strip(client) };
+  const identity = await identityOfKey(db, key);
+  // A suspended identity's key is a key its owner lost control of: it authenticates nobody, client or identity.
+  if (identity?.status === 'suspended') return refused(`the client's key is the key of suspended identity "${identity.subject}"`, client.clientId);
+  return { ok: true, client: strip(client), ...(identity !== undefined ? { identity: identity.subject } : {}) };
+}
+
+/** The identity enrolled with the assertion's key (identities hold Ed25519 SPKI keys), if any. */
+async function identityOfKey(db: CommonQueryMethods, key: unknown): Promise<{ subject: string; status: string } | undefined> {
+  const object = key instanceof KeyObject ? key : KeyObject.from(key as Parameters<typeof KeyObject.from>[0]);
+  if (object.asymmetricKeyType !== 'ed25519') return undefined;
+  const found = await findIdentityByKey(db, object.export({ type: 'spki', format: 'pem' }) as string);
+  return found === null ? undefined : { subject: found.subject, status: found.status };
 }
 
 function strip(c: OAuthClient & { secretHash: string | null }): OAuthClient {

@@ -1,5 +1,7 @@
 import { Counter } from 'prom-client';
 import { defineService } from '../kit/index.ts';
+import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
+import { createFederation } from './federation.ts';
 import { OAuthActor } from './actor.ts';
 import { oauthRoutes } from './routes/index.ts';
 import { oauthSubjects } from './subjects.ts';
@@ -23,13 +25,20 @@ export const oauthService = defineService({
       name: 'suite_oauth_grants_total', help: 'Token endpoint requests, by grant type and outcome (issued, or the RFC 6749 error)',
       labelNames: ['grant_type', 'outcome'] as const, registers: [registry],
     });
+    const { config } = ctx;
+    // The trusted-issuer file was checked when the configuration was read (config/trusted-issuers.ts).
+    const federation = config.oauthTrustedIssuers === undefined ? undefined : createFederation(config.oauthTrustedIssuers, createOutboundGuard({
+      policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
+    }));
     const actor = new OAuthActor({
       bus: ctx.bus, storage: ctx.storage, ring: ctx.ring, audit: ctx.audit, checker: ctx.checker,
-      logger: ctx.logger.child({ component: 'oauth' }), audience: ctx.config.audience, counter, clock: Date.now,
+      logger: ctx.logger.child({ component: 'oauth' }), audience: ctx.config.audience, counter, clock: Date.now, federation,
     });
     actor.start();
-    return { producers: [{ name: 'oauth', stop: () => actor.stop() }] };
+    return { producers: [{ name: 'oauth', stop: async () => { await actor.stop(); await federation?.close(); } }] };
   },
   routes: (ctx) => oauthRoutes(ctx),
 });
 
+
+export { oauthSubjects } from './subjects.ts';

@@ -68,3 +68,8 @@ export async function spendRefreshToken(pool: DatabasePool, token: string): Prom
     return { kind: 'live', state: { ...state, scope: [...state.scope] } };
   });
 }
+
+/** The access tokens minted in a family (to revoke them when the grant that started it is replayed). */
+export async function familyAccessJtis(db: CommonQueryMethods, familyId: string): Promise<string[]> {
+  return [...await db.anyFirst(sql.type(JtiRow)`select access_jti as jti from oauth_refresh_tokens where family_id = ${familyId} and access_jti is not null`)];
+}

@@ -12,9 +12,12 @@ type Answer = Static<typeof HttpAnswer>;
 type RegisterRequest = Static<typeof oauthSubjects.register.request>;
 
 export const REGISTER_SCOPE = 'oauth:client:register';
-/** What a public client may ask for: only grants where a person approves (issue 32, "Clients"). */
-const PUBLIC_GRANTS = new Set(['authorization_code', DEVICE_CODE_GRANT, 'refresh_token']);
-const KNOWN_GRANTS = new Set([...PUBLIC_GRANTS, 'client_credentials', TOKEN_EXCHANGE_GRANT]);
+/**
+ * What a public client may ask for: grants where a person approves (issue 32, "Clients"), and token
+ * exchange, where the presented tokens are the credentials (a workload has no secret to keep).
+ */
+const PUBLIC_GRANTS = new Set(['authorization_code', DEVICE_CODE_GRANT, 'refresh_token', TOKEN_EXCHANGE_GRANT]);
+const KNOWN_GRANTS = new Set([...PUBLIC_GRANTS, 'client_credentials']);
 const MAX_KEYS = 10;
 
 const bad = (description: string): OAuthError => oauthError('invalid_client_metadata', description);

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { clipText } from '../../bus/index.ts';
-import { insertIssuedToken } from '../../storage/index.ts';
+import { findIdentity, insertIssuedToken, lockSubject } from '../../storage/index.ts';
 import { mintToken } from '../../actors/capability/index.ts';
 import { normaliseSubject } from '../../core/subject/index.ts';
 import { oauthError, oauthStatus, type OAuthError } from '../../core/oauth/index.ts';
@@ -8,6 +8,7 @@ import { authenticateClient } from './client-auth.ts';
 import { verifyDpopProof } from './dpop.ts';
 import { GRANTS, type GrantModule, type TokenToMint } from './grants/index.ts';
 import { newFamilyId, storeRefreshToken } from './refresh.ts';
+import { insertGrantLog } from './grant-log.ts';
 import type { OAuthDeps } from './deps.ts';
 import type { HttpAnswer, oauthSubjects } from './subjects.ts';
 import type { OAuthClient } from './clients.ts';
@@ -39,8 +40,14 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   const grantType = req.form.grant_type ?? '';
   const metric = GRANTS.some((g) => g.type === grantType) ? grantType : 'other';
   const refuse = (error: OAuthError, who: string, tenantId: string | null = null, basic = false): Answer => {
-    deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
+    // A device's polls while the person decides are the protocol working, not refusals: counted, not audited.
+    if (error.error !== 'authorization_pending' && error.error !== 'slow_down') deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
     deps.counter.inc({ grant_type: metric, outcome: error.error });
+    // The recent-grants view (GET /oauth/grants) is a convenience beside the audit entry: not waited for.
+    void insertGrantLog(deps.storage.pool, {
+      grantType: grantType === '' ? '(none)' : grantType, clientId: who, sub: who, outcome: 'refused', error: error.error, tenantId,
+      scope: (req.form.scope ?? '').split(' ').filter((s) => s !== ''),
+    }).catch((err: unknown) => deps.logger.warn({ err }, 'could not log a refused grant for GET /oauth/grants'));
     return errorAnswer(error, basic);
   };
   if (grantType === '') return refuse(oauthError('invalid_request', 'grant_type is required'), req.form.client_id ?? 'anonymous');
@@ -61,13 +68,15 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
     dpopJkt = proof.jkt;
   }
   const outcome = await grant.handle({
-    params: req.form, client, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
-    deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger },
+    params: req.form, client, identity: auth.identity, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
+    deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger, checker: deps.checker, federation: deps.federation },
   });
   if (!outcome.ok) return refuse(outcome.error, client.clientId, tenant);
   const subject = normaliseSubject(outcome.mint.sub);
   if (!subject.ok) return refuse(oauthError('invalid_grant', `the token's subject ${subject.problem}`), client.clientId, tenant);
-  const issued = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now);
+  const minted = await mint(deps, { ...outcome.mint, sub: subject.subject }, client, dpopJkt, now, grantType);
+  if (!minted.ok) return refuse(oauthError('invalid_grant', minted.problem), client.clientId, tenant);
+  const { issued } = minted;
   await deps.audit.recordAndWait({
     subject: client.clientId, action: 'oauth:token', resource: `grant:${grantType}`, result: 'allow',
     reason: clipText(`issued ${issued.jti} to ${subject.subject}${dpopJkt !== undefined ? ' (DPoP-bound)' : ''}${outcome.note !== undefined ? `, ${outcome.note}` : ''} with scope ${outcome.mint.scope.join(' ')}`, 1024),
@@ -97,9 +106,16 @@ function grantAllowed(grant: GrantModule, client: OAuthClient): OAuthError | und
 }
 
 /** Mint and record the access token, and the rotated or new refresh token, in one transaction. */
-async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: string | undefined, now: number) {
+async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: string | undefined, now: number, grantType: string) {
   const aud = m.aud ?? deps.audience;
   return deps.storage.pool.transaction(async (tx) => {
+    if (m.proven) {
+      // As POST /issue (actors/identities/issuance.ts): the subject's lock first, then its status, so a
+      // suspension either waits for this token's row or is seen here. Refused, never thrown (slonik).
+      await lockSubject(tx, m.sub, 'shared');
+      const identity = await findIdentity(tx, m.sub);
+      if (identity === null || identity.status !== 'active') return { ok: false as const, problem: `identity "${m.sub}" is suspended or no longer enrolled; no new tokens are issued in its name` };
+    }
     const minted = await mintToken(deps.ring, {
       sub: m.sub, scope: [...m.scope], lifetimeSeconds: m.lifetimeSeconds, now,
       ...(aud !== undefined ? { aud } : {}),
@@ -110,6 +126,8 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
     await insertIssuedToken(tx, {
       jti: minted.jti, sub: m.sub, scope: [...m.scope], tenantId: m.tenantId ?? null, kid: minted.kid, iat: minted.iat, exp: minted.exp, proven: m.proven === true,
     });
+    await m.recordIssued?.(tx, minted.jti);
+    await insertGrantLog(tx, { grantType, clientId: client.clientId, sub: m.sub, outcome: 'granted', scope: m.scope, tenantId: m.tenantId ?? null });
     let refreshToken: string | undefined;
     if (m.refresh !== undefined) {
       refreshToken = await storeRefreshToken(tx, {
@@ -121,7 +139,7 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
         lifetimeSeconds: m.lifetimeSeconds, accessJti: minted.jti, expiresAt: now + REFRESH_LIFETIME_SECONDS,
       });
     }
-    return { ...minted, refreshToken };
+    return { ok: true as const, issued: { ...minted, refreshToken } };
   });
 }
 

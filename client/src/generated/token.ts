@@ -1002,7 +1002,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The authorization endpoint (RFC 6749 §3.1): no grant served yet uses it */
+        /** The authorization endpoint (RFC 6749 §4.1, PKCE S256 and state required): the consent page, or a redirect back with an error */
         get: operations["oauthAuthorize"];
         put?: never;
         post?: never;
@@ -1046,6 +1046,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The consent form's submission: Approve (admin key or an oauth:consent token) or Deny, for a code or device request */
+        post: operations["oauthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device grant's page (RFC 8628 §3.3): a person enters the user code, then sees the consent page */
+        get: operations["oauthDevicePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device_authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Device authorization (RFC 8628 §3.1): a device code to poll with, and the user code a person enters at verification_uri */
+        post: operations["oauthDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The token endpoint's recent outcomes, granted or refused, newest first (30 days kept; the audit trail is the record) */
+        get: operations["oauthListGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/introspect": {
         parameters: {
             query?: never;
@@ -1057,6 +1125,23 @@ export interface paths {
         put?: never;
         /** Token introspection (RFC 7662), for a confidential client: is this token live */
         post: operations["oauthIntrospect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/issuers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The trusted outside issuers of token exchange (SUITE_OAUTH_TRUSTED_ISSUERS) and what each subject may get; no keys */
+        get: operations["oauthListIssuers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7038,13 +7123,47 @@ export interface operations {
     };
     oauthAuthorize: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The registered client */
+                client_id?: string;
+                /** @description PKCE: base64url SHA-256 of the verifier */
+                code_challenge?: string;
+                /** @description S256 (plain is refused) */
+                code_challenge_method?: string;
+                /** @description One of the client's registered redirect URIs (a loopback one on any port) */
+                redirect_uri?: string;
+                /** @description RFC 8707 resource: the token's audience */
+                resource?: string;
+                /** @description code */
+                response_type?: string;
+                /** @description Space-separated scopes */
+                scope?: string;
+                /** @description Required; returned unchanged */
+                state?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description An HTML page for a person (text/html) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client's redirect URI with error and state */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description An OAuth error (RFC 6749 §5.2) */
             400: {
                 headers: {
@@ -7056,6 +7175,21 @@ export interface operations {
                         error: string;
                         error_description?: string;
                     };
+                    "text/html": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An HTML page for a person (text/html) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "text/html": string;
                 };
             };
             /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
@@ -7065,6 +7199,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["Error"];
                 };
             };
             /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
@@ -7074,6 +7209,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": components["schemas"]["Error"];
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                    "text/html": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
         };
@@ -7251,6 +7405,396 @@ export interface operations {
             };
         };
     };
+    oauthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded parameters (RFC 6749 §3.2) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description An HTML page for a person (text/html) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with code and state, or error=access_denied */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string | {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    } | {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An HTML page for a person (text/html) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An HTML page for a person (text/html) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    oauthDevicePage: {
+        parameters: {
+            query?: {
+                /** @description The code the device shows */
+                user_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page for a person (text/html) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string | {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    } | {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An HTML page for a person (text/html) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "INVALID_REQUEST" | "TOKEN_MISSING" | "TOKEN_INVALID" | "TOKEN_EXPIRED" | "TOKEN_REVOKED" | "TOKEN_AUDIENCE_MISMATCH" | "TENANT_KEY_INVALID" | "PROOF_REQUIRED" | "QUOTA_EXCEEDED" | "CAPABILITY_INSUFFICIENT" | "TENANT_SUSPENDED" | "IDENTITY_SUSPENDED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RECORD_PRUNED" | "CONFLICT" | "RATE_LIMITED" | "REVOCATION_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "CONNECTOR_NOT_CONFIGURED" | "CREDENTIALS_REJECTED" | "PROVIDER_REJECTED" | "PROVIDER_UNAVAILABLE" | "OUTBOUND_REFUSED";
+                            message: string;
+                        };
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    oauthDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description application/x-www-form-urlencoded parameters (RFC 6749 §3.2) */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description RFC 8628 §3.2 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device_code: string;
+                        expires_in: number;
+                        interval: number;
+                        user_code: string;
+                        verification_uri: string;
+                        verification_uri_complete: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An OAuth error (RFC 6749 §5.2) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The RFC 6749 / 7591 / 9449 error code */
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+        };
+    };
+    oauthListGrants: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recent grants */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        grants: {
+                            /** @description When it was decided (ISO 8601) */
+                            at: string;
+                            /** @description The client that asked (anonymous when none could be named) */
+                            clientId: string;
+                            /** @description The RFC 6749 error code of a refusal */
+                            error?: string;
+                            grantType: string;
+                            outcome: "granted" | "refused";
+                            /** @description Granted: the token's scope; refused: what was asked */
+                            scope: string[];
+                            /** @description The issued token's subject; for a refusal, the client that asked */
+                            sub: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request is malformed: the body, the query, a path parameter or a header (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     oauthIntrospect: {
         parameters: {
             query?: never;
@@ -7335,6 +7879,87 @@ export interface operations {
                         error: string;
                         error_description?: string;
                     };
+                };
+            };
+        };
+    };
+    oauthListIssuers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trusted issuers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuers: {
+                            /** @description The aud its tokens must carry */
+                            audience: string;
+                            issuer: string;
+                            /** @description Keys given in the file, or fetched from its jwksUri */
+                            jwksSource: "inline" | "uri";
+                            subjects: {
+                                /** @description Glob on the token's sub */
+                                match: string;
+                                /** @description The longest life of an exchanged token, e.g. 15m, 1h */
+                                maxLifetime: string;
+                                /** @description The ceiling of an exchanged token */
+                                scope: string[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No credential, or one that is invalid, expired or revoked; or an unknown tenant key (TOKEN_MISSING, TOKEN_INVALID, TOKEN_EXPIRED, TOKEN_REVOKED, TOKEN_AUDIENCE_MISMATCH, TENANT_KEY_INVALID, PROOF_REQUIRED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential does not grant this route, or its tenant or identity is suspended (CAPABILITY_INSUFFICIENT, TENANT_SUSPENDED, IDENTITY_SUSPENDED, OUTBOUND_REFUSED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: retry after the `Retry-After` header (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure (the log keeps its cause) (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (revocation store, bus, storage): retry later (REVOCATION_UNAVAILABLE, SERVICE_UNAVAILABLE, CONNECTOR_NOT_CONFIGURED, CREDENTIALS_REJECTED) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

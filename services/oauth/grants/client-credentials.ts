@@ -8,12 +8,15 @@ export const CLIENT_CREDENTIALS_LIFETIME_SECONDS = 3600;
 /**
  * `client_credentials` (RFC 6749 §4.4): a confidential client acts as itself. The token's subject is
  * the client id; its scope is what was asked, within the registered ceiling (no scope asked: the whole
- * ceiling, §3.3's documented default); `resource` (RFC 8707) becomes its audience.
+ * ceiling, §3.3's documented default); `resource` (RFC 8707) becomes its audience. A client whose
+ * private_key_jwt key is an enrolled identity's acts as that identity, with the proof claim `prf`
+ * (the assertion proved the key, as `POST /issue`'s signed nonce does; docs/OAUTH.md): the token is the
+ * identity's, so suspending the identity revokes it.
  */
 export const clientCredentialsGrant: GrantModule = {
   type: 'client_credentials',
   publicClients: false,
-  async handle({ params, client }) {
+  async handle({ params, client, identity }) {
     const parsed = parseScopeParam(params.scope);
     if (!parsed.ok) return { ok: false, error: oauthError('invalid_scope', parsed.problem) };
     const scope = parsed.scope.length > 0 ? parsed.scope : client.scope;
@@ -25,7 +28,8 @@ export const clientCredentialsGrant: GrantModule = {
     return {
       ok: true,
       mint: {
-        sub: client.clientId,
+        sub: identity ?? client.clientId,
+        ...(identity !== undefined ? { proven: true } : {}),
         scope,
         lifetimeSeconds: CLIENT_CREDENTIALS_LIFETIME_SECONDS,
         ...(resource.aud !== undefined ? { aud: resource.aud } : {}),

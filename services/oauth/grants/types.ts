@@ -1,8 +1,11 @@
 import type { Logger } from 'pino';
+import type { CommonQueryMethods } from 'slonik';
 import type { Bus } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
 import type { OAuthError } from '../../../core/oauth/index.ts';
 import type { OAuthClient } from '../clients.ts';
+import type { TokenChecker } from '../../../actors/capability/index.ts';
+import type { Federation } from '../federation.ts';
 
 /**
  * The interface every grant module implements (grants/README.md). The token endpoint authenticates the
@@ -15,6 +18,11 @@ export interface GrantRequest {
   readonly params: Readonly<Record<string, string>>;
   /** The authenticated client, or a public client (`token_endpoint_auth_method: none`) named by `client_id`. */
   readonly client: OAuthClient;
+  /**
+   * The enrolled identity whose key signed the client's private_key_jwt assertion, when it is one: a
+   * client-credentials token is then that identity's, with the proof claim (as `POST /issue`).
+   */
+  readonly identity: string | undefined;
   /** The JWK SHA-256 thumbprint (RFC 7638) of a valid DPoP proof's key, when the request carried one. */
   readonly dpopJkt: string | undefined;
   /** The issuer (RFC 8414) and this token endpoint's URL, as this request reached them. */
@@ -30,6 +38,10 @@ export interface GrantDeps {
   readonly bus: Bus;
   readonly storage: Storage;
   readonly logger: Logger;
+  /** The suite's own token check (a suite token presented as a grant's input: token exchange). */
+  readonly checker: TokenChecker;
+  /** Trusted outside issuers (`SUITE_OAUTH_TRUSTED_ISSUERS`); undefined: none configured. */
+  readonly federation: Federation | undefined;
 }
 
 /** The capability token a grant asks the endpoint to mint. */
@@ -50,6 +62,8 @@ export interface TokenToMint {
    * (the refresh_token grant's rotation). Absent: none.
    */
   readonly refresh?: 'new' | { readonly familyId: string };
+  /** Called in the minting transaction with the access token's jti (a code grant records what its code issued). */
+  readonly recordIssued?: (tx: CommonQueryMethods, jti: string) => Promise<void>;
 }
 
 export type GrantOutcome =

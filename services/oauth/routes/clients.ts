@@ -81,6 +81,26 @@ export function clientRoutes(app: EdgeApp, bus: Bus, ctx: RouteContext): void {
     return sendResult(reply, await bus.request(oauthSubjects.listClients, { limit, offset, caller: callerOf(request) }));
   });
 
+  app.get('/oauth/issuers', {
+    config: { authority: { kind: 'scope', scope: 'oauth:read', admin: true } },
+    schema: {
+      ...operation('oauth', 'oauthListIssuers', 'The trusted outside issuers of token exchange (SUITE_OAUTH_TRUSTED_ISSUERS) and what each subject may get; no keys'),
+      response: { 200: answer(oauthSubjects.listIssuers.reply, 'The trusted issuers') },
+    },
+  }, async (request, reply) => sendResult(reply, await bus.request(oauthSubjects.listIssuers, { caller: callerOf(request) })));
+
+  app.get('/oauth/grants', {
+    config: { authority: { kind: 'scope', scope: 'oauth:read', admin: true } },
+    schema: {
+      ...operation('oauth', 'oauthListGrants', 'The token endpoint\'s recent outcomes, granted or refused, newest first (30 days kept; the audit trail is the record)'),
+      querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) }, { additionalProperties: false }),
+      response: { 200: answer(oauthSubjects.listGrants.reply, 'Recent grants') },
+    },
+  }, async (request, reply) => {
+    const { limit } = request.query as { limit: number };
+    return sendResult(reply, await bus.request(oauthSubjects.listGrants, { limit, caller: callerOf(request) }));
+  });
+
   app.delete('/oauth/clients/:clientId', {
     config: { authority: { kind: 'scope', scope: 'oauth:client:admin', admin: true } },
     schema: {

@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EdgeApp } from '../../../edge-http/index.ts';
 import { Type } from 'typebox';
 import { operation } from '../../../edge-http/index.ts';
-import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from '../../../core/oauth/index.ts';
-import { OAuthErrorBody } from './form.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from '../../../core/oauth/index.ts';
 import type { RouteContext } from '../../kit/index.ts';
 import { GRANTS } from '../grants/index.ts';
 import { REGISTER_SCOPE } from '../registration.ts';
+import { CONSENT_SCOPE } from '../consent.ts';
 import { issuerOf } from './issuer.ts';
 
 const Metadata = Type.Object({ issuer: Type.String(), token_endpoint: Type.String() }, {
@@ -18,12 +18,13 @@ const ResourceMetadata = Type.Object({ resource: Type.String(), authorization_se
 
 /** What a client may ask for: the scopes of the MCP tools, and the OAuth scopes of the suite itself. */
 export function scopesSupported(ctx: Pick<RouteContext, 'mcpTools'>): string[] {
-  return [...new Set([...ctx.mcpTools.map((t) => t.scope), REGISTER_SCOPE])].sort();
+  return [...new Set([...ctx.mcpTools.map((t) => t.scope), REGISTER_SCOPE, CONSENT_SCOPE])].sort();
 }
 
 /** Where a client discovers everything else (RFC 8414, RFC 9728, and the MCP authorization spec). */
 export function discoveryRoutes(app: EdgeApp, ctx: RouteContext): void {
   const scopes = scopesSupported(ctx);
+  const toolScopes = [...new Set(ctx.mcpTools.map((t) => t.scope))].sort();
   const grantTypes = GRANTS.map((g) => g.type);
   app.get('/.well-known/oauth-authorization-server', {
     config: { authority: { kind: 'public' } },
@@ -32,7 +33,8 @@ export function discoveryRoutes(app: EdgeApp, ctx: RouteContext): void {
     .send(authorizationServerMetadata({ issuer: issuerOf(ctx, request), grantTypes, scopes }) as { issuer: string; token_endpoint: string }));
   const resource = async (request: FastifyRequest, reply: FastifyReply) => {
     const issuer = issuerOf(ctx, request);
-    return reply.header('cache-control', 'public, max-age=300').send(protectedResourceMetadata(`${issuer}/mcp`, issuer, scopes));
+    // The resource's own scopes only (its tools'): the MCP SDK asks for all of them (SEP-835), and a person unticks.
+    return reply.header('cache-control', 'public, max-age=300').send(protectedResourceMetadata(`${issuer}/mcp`, issuer, toolScopes));
   };
   // RFC 9728 §3.1: the path of the resource is appended to the well-known prefix; the root form answers
   // the same document, for clients that look there (the suite's one protected resource of this kind is /mcp).
@@ -42,24 +44,4 @@ export function discoveryRoutes(app: EdgeApp, ctx: RouteContext): void {
       schema: { ...operation('oauth', id, 'Protected resource metadata of /mcp (RFC 9728)'), response: { 200: ResourceMetadata } },
     }, resource);
   }
-}
-
-/**
- * The authorization endpoint the metadata must name (RFC 8414 §2; the MCP SDK refuses metadata
- * without it), while no grant served here uses it: every request is answered with the RFC 6749
- * §4.1.2.1 error a client can act on, in the body rather than by redirect, since no redirect URI
- * can be trusted before the code grant checks it. When the authorization-code grant joins GRANTS,
- * this route is replaced by the consent flow.
- */
-export function authorizeUnsupportedRoute(app: EdgeApp): void {
-  app.get(OAUTH_PATHS.authorization, {
-    config: { authority: { kind: 'public' } },
-    schema: {
-      ...operation('oauth', 'oauthAuthorize', 'The authorization endpoint (RFC 6749 §3.1): no grant served yet uses it'),
-      response: { 400: OAuthErrorBody },
-    },
-  }, async (_request, reply) => reply.code(400).send({
-    error: 'unsupported_response_type',
-    error_description: 'this authorization server issues tokens by client_credentials and refresh_token only; the authorization code and device grants are not served yet (docs/OAUTH.md)',
-  }));
 }

@@ -74,4 +74,19 @@ export function endpointRoutes(app: EdgeApp, bus: Bus, ctx: RouteContext): void 
       response: { 200: Type.Object({}, { description: 'Revoked, or nothing to revoke (RFC 7009 §2.2)' }), ...errors },
     },
   }, forward(oauthSubjects.revoke, OAUTH_PATHS.revocation));
+  app.post(OAUTH_PATHS.deviceAuthorization, {
+    config: { authority: { kind: 'public' } },
+    attachValidation: true,
+    schema: {
+      ...operation('oauth', 'oauthDeviceAuthorization', 'Device authorization (RFC 8628 §3.1): a device code to poll with, and the user code a person enters at verification_uri'),
+      ...consumes, body: FormBody,
+      response: {
+        200: Type.Object({
+          device_code: Type.String(), user_code: Type.String(), verification_uri: Type.String(), verification_uri_complete: Type.String(),
+          expires_in: Type.Integer(), interval: Type.Integer(),
+        }, { description: 'RFC 8628 §3.2' }),
+        ...errors,
+      },
+    },
+  }, forward(oauthSubjects.deviceAuthorization, OAUTH_PATHS.deviceAuthorization));
 }

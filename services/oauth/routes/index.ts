@@ -1,7 +1,8 @@
 import type { EdgeRoutes } from '../../../edge-http/index.ts';
 import type { RouteContext } from '../../kit/index.ts';
 import { addFormParser } from './form.ts';
-import { authorizeUnsupportedRoute, discoveryRoutes } from './discovery.ts';
+import { discoveryRoutes } from './discovery.ts';
+import { authorizeRoutes } from './authorize.ts';
 import { endpointRoutes } from './endpoints.ts';
 import { clientRoutes } from './clients.ts';
 
@@ -14,7 +15,7 @@ export function oauthRoutes(ctx: RouteContext): EdgeRoutes {
     await app.register(async (scoped) => {
       addFormParser(scoped);
       discoveryRoutes(scoped, ctx);
-      authorizeUnsupportedRoute(scoped);
+      authorizeRoutes(scoped, ctx.bus, ctx);
       endpointRoutes(scoped, ctx.bus, ctx);
       clientRoutes(scoped, ctx.bus, ctx);
     });

@@ -72,3 +72,43 @@ describe.each(storageKinds())('the execution log kept by the chain writer on $ki
     expect(state?.root).toEqual(expected.root());
   });
 });
+
+describe.each(storageKinds())('the execution log under steady appends on $kind', ({ open }) => {
+  let db: TestStorage;
+  let h: ExecutionHarness;
+  const CHECKPOINT_MS = 400;
+  beforeAll(async () => {
+    db = await open();
+    h = await startExecutionHarness({
+      storage: db.storage,
+      log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key), vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))), checkpointEveryMs: CHECKPOINT_MS, integrateEveryMs: 20 },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+    await db?.dispose();
+  });
+
+  it('integrates records arriving without pause in one round per checkpoint, not one per gathering window', async () => {
+    const log = h.actors.log!;
+    await log.settled();
+    const before = log.rounds;
+    const started = performance.now();
+    let appended = 0;
+    // Appends back to back for three checkpoint intervals: a 20 ms window alone would make dozens of rounds.
+    while (performance.now() - started < 3 * CHECKPOINT_MS) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => h.record(executionBody())));
+      expect(answers.every((a) => a.status === 201)).toBe(true);
+      appended += answers.length;
+    }
+    const elapsed = performance.now() - started;
+    await log.settled();
+    // One round per checkpoint due while appending, the first one right away (the log was quiet), one to settle.
+    expect(log.rounds - before).toBeLessThanOrEqual(Math.ceil(elapsed / CHECKPOINT_MS) + 2);
+    const records = await executionsPageAfter(db.storage.pool, 0, 10_000);
+    expect(records).toHaveLength(appended);
+    const expected = new CompactTree();
+    for (const r of records) expected.append(leafHash(logEntry(r)));
+    expect((await readLogState(db.storage.pool))?.root).toEqual(expected.root());
+  });
+});

@@ -2,8 +2,8 @@ import type { Storage } from '../../../storage/index.ts';
 import { executionsPageAfter, readChainHead } from '../../../storage/index.ts';
 import { advanceLog, insertCheckpoint, readCheckpoint, readLastTiles, readLogState, type LogState } from './store.ts';
 import type { ExecutionRecord } from '../../../core/chain/index.ts';
-import { CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, leafHash, signNote, type NoteSigner } from '../../../core/tlog/index.ts';
-import { logEntry } from './log-entry.ts';
+import { CompactTree, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, signNote, type NoteSigner } from '../../../core/tlog/index.ts';
+import { logLeafHash } from './log-entry.ts';
 
 type Logger = { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
 
@@ -19,14 +19,23 @@ export interface LogMaintainerOptions {
   /** Records read per statement when catching up with the chain (default 1000). */
   backfillPage?: number;
   /**
-   * How long committed records wait to be integrated together (default 100 ms, or until 1,000 are
-   * queued): one transaction per round, so fewer, larger rounds cost the writer's process less.
+   * The least time committed records wait to be integrated together (default 100 ms). Under load
+   * they wait longer, until the next checkpoint is due (`checkpointEveryMs` after the last), so that
+   * one round, one transaction, writes the edge tiles once per checkpoint (issue 34, item 5).
    */
   integrateEveryMs?: number;
+  /** A round starts at once when this many records are queued (default 20,000: about 2 MB of leaves). */
+  maxPending?: number;
   logger?: Logger;
   clock?: () => number;
   /** Called with each checkpoint published (the witness collector cosigns it). */
   onCheckpoint?: (c: { size: number; note: string }) => void;
+}
+
+/** A committed record as the tree needs it: its place in the chain (seq) and its leaf hash. */
+interface Leaf {
+  seq: number;
+  hash: Buffer;
 }
 
 /** A tile on the right edge of the tree, still growing: its hashes so far. */
@@ -37,18 +46,22 @@ interface EdgeTile {
 
 /**
  * Keeps the RFC 6962 tree over the execution chain as records commit, in the process whose chain
- * writer leads. The hot path only queues the committed records (`committed`); integration runs after
- * the commit, batch by batch: leaf hashes, the right border (CompactTree), the tiles that changed, all
- * written in one transaction fenced by the stored size (a late writer that lost the lead writes
- * nothing). It catches up from the database whenever it resumes, which is also the backfill of a
+ * writer leads. The hot path only queues the committed records (`committed`); at the next turn they
+ * become leaf hashes (so the records themselves are not held for a whole round), and integration runs
+ * batch by batch, at most one round per checkpoint under load: the right border (CompactTree), the
+ * tiles that changed, all written in one transaction fenced by the stored size (a late writer that
+ * lost the lead writes nothing). It catches up from the database whenever it resumes, which is also the backfill of a
  * chain that existed before the log did. Then a signed checkpoint, at most `checkpointEveryMs` after
  * the records it covers.
  */
 export class ExecutionLogMaintainer {
-  readonly #o: LogMaintainerOptions & { checkpointEveryMs: number; backfillPage: number; integrateEveryMs: number };
+  readonly #o: LogMaintainerOptions & { checkpointEveryMs: number; backfillPage: number; integrateEveryMs: number; maxPending: number };
   #tree: CompactTree | undefined;
   #edge = new Map<number, EdgeTile>();
-  #pending: ExecutionRecord[] = [];
+  /** Commits told of, not yet hashed (until the next turn: off the path of the commit's answers). */
+  #arrived: Array<readonly ExecutionRecord[]> = [];
+  #hashing: NodeJS.Immediate | undefined;
+  #pending: Leaf[] = [];
   #running: Promise<void> | undefined;
   #active = false;
   #timer: NodeJS.Timeout | undefined;
@@ -57,9 +70,10 @@ export class ExecutionLogMaintainer {
   #catchingUp = false;
   #checkpointed = -1;
   #checkpointedAt = 0;
+  #rounds = 0;
 
   constructor(o: LogMaintainerOptions) {
-    this.#o = { checkpointEveryMs: 1000, backfillPage: 1000, integrateEveryMs: 100, ...o };
+    this.#o = { checkpointEveryMs: 1000, backfillPage: 1000, integrateEveryMs: 100, maxPending: 20_000, ...o };
   }
 
   /** The tree's size as integrated here (undefined before the first resume). */
@@ -67,24 +81,43 @@ export class ExecutionLogMaintainer {
     return this.#tree?.size;
   }
 
+  /** Integration rounds written so far (one transaction each): what batching saves is counted here. */
+  get rounds(): number {
+    return this.#rounds;
+  }
+
   /** From the commit path: queue, never wait. */
   committed(records: readonly ExecutionRecord[]): void {
     if (!this.#active) return;
-    for (const r of records) this.#pending.push(r);
-    if (this.#pending.length >= 1000) {
-      void this.#kick();
-    } else {
-      this.#gatherLater();
-    }
+    this.#arrived.push(records);
+    this.#hashing ??= setImmediate(() => this.#hashArrived());
   }
 
-  /** Integrate what is queued once `integrateEveryMs` has passed (one round for all of it). */
+  /** The records told of become leaves; a round is due when enough are queued, else gathered for later. */
+  #hashArrived(): void {
+    if (this.#hashing) clearImmediate(this.#hashing);
+    this.#hashing = undefined;
+    const arrived = this.#arrived;
+    this.#arrived = [];
+    if (!this.#active) return;
+    for (const records of arrived) for (const r of records) this.#pending.push({ seq: r.seq, hash: logLeafHash(r) });
+    if (this.#pending.length >= this.#o.maxPending) void this.#kick();
+    else if (this.#pending.length > 0) this.#gatherLater();
+  }
+
+  /**
+   * Integrate what is queued in one round, once `integrateEveryMs` has passed and the next checkpoint
+   * is due: records keep coming under load, and a round per checkpoint writes each edge tile once per
+   * checkpoint instead of once per round. A quiet log (its last checkpoint older than that) waits only
+   * `integrateEveryMs`.
+   */
   #gatherLater(): void {
     if (this.#gather) return;
+    const untilCheckpoint = this.#checkpointedAt + this.#o.checkpointEveryMs - (this.#o.clock ?? Date.now)();
     this.#gather = setTimeout(() => {
       this.#gather = undefined;
       void this.#kick();
-    }, this.#o.integrateEveryMs);
+    }, Math.max(this.#o.integrateEveryMs, untilCheckpoint));
     this.#gather.unref();
   }
 
@@ -99,6 +132,9 @@ export class ExecutionLogMaintainer {
   async pause(): Promise<void> {
     this.#active = false;
     this.#pending = [];
+    this.#arrived = [];
+    if (this.#hashing) clearImmediate(this.#hashing);
+    this.#hashing = undefined;
     if (this.#gather) clearTimeout(this.#gather);
     this.#gather = undefined;
     if (this.#timer) clearTimeout(this.#timer);
@@ -109,6 +145,7 @@ export class ExecutionLogMaintainer {
   /** Resolves once everything committed so far is integrated and checkpointed (tests, bench). */
   async settled(): Promise<void> {
     // A round leaves what came during it for the next window: go on until nothing is left.
+    if (this.#hashing) this.#hashArrived();
     while (this.#active && (this.#gather || this.#pending.length > 0)) {
       if (this.#gather) clearTimeout(this.#gather);
       this.#gather = undefined;
@@ -142,7 +179,7 @@ export class ExecutionLogMaintainer {
         this.#maybeCheckpoint(false);
         // Records that came during that round gather for the next window (`committed`) instead of
         // making a round (a commit, a sync) of their own: one at a time, they would cost one each.
-        if (!this.#catchingUp && this.#pending.length < 1000) break;
+        if (!this.#catchingUp && this.#pending.length < this.#o.maxPending) break;
       } catch (err) {
         this.#o.logger?.warn({ err }, 'execution log: integration failed; retried from the stored tree');
         this.#tree = undefined;
@@ -156,9 +193,9 @@ export class ExecutionLogMaintainer {
     return (await readChainHead(this.#o.storage.pool, 'executions'))?.seq ?? 0;
   }
 
-  /** The records after `size`, in order: the queued ones when they follow on, else read from the chain. */
-  async #nextBatch(size: number): Promise<ExecutionRecord[]> {
-    this.#pending = this.#pending.filter((r) => r.seq > size);
+  /** The leaves after `size`, in order: the queued ones when they follow on, else read from the chain. */
+  async #nextBatch(size: number): Promise<Leaf[]> {
+    this.#pending = this.#pending.filter((l) => l.seq > size);
     const first = this.#pending[0];
     if (first && first.seq === size + 1) {
       const batch = this.#pending;
@@ -166,7 +203,7 @@ export class ExecutionLogMaintainer {
       return batch;
     }
     const limit = first ? Math.min(this.#o.backfillPage, first.seq - size - 1) : this.#o.backfillPage;
-    return executionsPageAfter(this.#o.storage.pool, size, limit);
+    return (await executionsPageAfter(this.#o.storage.pool, size, limit)).map((r) => ({ seq: r.seq, hash: logLeafHash(r) }));
   }
 
   async #load(): Promise<void> {
@@ -187,7 +224,7 @@ export class ExecutionLogMaintainer {
     if (!last) this.#maybeCheckpoint(true);
   }
 
-  async #integrate(records: readonly ExecutionRecord[]): Promise<void> {
+  async #integrate(leaves: readonly Leaf[]): Promise<void> {
     const tree = this.#tree as CompactTree;
     const fromSize = tree.size;
     // Work on copies: if the write is fenced, the stored tree is reloaded and nothing here is kept.
@@ -196,9 +233,9 @@ export class ExecutionLogMaintainer {
     const touched = new Set<number>();
     // Tiles this batch filled and moved past (a batch may span several): written whole.
     const filled: Array<{ level: number; index: number; hashes: Buffer }> = [];
-    for (const r of records) {
-      if (r.seq !== next.size + 1) throw new Error(`execution log: record seq ${r.seq} does not follow tree size ${next.size}`);
-      for (const node of next.append(leafHash(logEntry(r)))) {
+    for (const l of leaves) {
+      if (l.seq !== next.size + 1) throw new Error(`execution log: record seq ${l.seq} does not follow tree size ${next.size}`);
+      for (const node of next.append(l.hash)) {
         if (node.height % TILE_HEIGHT !== 0) continue;
         const level = node.height / TILE_HEIGHT;
         const index = Math.floor(node.index / TILE_WIDTH);
@@ -216,6 +253,7 @@ export class ExecutionLogMaintainer {
     });
     const ok = await this.#o.storage.pool.transaction((tx) => advanceLog(tx, fromSize, state, [...filled, ...tiles]));
     if (!ok) throw new Error('execution log: the stored tree moved (another writer); reloading');
+    this.#rounds += 1;
     this.#tree = next;
     this.#edge = edge;
   }

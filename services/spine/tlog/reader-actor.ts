@@ -3,15 +3,12 @@ import type { Storage } from '../../../storage/index.ts';
 import { executionsPageAfter, getExecution } from '../../../storage/index.ts';
 import { findPruned, readCheckpoint, readCheckpointOfSize, readLogState, readLogTiles } from './store.ts';
 import {
-  consistencyProof, encodeEntryBundle, inclusionProof, leafHash, nodeReaderFromTiles, nodesRead, tilesOfNodes, tileWidthAt, TILE_WIDTH,
-  type NodeReader,
+  consistencyProof, encodeEntryBundle, inclusionProof, leafHash, TileNodeCache, tileWidthAt, TILE_WIDTH, type NodeReader,
 } from '../../../core/tlog/index.ts';
 import { BusActor, replyOf } from '../../../actors/base/index.ts';
 import { logEntry } from './log-entry.ts';
 import { prunedRecord } from './pruned.ts';
 
-/** 2,048 full tiles: 16 MB at most, the upper levels of any tree and the recent leaves. */
-const FULL_TILES_KEPT = 2048;
 /**
  * How long a receipt waits for a checkpoint covering its record: the maintainer signs one at most
  * `checkpointEveryMs` (1 s) after a commit; three of those, inside the bus's 5 s request timeout.
@@ -28,10 +25,10 @@ export class ExecutionLogReaderActor extends BusActor {
   readonly #bus: Bus;
   readonly #storage: Storage;
   /**
-   * Full tiles read so far (oldest first, at most FULL_TILES_KEPT, 8 KB each): a full tile never
-   * changes, so a proof queries only the tiles on the tree's right edge it has not seen whole.
+   * Full tiles read so far with their nodes rebuilt, and the right edge's nodes: none ever changes,
+   * so a proof queries only tiles holding nodes not seen yet (32 MB at most, core/tlog/tile-cache.ts).
    */
-  readonly #full = new Map<string, Buffer>();
+  readonly #nodes = new TileNodeCache();
   #pendingRead: ReturnType<typeof readCheckpoint> | undefined;
 
   constructor(o: { bus: Bus; storage: Storage }) {
@@ -141,26 +138,9 @@ export class ExecutionLogReaderActor extends BusActor {
     if (size > (state?.size ?? 0)) throw new SuiteError('INVALID_REQUEST', `${what} is beyond the log's tree (${state?.size ?? 0} leaves)`);
   }
 
-  /** A node reader over exactly the tiles `build` needs, fetched in one query. */
-  async #reader(build: (read: NodeReader) => unknown): Promise<NodeReader> {
-    const wanted = tilesOfNodes(nodesRead(build));
-    const tiles = new Map<string, Buffer>();
-    const missing = wanted.filter((t) => {
-      const kept = this.#full.get(`${t.level}/${t.index}`);
-      if (kept) tiles.set(`${t.level}/${t.index}`, kept);
-      return !kept;
-    });
-    for (const [k, hashes] of await readLogTiles(this.#storage.pool, missing)) {
-      tiles.set(k, hashes);
-      this.#keep(k, hashes);
-    }
-    return nodeReaderFromTiles((level, index) => tiles.get(`${level}/${index}`));
-  }
-
-  #keep(key: string, hashes: Buffer): void {
-    if (hashes.length !== TILE_WIDTH * 32) return;
-    this.#full.set(key, hashes);
-    if (this.#full.size > FULL_TILES_KEPT) this.#full.delete(this.#full.keys().next().value as string);
+  /** A node reader for what `build` reads: the nodes kept, and the tiles holding the others fetched in one query. */
+  #reader(build: (read: NodeReader) => unknown): Promise<NodeReader> {
+    return this.#nodes.reader(build, (tiles) => readLogTiles(this.#storage.pool, tiles));
   }
 
   async #hashTile(level: number, index: number, width: number): Promise<Buffer> {
