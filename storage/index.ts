@@ -9,6 +9,7 @@ export { lockDataDir } from './data-dir.ts';
 export { storageOutage, storageOutageMessage } from './unavailable.ts';
 export { type MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
+export { rowLease } from './row-lease.ts';
 
 // Table modules (one per table group).
 export { insertAuditEntries, listAuditEntries, auditPageAfter, findAuditIds, sweepAuditOutbox, deleteAuditOutbox, type NewAuditEntry } from './audit.ts';

@@ -1,28 +1,11 @@
-import type { CommonQueryMethods } from 'slonik';
-import { NOTHING_DONE, OUTCOME_UNKNOWN, SuiteError } from '../../bus/index.ts';
-import { storageOutage, storageOutageMessage, type Storage } from '../../storage/index.ts';
-import type { Link } from '@opentelemetry/api';
-import { backgroundSpan, batchSpan, detached, linkToActive, type ChainMetrics } from '../../observability/index.ts';
+import { NOTHING_DONE, SuiteError } from '../../bus/index.ts';
+import { ensureChainHead, readChainHead, type Storage } from '../../storage/index.ts';
+import { backgroundSpan, detached, type ChainMetrics } from '../../observability/index.ts';
 import { GENESIS_HASH } from '../../core/chain/index.ts';
 import { FailureStreak } from './failure-streak.ts';
-import { ensureChainHead, readChainHead, type HeadMove } from '../../storage/index.ts';
 import { ChainLease } from './lease.ts';
-
-/**
- * How one chain's records are made and stored. `seal` is pure (hash, and for executions sign);
- * `insert` writes a batch and moves the head in one statement, fenced by `move`
- * (storage/chains.ts headMoveCte), answering the rows inserted: none when the head could not move.
- */
-export interface ChainSpec<Input, Rec extends { seq: number; hash: string }> {
-  readonly chain: string;
-  seal(input: Input, seq: number, prevHash: string): Rec;
-  /**
-   * Completes a sealed batch before it is committed, with work that need not be done in chain order
-   * on this thread (executions: the signatures, on a signing thread). Optional.
-   */
-  complete?(records: Rec[]): Promise<void>;
-  insert(db: CommonQueryMethods, records: readonly Rec[], move: HeadMove): Promise<number>;
-}
+import { AppendQueue } from './queue.ts';
+import { commitSealed, fail, isFenced, rereadHead, sealBatch, settleAfterFailure, settled, type ChainSpec, type Sealed } from './commit.ts';
 
 export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: string }> {
   storage: Storage;
@@ -58,25 +41,6 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
 
 type State = 'idle' | 'standby' | 'leader' | 'stopping' | 'stopped';
 
-interface Pending<Input, Rec> {
-  inputs: readonly Input[];
-  resolve: (records: Rec[]) => void;
-  reject: (err: unknown) => void;
-  /** The span of the request this append serves: the commit span links to it. */
-  link: Link | undefined;
-}
-
-/** A batch hashed on top of `from`, not yet committed; `complete` settles once it is also signed. */
-interface Sealed<Input, Rec> {
-  batch: Pending<Input, Rec>[];
-  from: { seq: number; hash: string };
-  records: Rec[];
-  last: Rec;
-  complete: Promise<void>;
-  /** How long its statement took, once it was sent. */
-  seconds?: number;
-}
-
 /**
  * The single writer of a chain. Exactly one process leads (a lease with a fencing epoch); the
  * others stand by and take over when the lease expires. Appends that arrive together are sealed and
@@ -89,14 +53,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   #state: State = 'idle';
   readonly #lease: ChainLease;
   #head = { seq: 0, hash: GENESIS_HASH };
-  #queue: Pending<Input, Rec>[] = [];
+  readonly #queue: AppendQueue<Input, Rec>;
   #flushing: Promise<void> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #leaseTick: Promise<void> | undefined;
   /** A standby's next try: when the lease it found held expires, if that comes before a renewal period. */
   #retryInMs: number | undefined;
-  /** Set while the drain waits with room in its pipeline: called by the next append. */
-  #onArrival: (() => void) | undefined;
   readonly #commits: FailureStreak;
   #leaseRenewedAt: number | undefined;
   #unwatch: (() => void) | undefined;
@@ -108,6 +70,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     this.#o = { leaseMs: 5000, maxBatch: 1000, pipeline: 2, ...options };
     this.#lease = new ChainLease({ db: options.storage.pool, chain: options.spec.chain, holder: options.holder, leaseMs: this.#o.leaseMs });
     this.#commits = new FailureStreak(options.stallMs, options.clock);
+    this.#queue = new AppendQueue(this.#o.maxBatch);
   }
 
   get isLeader(): boolean {
@@ -150,13 +113,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       return Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain; ${NOTHING_DONE}`));
     }
     if (inputs.length === 0) return Promise.resolve([]);
-    return new Promise<Rec[]>((resolve, reject) => {
-      this.#queue.push({ inputs, resolve, reject, link: linkToActive() });
-      const wake = this.#onArrival;
-      this.#onArrival = undefined;
-      wake?.();
-      this.#kick();
-    });
+    const committed = this.#queue.add(inputs);
+    this.#kick();
+    return committed;
   }
 
   /** Commit what is queued, give up the lease, and stop. */
@@ -257,7 +216,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     while (inflight.length > 0 || (this.#queue.length > 0 && writing())) {
       if (this.#queue.length > 0 && writing() && inflight.length < this.#o.pipeline) {
         const before = inflight[inflight.length - 1];
-        const sealed = this.#seal(this.#takeBatch(), before ? before.sealed.last : this.#head);
+        const sealed = sealBatch(this.#o.spec, this.#queue.takeBatch(), before ? before.sealed.last : this.#head, this.#o.logger);
         if (sealed) inflight.push({ sealed, outcome: settled(this.#commit(sealed, before?.outcome)) });
         // Let the appends of this turn queue up before sealing again.
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -266,8 +225,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       const oldest = inflight[0];
       if (!oldest) continue;
       const room = inflight.length < this.#o.pipeline && writing();
-      const err = await (room ? Promise.race([oldest.outcome, new Promise<typeof ARRIVED>((resolve) => (this.#onArrival = () => resolve(ARRIVED)))]) : oldest.outcome);
-      this.#onArrival = undefined;
+      const err = await (room ? Promise.race([oldest.outcome, this.#queue.arrival(ARRIVED)]) : oldest.outcome);
+      this.#queue.stopWaiting();
       if (err === ARRIVED) continue;
       inflight.shift();
       if (err === undefined) {
@@ -281,18 +240,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       await this.#resync(err);
       const again: Sealed<Input, Rec>[] = [];
       const settledBatches = [oldest, ...after];
-      // The head as re-read tells which failures were commits after all (the connection lost once
-      // COMMIT was sent): every batch up to the one the head ends on is in the chain, since each
-      // commit extends the one before it or fails.
-      const reached = settledBatches.findLastIndex((c, i) => (i === 0 ? err : outcomes[i - 1]) === undefined || c.sealed.last.hash === this.#head.hash);
+      const settlements = settleAfterFailure(settledBatches.map((c) => c.sealed.last), [err, ...outcomes], this.#head.hash);
       settledBatches.forEach((c, i) => {
-        const outcome = i === 0 ? err : outcomes[i - 1];
-        // Committed: a failure before it was in fact a commit (its outcome was unknown).
-        if (outcome === undefined || i <= reached) this.#committed(c.sealed);
-        // Fenced, so certainly not written (the head was not where it was sealed): seal it anew.
-        else if (isFenced(outcome)) again.push(c.sealed);
-        // Any other failure may have been a commit after all: its callers are told.
-        else fail(c.sealed.batch, outcome);
+        const settlement = settlements[i];
+        if (settlement === 'committed') this.#committed(c.sealed);
+        else if (settlement === 'again') again.push(c.sealed);
+        else fail(c.sealed.batch, i === 0 ? err : outcomes[i - 1]);
       });
       for (const sealed of again.reverse()) this.#putBack(sealed);
       if (this.#state === 'stopping') return;
@@ -324,76 +277,13 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
    */
   #putBack(sealed: Sealed<Input, Rec> | undefined): void {
     if (!sealed) return;
-    if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.unshift(...sealed.batch);
+    if (this.#state === 'leader' || this.#state === 'stopping') this.#queue.putBack(sealed.batch);
     else fail(sealed.batch, new SuiteError('SERVICE_UNAVAILABLE', `not the writer of the ${this.#o.spec.chain} chain; ${NOTHING_DONE}`));
   }
 
-  /**
-   * Hash a batch's inputs on top of `from` and start completing it (signing, on the signing thread):
-   * the next batch can be hashed on top of this one at once, since a record's hash does not depend
-   * on signatures. A batch that cannot be hashed is refused.
-   */
-  #seal(batch: Pending<Input, Rec>[], from: { seq: number; hash: string }): Sealed<Input, Rec> | undefined {
-    const records: Rec[] = [];
-    let prev = from.hash;
-    let seq = from.seq;
-    try {
-      for (const p of batch) {
-        for (const input of p.inputs) {
-          const rec = this.#o.spec.seal(input, ++seq, prev);
-          records.push(rec);
-          prev = rec.hash;
-        }
-      }
-    } catch (err) {
-      // A record that cannot be sealed (hashed) is a bug or an input no check caught: say which.
-      this.#o.logger?.error({ err, chain: this.#o.spec.chain, inputs: batch.length }, 'chain records could not be sealed; appends refused');
-      fail(batch, new SuiteError('SERVICE_UNAVAILABLE', `append refused: its record could not be sealed; ${NOTHING_DONE}`, { cause: err }));
-      return undefined;
-    }
-    const complete = this.#o.spec.complete?.(records) ?? Promise.resolve();
-    // Awaited by the commit; a failure is its failure, and must not count as unhandled before that.
-    complete.catch(() => undefined);
-    return { batch, from: { seq: from.seq, hash: from.hash }, records, last: records[records.length - 1] as Rec, complete };
-  }
-
-  #takeBatch(): Pending<Input, Rec>[] {
-    const batch: Pending<Input, Rec>[] = [];
-    let count = 0;
-    while (this.#queue.length > 0) {
-      const next = this.#queue[0] as Pending<Input, Rec>;
-      if (batch.length > 0 && count + next.inputs.length > this.#o.maxBatch) break;
-      batch.push(next);
-      count += next.inputs.length;
-      this.#queue.shift();
-    }
-    return batch;
-  }
-
-  /**
-   * One statement: the head's fenced compare-and-set and the insert commit together or not at all.
-   * It is sent once the batch is signed and the batch it was sealed on (`after`) has committed:
-   * statements reach the database one at a time and in chain order, whatever connection each takes.
-   * A batch sealed on one that failed is not sent: it fails as fenced, and is sealed anew.
-   */
   #commit(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
-    const { spec } = this.#o;
-    const attributes = { 'suite.chain': spec.chain, 'suite.chain.records': sealed.records.length, 'suite.chain.seq.first': sealed.from.seq + 1, 'suite.chain.seq.last': sealed.last.seq };
-    return batchSpan(`chain.commit ${spec.chain}`, sealed.batch.map((p) => p.link), attributes, () => this.#commitBatch(sealed, after));
-  }
-
-  async #commitBatch(sealed: Sealed<Input, Rec>, after: Promise<unknown> | undefined): Promise<void> {
     const { storage, spec, holder } = this.#o;
-    const { from, records, last } = sealed;
-    await sealed.complete;
-    if (after && (await after) !== undefined) throw fenced();
-    const started = performance.now();
-    const inserted = await spec.insert(storage.pool, records, {
-      chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: this.#lease.epoch,
-    });
-    sealed.seconds = (performance.now() - started) / 1000;
-    if (inserted === 0) throw fenced();
-    if (inserted !== records.length) throw new Error(`chain ${spec.chain}: ${inserted} of ${records.length} records inserted`);
+    return commitSealed({ storage, spec, holder, epoch: this.#lease.epoch }, sealed, after);
   }
 
   /**
@@ -406,10 +296,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   async #resync(err: unknown): Promise<void> {
     const { storage, spec } = this.#o;
     try {
-      const head = await readChainHead(storage.pool as CommonQueryMethods, spec.chain);
-      if (!head) throw new Error(`chain ${spec.chain} has no head row`);
-      const byOther = head.epoch !== this.#lease.epoch && (head.seq !== this.#head.seq || head.hash !== this.#head.hash);
-      this.#head = { seq: head.seq, hash: head.hash };
+      const { head, byOther } = await rereadHead(storage, spec.chain, this.#lease.epoch, this.#head);
+      this.#head = head;
       if (!isFenced(err)) return;
       if (byOther) this.#stepDown('fenced by another writer');
       else if (!(await this.#lease.keep())) this.#stepDown('lease lost');
@@ -420,43 +308,8 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 
   #failQueue(err: SuiteError): void {
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const p of queued) p.reject(err);
+    this.#queue.failAll(err);
   }
-}
-
-/**
- * Refuse a batch's callers. A failure that is not one of ours may have been a commit whose answer
- * was lost and which the head could not be re-read to confirm: unless the database's own error
- * says nothing was done (refused before the request), the answer says the outcome is unknown, and
- * the edge names the Idempotency-Key to retry with (docs/ERRORS.md, "Outcome unknown").
- */
-function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unknown): void {
-  const outage = storageOutage(err);
-  const message = outage ? storageOutageMessage(outage) : `append failed; ${OUTCOME_UNKNOWN}: it may have been carried out`;
-  const e = err instanceof SuiteError ? err : new SuiteError('SERVICE_UNAVAILABLE', message, { cause: err });
-  for (const p of batch) p.reject(e);
 }
 
 const ARRIVED = Symbol('an append arrived');
-
-/** What a commit came to: undefined when it committed, else why not. */
-function settled(commit: Promise<void>): Promise<unknown> {
-  return commit.then(() => undefined, (err: unknown) => err ?? new Error('commit failed'));
-}
-
-function fenced(): SuiteError {
-  return new SuiteError('SERVICE_UNAVAILABLE', 'chain writer was fenced', { cause: new FencedError() });
-}
-
-function isFenced(err: unknown): boolean {
-  return err instanceof SuiteError && err.cause instanceof FencedError;
-}
-
-class FencedError extends Error {
-  constructor() {
-    super('chain head moved or lease lost');
-    this.name = 'FencedError';
-  }
-}

@@ -7,7 +7,8 @@ import { createOutboundGuard, outboundPolicy, type OutboundGuard } from '../../a
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
 import { benchService } from './index.ts';
-import { BenchRunnerActor, MAX_ATTEMPTS } from './runner.ts';
+import { BenchRunnerActor } from './runner.ts';
+import { MAX_ATTEMPTS } from './job-pump.ts';
 import { benchSubjects } from './subjects.ts';
 import { claimJob, getJob, insertJob } from './store.ts';
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { activeTraceParent, detached, linkFromTraceParent } from '../../observability/index.ts';
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { activeTraceParent } from '../../observability/index.ts';
 import type { Logger } from 'pino';
 import type { Bus, Caller, RequestOf, Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
@@ -10,14 +9,11 @@ import type { OutboundGuard } from '../../actors/outbound/index.ts';
 import { BusActor, replyOf } from '../../actors/base/index.ts';
 import { compareLatencies, estimateDurationSeconds, formatDuration } from '../../core/bench/index.ts';
 import { benchSubjects, type JobStatus, type JobViewData } from './subjects.ts';
-import {
-  claimJob, failAbandonedJobs, finishJob, getJob, insertCoreRun, insertJob, latestCoreRuns, latestJobNamed, listJobs, releaseJob, renewJob,
-  type ClaimedJob, type JobScope,
-} from './store.ts';
-import { checkedUrl, shownUrl, targetOf, targetUrlOf } from './targets.ts';
-import { measure, resultOf, TargetRefusedError } from './measure.ts';
+import { getJob, insertCoreRun, insertJob, latestCoreRuns, latestJobNamed, listJobs, type JobScope } from './store.ts';
+import { checkedUrl, shownUrl, targetUrlOf } from './targets.ts';
 import { machineKey, thisMachine } from './machine.ts';
-import { benchMetrics, type BenchMetrics } from './metrics.ts';
+import { benchMetrics } from './metrics.ts';
+import { JobPump } from './job-pump.ts';
 import type { Registry } from 'prom-client';
 import { runCoreBench } from './core-ops.ts';
 
@@ -33,12 +29,7 @@ export interface BenchRunnerOptions {
   registry?: Registry;
 }
 
-/** Claims a job may take before it is failed: the first runner, and one more if that one died. */
-export const MAX_ATTEMPTS = 2;
-const PROGRESS_EVERY_MS = 250;
 const JOB_ID = /^bench_[0-9a-f]{32}$/;
-// Taken per use, not at load: the process registers its tracer provider after modules load.
-const tracer = () => trace.getTracer('suite.bench');
 
 /** Which jobs a caller sees: the admin all, a tenant its own, anyone else the untenanted ones. */
 export function scopeOf(caller: Caller): JobScope {
@@ -46,31 +37,28 @@ export function scopeOf(caller: Caller): JobScope {
 }
 
 /**
- * The bench runner: takes jobs (POST /run), measures them one at a time, and answers reads. Any
- * number of runners share the jobs through the database: a claim is a row lock and a lease the
- * runner renews while it measures, so a job runs once; a runner that dies leaves its lease to run
+ * The bench runner: takes jobs (POST /run), has its JobPump (job-pump.ts) measure them one at a
+ * time, and answers reads. Any number of runners share the jobs through the database: a claim is a
+ * row lock and a lease the runner renews while it measures, so a job runs once; a runner that dies leaves its lease to run
  * out, and the job is taken again from the start (once) or failed (docs/BENCHMARK.md, "States").
  */
 export class BenchRunnerActor extends BusActor {
   readonly #o: BenchRunnerOptions;
-  #pumping: Promise<void> | undefined;
-  #current: { id: string; abort: AbortController } | undefined;
-  #stopping = false;
+  readonly #jobs: JobPump;
   #core: { abort: AbortController; done: Promise<void> } | undefined;
-
-  readonly #metrics: BenchMetrics | undefined;
 
   constructor(o: BenchRunnerOptions) {
     super();
     this.#o = o;
-    this.#metrics = o.registry ? benchMetrics(o.registry) : undefined;
+    const metrics = o.registry ? benchMetrics(o.registry) : undefined;
+    this.#jobs = new JobPump({ ...o, metrics, publish: (jobId, status, done, total, tenantId) => this.#publish(jobId, status, done, total, tenantId) });
   }
 
   protected subscriptions(): Subscription[] {
     const { bus, logger } = this.#o;
     const queue = { queue: 'bench' };
     const unexpected = (err: unknown) => logger.error({ err }, 'bench request failed');
-    this.every(this.#o.settings.pollMs, () => this.#wake(), 'bench.poll');
+    this.every(this.#o.settings.pollMs, () => this.#jobs.wake(), 'bench.poll');
     return [
       bus.serve(benchSubjects.submit, ({ data }) => replyOf(() => this.#submit(data), unexpected), queue),
       bus.serve(benchSubjects.get, ({ data }) => replyOf(() => this.#get(data.jobId, data.caller), unexpected), queue),
@@ -83,10 +71,9 @@ export class BenchRunnerActor extends BusActor {
   }
 
   protected override async stopped(): Promise<void> {
-    this.#stopping = true;
-    this.#current?.abort.abort(new Error('the runner is stopping'));
+    const pumped = this.#jobs.stop();
     this.#core?.abort.abort(new Error('the runner is stopping'));
-    await Promise.all([this.#pumping, this.#core?.done]);
+    await Promise.all([pumped, this.#core?.done]);
   }
 
   /** One core run at a time per runner, in the background; its result is stored when it ends. */
@@ -94,7 +81,7 @@ export class BenchRunnerActor extends BusActor {
     if (this.#core !== undefined) throw new SuiteError('CONFLICT', 'a core benchmark is already running on this runner; read GET /bench/core when it ends');
     const runId = `core_${randomBytes(16).toString('hex')}`;
     const abort = new AbortController();
-    const busy = this.#current !== undefined;
+    const busy = this.#jobs.busy;
     const done = runCoreBench({ iterations: req.iterations, chainLength: req.chainLength }, abort.signal).then(async (operations) => {
       const machine = thisMachine();
       await insertCoreRun(this.#o.storage.pool, {
@@ -134,110 +121,6 @@ export class BenchRunnerActor extends BusActor {
     return { verdict, machineKey: latest.machineKey, latest: latest.runId, previous: previous.runId, operations };
   }
 
-  /** Look for work now (after a submit, on the poll timer); one pump at a time. */
-  #wake(): void {
-    if (this.#pumping !== undefined || this.#stopping) return;
-    // Detached: woken by a request (a job created), the pump and its runs must not join its trace.
-    this.#pumping = detached(() => this.#pump().finally(() => {
-      this.#pumping = undefined;
-    }));
-  }
-
-  async #pump(): Promise<void> {
-    const { storage, settings, holder, logger } = this.#o;
-    try {
-      while (!this.#stopping) {
-        for (const id of await failAbandonedJobs(storage.pool, MAX_ATTEMPTS)) this.#publish(id, 'failed', 0, 0);
-        const job = await claimJob(storage.pool, holder, settings.leaseMs, MAX_ATTEMPTS);
-        if (job === null) return;
-        // One span per measured job: its settings, and how it ended (bench.outcome).
-        // A root: a run is a trace of its own (its outbound calls are client spans within it).
-        const submittedBy = linkFromTraceParent(job.traceParent);
-        // Linked to the span of the request that submitted the job (issue 36, item 4).
-        await tracer().startActiveSpan('bench.run', { root: true, ...(submittedBy !== undefined ? { links: [submittedBy] } : {}), attributes: {
-          'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
-          'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
-        } }, async (span) => {
-          this.#metrics?.running.inc();
-          try {
-            const outcome = await this.#run(job);
-            this.#metrics?.jobs.inc({ provider: job.provider, outcome });
-            span.setAttribute('bench.outcome', outcome);
-            if (outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
-          } finally {
-            this.#metrics?.running.dec();
-            span.end();
-          }
-        });
-      }
-    } catch (err) {
-      logger.error({ err }, 'the bench runner could not take or finish a job');
-    }
-  }
-
-  /** Measure a claimed job; says how it ended for this runner. */
-  async #run(job: ClaimedJob): Promise<'succeeded' | 'failed' | 'released' | 'lost'> {
-    const { storage, settings, holder, logger, guard } = this.#o;
-    const total = job.settings.warmupRuns + job.settings.testRuns;
-    const abort = new AbortController();
-    this.#current = { id: job.id, abort };
-    let done = 0;
-    let lost = false;
-    let lastPublished = 0;
-    this.#publish(job.id, 'running', 0, total, job.tenantId);
-    const renew = detached(() => setInterval(() => {
-      renewJob(storage.pool, job.id, holder, settings.leaseMs, done).then((ours) => {
-        if (!ours && !abort.signal.aborted) {
-          lost = true;
-          abort.abort(new Error('the job is no longer this runner\'s'));
-        }
-      }, (err: unknown) => logger.warn({ err, jobId: job.id }, 'could not renew a bench job\'s lease'));
-    }, Math.max(100, Math.floor(settings.leaseMs / 3))));
-    renew.unref();
-    try {
-      const target = targetOf(job.provider, job.model, job.request, { guard, settings });
-      const measured = await measure(target, {
-        settings: job.settings, signal: abort.signal,
-        onCall: (ok) => this.#metrics?.calls.inc({ provider: job.provider, result: ok ? 'ok' : 'error' }),
-        onProgress: (d) => {
-          done = d;
-          const now = Date.now();
-          if (now - lastPublished >= PROGRESS_EVERY_MS) {
-            lastPublished = now;
-            this.#publish(job.id, 'running', d, total, job.tenantId);
-          }
-        },
-      });
-      const result: Record<string, unknown> = { ...resultOf(measured), machine: thisMachine(), settings: job.settings, target: target.shown };
-      if ((result.succeeded as number) === 0) {
-        const kinds = Object.entries(result.errorsByKind as Record<string, number>).map(([k, n]) => `${k}: ${n}`).join(', ');
-        await this.#finish(job, { status: 'failed', done: total, error: { code: 'NO_SUCCESSFUL_CALL', message: `no call succeeded (${kinds || 'no calls'})` } });
-        return 'failed';
-      }
-      await this.#finish(job, { status: 'succeeded', done: total, result });
-      return 'succeeded';
-    } catch (err) {
-      if (lost) return 'lost';
-      if (this.#stopping) {
-        // Stopping on purpose: give the job back so another runner starts it again at once.
-        await releaseJob(storage.pool, job.id, holder);
-        this.#publish(job.id, 'queued', 0, total, job.tenantId);
-        return 'released';
-      }
-      await this.#finish(job, { status: 'failed', done, error: failureOf(err) });
-      if (!(err instanceof SuiteError) && !(err instanceof TargetRefusedError)) logger.error({ err, jobId: job.id }, 'a bench job failed');
-      return 'failed';
-    } finally {
-      clearInterval(renew);
-      this.#current = undefined;
-    }
-  }
-
-  async #finish(job: ClaimedJob, outcome: Parameters<typeof finishJob>[3]): Promise<void> {
-    const total = job.settings.warmupRuns + job.settings.testRuns;
-    if (await finishJob(this.#o.storage.pool, job.id, this.#o.holder, outcome)) this.#publish(job.id, outcome.status, outcome.done, total, job.tenantId);
-  }
-
   #publish(jobId: string, status: JobStatus, done: number, total: number, tenantId?: string | null): void {
     try {
       this.#o.bus.publish(benchSubjects.progress, { jobId, status, done, total, ...(tenantId ? { tenantId } : {}) });
@@ -264,7 +147,7 @@ export class BenchRunnerActor extends BusActor {
       },
     });
     this.#publish(id, 'queued', 0, req.testRuns + req.warmupRuns, req.caller.tenantId);
-    setImmediate(() => this.#wake());
+    setImmediate(() => this.#jobs.wake());
     const seconds = estimateDurationSeconds(req.provider, req.testRuns + req.warmupRuns, req.concurrency);
     return { jobId: id, status: 'queued' as const, estimatedDuration: formatDuration(seconds) };
   }
@@ -321,10 +204,4 @@ function withoutCoreSamples(result: Record<string, unknown>): Record<string, unk
 function withoutSamples(result: Record<string, unknown>): Record<string, unknown> {
   const { samplesMs: _, ...rest } = result;
   return rest;
-}
-
-function failureOf(err: unknown): { code: string; message: string } {
-  if (err instanceof TargetRefusedError) return { code: 'OUTBOUND_REFUSED', message: err.message };
-  if (err instanceof SuiteError) return { code: err.code, message: err.message };
-  return { code: 'INTERNAL_ERROR', message: 'the run failed unexpectedly' };
 }

@@ -1,9 +1,12 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
-import { rowSchema } from '../../storage/index.ts';
+import { rowLease, rowSchema } from '../../storage/index.ts';
 import type { JobStatus, JobViewData, ProviderName } from './subjects.ts';
 
 /** The benchmark service's tables (migrations/001). One function per query; parameters bound. */
+
+/** A runner's claim on a job (storage/row-lease.ts). */
+const lease = rowLease('claimed_by');
 
 /** Who may see which jobs: a tenant its own, an untenanted caller the untenanted ones, the admin all. */
 export type JobScope = { readonly all: true } | { readonly all: false; readonly tenantId: string | null };
@@ -135,9 +138,9 @@ export interface ClaimedJob {
  */
 export async function failAbandonedJobs(db: CommonQueryMethods, maxAttempts: number): Promise<string[]> {
   const rows = await db.anyFirst(sql.type(rowSchema(Type.Object({ id: Type.String() })))`
-    update bench_jobs set status = 'failed', claimed_by = null, lease_until = null, finished_at = now(),
+    update bench_jobs set status = 'failed', ${lease.cleared}, finished_at = now(),
       error = ${sql.jsonb({ code: 'RUNNER_LOST', message: `the runner measuring this job stopped answering ${maxAttempts} times; the job was not finished` })}
-    where status = 'running' and lease_until < now() and attempts >= ${maxAttempts}
+    where status = 'running' and ${lease.runOut} and attempts >= ${maxAttempts}
     returning id`);
   return [...rows];
 }
@@ -148,11 +151,11 @@ export async function failAbandonedJobs(db: CommonQueryMethods, maxAttempts: num
  */
 export async function claimJob(db: CommonQueryMethods, holder: string, leaseMs: number, maxAttempts: number): Promise<ClaimedJob | null> {
   const row = await db.maybeOne(sql.type(ClaimedRow)`
-    update bench_jobs set status = 'running', claimed_by = ${holder}, attempts = attempts + 1,
-      lease_until = now() + make_interval(secs => ${leaseMs / 1000}), started_at = now(), progress_done = 0
+    update bench_jobs set status = 'running', ${lease.take(holder, leaseMs / 1000)}, attempts = attempts + 1,
+      started_at = now(), progress_done = 0
     where id = (
       select id from bench_jobs
-      where status = 'queued' or (status = 'running' and lease_until < now() and attempts < ${maxAttempts})
+      where status = 'queued' or (status = 'running' and ${lease.runOut} and attempts < ${maxAttempts})
       order by created_at limit 1 for update skip locked)
     returning id, tenant_id as "tenantId", provider, model, request, settings, attempts, trace_parent as "traceParent"`);
   if (row === null) return null;
@@ -162,8 +165,8 @@ export async function claimJob(db: CommonQueryMethods, holder: string, leaseMs: 
 /** Renew a claim and record progress; false when the job is no longer this runner's. */
 export async function renewJob(db: CommonQueryMethods, id: string, holder: string, leaseMs: number, done: number): Promise<boolean> {
   const rows = await db.query(sql.unsafe`
-    update bench_jobs set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), progress_done = ${done}
-    where id = ${id} and claimed_by = ${holder} and status = 'running'`);
+    update bench_jobs set ${lease.renew(leaseMs / 1000)}, progress_done = ${done}
+    where id = ${id} and ${lease.heldBy(holder)} and status = 'running'`);
   return rows.rowCount === 1;
 }
 
@@ -173,18 +176,18 @@ export async function finishJob(
 ): Promise<boolean> {
   const rows = await db.query(sql.unsafe`
     update bench_jobs set status = ${outcome.status}, progress_done = ${outcome.done}, finished_at = now(),
-      claimed_by = null, lease_until = null,
+      ${lease.cleared},
       result = ${outcome.status === 'succeeded' ? sql.jsonb(outcome.result as never) : null},
       error = ${outcome.status === 'failed' ? sql.jsonb(outcome.error) : null}
-    where id = ${id} and claimed_by = ${holder} and status = 'running'`);
+    where id = ${id} and ${lease.heldBy(holder)} and status = 'running'`);
   return rows.rowCount === 1;
 }
 
 /** A runner stopping on purpose gives its job back: another runner starts it again at once. */
 export async function releaseJob(db: CommonQueryMethods, id: string, holder: string): Promise<void> {
   await db.query(sql.unsafe`
-    update bench_jobs set status = 'queued', claimed_by = null, lease_until = null, attempts = greatest(0, attempts - 1), progress_done = 0
-    where id = ${id} and claimed_by = ${holder} and status = 'running'`);
+    update bench_jobs set status = 'queued', ${lease.cleared}, attempts = greatest(0, attempts - 1), progress_done = 0
+    where id = ${id} and ${lease.heldBy(holder)} and status = 'running'`);
 }
 
 const CoreRow = rowSchema(Type.Object({

@@ -1,9 +1,12 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { Type, type Static } from 'typebox';
-import { rowSchema } from '../../storage/index.ts';
+import { rowLease, rowSchema } from '../../storage/index.ts';
 import type { Owner, PriorityName } from './schemas.ts';
 
 /** The shared task queue (migration 001). One function per query; parameters bound. */
+
+/** A worker's lease on a task (storage/row-lease.ts). */
+const lease = rowLease('leased_by');
 
 export const PRIORITY_RANK: Readonly<Record<PriorityName, number>> = { high: 0, normal: 1, low: 2 };
 const PRIORITY_NAME = ['high', 'normal', 'low'] as const;
@@ -87,8 +90,8 @@ export async function claimTasks(db: CommonQueryMethods, holder: string, limit: 
       limit ${limit}
       for update skip locked
     )
-    update scheduler_tasks t set state = 'running', attempts = t.attempts + 1, leased_by = ${holder},
-      lease_until = now() + make_interval(secs => (t.timeout_ms + ${leaseMarginMs}) / 1000.0),
+    update scheduler_tasks t set state = 'running', attempts = t.attempts + 1,
+      ${lease.take(holder, sql.fragment`(t.timeout_ms + ${leaseMarginMs}) / 1000.0`)},
       started_at = coalesce(t.started_at, now()), updated_at = now()
     from picked where t.namespace = picked.namespace and t.id = picked.id
     returning t.namespace, t.id, t.attempts, t.task, t.retry, t.timeout_ms as "timeoutMs", t.owner, t.schedule_id as "scheduleId",
@@ -112,9 +115,9 @@ export async function endAttempt(db: CommonQueryMethods, e: AttemptEnd): Promise
   const finished = e.state === 'retrying' ? sql.fragment`null` : sql.fragment`now()`;
   const row = await db.maybeOne(sql.type(OneRow)`
     update scheduler_tasks set state = ${e.state}, last_error = ${e.lastError}, last_status = ${e.lastStatus},
-      run_after = now() + make_interval(secs => ${(e.retryInMs ?? 0) / 1000}), lease_until = null, leased_by = null,
+      run_after = now() + make_interval(secs => ${(e.retryInMs ?? 0) / 1000}), ${lease.cleared},
       finished_at = ${finished}, updated_at = now()
-    where namespace = ${e.namespace} and id = ${e.id} and state = 'running' and leased_by = ${e.holder} and attempts = ${e.attempt}
+    where namespace = ${e.namespace} and id = ${e.id} and state = 'running' and ${lease.heldBy(e.holder)} and attempts = ${e.attempt}
     returning 1 as one`);
   return row !== null;
 }
@@ -134,13 +137,13 @@ const ReclaimedRow = rowSchema(Type.Object({ namespace: Type.String(), id: Type.
 export async function reclaimExpiredLeases(db: CommonQueryMethods) {
   return db.any(sql.type(ReclaimedRow)`
     with expired as (
-      select namespace, id from scheduler_tasks where state = 'running' and lease_until < now() for update skip locked
+      select namespace, id from scheduler_tasks where state = 'running' and ${lease.runOut} for update skip locked
     )
     update scheduler_tasks t set
       state = case when t.attempts >= coalesce((t.retry ->> 'maxAttempts')::int, 3) then 'dead' else 'retrying' end,
       finished_at = case when t.attempts >= coalesce((t.retry ->> 'maxAttempts')::int, 3) then now() else null end,
       last_error = 'the worker running attempt ' || t.attempts || ' stopped answering (lease expired)',
-      lease_until = null, leased_by = null, run_after = now(), updated_at = now()
+      ${lease.cleared}, run_after = now(), updated_at = now()
     from expired where t.namespace = expired.namespace and t.id = expired.id
     returning t.namespace, t.id, t.state, t.attempts`);
 }
