@@ -43,7 +43,8 @@ module.exports = {
     {
       name: 'dashboard-is-browser-code',
       severity: 'error',
-      comment: 'dashboard/ runs in the browser: it imports nothing of the server but pure core/ (it talks to the suite over HTTP and its socket). Its tests may read core fixtures (the published proof vectors).',
+      comment:
+        'dashboard/ runs in the browser: it imports nothing of the server but pure core/ (it talks to the suite over HTTP and its socket). Its tests may read core fixtures (the published proof vectors).',
       from: { path: '^dashboard/', pathNot: '\\.test\\.ts$' },
       to: { path: PRODUCT, pathNot: '^core/[^/]+/index\\.ts$' },
     },
@@ -99,9 +100,12 @@ module.exports = {
     {
       name: 'routes-do-not-reach-actors',
       severity: 'error',
-      comment: 'Edges hold no domain logic: a service\'s routes reach its actors over the bus only (the spine\'s and the token service\'s actors sit in folders of their own).',
+      comment:
+        "Edges hold no domain logic: a service's routes reach its actors over the bus only (the spine's and the token service's actors sit in folders of their own).",
       from: { path: '^services/[^/]+/routes' },
-      to: { path: '^(actors/|services/[^/]+/(actor|store)|services/spine/(executions|tlog|retention)/|services/token/(tokens|tenancy|identities|models|revocation)/)' },
+      to: {
+        path: '^(actors/|services/[^/]+/(actor|store)|services/spine/(executions|tlog|retention)/|services/token/(tokens|tenancy|identities|models|revocation)/)',
+      },
     },
     {
       name: 'index-only-core-actors-services',
@@ -120,7 +124,12 @@ module.exports = {
       from: { path: '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/' },
       to: {
         path: PRODUCT,
-        pathNot: ['^$1/', '^services/index\\.ts$', '^(core|actors|services)/[^/]+/index\\.ts$', '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$'],
+        pathNot: [
+          '^$1/',
+          '^services/index\\.ts$',
+          '^(core|actors|services)/[^/]+/index\\.ts$',
+          '^(bus|storage|config|observability|edge-http|edge-mcp|cli)/index\\.ts$',
+        ],
       },
     },
   ],

@@ -45,11 +45,14 @@ if (import.meta.main) {
   });
   const o = { seconds: Number(values.seconds), warmup: Number(values.warmup) };
   const rounds = Number(values.rounds);
-  const watchdog = setTimeout(() => {
-    process.stderr.write('append-ceiling: overstayed; ending every child process\n');
-    killAllChildren();
-    process.exit(2);
-  }, (rounds * VARIANTS.length * (o.seconds + o.warmup + 40) + 60) * 1000);
+  const watchdog = setTimeout(
+    () => {
+      process.stderr.write('append-ceiling: overstayed; ending every child process\n');
+      killAllChildren();
+      process.exit(2);
+    },
+    (rounds * VARIANTS.length * (o.seconds + o.warmup + 40) + 60) * 1000,
+  );
   watchdog.unref();
   const machine = await describeMachine();
   const rows: string[] = [];
@@ -59,16 +62,27 @@ if (import.meta.main) {
       process.stderr.write(`append-ceiling: round ${round}, ${v}...\n`);
       const r = v === 'suite' ? await benchAppends('postgres', o) : await ceilingAppends(v === 'ceiling', o);
       const share = r.reqPerSec / r.rawSign.mean;
-      rows.push(`| ${round} | ${v} | ${fmt(r.reqPerSec)} | ${fmt(share * 100, 1)}% (of ${fmt(r.rawSign.mean)}/s) | ${r.p50Ms} / ${r.p99Ms} ms | ${r.non2xx + r.errors + r.timeouts} |`);
+      rows.push(
+        `| ${round} | ${v} | ${fmt(r.reqPerSec)} | ${fmt(share * 100, 1)}% (of ${fmt(r.rawSign.mean)}/s) | ${r.p50Ms} / ${r.p99Ms} ms | ${r.non2xx + r.errors + r.timeouts} |`,
+      );
       notes.push(`- round ${round}, ${v}: ${appendCpuLine(r, machine.cores)}`);
     }
   }
-  process.stdout.write([
-    `### Appends: the suite beside the ceiling server (\`node bench/append-ceiling.ts\`)`, '',
-    machineMarkdown(machine), '',
-    `50 connections, ${o.warmup} s warm-up then ${o.seconds} s measured, Postgres (a throw-away database each). Target: ${APPEND_TARGET_OF_SIGN * 100}% of one core's signing rate.`, '',
-    '| round | server | appends/s | of one core\'s signing | p50 / p99 | failed |', '|---:|---|---:|---:|---|---:|',
-    ...rows, '', ...notes, '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `### Appends: the suite beside the ceiling server (\`node bench/append-ceiling.ts\`)`,
+      '',
+      machineMarkdown(machine),
+      '',
+      `50 connections, ${o.warmup} s warm-up then ${o.seconds} s measured, Postgres (a throw-away database each). Target: ${APPEND_TARGET_OF_SIGN * 100}% of one core's signing rate.`,
+      '',
+      "| round | server | appends/s | of one core's signing | p50 / p99 | failed |",
+      '|---:|---|---:|---:|---|---:|',
+      ...rows,
+      '',
+      ...notes,
+      '',
+    ].join('\n'),
+  );
   process.exit(0);
 }

@@ -38,14 +38,24 @@ export interface EmbeddedAppendRun {
   cpuLine: string;
 }
 
-export async function embeddedAppends(o: { seconds: number; warmup: number; pglite?: boolean; databaseUrl?: string; databasePid?: number }): Promise<EmbeddedAppendRun> {
+export async function embeddedAppends(o: {
+  seconds: number;
+  warmup: number;
+  pglite?: boolean;
+  databaseUrl?: string;
+  databasePid?: number;
+}): Promise<EmbeddedAppendRun> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-embedded-'));
   const dataDir = join(dir, 'data');
   if (o.pglite === true) await (await openStorage({ dbPath: join(dataDir, 'pglite'), embeddedEngine: 'pglite' })).close();
   const env = cleanEnv({
     ...(o.databaseUrl !== undefined ? { SUITE_DATABASE_URL: o.databaseUrl } : {}),
-    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
-    ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(
+      ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0']),
+    ),
   });
   const started = performance.now();
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
@@ -73,8 +83,14 @@ export async function embeddedAppends(o: { seconds: number; warmup: number; pgli
     });
     await sampler;
     return {
-      startMs, idle, peak, reqPerSec: load.reqPerSec, p50Ms: load.p50Ms, p99Ms: load.p99Ms,
-      failed: load.non2xx + load.errors + load.timeouts, cpuLine: appendCpuLine(load, 2),
+      startMs,
+      idle,
+      peak,
+      reqPerSec: load.reqPerSec,
+      p50Ms: load.p50Ms,
+      p99Ms: load.p99Ms,
+      failed: load.non2xx + load.errors + load.timeouts,
+      cpuLine: appendCpuLine(load, 2),
     };
   } finally {
     await child.stop(30_000);
@@ -86,29 +102,40 @@ if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     options: {
-      seconds: { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' }, rounds: { type: 'string', default: '1' },
-      'database-url': { type: 'string' }, 'database-pid': { type: 'string' }, label: { type: 'string', default: '' },
+      seconds: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '3' },
+      rounds: { type: 'string', default: '1' },
+      'database-url': { type: 'string' },
+      'database-pid': { type: 'string' },
+      label: { type: 'string', default: '' },
       pglite: { type: 'boolean', default: false },
     },
   });
   const o = {
-    seconds: Number(values.seconds), warmup: Number(values.warmup), pglite: values.pglite,
+    seconds: Number(values.seconds),
+    warmup: Number(values.warmup),
+    pglite: values.pglite,
     ...(values['database-url'] !== undefined ? { databaseUrl: values['database-url'] } : {}),
     ...(values['database-pid'] !== undefined ? { databasePid: Number(values['database-pid']) } : {}),
   };
   const rounds = Number(values.rounds);
-  const watchdog = setTimeout(() => {
-    process.stderr.write('appends-embedded: overstayed; ending every child process\n');
-    killAllChildren();
-    process.exit(2);
-  }, (rounds * (o.seconds + o.warmup + 90) + 30) * 1000);
+  const watchdog = setTimeout(
+    () => {
+      process.stderr.write('appends-embedded: overstayed; ending every child process\n');
+      killAllChildren();
+      process.exit(2);
+    },
+    (rounds * (o.seconds + o.warmup + 90) + 30) * 1000,
+  );
   watchdog.unref();
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   process.stdout.write('| run | start | idle RSS / PSS | peak RSS / PSS | appends/s | p50 / p99 | failed |\n|---|---:|---:|---:|---:|---|---:|\n');
   const notes: string[] = [];
   for (let round = 1; round <= rounds; round++) {
     const r = await embeddedAppends(o);
-    process.stdout.write(`| ${values.label} ${round} | ${(r.startMs / 1000).toFixed(1)} s | ${r.idle.rssMb} / ${r.idle.pssMb} MB | ${r.peak.rssMb} / ${r.peak.pssMb} MB | ${Math.round(r.reqPerSec)} | ${r.p50Ms} / ${r.p99Ms} ms | ${r.failed} |\n`);
+    process.stdout.write(
+      `| ${values.label} ${round} | ${(r.startMs / 1000).toFixed(1)} s | ${r.idle.rssMb} / ${r.idle.pssMb} MB | ${r.peak.rssMb} / ${r.peak.pssMb} MB | ${Math.round(r.reqPerSec)} | ${r.p50Ms} / ${r.p99Ms} ms | ${r.failed} |\n`,
+    );
     notes.push(`- ${values.label} ${round}: ${r.cpuLine}`);
   }
   process.stdout.write(`\n${notes.join('\n')}\n`);

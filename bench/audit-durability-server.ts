@@ -16,9 +16,10 @@ if (dataDir === undefined) throw new Error('usage: node bench/audit-durability-s
 const { secrets } = await ensureStoredSecrets(dataDir);
 // Without SUITE_DATA_DIR (the database folder and secrets given directly) the sink keeps no
 // journal: a decision waits for its entry's commit to the chain instead.
-const env = journal === 'journal'
-  ? { ...process.env, SUITE_DATA_DIR: dataDir }
-  : { ...process.env, SUITE_DB_PATH: `${dataDir}/database`, SUITE_HMAC_SECRET: secrets.hmacSecret, SUITE_ADMIN_KEY: secrets.adminKey };
+const env =
+  journal === 'journal'
+    ? { ...process.env, SUITE_DATA_DIR: dataDir }
+    : { ...process.env, SUITE_DB_PATH: `${dataDir}/database`, SUITE_HMAC_SECRET: secrets.hmacSecret, SUITE_ADMIN_KEY: secrets.adminKey };
 const config = loadConfig(env, secrets);
 const logger = createLogger({ level: 'warn', service: 'suite', format: 'json' });
 const suite = await startSuite(config, parseRoles([]), logger);

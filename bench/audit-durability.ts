@@ -24,13 +24,26 @@ import { cleanEnv, spawnNode, type Child } from './child.ts';
 import { waitIdle } from './cpu.ts';
 import { measure, type LoadSettings } from './load.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, seconds: { type: 'string', default: '4' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '9' }, seconds: { type: 'string', default: '4' }, connections: { type: 'string', default: '32' } },
+});
 const settings: LoadSettings = {
-  connections: Number(values.connections), pipelining: 1, warmupSeconds: 1, seconds: Number(values.seconds), attempts: 1, foreignLimitPct: 1000,
+  connections: Number(values.connections),
+  pipelining: 1,
+  warmupSeconds: 1,
+  seconds: Number(values.seconds),
+  attempts: 1,
+  foreignLimitPct: 1000,
 };
 const PORTS = ['TOKEN', 'SCHEDULER', 'BENCH', 'CONNECTOR', 'TRUST', 'DASHBOARD'].map((s) => [`SUITE_${s}_PORT`, '0']);
 
-interface Server { child: Child; base: string; token: string; flips: number; mode: string }
+interface Server {
+  child: Child;
+  base: string;
+  token: string;
+  flips: number;
+  mode: string;
+}
 
 async function startServer(dir: string, journal: 'journal' | 'no-journal'): Promise<Server> {
   const child = spawnNode('bench/audit-durability-server.ts', [join(dir, journal), journal], {
@@ -72,20 +85,38 @@ try {
     // Each round starts on idle suites: entries an unawaited round left queued are committed first.
     for (const s of servers) await waitIdle(s.child.proc.pid ?? 0, 60_000);
     const pid = m.server.child.proc.pid ?? 0;
-    const r = await measure({
-      name: m.name, url: `${m.server.base}/auth/token/validate`, method: 'POST',
-      headers: { authorization: `Bearer ${m.server.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ token: m.server.token, requiredScope: 'audit:read' }),
-    }, settings, pid);
+    const r = await measure(
+      {
+        name: m.name,
+        url: `${m.server.base}/auth/token/validate`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ token: m.server.token, requiredScope: 'audit:read' }),
+      },
+      settings,
+      pid,
+    );
     const serverCorePct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
-    const cpuUsPerReq = r.reqPerSec > 0 ? (serverCorePct / 100) * 1e6 / r.reqPerSec : Number.NaN;
-    const load = execFileSync('uptime').toString().trim().replace(/.*load average: /, '');
-    rows.push(`| ${round + 1} | ${m.name} | ${r.reqPerSec.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${cpuUsPerReq.toFixed(0)} | ${r.non2xx} | ${r.foreignCorePct.toFixed(0)} | ${load} |`);
+    const cpuUsPerReq = r.reqPerSec > 0 ? ((serverCorePct / 100) * 1e6) / r.reqPerSec : Number.NaN;
+    const load = execFileSync('uptime')
+      .toString()
+      .trim()
+      .replace(/.*load average: /, '');
+    rows.push(
+      `| ${round + 1} | ${m.name} | ${r.reqPerSec.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${cpuUsPerReq.toFixed(0)} | ${r.non2xx} | ${r.foreignCorePct.toFixed(0)} | ${load} |`,
+    );
     process.stdout.write(`${rows[rows.length - 1]}\n`);
   }
-  process.stdout.write(['', `${settings.connections} connections, ${settings.seconds} s per round`, '',
-    '| round | mode | req/s | p50 ms | p99 ms | suite CPU µs/req | non-2xx | other processes, % core | load (1/5/15 min) |',
-    '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n') + '\n');
+  process.stdout.write(
+    [
+      '',
+      `${settings.connections} connections, ${settings.seconds} s per round`,
+      '',
+      '| round | mode | req/s | p50 ms | p99 ms | suite CPU µs/req | non-2xx | other processes, % core | load (1/5/15 min) |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ].join('\n') + '\n',
+  );
 } finally {
   for (const s of servers) await s.child.stop();
   await rm(dir, { recursive: true, force: true });

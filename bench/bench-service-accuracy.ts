@@ -19,7 +19,11 @@ import type { LocalServer } from './bench-service-servers.ts';
  */
 export type RunnerMeasure = (url: string, calls: number, warmup: number, concurrency: number) => Promise<{ samplesMs: number[]; failed: number }>;
 
-interface CannonResult { latency: { p50: number; p99: number }; errors: number; non2xx: number }
+interface CannonResult {
+  latency: { p50: number; p99: number };
+  errors: number;
+  non2xx: number;
+}
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (o: Record<string, unknown>) => Promise<CannonResult> & NodeJS.EventEmitter;
@@ -55,7 +59,12 @@ export interface Run {
   load1: number;
 }
 
-async function cannonRun(url: string, calls: number, warmup: number, c: number): Promise<{ samplesMs: number[]; printed: { p50: number; p99: number }; failed: number }> {
+async function cannonRun(
+  url: string,
+  calls: number,
+  warmup: number,
+  c: number,
+): Promise<{ samplesMs: number[]; printed: { p50: number; p99: number }; failed: number }> {
   await autocannon({ url, connections: c, amount: warmup }); // warm-up, discarded
   const samplesMs: number[] = [];
   const instance = autocannon({ url, connections: c, amount: calls });
@@ -72,7 +81,14 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-export async function accuracy(o: { server: LocalServer; runner: RunnerMeasure; levels: readonly number[]; rounds: number; callsPerLane: number; log(line: string): void }) {
+export async function accuracy(o: {
+  server: LocalServer;
+  runner: RunnerMeasure;
+  levels: readonly number[];
+  rounds: number;
+  callsPerLane: number;
+  log(line: string): void;
+}) {
   const runs: Run[] = [];
   for (const c of o.levels) {
     const calls = o.callsPerLane * c;
@@ -101,9 +117,19 @@ export async function accuracy(o: { server: LocalServer; runner: RunnerMeasure; 
         const fine = summarizeLatencies(samplesMs);
         const server = summarizeLatencies(served);
         const run: Run = {
-          tool, concurrency: c, round, calls: samplesMs.length, failed, p50Ms: fine.p50Ms, p99Ms: fine.p99Ms,
-          p50WholeMs: whole.p50, p99WholeMs: whole.p99, serverP50Ms: server.p50Ms, serverP99Ms: server.p99Ms,
-          ...(printedMatchesDurations !== undefined ? { printedMatchesDurations } : {}), load1,
+          tool,
+          concurrency: c,
+          round,
+          calls: samplesMs.length,
+          failed,
+          p50Ms: fine.p50Ms,
+          p99Ms: fine.p99Ms,
+          p50WholeMs: whole.p50,
+          p99WholeMs: whole.p99,
+          serverP50Ms: server.p50Ms,
+          serverP99Ms: server.p99Ms,
+          ...(printedMatchesDurations !== undefined ? { printedMatchesDurations } : {}),
+          load1,
         };
         runs.push(run);
         o.log(JSON.stringify(run));
@@ -118,10 +144,13 @@ function summarize(runs: readonly Run[], levels: readonly number[]) {
   const keys = ['p50Ms', 'p99Ms', 'p50WholeMs', 'p99WholeMs', 'serverP50Ms', 'serverP99Ms'] as const;
   return levels.map((c) => {
     const of = (tool: Run['tool']) => runs.filter((r) => r.concurrency === c && r.tool === tool);
-    const stats = (tool: Run['tool']) => Object.fromEntries(keys.map((k) => {
-      const xs = of(tool).map((r) => r[k]);
-      return [k, { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) }];
-    })) as Record<(typeof keys)[number], { median: number; min: number; max: number }>;
+    const stats = (tool: Run['tool']) =>
+      Object.fromEntries(
+        keys.map((k) => {
+          const xs = of(tool).map((r) => r[k]);
+          return [k, { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) }];
+        }),
+      ) as Record<(typeof keys)[number], { median: number; min: number; max: number }>;
     const a = stats('autocannon');
     const r = stats('runner');
     const ratio = (k: (typeof keys)[number]) => Math.round((r[k].median / a[k].median) * 1000) / 1000;

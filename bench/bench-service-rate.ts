@@ -24,9 +24,17 @@ import type { LocalServer } from './bench-service-servers.ts';
  * settles on its next one-second tick, after its last response: both processes idle by then.)
  */
 /** `measuredStart` is called as the warm-up ends and the measured calls begin. */
-export type RunnerRate = (url: string, calls: number, warmup: number, concurrency: number, measuredStart: () => void) => Promise<{ wallMs: number; failed: number }>;
+export type RunnerRate = (
+  url: string,
+  calls: number,
+  warmup: number,
+  concurrency: number,
+  measuredStart: () => void,
+) => Promise<{ wallMs: number; failed: number }>;
 
-interface Cannon { (o: Record<string, unknown>): Promise<{ errors: number; non2xx: number }> & NodeJS.EventEmitter }
+interface Cannon {
+  (o: Record<string, unknown>): Promise<{ errors: number; non2xx: number }> & NodeJS.EventEmitter;
+}
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as Cannon;
 
@@ -79,7 +87,15 @@ function processCpuUs(pid: number): number | null {
   }
 }
 
-export async function rate(o: { server: LocalServer; runner: RunnerRate; levels: readonly number[]; rounds: number; calls: number; warmup: number; log(line: string): void }) {
+export async function rate(o: {
+  server: LocalServer;
+  runner: RunnerRate;
+  levels: readonly number[];
+  rounds: number;
+  calls: number;
+  warmup: number;
+  log(line: string): void;
+}) {
   const runs: RateRun[] = [];
   for (const c of o.levels) {
     for (let round = 0; round < o.rounds; round++) {
@@ -94,15 +110,23 @@ export async function rate(o: { server: LocalServer; runner: RunnerRate; levels:
           cpu0 = process.cpuUsage();
           server0 = processCpuUs(pid);
         };
-        const measured = tool === 'autocannon'
-          ? await cannonWall(url, o.calls, o.warmup, c, measuredStart)
-          : await o.runner(url, o.calls, o.warmup, c, measuredStart);
+        const measured =
+          tool === 'autocannon' ? await cannonWall(url, o.calls, o.warmup, c, measuredStart) : await o.runner(url, o.calls, o.warmup, c, measuredStart);
         const [cpu, server1, elapsedUs] = [process.cpuUsage(cpu0), processCpuUs(pid), measured.wallMs * 1000];
         const serverUs = server0 !== null && server1 !== null ? server1 - server0 : null;
         const run: RateRun = {
-          tool, concurrency: c, round, calls: o.calls, failed: measured.failed, reqPerSec: Math.round((o.calls / measured.wallMs) * 1000),
-          userUsPerReq: r1(cpu.user / o.calls), systemUsPerReq: r1(cpu.system / o.calls), serverUsPerReq: serverUs === null ? null : r1(serverUs / o.calls),
-          clientBusy: r2((cpu.user + cpu.system) / elapsedUs), serverBusy: serverUs === null ? null : r2(serverUs / elapsedUs), load1,
+          tool,
+          concurrency: c,
+          round,
+          calls: o.calls,
+          failed: measured.failed,
+          reqPerSec: Math.round((o.calls / measured.wallMs) * 1000),
+          userUsPerReq: r1(cpu.user / o.calls),
+          systemUsPerReq: r1(cpu.system / o.calls),
+          serverUsPerReq: serverUs === null ? null : r1(serverUs / o.calls),
+          clientBusy: r2((cpu.user + cpu.system) / elapsedUs),
+          serverBusy: serverUs === null ? null : r2(serverUs / elapsedUs),
+          load1,
         };
         runs.push(run);
         o.log(JSON.stringify(run));
@@ -136,7 +160,10 @@ function summarize(runs: readonly RateRun[], levels: readonly number[]) {
     const r = stats('runner');
     const paired = of('runner').map((x) => x.reqPerSec / of('autocannon').find((y) => y.round === x.round)!.reqPerSec);
     return {
-      concurrency: c, autocannon: a, runner: r, runnerOverAutocannon: r3(r.reqPerSec.median / a.reqPerSec.median),
+      concurrency: c,
+      autocannon: a,
+      runner: r,
+      runnerOverAutocannon: r3(r.reqPerSec.median / a.reqPerSec.median),
       perRoundRatio: { median: r3(median(paired)), min: r3(Math.min(...paired)), max: r3(Math.max(...paired)) },
     };
   });

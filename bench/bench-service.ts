@@ -22,12 +22,19 @@ import { accuracy } from './bench-service-accuracy.ts';
 import { rate } from './bench-service-rate.ts';
 import { startServer } from './bench-service-servers.ts';
 
-const { values } = parseArgs({ options: {
-  'delay-ms': { type: 'string', default: '20' }, rounds: { type: 'string', default: '5' },
-  'calls-per-lane': { type: 'string', default: '600' }, 'accuracy-concurrency': { type: 'string', default: '1,8' },
-  'rate-calls': { type: 'string', default: '30000' }, 'rate-warmup': { type: 'string', default: '3000' }, concurrency: { type: 'string', default: '1,8,32' },
-  'skip-rate': { type: 'boolean', default: false }, 'skip-accuracy': { type: 'boolean', default: false },
-} });
+const { values } = parseArgs({
+  options: {
+    'delay-ms': { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '5' },
+    'calls-per-lane': { type: 'string', default: '600' },
+    'accuracy-concurrency': { type: 'string', default: '1,8' },
+    'rate-calls': { type: 'string', default: '30000' },
+    'rate-warmup': { type: 'string', default: '3000' },
+    concurrency: { type: 'string', default: '1,8,32' },
+    'skip-rate': { type: 'boolean', default: false },
+    'skip-accuracy': { type: 'boolean', default: false },
+  },
+});
 const list = (s: unknown) => String(s).split(',').map(Number);
 
 // The embedded default (loopback allowed), as a job measuring a local server runs.
@@ -49,7 +56,6 @@ async function runnerWall(url: string, calls: number, warmup: number, concurrenc
   return { wallMs: m.wallMs, failed: m.results.filter((r) => !r.ok || (r.status ?? 0) >= 400).length };
 }
 
-
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const out: Record<string, unknown> = { node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, loadAtStart: load() };
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -57,22 +63,35 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 if (!values['skip-accuracy']) {
   const delayed = await startServer(Number(values['delay-ms']), { record: true });
   out.accuracy = {
-    delayMs: Number(values['delay-ms']), rounds: Number(values.rounds), callsPerLane: Number(values['calls-per-lane']),
-    ...await accuracy({
-      server: delayed, levels: list(values['accuracy-concurrency']), rounds: Number(values.rounds), callsPerLane: Number(values['calls-per-lane']), log,
+    delayMs: Number(values['delay-ms']),
+    rounds: Number(values.rounds),
+    callsPerLane: Number(values['calls-per-lane']),
+    ...(await accuracy({
+      server: delayed,
+      levels: list(values['accuracy-concurrency']),
+      rounds: Number(values.rounds),
+      callsPerLane: Number(values['calls-per-lane']),
+      log,
       runner: async (url, calls, warmup, c) => runner(url, calls, warmup, c),
-    }),
+    })),
   };
   delayed.close();
 }
 if (!values['skip-rate']) {
   const noop = await startServer(0, { record: false });
   out.rate = {
-    rounds: Number(values.rounds), calls: Number(values['rate-calls']), warmup: Number(values['rate-warmup']),
-    ...await rate({
-      server: noop, levels: list(values.concurrency), rounds: Number(values.rounds),
-      calls: Number(values['rate-calls']), warmup: Number(values['rate-warmup']), log, runner: runnerWall,
-    }),
+    rounds: Number(values.rounds),
+    calls: Number(values['rate-calls']),
+    warmup: Number(values['rate-warmup']),
+    ...(await rate({
+      server: noop,
+      levels: list(values.concurrency),
+      rounds: Number(values.rounds),
+      calls: Number(values['rate-calls']),
+      warmup: Number(values['rate-warmup']),
+      log,
+      runner: runnerWall,
+    })),
   };
   noop.close();
 }

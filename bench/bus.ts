@@ -22,8 +22,15 @@ const { input, output, ...claimed } = APPEND_BODY;
 const CLAIM = { ...claimed, inputHash: hashCanonical(input), outputHash: hashCanonical(output) };
 const ATTESTED = { jti: 'b2c3d4e5-0000-4000-8000-000000000000', sub: 'bench-agent', scope: ['execution:record'], proven: false, tenantId: null };
 const RECORD = {
-  seq: 1, id: `exec_${'b'.repeat(32)}`, timestamp: new Date(0).toISOString(), ...CLAIM, attested: ATTESTED, prevHash: HASH,
-  keyId: 'ed25519-0123456789abcdef', hash: HASH, signature: `${'c'.repeat(86)}==`,
+  seq: 1,
+  id: `exec_${'b'.repeat(32)}`,
+  timestamp: new Date(0).toISOString(),
+  ...CLAIM,
+  attested: ATTESTED,
+  prevHash: HASH,
+  keyId: 'ed25519-0123456789abcdef',
+  hash: HASH,
+  signature: `${'c'.repeat(86)}==`,
 };
 
 interface Row {
@@ -39,12 +46,14 @@ async function measure(bus: Bus, requests: number, inflight: number): Promise<{ 
   let sent = 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  await Promise.all(Array.from({ length: inflight }, async () => {
-    while (sent++ < requests) {
-      const r = await bus.request(subjects.executionsRecord, data);
-      if (!r.ok) throw new Error(`request failed: ${JSON.stringify(r.error)}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inflight }, async () => {
+      while (sent++ < requests) {
+        const r = await bus.request(subjects.executionsRecord, data);
+        if (!r.ok) throw new Error(`request failed: ${JSON.stringify(r.error)}`);
+      }
+    }),
+  );
   const used = process.cpuUsage(cpu);
   return { cpuMicros: (used.user + used.system) / requests, wallMicros: ((performance.now() - started) * 1000) / requests };
 }
@@ -93,7 +102,8 @@ if (import.meta.main) {
   });
   const requests = Number(values.requests);
   const rounds = Number(values.rounds);
-  if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(rounds) || rounds < 1) throw new Error('--requests and --rounds must be positive integers');
+  if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(rounds) || rounds < 1)
+    throw new Error('--requests and --rounds must be positive integers');
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   const rows = await runBusBench({ requests, rounds, natsUrl: values['nats-url'] });
   process.stdout.write(`### The bus alone\n\n${busMarkdown(rows, requests)}\n`);

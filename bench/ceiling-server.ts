@@ -53,14 +53,30 @@ app.post('/executions', { schema: { body: ExecutionBody } }, async (request, rep
   const timestamp = new Date().toISOString();
   if (withAudit) {
     // As the capability check records an allow: queued, not waited for.
-    void audit.append([{
-      id: `${auditIdPrefix}${++auditSeq}`, timestamp, subject: attested.sub, action: 'execution:record',
-      resource: 'POST /executions', result: 'allow', reason: '', tenantId: null,
-    }]).catch(() => undefined);
+    void audit
+      .append([
+        {
+          id: `${auditIdPrefix}${++auditSeq}`,
+          timestamp,
+          subject: attested.sub,
+          action: 'execution:record',
+          resource: 'POST /executions',
+          result: 'allow',
+          reason: '',
+          tenantId: null,
+        },
+      ])
+      .catch(() => undefined);
   }
-  const [record] = await executions.append([{
-    id: newExecutionId(), timestamp, idempotencyKey: null, attested, claim: made.claim,
-  }]);
+  const [record] = await executions.append([
+    {
+      id: newExecutionId(),
+      timestamp,
+      idempotencyKey: null,
+      attested,
+      claim: made.claim,
+    },
+  ]);
   const { idempotencyKey: _unsigned, canonical: _stored, ...answer } = record as NonNullable<typeof record>;
   return reply.code(201).send(answer);
 });

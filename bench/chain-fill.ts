@@ -25,14 +25,21 @@ export async function fillExecutionChain(place: { dbPath: string } | { databaseU
       const batch: (ExecutionRecord & { idempotencyKey: null })[] = [];
       for (let seq = from; seq < Math.min(from + BATCH, n + 1); seq++) {
         const f: ExecutionFields = {
-          seq, id: `exec_${randomBytes(16).toString('hex')}`, timestamp: new Date(t0 + seq).toISOString(),
-          subject: `agent-${seq % 50}`, scope: ['crm:write'], module: 'crm', action: 'update-contact',
+          seq,
+          id: `exec_${randomBytes(16).toString('hex')}`,
+          timestamp: new Date(t0 + seq).toISOString(),
+          subject: `agent-${seq % 50}`,
+          scope: ['crm:write'],
+          module: 'crm',
+          action: 'update-contact',
           outcome: seq % 10 ? 'success' : 'failure',
-          inputHash: hashCanonical({ seq }), outputHash: hashCanonical({ ok: seq }),
+          inputHash: hashCanonical({ seq }),
+          outputHash: hashCanonical({ ok: seq }),
           cost: seq % 3 ? { amount: 120 + (seq % 7), currency: 'EUR', source: 'provider-invoice' } : null,
           governance: seq % 2 ? { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' } : null,
           attested: { jti: null, sub: 'bench-agent', scope: ['execution:record'], proven: false, tenantId: null },
-          prevHash: prev, keyId: signer.keyId,
+          prevHash: prev,
+          keyId: signer.keyId,
         };
         const hash = executionHash(f);
         batch.push({ ...f, hash, signature: signer.sign(hash), idempotencyKey: null });

@@ -92,9 +92,18 @@ export function spawnProgram(program: string, argv: string[], o: SpawnOptions, l
   live.add(proc);
   let out = '';
   let err = '';
-  proc.stdout?.setEncoding('utf8').on('data', (d: string) => { out += d; });
-  proc.stderr?.setEncoding('utf8').on('data', (d: string) => { err += d; });
-  const exited = new Promise<void>((done) => proc.once('exit', () => { live.delete(proc); done(); }));
+  proc.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
+  proc.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
+  const exited = new Promise<void>((done) =>
+    proc.once('exit', () => {
+      live.delete(proc);
+      done();
+    }),
+  );
 
   return {
     proc,

@@ -25,27 +25,57 @@ import { parseArgs } from 'node:util';
 import { callJson, mint } from './api.ts';
 import { cleanEnv, killAllChildren, spawnNode, type Child } from './child.ts';
 import { cpuUntilIdle, waitIdle } from './cpu.ts';
-import { APPEND_TARGET_OF_SIGNATURE, VALIDATE_TARGET_OF_BARE, cpuPerAnsweredUs, cpuPerAnsweredWithTailUs, loadNow, non2xxOf, signatureCpuUs } from './cpu-ratios.ts';
+import {
+  APPEND_TARGET_OF_SIGNATURE,
+  VALIDATE_TARGET_OF_BARE,
+  cpuPerAnsweredUs,
+  cpuPerAnsweredWithTailUs,
+  loadNow,
+  non2xxOf,
+  signatureCpuUs,
+} from './cpu-ratios.ts';
 import { APPEND_BODY } from './executions.ts';
 import { measure, type LoadSettings, type LoadTarget } from './load.ts';
 
 const SUITE_PORTS = ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'];
 
 /** `invalid`: what was not 2xx in the round (either suite), e.g. `validate: 120 non-2xx`; empty when all were. */
-interface Round { bare: number; validate: number; append: number; signature: number; load: number; invalid: string[]; rates?: Rates }
+interface Round {
+  bare: number;
+  validate: number;
+  append: number;
+  signature: number;
+  load: number;
+  invalid: string[];
+  rates?: Rates;
+}
 /** Requests per second of the measured runs (all answers), this suite's and, with a baseline, its. */
-interface Rates { validate: number; append: number; baseline?: { validate: number; append: number } }
+interface Rates {
+  validate: number;
+  append: number;
+  baseline?: { validate: number; append: number };
+}
 /** A round with a baseline: the same figures of the baseline's suite, measured in the same round. */
 type ComparedRound = Round & { baseline: { validate: number; append: number } };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-interface RunningSuite { child: Child; dir: string; validate: LoadTarget; append: LoadTarget }
+interface RunningSuite {
+  child: Child;
+  dir: string;
+  validate: LoadTarget;
+  append: LoadTarget;
+}
 
 /** Starts the embedded suite of the checkout `cwd` (undefined: this one) on a fresh data folder, with a token for both loads. */
 async function startSuite(cwd: string | undefined): Promise<RunningSuite> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-ratio-'));
-  const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])) });
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])),
+  });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', join(dir, 'data')], { env, ...(cwd !== undefined ? { cwd } : {}) });
   try {
     return await readySuite(child, dir);
@@ -60,7 +90,13 @@ async function readySuite(child: Child, dir: string): Promise<RunningSuite> {
   const { adminKey } = JSON.parse(await readFile(join(dir, 'data', 'secrets.json'), 'utf8')) as { adminKey: string };
   const { token } = await mint(base, adminKey, 'bench-agent', ['auth:token:validate', 'audit:read', 'execution:record']);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const validate: LoadTarget = { name: 'validate', url: `${base}/auth/token/validate`, method: 'POST', headers, body: JSON.stringify({ token, requiredScope: 'audit:read' }) };
+  const validate: LoadTarget = {
+    name: 'validate',
+    url: `${base}/auth/token/validate`,
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ token, requiredScope: 'audit:read' }),
+  };
   const append: LoadTarget = { name: 'append', url: `${base}/executions`, method: 'POST', headers, body: JSON.stringify(APPEND_BODY) };
   for (const t of [validate, append]) {
     // The execution chain's writer takes its lease after the listeners are up: a 503 (no
@@ -85,15 +121,29 @@ async function stopSuite(s: Pick<RunningSuite, 'child' | 'dir'>): Promise<void> 
  * CPU per answered validate and append of one suite, each started once its tree is idle and charged
  * with what its tree did after the run until idle again (the backlog it left).
  */
-async function measureSuite(s: RunningSuite, settings: LoadSettings, label: string): Promise<{ validate: number; append: number; invalid: string[]; rates: Rates }> {
+async function measureSuite(
+  s: RunningSuite,
+  settings: LoadSettings,
+  label: string,
+): Promise<{ validate: number; append: number; invalid: string[]; rates: Rates }> {
   const pid = s.child.proc.pid ?? 0;
   await waitIdle(pid, 30_000);
   const v = await measure(s.validate, settings, pid);
   const vTail = await cpuUntilIdle(pid, 60_000);
   const a = await measure(s.append, settings, pid);
   const aTail = await cpuUntilIdle(pid, 60_000);
-  const invalid = [[`${label} validate`, non2xxOf(v)], [`${label} append`, non2xxOf(a)]].filter(([, n]) => (n as number) > 0).map(([what, n]) => `${what}: ${n} non-2xx`);
-  return { validate: cpuPerAnsweredWithTailUs(v, settings.seconds, vTail.cpuSeconds), append: cpuPerAnsweredWithTailUs(a, settings.seconds, aTail.cpuSeconds), invalid, rates: { validate: v.reqPerSec, append: a.reqPerSec } };
+  const invalid = [
+    [`${label} validate`, non2xxOf(v)],
+    [`${label} append`, non2xxOf(a)],
+  ]
+    .filter(([, n]) => (n as number) > 0)
+    .map(([what, n]) => `${what}: ${n} non-2xx`);
+  return {
+    validate: cpuPerAnsweredWithTailUs(v, settings.seconds, vTail.cpuSeconds),
+    append: cpuPerAnsweredWithTailUs(a, settings.seconds, aTail.cpuSeconds),
+    invalid,
+    rates: { validate: v.reqPerSec, append: a.reqPerSec },
+  };
 }
 
 async function main(rounds: number, settings: LoadSettings, baselineDir: string | undefined): Promise<ComparedRound[] | Round[]> {
@@ -115,8 +165,15 @@ async function main(rounds: number, settings: LoadSettings, baselineDir: string 
       const mine = await measureSuite(suite, settings, 'this');
       const after = baseline !== undefined && !baseFirst ? await measureSuite(baseline, settings, 'baseline') : before;
       const bareInvalid = non2xxOf(b) > 0 ? [`bare: ${non2xxOf(b)} non-2xx`] : [];
-      const round: Round = { bare: cpuPerAnsweredUs(b), validate: mine.validate, append: mine.append, signature: signatureCpuUs(10_000, 3), load: loadNow(), invalid: [...bareInvalid, ...mine.invalid, ...(after?.invalid ?? [])],
-        rates: { ...mine.rates, ...(after !== undefined ? { baseline: after.rates } : {}) } };
+      const round: Round = {
+        bare: cpuPerAnsweredUs(b),
+        validate: mine.validate,
+        append: mine.append,
+        signature: signatureCpuUs(10_000, 3),
+        load: loadNow(),
+        invalid: [...bareInvalid, ...mine.invalid, ...(after?.invalid ?? [])],
+        rates: { ...mine.rates, ...(after !== undefined ? { baseline: after.rates } : {}) },
+      };
       out.push(after === undefined ? round : { ...round, baseline: { validate: after.validate, append: after.append } });
       process.stderr.write(`cpu-ratio-rounds: round ${i + 1} of ${rounds} done\n`);
     }
@@ -131,15 +188,24 @@ const f = (n: number, d = 0) => n.toFixed(d);
 /** Medians over the valid rounds only (NaN when none was valid). */
 const medianRound = (all: Round[]): Round => {
   const rs = all.filter((r) => r.invalid.length === 0);
-  if (rs.length === 0) return { bare: Number.NaN, validate: Number.NaN, append: Number.NaN, signature: Number.NaN, load: Number.NaN, invalid: ['no valid round'] };
-  return { bare: median(rs.map((r) => r.bare)), validate: median(rs.map((r) => r.validate)), append: median(rs.map((r) => r.append)), signature: median(rs.map((r) => r.signature)), load: median(rs.map((r) => r.load)), invalid: [] };
+  if (rs.length === 0)
+    return { bare: Number.NaN, validate: Number.NaN, append: Number.NaN, signature: Number.NaN, load: Number.NaN, invalid: ['no valid round'] };
+  return {
+    bare: median(rs.map((r) => r.bare)),
+    validate: median(rs.map((r) => r.validate)),
+    append: median(rs.map((r) => r.append)),
+    signature: median(rs.map((r) => r.signature)),
+    load: median(rs.map((r) => r.load)),
+    invalid: [],
+  };
 };
 const mark = (r: Round) => (r.invalid.length === 0 ? '' : ` **INVALID** (${r.invalid.join('; ')})`);
 const valid = (rs: Round[]) => rs.filter((r) => r.invalid.length === 0);
 const targets = `Targets: validate ≤ ${VALIDATE_TARGET_OF_BARE}× a bare request, append ≤ ${APPEND_TARGET_OF_SIGNATURE}× a signature. µs: CPU of the server's whole process tree per 2xx answer (bench/cpu-ratios.ts), the CPU it used after the run until idle (the backlog the run left) included; the signature on this thread with process.cpuUsage. Medians over the valid rounds only: a round with any non-2xx answer is INVALID.`;
 
 export function roundsMarkdown(rs: Round[]): string {
-  const row = (label: string, r: Round) => `| ${label}${mark(r)} | ${f(r.bare)} | ${f(r.validate)} | ${f(r.append)} | ${f(r.signature, 1)} | **${f(r.validate / r.bare, 1)}×** | **${f(r.append / r.signature, 1)}×** | ${f(r.load, 1)} |`;
+  const row = (label: string, r: Round) =>
+    `| ${label}${mark(r)} | ${f(r.bare)} | ${f(r.validate)} | ${f(r.append)} | ${f(r.signature, 1)} | **${f(r.validate / r.bare, 1)}×** | **${f(r.append / r.signature, 1)}×** | ${f(r.load, 1)} |`;
   return [
     '| round | bare µs | validate µs | append µs | signature µs | validate / bare | append / signature | load (1 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -152,9 +218,16 @@ export function roundsMarkdown(rs: Round[]): string {
 
 /** This checkout against the baseline, round by round: µs, ratios to the baselines of the run, and this/baseline. */
 export function comparedMarkdown(rs: ComparedRound[]): string {
-  const row = (label: string, r: ComparedRound) => `| ${label}${mark(r)} | ${f(r.bare)} | ${f(r.signature, 1)} | ${f(r.baseline.validate)} → ${f(r.validate)} (${f(r.validate / r.baseline.validate, 2)}) | ${f(r.baseline.validate / r.bare, 1)}× → **${f(r.validate / r.bare, 1)}×** | ${f(r.baseline.append)} → ${f(r.append)} (${f(r.append / r.baseline.append, 2)}) | ${f(r.baseline.append / r.signature, 1)}× → **${f(r.append / r.signature, 1)}×** | ${f(r.load, 1)} |`;
+  const row = (label: string, r: ComparedRound) =>
+    `| ${label}${mark(r)} | ${f(r.bare)} | ${f(r.signature, 1)} | ${f(r.baseline.validate)} → ${f(r.validate)} (${f(r.validate / r.baseline.validate, 2)}) | ${f(r.baseline.validate / r.bare, 1)}× → **${f(r.validate / r.bare, 1)}×** | ${f(r.baseline.append)} → ${f(r.append)} (${f(r.append / r.baseline.append, 2)}) | ${f(r.baseline.append / r.signature, 1)}× → **${f(r.append / r.signature, 1)}×** | ${f(r.load, 1)} |`;
   const ok = valid(rs) as ComparedRound[];
-  const med: ComparedRound = { ...medianRound(rs), baseline: ok.length === 0 ? { validate: Number.NaN, append: Number.NaN } : { validate: median(ok.map((r) => r.baseline.validate)), append: median(ok.map((r) => r.baseline.append)) } };
+  const med: ComparedRound = {
+    ...medianRound(rs),
+    baseline:
+      ok.length === 0
+        ? { validate: Number.NaN, append: Number.NaN }
+        : { validate: median(ok.map((r) => r.baseline.validate)), append: median(ok.map((r) => r.baseline.append)) },
+  };
   return [
     '| round | bare µs | signature µs | validate µs, baseline → this (ratio) | validate / bare | append µs, baseline → this (ratio) | append / signature | load (1 min) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -171,15 +244,38 @@ export function ratesMarkdown(rs: Round[]): string {
   return [
     '| round | validate req/s, baseline → this | append req/s, baseline → this | load (1 min) |',
     '|---|---:|---:|---:|',
-    ...rs.map((r, i) => `| ${i + 1}${mark(r)} | ${r0(r.rates?.baseline?.validate)} → ${r0(r.rates?.validate)} | ${r0(r.rates?.baseline?.append)} → ${r0(r.rates?.append)} | ${f(r.load, 1)} |`),
+    ...rs.map(
+      (r, i) =>
+        `| ${i + 1}${mark(r)} | ${r0(r.rates?.baseline?.validate)} → ${r0(r.rates?.validate)} | ${r0(r.rates?.baseline?.append)} → ${r0(r.rates?.append)} | ${f(r.load, 1)} |`,
+    ),
   ].join('\n');
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, baseline: { type: 'string' } } });
-  const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, values.baseline === undefined ? 600_000 : 1_200_000);
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      rounds: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '50' },
+      baseline: { type: 'string' },
+    },
+  });
+  const watchdog = setTimeout(
+    () => {
+      killAllChildren();
+      process.exit(2);
+    },
+    values.baseline === undefined ? 600_000 : 1_200_000,
+  );
   watchdog.unref();
-  const rs = await main(Number(values.rounds), { connections: Number(values.connections), pipelining: 1, warmupSeconds: 1, seconds: Number(values.seconds), attempts: 1, foreignLimitPct: 100 }, values.baseline);
-  process.stdout.write(`${values.baseline === undefined ? roundsMarkdown(rs as Round[]) : comparedMarkdown(rs as ComparedRound[])}\n\n${ratesMarkdown(rs as Round[])}\n`);
+  const rs = await main(
+    Number(values.rounds),
+    { connections: Number(values.connections), pipelining: 1, warmupSeconds: 1, seconds: Number(values.seconds), attempts: 1, foreignLimitPct: 100 },
+    values.baseline,
+  );
+  process.stdout.write(
+    `${values.baseline === undefined ? roundsMarkdown(rs as Round[]) : comparedMarkdown(rs as ComparedRound[])}\n\n${ratesMarkdown(rs as Round[])}\n`,
+  );
   clearTimeout(watchdog);
 }

@@ -20,18 +20,22 @@ export const APPEND_TARGET_OF_SIGNATURE = 6;
  */
 export function cpuPerAnsweredWithTailUs(r: LoadResult, seconds: number, tailCpuSeconds: number): number {
   const treePct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
-  const answered = Object.entries(r.statusCodes).filter(([code]) => code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+  const answered = Object.entries(r.statusCodes)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((a, [, n]) => a + n, 0);
   if (answered === 0) return Number.NaN;
-  return ((treePct / 100) * seconds + tailCpuSeconds) * 1e6 / answered;
+  return (((treePct / 100) * seconds + tailCpuSeconds) * 1e6) / answered;
 }
 
 /** The server tree's CPU per 2xx answer during a load run, in µs (its per-thread % of a core over the run's rate). */
 export function cpuPerAnsweredUs(r: LoadResult): number {
   const treePct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
-  const answered = Object.entries(r.statusCodes).filter(([code]) => code.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+  const answered = Object.entries(r.statusCodes)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((a, [, n]) => a + n, 0);
   if (answered === 0 || r.total === 0) return Number.NaN;
   // reqPerSec counts every answer; only the 2xx share of them is charged as "answered".
-  return (treePct / 100) * 1e6 / (r.reqPerSec * (answered / r.total));
+  return ((treePct / 100) * 1e6) / (r.reqPerSec * (answered / r.total));
 }
 
 /**
@@ -65,7 +69,13 @@ export interface CpuRatios {
 
 /** How many requests of a run were not answered 2xx: other statuses, and errors and timeouts (no answer at all). */
 export function non2xxOf(r: LoadResult): number {
-  return Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2')).reduce((a, [, n]) => a + n, 0) + r.errors + r.timeouts;
+  return (
+    Object.entries(r.statusCodes)
+      .filter(([code]) => !code.startsWith('2'))
+      .reduce((a, [, n]) => a + n, 0) +
+    r.errors +
+    r.timeouts
+  );
 }
 
 export const loadNow = () => loadavg()[0] ?? 0;
@@ -88,6 +98,11 @@ export function cpuRatiosMarkdown(c: CpuRatios): string {
     '- Server CPU: user + system time of the server process and every descendant (the embedded Postgres included), from /proc, over the measured run, divided by its 2xx answers; the load generator runs in the bench process and is not counted.',
     // A saturated run (e.g. 503s once the audit trail lags) charges cheap refusals and leaves work
     // for after the window: its ratio is no measure of the path. Say so instead of quoting it.
-    ...Object.entries(c.non2xx ?? {}).filter(([, n]) => n > 0).map(([run, n]) => `- **INVALID for ${run}**: its run had ${n} non-2xx answers, so its figure above does not measure that request; \`node bench/cpu-ratio-rounds.ts\` measures the ratios in short alternating rounds.`),
+    ...Object.entries(c.non2xx ?? {})
+      .filter(([, n]) => n > 0)
+      .map(
+        ([run, n]) =>
+          `- **INVALID for ${run}**: its run had ${n} non-2xx answers, so its figure above does not measure that request; \`node bench/cpu-ratio-rounds.ts\` measures the ratios in short alternating rounds.`,
+      ),
   ].join('\n');
 }

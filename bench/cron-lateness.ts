@@ -49,7 +49,9 @@ const SUITE_PORTS = ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PO
 export async function runCronLateness(o: { schedules: number; workers?: number | undefined; pollMs?: number | undefined }): Promise<CronLatenessResult> {
   const arrivals = new Map<number, number[]>();
   let allArrived: () => void = () => {};
-  const done = new Promise<void>((resolve) => { allArrived = resolve; });
+  const done = new Promise<void>((resolve) => {
+    allArrived = resolve;
+  });
   let due = Number.POSITIVE_INFINITY;
   let onTime = 0;
   const target = createServer((req, res) => {
@@ -70,7 +72,9 @@ export async function runCronLateness(o: { schedules: number; workers?: number |
 
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-cron-'));
   const env = cleanEnv({
-    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
     ...(o.workers !== undefined ? { SCHEDULER_WORKERS: String(o.workers) } : {}),
     ...(o.pollMs !== undefined ? { SCHEDULER_POLL_MS: String(o.pollMs) } : {}),
     ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])),
@@ -83,21 +87,26 @@ export async function runCronLateness(o: { schedules: number; workers?: number |
     const { token } = await mint(`http://127.0.0.1:${tokenPort}`, adminKey, 'bench-agent', ['schedule:create', 'queue:write', 'queue:read']);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     let next = 0;
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      while (next < o.schedules) {
-        const i = next++;
-        const res = await fetch(`http://127.0.0.1:${schedulerPort}/schedule`, {
-          method: 'POST', headers,
-          body: JSON.stringify({ id: `c${i}`, cron: '* * * * *', task: { type: 'http', url: `${targetUrl}/cron/${i}` }, retry: { maxAttempts: 1 } }),
-        });
-        const text = await res.text();
-        if (res.status !== 201) throw new Error(`POST /schedule answered ${res.status}: ${text}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (next < o.schedules) {
+          const i = next++;
+          const res = await fetch(`http://127.0.0.1:${schedulerPort}/schedule`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ id: `c${i}`, cron: '* * * * *', task: { type: 'http', url: `${targetUrl}/cron/${i}` }, retry: { maxAttempts: 1 } }),
+          });
+          const text = await res.text();
+          if (res.status !== 201) throw new Error(`POST /schedule answered ${res.status}: ${text}`);
+        }
+      }),
+    );
     due = Math.ceil((Date.now() + LEAD_MS) / 60_000) * 60_000;
     process.stderr.write(`cron-lateness: ${o.schedules} schedules created; due ${new Date(due).toISOString()}\n`);
     let loadAtDue = 0;
-    setTimeout(() => { loadAtDue = loadavg()[0] ?? 0; }, due - Date.now()).unref();
+    setTimeout(() => {
+      loadAtDue = loadavg()[0] ?? 0;
+    }, due - Date.now()).unref();
     const timer = setTimeout(allArrived, due - Date.now() + WAIT_PAST_DUE_MS);
     await done;
     clearTimeout(timer);
@@ -124,7 +133,7 @@ export function cronLatenessMarkdown(r: CronLatenessResult): string {
   return [
     `${r.schedules} schedules (\`* * * * *\`, an HTTP task each to a local target), all due at ${new Date(r.due).toISOString()}; ${r.settings}; load average at the due time ${r.loadAtDue.toFixed(1)}.`,
     '',
-    '| from the due time to the request\'s arrival at the target | n | min | p50 | p90 | p99 | max | target |',
+    "| from the due time to the request's arrival at the target | n | min | p50 | p90 | p99 | max | target |",
     '|---|---:|---:|---:|---:|---:|---:|---|',
     `| cron firing lateness | ${s.n} | ${s.min} ms | ${s.p50} ms | ${s.p90} ms | ${s.p99} ms | ${s.max} ms | p99 ≤ ${CRON_LATENESS_TARGET_P99_MS} ms: ${met ? 'met' : '**NOT met**'} |`,
     '',
@@ -140,7 +149,10 @@ export const CRON_ARGS = {
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: process.argv.slice(2), options: CRON_ARGS });
-  const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, 300_000);
+  const watchdog = setTimeout(() => {
+    killAllChildren();
+    process.exit(2);
+  }, 300_000);
   watchdog.unref();
   const r = await runCronLateness({
     schedules: Number(values.schedules),

@@ -25,7 +25,12 @@ import { measure } from './load.ts';
 const SUITE_PORTS = ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'];
 
 async function start(dataDir: string): Promise<{ child: Child; base: string; adminKey: string }> {
-  const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])) });
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])),
+  });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
   const port = (await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1];
   const { adminKey } = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as { adminKey: string };
@@ -54,7 +59,16 @@ function labelOf(query: string): string {
   return `reads ${/from (\w+)/i.exec(query)?.[1] ?? '?'}`;
 }
 
-interface StatementRow { query: string; calls: string; total_exec_time: number; rows: string; shared_blks_hit: string; shared_blks_written: string; wal_records: string; wal_bytes: string }
+interface StatementRow {
+  query: string;
+  calls: string;
+  total_exec_time: number;
+  rows: string;
+  shared_blks_hit: string;
+  shared_blks_written: string;
+  wal_records: string;
+  wal_bytes: string;
+}
 
 export async function dbStatements(kind: 'validate' | 'append', o: { seconds: number; connections: number }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-dbstat-'));
@@ -78,12 +92,16 @@ export async function dbStatements(kind: 'validate' | 'append', o: { seconds: nu
     const pid = suite.child.proc.pid ?? 0;
     await waitIdle(pid, 30_000);
     await db.query('SELECT pg_stat_statements_reset()');
-    const load = await measure({ name: kind, url, method: 'POST', headers, body: JSON.stringify(body) },
-      { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, pid);
+    const load = await measure(
+      { name: kind, url, method: 'POST', headers, body: JSON.stringify(body) },
+      { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 },
+      pid,
+    );
     await waitIdle(pid, 30_000); // the audit entries of the last answers are committed too
     const { rows } = await db.query<StatementRow>(
       `SELECT query, calls, total_exec_time, rows, shared_blks_hit, shared_blks_written, wal_records, wal_bytes
-         FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 8`);
+         FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 8`,
+    );
     await db.end();
     await suite.child.stop(30_000);
     const n = load.total;
@@ -93,7 +111,10 @@ export async function dbStatements(kind: 'validate' | 'append', o: { seconds: nu
       '',
       '| statement (pg_stat_statements, top 8 by execution time) | calls per request | rows per call | exec µs per request | WAL bytes per request | shared blocks hit per request |',
       '|---|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${labelOf(r.query)}: \`${r.query.replace(/\s+/g, ' ').slice(0, 70).replace(/\|/g, '\\|')}…\` | ${per(r.calls)} | ${(Number(r.rows) / Math.max(1, Number(r.calls))).toFixed(1)} | ${((r.total_exec_time * 1000) / n).toFixed(1)} | ${per(r.wal_bytes)} | ${per(r.shared_blks_hit)} |`),
+      ...rows.map(
+        (r) =>
+          `| ${labelOf(r.query)}: \`${r.query.replace(/\s+/g, ' ').slice(0, 70).replace(/\|/g, '\\|')}…\` | ${per(r.calls)} | ${(Number(r.rows) / Math.max(1, Number(r.calls))).toFixed(1)} | ${((r.total_exec_time * 1000) / n).toFixed(1)} | ${per(r.wal_bytes)} | ${per(r.shared_blks_hit)} |`,
+      ),
     ].join('\n');
   } finally {
     killAllChildren();
@@ -102,8 +123,18 @@ export async function dbStatements(kind: 'validate' | 'append', o: { seconds: nu
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { load: { type: 'string', default: 'validate,append' }, seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
-  const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, 300_000);
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      load: { type: 'string', default: 'validate,append' },
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '50' },
+    },
+  });
+  const watchdog = setTimeout(() => {
+    killAllChildren();
+    process.exit(2);
+  }, 300_000);
   watchdog.unref();
   for (const kind of values.load.split(',')) {
     if (kind !== 'validate' && kind !== 'append') throw new Error(`--load: unknown load ${kind}`);

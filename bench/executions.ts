@@ -40,9 +40,14 @@ export const APPEND_TARGET_OF_SIGN = 0.25;
 
 /** The body every append sends (`POST /executions`); bench/bus.ts builds its bus message from it too. */
 export const APPEND_BODY = {
-  subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
-  input: { contact: 42, fields: { email: 'someone@example.com', phone: '+33 1 23 45 67 89' } }, output: { ok: true, version: 7 },
-  outcome: 'success', cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
+  subject: 'bench-agent',
+  scope: ['crm:write'],
+  module: 'crm',
+  action: 'update-contact',
+  input: { contact: 42, fields: { email: 'someone@example.com', phone: '+33 1 23 45 67 89' } },
+  output: { ok: true, version: 7 },
+  outcome: 'success',
+  cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
   governance: { policyRef: 'crm-policy', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-1'], evaluatedBy: 'opa' },
 };
 export const APPEND_TARGET_P99_MS = 25;
@@ -117,13 +122,19 @@ export async function rawRates(seconds = 2): Promise<RawRates> {
   const verifyPerSec = oneCoreRate('verify', seconds);
   const cores = availableParallelism();
   const startAt = Date.now() + 1000;
-  const perThread = await Promise.all(Array.from({ length: cores }, () => new Promise<number>((resolve, reject) => {
-    const w = new Worker(new URL('./raw-verify-thread.ts', import.meta.url), {
-      workerData: { publicKeyPem: signer.publicKeyPem, digest, signature, seconds, startAt },
-    });
-    w.once('message', resolve);
-    w.once('error', reject);
-  })));
+  const perThread = await Promise.all(
+    Array.from(
+      { length: cores },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const w = new Worker(new URL('./raw-verify-thread.ts', import.meta.url), {
+            workerData: { publicKeyPem: signer.publicKeyPem, digest, signature, seconds, startAt },
+          });
+          w.once('message', resolve);
+          w.once('error', reject);
+        }),
+    ),
+  );
   return { cores, signPerSec, verifyPerSec, verifyAllCoresPerSec: perThread.reduce((a, b) => a + b, 0) };
 }
 
@@ -155,7 +166,8 @@ export async function place(backend: Backend): Promise<Place> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-exec-'));
   const db = backend === 'postgres' ? await createTestDatabase() : undefined;
   return {
-    dataDir: join(dir, 'data'), databaseUrl: db?.url,
+    dataDir: join(dir, 'data'),
+    databaseUrl: db?.url,
     async dispose() {
       await db?.drop();
       await rm(dir, { recursive: true, force: true });
@@ -167,8 +179,12 @@ export async function startSuite(p: Place): Promise<Suite> {
   const dataDir = p.dataDir;
   const env = cleanEnv({
     ...(p.databaseUrl !== undefined ? { SUITE_DATABASE_URL: p.databaseUrl } : {}),
-    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
-    ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(
+      ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0']),
+    ),
   });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
   const port = (await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1];
@@ -216,16 +232,24 @@ export async function benchAppends(backend: Backend, o: { seconds: number; warmu
  * checked first.
  */
 export async function loadAppends(
-  server: { name: string; base: string; token: string; pid: number }, o: { seconds: number; warmup: number },
+  server: { name: string; base: string; token: string; pid: number },
+  o: { seconds: number; warmup: number },
 ): Promise<AppendResult> {
   const body = APPEND_BODY;
   const first = await callJson(`${server.base}/executions`, { headers: { authorization: `Bearer ${server.token}` }, body });
   if (first.status !== 201) throw new Error(`POST /executions check failed: ${first.status} ${JSON.stringify(first.body)}`);
   const { result, raw } = await measuredAround('sign', 2, async () => {
-    const load = await measure({
-      name: server.name, url: `${server.base}/executions`, method: 'POST',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-    }, { connections: 50, pipelining: 1, warmupSeconds: o.warmup, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, server.pid);
+    const load = await measure(
+      {
+        name: server.name,
+        url: `${server.base}/executions`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      },
+      { connections: 50, pipelining: 1, warmupSeconds: o.warmup, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 },
+      server.pid,
+    );
     // The last commits and the audit backlog finish before the rate after is measured.
     await waitIdle(server.pid, 10_000);
     return load;
@@ -305,7 +329,10 @@ async function benchVerify(backend: Backend, records: number): Promise<VerifyRes
         const m = rssMb(pid);
         peak = { server: Math.max(peak.server, m.server), children: Math.max(peak.children, m.children) };
       }, 100);
-      const { result: { observed, seconds, ownCpu }, raw: rawVerify } = await measuredAround('verify', 2, async () => {
+      const {
+        result: { observed, seconds, ownCpu },
+        raw: rawVerify,
+      } = await measuredAround('verify', 2, async () => {
         const probes = [probe(urls.health, health), probe(urls.publicKey, publicKey)];
         const benchCpu = process.cpuUsage();
         const s = performance.now();
@@ -321,8 +348,15 @@ async function benchVerify(backend: Backend, records: number): Promise<VerifyRes
       if (r.status !== 200) throw new Error(`verification answered ${r.status} ${JSON.stringify(r.body)}`);
       const checked = Number(r.body.checked);
       return {
-        backend, records: checked, fillSeconds, seconds, perSec: checked / seconds, valid: r.body.valid === true,
-        idleServerMb, peakServerMb: peak.server, peakChildrenMb: peak.children,
+        backend,
+        records: checked,
+        fillSeconds,
+        seconds,
+        perSec: checked / seconds,
+        valid: r.body.valid === true,
+        idleServerMb,
+        peakServerMb: peak.server,
+        peakChildrenMb: peak.children,
         health: { n: health.length, p99: pct(health, 0.99), max: Math.max(0, ...health) },
         publicKey: { n: publicKey.length, p99: pct(publicKey, 0.99), max: Math.max(0, ...publicKey) },
         serverThreads: observed.server,
@@ -351,7 +385,11 @@ export interface ExecutionsBenchResult {
  * of their own, on PGlite the main thread reads the pages and hands them over.
  */
 export async function runExecutionsBench(o: {
-  seconds: number; warmup: number; verifyRecords: number; memoryRecords: number; verifyStorages?: readonly Backend[];
+  seconds: number;
+  warmup: number;
+  verifyRecords: number;
+  memoryRecords: number;
+  verifyStorages?: readonly Backend[];
 }): Promise<ExecutionsBenchResult> {
   const raw = await rawRates();
   const appends = o.seconds > 0 ? [await benchAppends('embedded', o), await benchAppends('postgres', o)] : [];
@@ -369,34 +407,57 @@ export function executionsMarkdown(r: ExecutionsBenchResult): string {
     `Raw Ed25519 over a 32-byte digest, one core (node:crypto, this process): sign ${fmt(r.raw.signPerSec)}/s, verify ${fmt(r.raw.verifyPerSec)}/s; cores: ${r.raw.cores}. ` +
       `Verifying on all ${r.raw.cores} cores at once (one thread each, same loop): ${fmt(r.raw.verifyAllCoresPerSec)}/s, ` +
       `${fmt((r.raw.verifyAllCoresPerSec / (r.raw.verifyPerSec * r.raw.cores)) * 100, 1)}% of ${r.raw.cores} × one core's rate. ` +
-      'Each figure below is judged against one core\'s rate measured just before and just after it (their mean; both are listed under the table): the speed of this machine drifts by 20% and more within minutes.',
+      "Each figure below is judged against one core's rate measured just before and just after it (their mean; both are listed under the table): the speed of this machine drifts by 20% and more within minutes.",
     '',
     '| measure | figure | target | met? |',
     '|---|---:|---|---|',
   ];
   for (const a of r.appends) {
     const ratio = a.reqPerSec / a.rawSign.mean;
-    lines.push(`| ${a.name}: req/s | ${fmt(a.reqPerSec)} (${fmt(ratio * 100, 1)}% of one core's signing, ${fmt(a.rawSign.mean)}/s) | ≥ ${APPEND_TARGET_OF_SIGN * 100}% (${fmt(a.rawSign.mean * APPEND_TARGET_OF_SIGN)}/s) | ${met(ratio >= APPEND_TARGET_OF_SIGN)} |`);
-    lines.push(`| ${a.name}: p99 latency | ${a.p99Ms} ms (p50 ${a.p50Ms} ms, max ${a.maxMs} ms) | ≤ ${APPEND_TARGET_P99_MS} ms | ${met(a.p99Ms <= APPEND_TARGET_P99_MS)} |`);
+    lines.push(
+      `| ${a.name}: req/s | ${fmt(a.reqPerSec)} (${fmt(ratio * 100, 1)}% of one core's signing, ${fmt(a.rawSign.mean)}/s) | ≥ ${APPEND_TARGET_OF_SIGN * 100}% (${fmt(a.rawSign.mean * APPEND_TARGET_OF_SIGN)}/s) | ${met(ratio >= APPEND_TARGET_OF_SIGN)} |`,
+    );
+    lines.push(
+      `| ${a.name}: p99 latency | ${a.p99Ms} ms (p50 ${a.p50Ms} ms, max ${a.maxMs} ms) | ≤ ${APPEND_TARGET_P99_MS} ms | ${met(a.p99Ms <= APPEND_TARGET_P99_MS)} |`,
+    );
   }
   for (const v of r.verifications) {
     const cap = v.rawVerify.mean * r.raw.cores;
     const label = `verification of ${fmt(v.records)} records (${v.backend})`;
-    lines.push(`| ${label}: records/s | ${fmt(v.perSec)} in ${fmt(v.seconds, 1)} s (${fmt((v.perSec / cap) * 100, 1)}% of ${r.raw.cores} × raw verify) | ≥ ${VERIFY_TARGET_OF_CORES * 100}% (${fmt(cap * VERIFY_TARGET_OF_CORES)}/s) | ${met(v.perSec >= cap * VERIFY_TARGET_OF_CORES)} |`);
-    lines.push(`| ${label}: peak resident memory of the server process | ${fmt(v.peakServerMb)} MB (idle before: ${fmt(v.idleServerMb)} MB; its child processes: ${fmt(v.peakChildrenMb)} MB) | < ${MEMORY_TARGET_MB} MB (the target is for 1,000,000 records) | ${met(v.peakServerMb < MEMORY_TARGET_MB)} |`);
-    lines.push(`| ${label}: other requests meanwhile | GET /health p99 ${fmt(v.health.p99, 1)} ms, max ${fmt(v.health.max, 1)} ms (${v.health.n} calls); GET /executions/public-key p99 ${fmt(v.publicKey.p99, 1)} ms, max ${fmt(v.publicKey.max, 1)} ms (${v.publicKey.n} calls) | answered throughout | ${met(v.health.n > 0 && v.publicKey.n > 0)} |`);
+    lines.push(
+      `| ${label}: records/s | ${fmt(v.perSec)} in ${fmt(v.seconds, 1)} s (${fmt((v.perSec / cap) * 100, 1)}% of ${r.raw.cores} × raw verify) | ≥ ${VERIFY_TARGET_OF_CORES * 100}% (${fmt(cap * VERIFY_TARGET_OF_CORES)}/s) | ${met(v.perSec >= cap * VERIFY_TARGET_OF_CORES)} |`,
+    );
+    lines.push(
+      `| ${label}: peak resident memory of the server process | ${fmt(v.peakServerMb)} MB (idle before: ${fmt(v.idleServerMb)} MB; its child processes: ${fmt(v.peakChildrenMb)} MB) | < ${MEMORY_TARGET_MB} MB (the target is for 1,000,000 records) | ${met(v.peakServerMb < MEMORY_TARGET_MB)} |`,
+    );
+    lines.push(
+      `| ${label}: other requests meanwhile | GET /health p99 ${fmt(v.health.p99, 1)} ms, max ${fmt(v.health.max, 1)} ms (${v.health.n} calls); GET /executions/public-key p99 ${fmt(v.publicKey.p99, 1)} ms, max ${fmt(v.publicKey.max, 1)} ms (${v.publicKey.n} calls) | answered throughout | ${met(v.health.n > 0 && v.publicKey.n > 0)} |`,
+    );
     if (!v.valid) lines.push(`| ${label}: result | **chain reported invalid** | valid | **NOT met** |`);
   }
   lines.push('');
   const around = (x: Around) => `${fmt(x.before)}/s before, ${fmt(x.after)}/s after`;
   for (const a of r.appends) lines.push(`- One core's signing rate around ${a.name}: ${around(a.rawSign)}.`);
-  for (const v of r.verifications) lines.push(`- One core's verify rate around the verification of ${fmt(v.records)} records (${v.backend}): ${around(v.rawVerify)}.`);
+  for (const v of r.verifications)
+    lines.push(`- One core's verify rate around the verification of ${fmt(v.records)} records (${v.backend}): ${around(v.rawVerify)}.`);
   for (const a of r.appends) {
-    lines.push(`- ${a.name}: ${fmt(a.total)} requests, ${a.non2xx} non-2xx, ${a.errors + a.timeouts} errors/timeouts; server CPU by thread: ${Object.entries(a.serverThreads).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}%`).join(', ')}. ${appendCpuLine(a, r.raw.cores)}`);
+    lines.push(
+      `- ${a.name}: ${fmt(a.total)} requests, ${a.non2xx} non-2xx, ${a.errors + a.timeouts} errors/timeouts; server CPU by thread: ${Object.entries(
+        a.serverThreads,
+      )
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${k} ${v}%`)
+        .join(', ')}. ${appendCpuLine(a, r.raw.cores)}`,
+    );
   }
   for (const v of r.verifications) {
-    const threads = Object.entries(v.serverThreads).filter(([, p]) => p > 0).map(([k, p]) => `${k} ${p}%`).join(', ');
-    lines.push(`- ${fmt(v.records)} records (${v.backend}) written by bench/chain-fill.ts in ${fmt(v.fillSeconds, 1)} s before the suite started on them; while verifying, server CPU by thread: ${threads}; this bench process (probes, sampler): ${v.benchProcessPct}%.`);
+    const threads = Object.entries(v.serverThreads)
+      .filter(([, p]) => p > 0)
+      .map(([k, p]) => `${k} ${p}%`)
+      .join(', ');
+    lines.push(
+      `- ${fmt(v.records)} records (${v.backend}) written by bench/chain-fill.ts in ${fmt(v.fillSeconds, 1)} s before the suite started on them; while verifying, server CPU by thread: ${threads}; this bench process (probes, sampler): ${v.benchProcessPct}%.`,
+    );
   }
   return lines.join('\n');
 }
@@ -407,10 +468,12 @@ export function executionsMarkdown(r: ExecutionsBenchResult): string {
  */
 export function appendCpuLine(a: LoadResult, cores: number): string {
   const server = Object.values(a.serverThreads).reduce((x, y) => x + y, 0);
-  const us = (pct: number) => fmt(a.reqPerSec > 0 ? (pct / 100) * 1e6 / a.reqPerSec : 0);
+  const us = (pct: number) => fmt(a.reqPerSec > 0 ? ((pct / 100) * 1e6) / a.reqPerSec : 0);
   const busy = server + a.loadGeneratorCorePct + a.foreignCorePct;
-  return `CPU per append: server ${us(server)} µs, load generator ${us(a.loadGeneratorCorePct)} µs, other processes ${us(a.foreignCorePct)} µs; ` +
-    `the machine was ${fmt(busy / cores)}% busy.`;
+  return (
+    `CPU per append: server ${us(server)} µs, load generator ${us(a.loadGeneratorCorePct)} µs, other processes ${us(a.foreignCorePct)} µs; ` +
+    `the machine was ${fmt(busy / cores)}% busy.`
+  );
 }
 
 export const EXECUTIONS_ARGS = {
@@ -421,7 +484,10 @@ export const EXECUTIONS_ARGS = {
 
 /** `--verify-storages embedded,postgres` (either or both). */
 export function verifyStoragesFrom(value: string): Backend[] {
-  const list = value.split(',').map((b) => b.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   for (const b of list) if (b !== 'embedded' && b !== 'postgres') throw new Error(`--verify-storages: unknown storage ${b}`);
   return list as Backend[];
 }
@@ -433,8 +499,10 @@ if (import.meta.main) {
   });
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   const r = await runExecutionsBench({
-    seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
-    verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
+    seconds: Number(values['exec-seconds']),
+    warmup: Number(values.warmup),
+    verifyRecords: Number(values['verify-records']),
+    memoryRecords: Number(values['memory-records']),
     verifyStorages: verifyStoragesFrom(values['verify-storages']),
   });
   process.stdout.write(`${executionsMarkdown(r)}\n`);

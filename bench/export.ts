@@ -43,9 +43,14 @@ export async function benchExport(backend: Backend, records: number): Promise<Ex
       const pid = suite.child.proc.pid ?? 0;
       const { token } = await mint(suite.base, suite.adminKey, 'bench-auditor', ['execution:read']);
       const idleServerMb = rssMb(pid).server;
-      const verifier = spawn(process.execPath, ['cli/suite.ts', 'verify', '-', '--public-key', pemFile], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+      const verifier = spawn(process.execPath, ['cli/suite.ts', 'verify', '-', '--public-key', pemFile], {
+        cwd: REPO_ROOT,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       let verifyOutput = '';
-      verifier.stdout.setEncoding('utf8').on('data', (d: string) => { verifyOutput += d; });
+      verifier.stdout.setEncoding('utf8').on('data', (d: string) => {
+        verifyOutput += d;
+      });
       const verified = new Promise<number>((done) => verifier.once('exit', (code) => done(code ?? -1)));
       let peak = { server: 0, children: 0, verifier: 0 };
       const sampler = setInterval(() => {
@@ -58,7 +63,9 @@ export async function benchExport(backend: Backend, records: number): Promise<Ex
       await new Promise<void>((done, fail) => {
         httpGet(`${suite.base}/executions/export`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
           if (res.statusCode !== 200) return fail(new Error(`export answered ${res.statusCode}`));
-          res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+          res.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
           res.pipe(verifier.stdin);
           res.once('end', () => done());
           res.once('error', fail);
@@ -69,8 +76,16 @@ export async function benchExport(backend: Backend, records: number): Promise<Ex
       clearInterval(sampler);
       if (code !== 0) throw new Error(`suite verify exited ${code}:\n${verifyOutput}`);
       return {
-        backend, records, fillSeconds, seconds, bytes, idleServerMb,
-        peakServerMb: peak.server, peakChildrenMb: peak.children, peakVerifierMb: peak.verifier, verifyOutput,
+        backend,
+        records,
+        fillSeconds,
+        seconds,
+        bytes,
+        idleServerMb,
+        peakServerMb: peak.server,
+        peakChildrenMb: peak.children,
+        peakVerifierMb: peak.verifier,
+        verifyOutput,
       };
     } finally {
       await suite.stop();
@@ -86,13 +101,19 @@ export function exportMarkdown(rows: readonly ExportResult[]): string {
   const lines = [
     '| export piped into `suite verify -` | records | time | records/s | MB/s | suite process peak RSS (idle before) | embedded database processes peak RSS | `suite verify` peak RSS |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.backend} | ${r.records.toLocaleString('en-US')} | ${fmt(r.seconds)} s | ${fmt(r.records / r.seconds)} | ${fmt(r.bytes / 1e6 / r.seconds)} | ${fmt(r.peakServerMb)} MB (${fmt(r.idleServerMb)}) | ${r.backend === 'embedded' ? `${fmt(r.peakChildrenMb)} MB` : '—'} | ${fmt(r.peakVerifierMb)} MB |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${r.records.toLocaleString('en-US')} | ${fmt(r.seconds)} s | ${fmt(r.records / r.seconds)} | ${fmt(r.bytes / 1e6 / r.seconds)} | ${fmt(r.peakServerMb)} MB (${fmt(r.idleServerMb)}) | ${r.backend === 'embedded' ? `${fmt(r.peakChildrenMb)} MB` : '—'} | ${fmt(r.peakVerifierMb)} MB |`,
+    ),
   ];
   return lines.join('\n');
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { records: { type: 'string', default: '1000000' }, storages: { type: 'string', default: 'postgres,pglite' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { records: { type: 'string', default: '1000000' }, storages: { type: 'string', default: 'postgres,pglite' } },
+  });
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   const rows: ExportResult[] = [];
   for (const backend of verifyStoragesFrom(values.storages)) {

@@ -40,7 +40,9 @@ try {
   await load.stop();
   const gaps = roundGaps(load, rounds, Date.now());
 
-  out(`\n${clients} clients, ${load.acks.length} appends acknowledged; answers other than an acknowledgement meanwhile: ${JSON.stringify(Object.fromEntries(load.refusals))}\n`);
+  out(
+    `\n${clients} clients, ${load.acks.length} appends acknowledged; answers other than an acknowledgement meanwhile: ${JSON.stringify(Object.fromEntries(load.refusals))}\n`,
+  );
   out('| # | fault | takeover (ms) | fault to next ack (ms) | longest gap between acks (ms) |');
   out('|---|---|---|---|---|');
   rounds.forEach((r, i) => out(`| ${i + 1} | ${r.fault}${r.note ? ` (${r.note})` : ''} | ${r.takeoverMs ?? '-'} | ${r.firstAckMs} | ${gaps[i]} |`));
@@ -53,9 +55,14 @@ try {
 
   // Nothing acknowledged lost, nothing made twice, no fork: the same checks as the chaos tests.
   const ids = [...new Map(load.acks.map((a) => [a.key, a.id])).values()];
-  const { rows: [stored] } = await f.db.query<{ n: string }>('select count(*) as n from executions where id = any($1)', [ids]);
-  const { rows: [shape] } = await f.db.query<{ n: string; hi: string; keys: string }>(
-    'select count(*) as n, max(seq) as hi, count(distinct idempotency_key) as keys from executions');
+  const {
+    rows: [stored],
+  } = await f.db.query<{ n: string }>('select count(*) as n from executions where id = any($1)', [ids]);
+  const {
+    rows: [shape],
+  } = await f.db.query<{ n: string; hi: string; keys: string }>(
+    'select count(*) as n, max(seq) as hi, count(distinct idempotency_key) as keys from executions',
+  );
   const lost = ids.length - Number(stored?.n);
   const forked = Number(shape?.hi) !== Number(shape?.n);
   const duplicated = Number(shape?.n) - Number(shape?.keys);

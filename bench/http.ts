@@ -65,7 +65,9 @@ async function chooseProtectedPath(base: string, token: string, asked: string | 
   if (asked !== undefined) return asked;
   const caps = await callJson(`${base}/capabilities`, { headers: auth });
   if (caps.status === 200) return '/capabilities';
-  notes.push(`GET /capabilities answered ${caps.status} (not built yet?): the protected GET used GET /audit?limit=1, which also reads the database through the bus.`);
+  notes.push(
+    `GET /capabilities answered ${caps.status} (not built yet?): the protected GET used GET /audit?limit=1, which also reads the database through the bus.`,
+  );
   return '/audit?limit=1';
 }
 
@@ -114,7 +116,8 @@ async function benchSuite(o: HttpBenchOptions, cpu: number | undefined, notes: s
       const pid = child.proc.pid ?? 0;
       const settle = async (after: string) => {
         const waited = await waitIdle(pid, 60_000);
-        if (waited > 1500) notes.push(`after ${after} the suite stayed busy for ${(waited / 1000).toFixed(1)} s (audit entries queued during the run being committed).`);
+        if (waited > 1500)
+          notes.push(`after ${after} the suite stayed busy for ${(waited / 1000).toFixed(1)} s (audit entries queued during the run being committed).`);
       };
       await settle('start-up');
       const healthGet = await measure({ name: 'GET /health (edge app, no auth; diagnostic)', url: `${base}/health`, method: 'GET' }, o, pid);
@@ -157,7 +160,9 @@ export async function runHttpBench(o: HttpBenchOptions): Promise<HttpBenchResult
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function threadSplit(threads: Record<string, number>): string {
-  const shown = Object.entries(threads).filter(([, pct]) => pct > 0).sort((a, b) => b[1] - a[1]);
+  const shown = Object.entries(threads)
+    .filter(([, pct]) => pct > 0)
+    .sort((a, b) => b[1] - a[1]);
   const total = shown.reduce((a, [, pct]) => a + pct, 0);
   return shown.length === 0 ? 'unknown' : `${shown.map(([name, pct]) => `${name} ${pct}%`).join(', ')} (total ${total}%)`;
 }
@@ -177,7 +182,7 @@ export function httpMarkdown(r: HttpBenchResult): string {
     `autocannon: ${s.connections} connections, pipelining ${s.pipelining}, ${s.warmupSeconds} s warm-up (discarded) then ${s.seconds} s measured, per target; a run during which other processes used more than ${s.foreignLimitPct}% of a core is run again (${s.attempts} runs at most). ` +
       `Suite: embedded (\`suite start\`, memory bus, its own Postgres), SUITE_LOG_LEVEL=warn, **SUITE_RATE_LIMIT_MAX=${RATE_LIMIT_MAX}** (the limiter runs but never refuses). CPU: ${r.pinning.note}.`,
     '',
-    '| target | req/s (mean) | p50 ms | p99 ms | max ms | requests | non-2xx | errors+timeouts | vs bare | server CPU | other processes\' CPU |',
+    "| target | req/s (mean) | p50 ms | p99 ms | max ms | requests | non-2xx | errors+timeouts | vs bare | server CPU | other processes' CPU |",
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     row(r.bare),
     row(r.healthGet),
@@ -187,13 +192,17 @@ export function httpMarkdown(r: HttpBenchResult): string {
     verdict(r.validate, 'validate'),
     verdict(r.protectedGet, `protected GET (${r.protectedPath})`),
     '',
-    'Where the server\'s CPU went during each measured run (% of one core, per thread of the server process, and its database processes as a whole; V8Worker = GC and compiler helper threads):',
+    "Where the server's CPU went during each measured run (% of one core, per thread of the server process, and its database processes as a whole; V8Worker = GC and compiler helper threads):",
     '',
     ...[r.bare, r.healthGet, r.protectedGet, r.validate].map((x) => `- ${x.name}: ${threadSplit(x.serverThreads)}`),
     '',
     ...r.notes.map((n) => `- note: ${n}`),
-    ...[r.bare, r.healthGet, r.protectedGet, r.validate].filter((x) => x.discarded.length > 0)
-      .map((x) => `- ${x.name}: ${x.discarded.length} run(s) discarded for other processes' CPU above ${s.foreignLimitPct}% (${x.discarded.map((d) => `${d}%`).join(', ')}); the least disturbed run is shown.`),
+    ...[r.bare, r.healthGet, r.protectedGet, r.validate]
+      .filter((x) => x.discarded.length > 0)
+      .map(
+        (x) =>
+          `- ${x.name}: ${x.discarded.length} run(s) discarded for other processes' CPU above ${s.foreignLimitPct}% (${x.discarded.map((d) => `${d}%`).join(', ')}); the least disturbed run is shown.`,
+      ),
     '- "server CPU": what the server (with its child processes) used during the run, in % of one core; near 100% means it was the bottleneck. "other processes\' CPU": what everything but the load generator and the server used meanwhile (near 0% means the figures were not disturbed by other work on the machine).',
     ...(r.failures.length === 0
       ? ['- every request of every run answered 2xx (no errors, no timeouts).']

@@ -69,7 +69,9 @@ export async function describeMachine(): Promise<Machine> {
     node: process.version,
     os: await osName(),
     date: new Date().toISOString(),
-    loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadavg: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     busyBeforePct: await cpuBusyPct(1000),
     code: codeVersion(),
   };

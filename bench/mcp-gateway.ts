@@ -30,8 +30,10 @@ import { NODE, SERVER_EVERYTHING, freePort, writeUpstreamsFile } from '../testin
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
-    calls: { type: 'string', default: '2000' }, warmup: { type: 'string', default: '300' },
-    seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '8' },
+    calls: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '300' },
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '8' },
     storage: { type: 'string', default: 'data-dir' },
   },
 });
@@ -64,12 +66,14 @@ async function closedLoop(call: Call): Promise<{ calls: number; perSecond: numbe
   const end = performance.now() + SECONDS * 1000;
   let calls = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (performance.now() < end) {
-      await call();
-      calls++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        await call();
+        calls++;
+      }
+    }),
+  );
   return { calls, perSecond: Math.round(calls / ((performance.now() - t0) / 1000)) };
 }
 
@@ -81,22 +85,33 @@ if (values.storage !== 'data-dir' && values.storage !== 'memory') throw new Erro
 const dataDir = values.storage === 'data-dir' ? join(await mkdtemp(join(tmpdir(), 'suite-gw-bench-')), 'data') : undefined;
 const suite = spawnNode('cli/suite.ts', dataDir === undefined ? ['run', 'all'] : ['start', '--data-dir', dataDir], {
   env: cleanEnv({
-    SUITE_TOKEN_PORT: String(port), SUITE_SCHEDULER_PORT: '0', SUITE_BENCH_PORT: '0', SUITE_CONNECTOR_PORT: '0', SUITE_TRUST_PORT: '0',
-    SUITE_DASHBOARD_PORT: '0', SUITE_ADMIN_KEY: adminKey, SUITE_HMAC_SECRET: randomBytes(32).toString('hex'), SUITE_LOG_LEVEL: 'warn',
-    SUITE_MCP_UPSTREAMS: upstreams.path, SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_TOKEN_PORT: String(port),
+    SUITE_SCHEDULER_PORT: '0',
+    SUITE_BENCH_PORT: '0',
+    SUITE_CONNECTOR_PORT: '0',
+    SUITE_TRUST_PORT: '0',
+    SUITE_DASHBOARD_PORT: '0',
+    SUITE_ADMIN_KEY: adminKey,
+    SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_MCP_UPSTREAMS: upstreams.path,
+    SUITE_RATE_LIMIT_MAX: '100000000',
   }),
 });
 const base = `http://127.0.0.1:${port}`;
 try {
   for (;;) {
-    const ready = await fetch(`${base}/mcp/upstreams`, { headers: { 'x-suite-admin-key': adminKey } })
-      .then(async (r) => ((await r.json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready', () => false);
+    const ready = await fetch(`${base}/mcp/upstreams`, { headers: { 'x-suite-admin-key': adminKey } }).then(
+      async (r) => ((await r.json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready',
+      () => false,
+    );
     if (ready) break;
     if (suite.proc.exitCode !== null) throw new Error(`the suite exited: ${suite.stderr().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const minted = await fetch(`${base}/auth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey },
     body: JSON.stringify({ sub: 'bench-agent', scope: ['mcp:everything:echo', 'auth:token:validate'], expiresIn: '1h' }),
   });
   const { token } = (await minted.json()) as { token: string };
@@ -129,29 +144,33 @@ try {
   const latOwn = await sequential(callOwn, CALLS);
   const load = await observeCpu(suite.proc.pid as number, () => closedLoop(callGateway));
   const suiteCpuPct = Object.values(load.server).reduce((a, b) => a + b, 0);
-  const cpuPerCallMs = (suiteCpuPct / 100) * 1000 / load.result.perSecond;
+  const cpuPerCallMs = ((suiteCpuPct / 100) * 1000) / load.result.perSecond;
   await Promise.allSettled([direct.close(), gateway.close()]);
 
   const f = (n: number) => n.toFixed(2);
-  process.stdout.write([
-    machineMarkdown(machine),
-    '',
-    dataDir === undefined ? 'Storage: PGlite in memory (`suite run all`): no journal, no sync.' : 'Storage: the embedded default with its data folder (`suite start --data-dir`): embedded Postgres and the audit journal.',
-    '',
-    `Sequential calls of server-everything's \`echo\` (${CALLS} each, after ${WARMUP} warm-up), one client:`,
-    '',
-    '| path | p50 ms | p90 ms | p99 ms | max ms |',
-    '|---|---|---|---|---|',
-    `| direct (stdio, the SDK client) | ${f(latDirect.p50)} | ${f(latDirect.p90)} | ${f(latDirect.p99)} | ${f(latDirect.max)} |`,
-    `| through the gateway (HTTP /mcp → stdio upstream) | ${f(latGateway.p50)} | ${f(latGateway.p90)} | ${f(latGateway.p99)} | ${f(latGateway.max)} |`,
-    `| the suite's own \`validate_token\` over /mcp (traced the same way, no upstream) | ${f(latOwn.p50)} | ${f(latOwn.p90)} | ${f(latOwn.p99)} | ${f(latOwn.max)} |`,
-    `| **added by the gateway** | **${f(latGateway.p50 - latDirect.p50)}** | ${f(latGateway.p90 - latDirect.p90)} | **${f(latGateway.p99 - latDirect.p99)}** | |`,
-    '',
-    `Closed loop through the gateway, ${CONCURRENCY} concurrent calls for ${SECONDS} s: **${load.result.perSecond} calls/s** (${load.result.calls} calls); ` +
-      `suite process tree (its upstream included) ${suiteCpuPct}% of a core, **${f(cpuPerCallMs)} ms CPU per call**; ` +
-      `the bench client ${load.selfCorePct}%, other processes ${load.foreignCorePct}% of a core meanwhile.`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      machineMarkdown(machine),
+      '',
+      dataDir === undefined
+        ? 'Storage: PGlite in memory (`suite run all`): no journal, no sync.'
+        : 'Storage: the embedded default with its data folder (`suite start --data-dir`): embedded Postgres and the audit journal.',
+      '',
+      `Sequential calls of server-everything's \`echo\` (${CALLS} each, after ${WARMUP} warm-up), one client:`,
+      '',
+      '| path | p50 ms | p90 ms | p99 ms | max ms |',
+      '|---|---|---|---|---|',
+      `| direct (stdio, the SDK client) | ${f(latDirect.p50)} | ${f(latDirect.p90)} | ${f(latDirect.p99)} | ${f(latDirect.max)} |`,
+      `| through the gateway (HTTP /mcp → stdio upstream) | ${f(latGateway.p50)} | ${f(latGateway.p90)} | ${f(latGateway.p99)} | ${f(latGateway.max)} |`,
+      `| the suite's own \`validate_token\` over /mcp (traced the same way, no upstream) | ${f(latOwn.p50)} | ${f(latOwn.p90)} | ${f(latOwn.p99)} | ${f(latOwn.max)} |`,
+      `| **added by the gateway** | **${f(latGateway.p50 - latDirect.p50)}** | ${f(latGateway.p90 - latDirect.p90)} | **${f(latGateway.p99 - latDirect.p99)}** | |`,
+      '',
+      `Closed loop through the gateway, ${CONCURRENCY} concurrent calls for ${SECONDS} s: **${load.result.perSecond} calls/s** (${load.result.calls} calls); ` +
+        `suite process tree (its upstream included) ${suiteCpuPct}% of a core, **${f(cpuPerCallMs)} ms CPU per call**; ` +
+        `the bench client ${load.selfCorePct}%, other processes ${load.foreignCorePct}% of a core meanwhile.`,
+      '',
+    ].join('\n'),
+  );
 } finally {
   await suite.stop();
   upstreams.cleanup();

@@ -44,19 +44,36 @@ watchdog.unref();
 const worstCase = {
   rules: [
     ...Array.from({ length: 99 }, (_, i) => ({
-      name: `r${i}`, server: 'everything', tool: i % 2 === 0 ? 'echo' : 'ech?',
-      when: `args.message.startsWith("blocked-${i}") || (caller.tenant != null && caller.tenant == "t${i}")`, effect: 'deny', reason: `rule ${i}`,
+      name: `r${i}`,
+      server: 'everything',
+      tool: i % 2 === 0 ? 'echo' : 'ech?',
+      when: `args.message.startsWith("blocked-${i}") || (caller.tenant != null && caller.tenant == "t${i}")`,
+      effect: 'deny',
+      reason: `rule ${i}`,
     })),
     { name: 'rest', server: 'everything', tool: '*', effect: 'allow' },
   ],
 };
 /** 100 rules on other tools and servers: the server/tool test skips each. */
 const elsewhere = {
-  rules: Array.from({ length: 100 }, (_, i) => ({ name: `o${i}`, server: i % 2 === 0 ? 'bank' : 'everything', tool: `tool-${i}`, when: 'args.amount > 1000', effect: 'deny', reason: 'too much' })),
+  rules: Array.from({ length: 100 }, (_, i) => ({
+    name: `o${i}`,
+    server: i % 2 === 0 ? 'bank' : 'everything',
+    tool: `tool-${i}`,
+    when: 'args.amount > 1000',
+    effect: 'deny',
+    reason: 'too much',
+  })),
 };
 
 function micro(policy: Policy): { usPerCall: number } {
-  const facts = { server: 'everything', tool: 'echo', args: { message: 'a short message, as a tool call carries' }, caller: { sub: 'bench-agent', scope: ['mcp:everything:echo'], tenant: null }, time: new Date() };
+  const facts = {
+    server: 'everything',
+    tool: 'echo',
+    args: { message: 'a short message, as a tool call carries' },
+    caller: { sub: 'bench-agent', scope: ['mcp:everything:echo'], tenant: null },
+    time: new Date(),
+  };
   for (let i = 0; i < 2000; i++) decideCall(policy, facts);
   const t0 = performance.now();
   for (let i = 0; i < EVALUATIONS; i++) {
@@ -79,7 +96,8 @@ const parseMs = performance.now() - t0;
 const microWorst = micro(worst);
 const microElsewhere = micro(parsed(elsewhere));
 
-const microLine = `Rule evaluation (\`decideCall\` + \`budgetCharges\`, ${EVALUATIONS} calls, one thread): 100 rules on the called tool, every \`when\` evaluated: **${microWorst.usPerCall.toFixed(2)} µs per call**; ` +
+const microLine =
+  `Rule evaluation (\`decideCall\` + \`budgetCharges\`, ${EVALUATIONS} calls, one thread): 100 rules on the called tool, every \`when\` evaluated: **${microWorst.usPerCall.toFixed(2)} µs per call**; ` +
   `100 rules on other tools: **${microElsewhere.usPerCall.toFixed(2)} µs per call**. Parsing and compiling the 100-rule file: ${parseMs.toFixed(1)} ms.`;
 // Printed at once: the end-to-end part may be cut short on a busy machine.
 process.stderr.write(`${microLine}\n`);
@@ -87,16 +105,28 @@ process.stderr.write(`${microLine}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'bench-policy-'));
 writeFileSync(join(dir, 'policy.json'), JSON.stringify(worstCase));
 const children: Child[] = [];
-const upstreams = [writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } }), writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } })];
+const upstreams = [
+  writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } }),
+  writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } }),
+];
 
 async function startSuite(upstreamsPath: string, policy: string | undefined): Promise<{ base: string; adminKey: string; child: Child }> {
   const port = await freePort();
   const adminKey = `bench-${randomBytes(8).toString('hex')}`;
   const child = spawnNode('cli/suite.ts', ['run', 'all'], {
     env: cleanEnv({
-      SUITE_TOKEN_PORT: String(port), SUITE_SCHEDULER_PORT: '0', SUITE_BENCH_PORT: '0', SUITE_CONNECTOR_PORT: '0', SUITE_TRUST_PORT: '0',
-      SUITE_DASHBOARD_PORT: '0', SUITE_ADMIN_KEY: adminKey, SUITE_HMAC_SECRET: randomBytes(32).toString('hex'), SUITE_LOG_LEVEL: 'warn',
-      SUITE_MCP_UPSTREAMS: upstreamsPath, SUITE_RATE_LIMIT_MAX: '100000000', ...(policy !== undefined ? { SUITE_MCP_POLICY: policy } : {}),
+      SUITE_TOKEN_PORT: String(port),
+      SUITE_SCHEDULER_PORT: '0',
+      SUITE_BENCH_PORT: '0',
+      SUITE_CONNECTOR_PORT: '0',
+      SUITE_TRUST_PORT: '0',
+      SUITE_DASHBOARD_PORT: '0',
+      SUITE_ADMIN_KEY: adminKey,
+      SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
+      SUITE_LOG_LEVEL: 'warn',
+      SUITE_MCP_UPSTREAMS: upstreamsPath,
+      SUITE_RATE_LIMIT_MAX: '100000000',
+      ...(policy !== undefined ? { SUITE_MCP_POLICY: policy } : {}),
     }),
   });
   children.push(child);
@@ -105,14 +135,17 @@ async function startSuite(upstreamsPath: string, policy: string | undefined): Pr
 
 async function ready(s: { base: string; adminKey: string; child: Child }): Promise<Client> {
   for (;;) {
-    const up = await fetch(`${s.base}/mcp/upstreams`, { headers: { 'x-suite-admin-key': s.adminKey } })
-      .then(async (r) => ((await r.json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready', () => false);
+    const up = await fetch(`${s.base}/mcp/upstreams`, { headers: { 'x-suite-admin-key': s.adminKey } }).then(
+      async (r) => ((await r.json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready',
+      () => false,
+    );
     if (up) break;
     if (s.child.proc.exitCode !== null) throw new Error(`a suite exited: ${s.child.stderr().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const minted = await fetch(`${s.base}/auth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': s.adminKey },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-suite-admin-key': s.adminKey },
     body: JSON.stringify({ sub: 'bench-agent', scope: ['mcp:everything:echo'], expiresIn: '1h' }),
   });
   const { token } = (await minted.json()) as { token: string };
@@ -141,26 +174,34 @@ try {
   for (let done = 0; done < CALLS; done += BLOCK) {
     // Alternate which goes first, so neither always follows the other.
     process.stderr.write(`${done}/${CALLS}\n`);
-    if ((done / BLOCK) % 2 === 0) { await timed(a, msRules, BLOCK); await timed(b, msNone, BLOCK); } else { await timed(b, msNone, BLOCK); await timed(a, msRules, BLOCK); }
+    if ((done / BLOCK) % 2 === 0) {
+      await timed(a, msRules, BLOCK);
+      await timed(b, msNone, BLOCK);
+    } else {
+      await timed(b, msNone, BLOCK);
+      await timed(a, msRules, BLOCK);
+    }
   }
   await Promise.allSettled([a.close(), b.close()]);
   const r = summarize(msRules);
   const n = summarize(msNone);
   const f = (x: number) => x.toFixed(2);
-  process.stdout.write([
-    machineMarkdown(machine),
-    '',
-    microLine,
-    '',
-    `Gateway calls of \`echo\`, ${CALLS} each, alternating in blocks of ${BLOCK} between two suites:`,
-    '',
-    '| gateway | p50 ms | p90 ms | p99 ms |',
-    '|---|---|---|---|',
-    `| with the 100-rule policy file | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} |`,
-    `| without a policy file | ${f(n.p50)} | ${f(n.p90)} | ${f(n.p99)} |`,
-    `| **added by the policy** | **${f(r.p50 - n.p50)}** | ${f(r.p90 - n.p90)} | ${f(r.p99 - n.p99)} |`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      machineMarkdown(machine),
+      '',
+      microLine,
+      '',
+      `Gateway calls of \`echo\`, ${CALLS} each, alternating in blocks of ${BLOCK} between two suites:`,
+      '',
+      '| gateway | p50 ms | p90 ms | p99 ms |',
+      '|---|---|---|---|',
+      `| with the 100-rule policy file | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} |`,
+      `| without a policy file | ${f(n.p50)} | ${f(n.p90)} | ${f(n.p99)} |`,
+      `| **added by the policy** | **${f(r.p50 - n.p50)}** | ${f(r.p90 - n.p90)} | ${f(r.p99 - n.p99)} |`,
+      '',
+    ].join('\n'),
+  );
 } finally {
   await Promise.allSettled(children.map((c) => c.stop()));
   for (const u of upstreams) u.cleanup();

@@ -82,7 +82,10 @@ async function snapshot(pid: number, base: string): Promise<Snapshot> {
 async function waitReady(base: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await fetch(`${base}/ready`).then((r) => r.status, () => 0);
+    const status = await fetch(`${base}/ready`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`${base}/ready: no 200 within ${timeoutMs} ms (last ${status})`);
     await sleep(200);
@@ -100,7 +103,12 @@ export async function npmStartNodeOptions(): Promise<string[]> {
 async function oneRound(variant: string, o: Options): Promise<Round> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-bench-memory-'));
   const dataDir = join(dir, 'data');
-  const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(PORTS.map((p) => [p, '0'])) });
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(PORTS.map((p) => [p, '0'])),
+  });
   const started = performance.now();
   const nodeArgs = [...(await npmStartNodeOptions()), ...variant.split(' ').filter((a) => a !== '')];
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env, nodeArgs });
@@ -114,12 +122,17 @@ async function oneRound(variant: string, o: Options): Promise<Round> {
     const recorder = await mint(base, adminKey, 'bench-recorder', ['execution:record']);
     const check = await callJson(`${base}/executions`, { headers: { authorization: `Bearer ${recorder.token}` }, body: APPEND_BODY });
     if (check.status !== 201) throw new Error(`POST /executions check failed: ${check.status} ${JSON.stringify(check.body)}`);
-    const valid = await callJson(`${base}/auth/token/validate`, { headers: { authorization: `Bearer ${validator.token}` }, body: { token: validator.token, requiredScope: 'audit:read' } });
+    const valid = await callJson(`${base}/auth/token/validate`, {
+      headers: { authorization: `Bearer ${validator.token}` },
+      body: { token: validator.token, requiredScope: 'audit:read' },
+    });
     if (valid.status !== 200 || valid.body.valid !== true) throw new Error(`validate check failed: ${valid.status} ${JSON.stringify(valid.body)}`);
     await sleep(o.idle * 1000);
     const idle = await snapshot(pid, base);
     const settings = (await readFile(`/proc/${idle.processes.find((p) => p.role === 'postmaster')?.pid ?? 0}/cmdline`, 'utf8').catch(() => ''))
-      .split('\0').filter((a, i, all) => all[i - 1] === '-c' && !/^(unix_socket|listen_|log_|timezone)/.test(a)).join(', ');
+      .split('\0')
+      .filter((a, i, all) => all[i - 1] === '-c' && !/^(unix_socket|listen_|log_|timezone)/.test(a))
+      .join(', ');
 
     let peakPssKb = 0;
     let peakBackends = 0;
@@ -127,22 +140,44 @@ async function oneRound(variant: string, o: Options): Promise<Round> {
     const sampler = (async () => {
       while (loading) {
         const all = await treeMemory([pid]);
-        peakPssKb = Math.max(peakPssKb, all.reduce((a, p) => a + p.pssKb, 0));
+        peakPssKb = Math.max(
+          peakPssKb,
+          all.reduce((a, p) => a + p.pssKb, 0),
+        );
         peakBackends = Math.max(peakBackends, all.filter((p) => p.role === 'client backend').length);
         await sleep(250);
       }
     })();
     const settingsOfLoad = { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.load, attempts: 1, foreignLimitPct: 100 };
-    const { result: [validate, append], server } = await observeCpu(pid, () => Promise.all([
-      measure({
-        name: 'validate', url: `${base}/auth/token/validate`, method: 'POST',
-        headers: { authorization: `Bearer ${validator.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ token: validator.token, requiredScope: 'audit:read' }),
-      }, settingsOfLoad, pid),
-      measure({
-        name: 'append', url: `${base}/executions`, method: 'POST',
-        headers: { authorization: `Bearer ${recorder.token}`, 'content-type': 'application/json' }, body: JSON.stringify(APPEND_BODY),
-      }, settingsOfLoad, pid),
-    ])).finally(() => {
+    const {
+      result: [validate, append],
+      server,
+    } = await observeCpu(pid, () =>
+      Promise.all([
+        measure(
+          {
+            name: 'validate',
+            url: `${base}/auth/token/validate`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${validator.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ token: validator.token, requiredScope: 'audit:read' }),
+          },
+          settingsOfLoad,
+          pid,
+        ),
+        measure(
+          {
+            name: 'append',
+            url: `${base}/executions`,
+            method: 'POST',
+            headers: { authorization: `Bearer ${recorder.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(APPEND_BODY),
+          },
+          settingsOfLoad,
+          pid,
+        ),
+      ]),
+    ).finally(() => {
       loading = false;
     });
     await sampler;
@@ -152,7 +187,17 @@ async function oneRound(variant: string, o: Options): Promise<Round> {
     const answered = validate.total + append.total;
     const serverCores = Object.values(server).reduce((a, b) => a + b, 0) / 100;
     return {
-      variant, nodeArgs, startMs, settings, idle, afterLoad, settled, peakPssMb: mb(peakPssKb), peakBackends, validate, append,
+      variant,
+      nodeArgs,
+      startMs,
+      settings,
+      idle,
+      afterLoad,
+      settled,
+      peakPssMb: mb(peakPssKb),
+      peakBackends,
+      validate,
+      append,
       cpuUsPerRequest: Math.round((serverCores * o.load * 1e6) / Math.max(1, answered)),
     };
   } finally {
@@ -168,7 +213,10 @@ function column(s: Snapshot): Map<string, string> {
   const node = s.processes.filter((p) => p.role === 'node');
   const pg = s.processes.filter((p) => p.role !== 'node');
   rows.set('**whole tree, PSS**', `**${mb(sum(s.processes, (p) => p.pssKb))}**`);
-  rows.set('Node process, PSS (anonymous / file)', `${mb(sum(node, (p) => p.pssKb))} (${mb(sum(node, (p) => p.pssAnonKb))} / ${mb(sum(node, (p) => p.pssFileKb))})`);
+  rows.set(
+    'Node process, PSS (anonymous / file)',
+    `${mb(sum(node, (p) => p.pssKb))} (${mb(sum(node, (p) => p.pssAnonKb))} / ${mb(sum(node, (p) => p.pssFileKb))})`,
+  );
   rows.set('· V8 heap used / total', `${s.heap.heapUsed} / ${s.heap.heapTotal}`);
   rows.set('· of which new space / old space / code (total)', `${s.heap.newSpace} / ${s.heap.oldSpace} / ${s.heap.codeSpace}`);
   rows.set('· external (array buffers included)', `${s.heap.external}`);
@@ -177,7 +225,10 @@ function column(s: Snapshot): Map<string, string> {
   const roles = [...new Set(pg.map((p) => p.role))].sort((a, b) => (a === 'postmaster' ? -1 : b === 'postmaster' ? 1 : a.localeCompare(b)));
   for (const role of roles) {
     const of = pg.filter((p) => p.role === role);
-    rows.set(`· ${role}${of.length > 1 ? 's (how many: together)' : ''}`, `${of.length > 1 ? `${of.length}: ` : ''}${(sum(of, (p) => p.pssKb) / 1024).toFixed(1)}`);
+    rows.set(
+      `· ${role}${of.length > 1 ? 's (how many: together)' : ''}`,
+      `${of.length > 1 ? `${of.length}: ` : ''}${(sum(of, (p) => p.pssKb) / 1024).toFixed(1)}`,
+    );
   }
   return rows;
 }
@@ -209,8 +260,12 @@ if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     options: {
-      idle: { type: 'string', default: '10' }, load: { type: 'string', default: '10' }, settle: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '4' }, rounds: { type: 'string', default: '1' }, variant: { type: 'string', multiple: true },
+      idle: { type: 'string', default: '10' },
+      load: { type: 'string', default: '10' },
+      settle: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '4' },
+      rounds: { type: 'string', default: '1' },
+      variant: { type: 'string', multiple: true },
     },
   });
   const o: Options = { idle: Number(values.idle), load: Number(values.load), settle: Number(values.settle), connections: Number(values.connections) };
@@ -219,23 +274,38 @@ if (import.meta.main) {
   }
   const variants = values.variant ?? [''];
   const rounds = Math.max(1, Number(values.rounds));
-  const watchdog = setTimeout(() => {
-    process.stderr.write('memory: overstayed; ending every child process\n');
-    killAllChildren();
-    process.exit(2);
-  }, (rounds * variants.length * (o.idle + o.load + o.settle + 150) + 30) * 1000);
+  const watchdog = setTimeout(
+    () => {
+      process.stderr.write('memory: overstayed; ending every child process\n');
+      killAllChildren();
+      process.exit(2);
+    },
+    (rounds * variants.length * (o.idle + o.load + o.settle + 150) + 30) * 1000,
+  );
   watchdog.unref();
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
-  process.stdout.write(`Command: \`node bench/memory.ts ${process.argv.slice(2).join(' ')}\`; npm start's Node options: \`${(await npmStartNodeOptions()).join(' ') || '(none)'}\`\n\n`);
-  const summary: string[] = ['| round | Node options added | idle PSS | after load | settled | peak | CPU µs / request | validate/s | append/s |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+  process.stdout.write(
+    `Command: \`node bench/memory.ts ${process.argv.slice(2).join(' ')}\`; npm start's Node options: \`${(await npmStartNodeOptions()).join(' ') || '(none)'}\`\n\n`,
+  );
+  const summary: string[] = [
+    '| round | Node options added | idle PSS | after load | settled | peak | CPU µs / request | validate/s | append/s |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   const total = (s: Snapshot) => mb(s.processes.reduce((a, p) => a + p.pssKb, 0));
   for (let round = 1; round <= rounds; round++) {
     for (const variant of variants) {
       const r = await oneRound(variant, o);
       process.stdout.write(`### Round ${round}\n\n${roundMarkdown(r)}\n\n`);
-      summary.push(`| ${round} | ${variant === '' ? '(none)' : `\`${variant}\``} | ${total(r.idle)} | ${total(r.afterLoad)} | ${total(r.settled)} | ${r.peakPssMb} | ${r.cpuUsPerRequest} | ${Math.round(r.validate.reqPerSec)} | ${Math.round(r.append.reqPerSec)} |`);
+      summary.push(
+        `| ${round} | ${variant === '' ? '(none)' : `\`${variant}\``} | ${total(r.idle)} | ${total(r.afterLoad)} | ${total(r.settled)} | ${r.peakPssMb} | ${r.cpuUsPerRequest} | ${Math.round(r.validate.reqPerSec)} | ${Math.round(r.append.reqPerSec)} |`,
+      );
     }
   }
-  process.stdout.write(`### Summary (PSS of the whole tree, MB; load average now ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')})\n\n${summary.join('\n')}\n`);
+  process.stdout.write(
+    `### Summary (PSS of the whole tree, MB; load average now ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})\n\n${summary.join('\n')}\n`,
+  );
   process.exit(0);
 }

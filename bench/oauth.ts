@@ -36,8 +36,16 @@ type TargetName = (typeof TARGETS)[number];
 
 /** One request of a target: built per call, so a DPoP proof can be fresh each time. */
 type Request = () => Promise<{ url: string; init: RequestInit }>;
-interface Figure { reqPerSec: number; cpuUs: number; ok: number; bad: number }
-interface Round { figures: Record<TargetName, Figure>; load: number }
+interface Figure {
+  reqPerSec: number;
+  cpuUs: number;
+  ok: number;
+  bad: number;
+}
+interface Round {
+  figures: Record<TargetName, Figure>;
+  load: number;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const b64url = (bytes: Buffer) => bytes.toString('base64url');
@@ -71,11 +79,20 @@ async function run(pid: number, request: Request, seconds: number, connections: 
   return { reqPerSec: (ok + bad) / elapsed, cpuUs: ok === 0 ? Number.NaN : ((cpu1 - cpu0 + tail.cpuSeconds) / ok) * 1e6, ok, bad };
 }
 
-interface Suite { child: Child; dir: string; requests: Record<TargetName, Request> }
+interface Suite {
+  child: Child;
+  dir: string;
+  requests: Record<TargetName, Request>;
+}
 
 async function startSuite(): Promise<Suite> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-oauth-'));
-  const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])) });
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])),
+  });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', join(dir, 'data')], { env });
   try {
     return { child, dir, requests: await prepare(child, dir) };
@@ -119,10 +136,20 @@ async function prepare(child: Child, dir: string): Promise<Record<TargetName, Re
   const requests: Record<TargetName, Request> = {
     'oauth token': async () => ({ url: tokenUrl, init: { method: 'POST', headers: form, body: ccBody } }),
     introspect: async () => ({ url: `${base}/oauth/introspect`, init: { method: 'POST', headers: form, body: `token=${bearer.token}` } }),
-    'auth/token': async () => ({ url: `${base}/auth/token`, init: { method: 'POST', headers: { 'x-suite-admin-key': adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ sub: 'bench-minted', scope: ['audit:read'] }) } }),
+    'auth/token': async () => ({
+      url: `${base}/auth/token`,
+      init: {
+        method: 'POST',
+        headers: { 'x-suite-admin-key': adminKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ sub: 'bench-minted', scope: ['audit:read'] }),
+      },
+    }),
     validate: async () => ({ url: validateUrl, init: { method: 'POST', headers: json(`Bearer ${admin.token}`), body: validateBody } }),
     'validate Bearer': async () => ({ url: validateUrl, init: { method: 'POST', headers: json(`Bearer ${bearer.token}`), body: validateBody } }),
-    'validate DPoP': async () => ({ url: validateUrl, init: { method: 'POST', headers: { ...json(`DPoP ${bound.token}`), dpop: await proof('POST', validateUrl, bound.token) }, body: validateBody } }),
+    'validate DPoP': async () => ({
+      url: validateUrl,
+      init: { method: 'POST', headers: { ...json(`DPoP ${bound.token}`), dpop: await proof('POST', validateUrl, bound.token) }, body: validateBody },
+    }),
   };
   for (const name of TARGETS) {
     const { url, init } = await requests[name]();
@@ -170,7 +197,8 @@ const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 function markdown(rs: Round[]): string {
   const valid = (name: TargetName) => rs.filter((r) => r.figures[name].bad === 0).map((r) => r.figures[name]);
   const med = (name: TargetName, key: 'reqPerSec' | 'cpuUs') => (valid(name).length === 0 ? Number.NaN : median(valid(name).map((x) => x[key])));
-  const cell = (r: Round, name: TargetName) => `${f(r.figures[name].reqPerSec)} / ${f(r.figures[name].cpuUs)}${r.figures[name].bad > 0 ? ` **INVALID** (${r.figures[name].bad} non-2xx)` : ''}`;
+  const cell = (r: Round, name: TargetName) =>
+    `${f(r.figures[name].reqPerSec)} / ${f(r.figures[name].cpuUs)}${r.figures[name].bad > 0 ? ` **INVALID** (${r.figures[name].bad} non-2xx)` : ''}`;
   const extra = med('validate DPoP', 'cpuUs') - med('validate Bearer', 'cpuUs');
   return [
     `| round | ${TARGETS.join(' | ')} | load (1 min) |`,
@@ -178,13 +206,15 @@ function markdown(rs: Round[]): string {
     ...rs.map((r, i) => `| ${i + 1} | ${TARGETS.map((t) => cell(r, t)).join(' | ')} | ${f(r.load, 1)} |`),
     `| median | ${TARGETS.map((t) => `**${f(med(t, 'reqPerSec'))} / ${f(med(t, 'cpuUs'))}**`).join(' | ')} | ${f(median(rs.map((r) => r.load)), 1)} |`,
     '',
-    'Each cell: requests per second / µs of CPU of the server\'s whole process tree per 2xx answer (the tail until idle included).',
+    "Each cell: requests per second / µs of CPU of the server's whole process tree per 2xx answer (the tail until idle included).",
     `DPoP-bound validate's extra CPU over a Bearer one (medians): **${f(extra)} µs** per request (${f((extra / med('validate Bearer', 'cpuUs')) * 100)}%).`,
   ].join('\n');
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '4' }, connections: { type: 'string', default: '16' } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '4' }, connections: { type: 'string', default: '16' } },
+  });
   const watchdog = setTimeout(() => {
     process.stderr.write('oauth bench: watchdog, 10 minutes\n');
     killAllChildren();

@@ -44,7 +44,7 @@ export function roleOf(cmdline: string): string {
     return /^(autovacuum worker|parallel worker)\b/.exec(title)?.[0] ?? title.replace(/ \d+$/, '');
   }
   if (/(^|\/)postgres\0/.test(cmdline)) return 'postmaster';
-  return /(^|\/)node\0/.test(cmdline) ? 'node' : cmdline.split('\0')[0] ?? 'unknown';
+  return /(^|\/)node\0/.test(cmdline) ? 'node' : (cmdline.split('\0')[0] ?? 'unknown');
 }
 
 const field = (text: string, name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
@@ -59,8 +59,13 @@ export async function treeMemory(roots: readonly number[]): Promise<ProcessMemor
     ]);
     if (text === '') continue;
     found.push({
-      pid, role: roleOf(cmdline), rssKb: field(text, 'Rss'), pssKb: field(text, 'Pss'),
-      pssAnonKb: field(text, 'Pss_Anon'), pssFileKb: field(text, 'Pss_File'), pssShmemKb: field(text, 'Pss_Shmem'),
+      pid,
+      role: roleOf(cmdline),
+      rssKb: field(text, 'Rss'),
+      pssKb: field(text, 'Pss'),
+      pssAnonKb: field(text, 'Pss_Anon'),
+      pssFileKb: field(text, 'Pss_File'),
+      pssShmemKb: field(text, 'Pss_Shmem'),
     });
   }
   return found;

@@ -48,15 +48,27 @@ const FILE_RULES: ReadonlyArray<readonly [RegExp, Category]> = [
   [/\/bus\/text-rule\.ts|\/edge-http\/plugins\/text-input\.ts/, 'text rule'],
   [/\/bus\/|node_modules\/@nats-io\//, 'bus hop and its validations'],
   [/\/edge-http\/plugins\/(rate-limit|metering)\.ts/, 'rate limit and metering'],
-  [/\/edge-http\/plugins\/http-metrics\.ts|\/observability\/(metrics|process-metrics|promise-metrics)\.ts|node_modules\/(prom-client|bintrees)\/|^node:internal\/perf\//, 'metrics (HTTP, process)'],
-  [/\/edge-http\/plugins\/(capability|capabilities|authority)\.ts|\/edge-http\/(authority|credentials|principal|caller)\.ts|\/cli\/edge\.ts|\/core\/capability\/|\/actors\/(capability|revocation|tokens)\//, 'capability check (token verify, revocation view, scope)'],
-  [/\/edge-http\/plugins\/access-log\.ts|\/observability\/(logger|pretty-log)\.ts|node_modules\/(pino|pino-[a-z-]+|@pinojs\/[^/]+|sonic-boom|thread-stream)\//, 'logging'],
+  [
+    /\/edge-http\/plugins\/http-metrics\.ts|\/observability\/(metrics|process-metrics|promise-metrics)\.ts|node_modules\/(prom-client|bintrees)\/|^node:internal\/perf\//,
+    'metrics (HTTP, process)',
+  ],
+  [
+    /\/edge-http\/plugins\/(capability|capabilities|authority)\.ts|\/edge-http\/(authority|credentials|principal|caller)\.ts|\/cli\/edge\.ts|\/core\/capability\/|\/actors\/(capability|revocation|tokens)\//,
+    'capability check (token verify, revocation view, scope)',
+  ],
+  [
+    /\/edge-http\/plugins\/access-log\.ts|\/observability\/(logger|pretty-log)\.ts|node_modules\/(pino|pino-[a-z-]+|@pinojs\/[^/]+|sonic-boom|thread-stream)\//,
+    'logging',
+  ],
   [/tracing\.ts|work-spans\.ts|node_modules\/@opentelemetry\//, 'tracing'],
   [/node_modules\/fast-json-stringify\/|\/fastify\/lib\/(reply|error-serializer)\.js/, 'response serialization'],
   [/\/edge-http\/validation\.ts|node_modules\/(typebox|ajv[a-z-]*|fast-uri)\//, 'schema checks (edge)'],
   [/\/edge-http\/|\/services\/kit\//, 'edge framework (route pipeline, errors, request id)'],
   [/\/services\//, 'route handlers (services)'],
-  [/node_modules\/(fastify|find-my-way|@fastify\/[^/]+|avvio|light-my-request|secure-json-parse|content-type|fast-querystring|toad-cache|process-warning)\/|^node:(_http_|http|net|stream|internal\/(http|streams|stream_base|net|js_stream|url|querystring|dns))/, 'HTTP and JSON (Node http, Fastify, routing, body parsing)'],
+  [
+    /node_modules\/(fastify|find-my-way|@fastify\/[^/]+|avvio|light-my-request|secure-json-parse|content-type|fast-querystring|toad-cache|process-warning)\/|^node:(_http_|http|net|stream|internal\/(http|streams|stream_base|net|js_stream|url|querystring|dns))/,
+    'HTTP and JSON (Node http, Fastify, routing, body parsing)',
+  ],
   [/^node:internal\/(process\/task_queues|timers|async_hooks|process\/promises|event_target)|^node:(timers|events)/, 'event loop, timers, promises'],
 ];
 

@@ -20,7 +20,7 @@ describe('categoryOf', () => {
     expect(categoryOf([CHECK, SERVER, ROOT])).toBe('schema checks (edge)');
   });
 
-  it('names V8\'s own entries by their name and leaves an unrecognized stack as other', () => {
+  it("names V8's own entries by their name and leaves an unrecognized stack as other", () => {
     expect(categoryOf([frame('(garbage collector)', ''), ROOT])).toBe('GC');
     expect(categoryOf([frame('(idle)', ''), ROOT])).toBe(IDLE);
     expect(categoryOf([frame('somewhere', 'file:///elsewhere/x.js'), ROOT])).toBe('other');

@@ -71,26 +71,46 @@ export function summarizeProfile(p: CpuProfile, window?: { from: number; to: num
     frames.set(c, inCategory);
   }
   const busy = [...byCategory].filter(([c]) => c !== IDLE).reduce((a, [, v]) => a + v, 0);
-  const otherTop = [...(frames.get('other') ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([frame, us]) => ({ frame, us }));
+  const otherTop = [...(frames.get('other') ?? [])]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([frame, us]) => ({ frame, us }));
   return { byCategory, busy, otherTop, frames, windowUs: last - (first ?? last) };
 }
 
 /** A Markdown table: each category's share of the busy samples, and µs per request from `cpuPerRequestUs`. */
 export function profileMarkdown(s: ProfileSummary, cpuPerRequestUs: number): string {
-  const rows = [...CATEGORIES, 'other'].map((c) => [c, s.byCategory.get(c) ?? 0] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+  const rows = [...CATEGORIES, 'other']
+    .map((c) => [c, s.byCategory.get(c) ?? 0] as const)
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1]);
   const share = (v: number) => (s.busy > 0 ? v / s.busy : 0);
   return [
     '| category | share of busy samples | µs per request |',
     '|---|---:|---:|',
     ...rows.map(([c, v]) => `| ${c} | ${(share(v) * 100).toFixed(1)}% | ${(share(v) * cpuPerRequestUs).toFixed(1)} |`),
-    `| (idle, not counted above) | ${((s.byCategory.get(IDLE) ?? 0) / Math.max(1, s.windowUs) * 100).toFixed(0)}% of the window | |`,
+    `| (idle, not counted above) | ${(((s.byCategory.get(IDLE) ?? 0) / Math.max(1, s.windowUs)) * 100).toFixed(0)}% of the window | |`,
     '',
-    `"other", largest self frames: ${s.otherTop.slice(0, 8).map((o) => `${o.frame} ${(o.us / Math.max(1, s.busy) * 100).toFixed(1)}%`).join('; ') || 'none'}.`,
+    `"other", largest self frames: ${
+      s.otherTop
+        .slice(0, 8)
+        .map((o) => `${o.frame} ${((o.us / Math.max(1, s.busy)) * 100).toFixed(1)}%`)
+        .join('; ') || 'none'
+    }.`,
   ].join('\n');
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { from: { type: 'string' }, to: { type: 'string' }, 'cpu-per-request': { type: 'string', default: '0' }, detail: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      'cpu-per-request': { type: 'string', default: '0' },
+      detail: { type: 'boolean', default: false },
+    },
+  });
   const file = positionals[0];
   if (file === undefined) throw new Error('usage: node bench/profile-summary.ts FILE.cpuprofile [--from µs --to µs] [--cpu-per-request µs]');
   const p = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
@@ -100,7 +120,10 @@ if (import.meta.main) {
   // --detail: each category's ten largest self frames, % of the busy samples.
   if (values.detail) {
     for (const [c, m] of summary.frames) {
-      const top = [...m].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, us]) => `${k} ${(us / Math.max(1, summary.busy) * 100).toFixed(1)}%`);
+      const top = [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([k, us]) => `${k} ${((us / Math.max(1, summary.busy)) * 100).toFixed(1)}%`);
       process.stdout.write(`\n${c}:\n  ${top.join('\n  ')}\n`);
     }
   }

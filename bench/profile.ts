@@ -61,7 +61,9 @@ export async function profileLoad(kind: LoadKind, o: { seconds: number; warmup: 
   const dir = await mkdtemp(join(tmpdir(), 'suite-profile-'));
   const profDir = join(o.outDir, kind);
   const env = cleanEnv({
-    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
     ...Object.fromEntries(SUITE_PORTS.map((p) => [p, '0'])),
   });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', join(dir, 'data')], { env, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
@@ -76,15 +78,25 @@ export async function profileLoad(kind: LoadKind, o: { seconds: number; warmup: 
     // the load's own warm-up is run here instead and `measure` is given none.
     await measure(target, { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.warmup, attempts: 1, foreignLimitPct: 100 }, pid);
     const from = monotonicMicros();
-    const load = await measure(target, { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 }, pid);
+    const load = await measure(
+      target,
+      { connections: o.connections, pipelining: 1, warmupSeconds: 0, seconds: o.seconds, attempts: 1, foreignLimitPct: 100 },
+      pid,
+    );
     const to = monotonicMicros();
     // Work queued during the window (audit entries still being committed) belongs to it: it is in
     // the tree's CPU (measured up to the load's end only) but not in the window; waited out here.
     await waitIdle(pid, 30_000);
     await child.stop(30_000);
-    const answered = Object.entries(load.statusCodes).filter(([c]) => c.startsWith('2')).reduce((a, [, n]) => a + n, 0);
+    const answered = Object.entries(load.statusCodes)
+      .filter(([c]) => c.startsWith('2'))
+      .reduce((a, [, n]) => a + n, 0);
     // The profiler's own thread (v8:ProfEvntProc) is what profiling costs, not what a request does.
-    const perThreadUs = Object.fromEntries(Object.entries(load.serverThreads).filter(([name]) => !name.startsWith('v8:Prof')).map(([name, pct]) => [name, (pct / 100) * o.seconds * 1e6 / Math.max(1, answered)]));
+    const perThreadUs = Object.fromEntries(
+      Object.entries(load.serverThreads)
+        .filter(([name]) => !name.startsWith('v8:Prof'))
+        .map(([name, pct]) => [name, ((pct / 100) * o.seconds * 1e6) / Math.max(1, answered)]),
+    );
     const cpuPerRequestUs = Object.values(perThreadUs).reduce((a, b) => a + b, 0);
     const profileFile = await mainThreadProfile(profDir, pid);
     const profile = JSON.parse(await readFile(profileFile, 'utf8')) as CpuProfile;
@@ -104,7 +116,13 @@ export function profiledMarkdown(p: ProfiledLoad): string {
   return [
     `#### ${p.load.name}: ${p.load.total.toLocaleString('en-US')} requests in the measured window, ${p.load.reqPerSec.toFixed(0)}/s, p99 ${p.load.p99Ms} ms; non-2xx ${p.load.non2xx}, errors ${p.load.errors + p.load.timeouts}`,
     '',
-    `Server process tree CPU per answered request, the profiler's own thread left out: **${us(p.cpuPerRequestUs)} µs** (${Object.entries(p.perThreadUs).filter(([, v]) => v >= 0.5).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${us(v)}`).join(', ')}); load generator ${us((p.load.loadGeneratorCorePct / 100) * 1e6 / Math.max(1, p.load.reqPerSec))} µs, other processes ${p.load.foreignCorePct}% of a core meanwhile.`,
+    `Server process tree CPU per answered request, the profiler's own thread left out: **${us(p.cpuPerRequestUs)} µs** (${Object.entries(p.perThreadUs)
+      .filter(([, v]) => v >= 0.5)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${us(v)}`)
+      .join(
+        ', ',
+      )}); load generator ${us(((p.load.loadGeneratorCorePct / 100) * 1e6) / Math.max(1, p.load.reqPerSec))} µs, other processes ${p.load.foreignCorePct}% of a core meanwhile.`,
     '',
     `The main thread's ${us(mainUs)} µs per request, by category (profile \`${p.profileFile.split('/').slice(-2).join('/')}\`, samples from ${p.window.from} to ${p.window.to} µs, the measured window only; µs = the category's share of the busy samples × the main thread's CPU per request):`,
     '',
@@ -122,9 +140,12 @@ export const PROFILE_ARGS = {
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: process.argv.slice(2), options: PROFILE_ARGS });
-  const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, 600_000);
+  const watchdog = setTimeout(() => {
+    killAllChildren();
+    process.exit(2);
+  }, 600_000);
   watchdog.unref();
-  const outDir = values.out ?? await mkdtemp(join(tmpdir(), 'suite-cpuprof-'));
+  const outDir = values.out ?? (await mkdtemp(join(tmpdir(), 'suite-cpuprof-')));
   process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
   for (const kind of values.load.split(',').map((k) => k.trim())) {
     if (kind !== 'validate' && kind !== 'append') throw new Error(`--load: unknown load ${kind} (validate, append)`);

@@ -8,7 +8,11 @@ import { verifyHashSignature } from '../core/chain/index.ts';
 import { hotLoopRate } from './hot-loop.ts';
 
 const { publicKeyPem, digest, signature, seconds, startAt } = workerData as {
-  publicKeyPem: string; digest: string; signature: string; seconds: number; startAt: number;
+  publicKeyPem: string;
+  digest: string;
+  signature: string;
+  seconds: number;
+  startAt: number;
 };
 const key = createPublicKey(publicKeyPem);
 // Every thread starts together (a wall-clock instant), so that they overlap for the whole run.

@@ -10,10 +10,7 @@ import { createBus, connectNatsTransport } from '../bus/index.ts';
 import { RevocationView } from '../services/token/revocation/index.ts';
 
 export type ListenerRequest = { type: 'clock'; id: number } | { type: 'report' } | { type: 'stop' };
-export type ListenerReply =
-  | { type: 'ready' }
-  | { type: 'clock'; id: number; t: number }
-  | { type: 'report'; applied: Array<[string, number]> };
+export type ListenerReply = { type: 'ready' } | { type: 'clock'; id: number; t: number } | { type: 'report'; applied: Array<[string, number]> };
 
 // One clock for both processes: CLOCK_MONOTONIC (process.hrtime on Linux) is the machine's, not the
 // process's, so A's send and B's apply are read on the same clock. performance.timeOrigin differs
@@ -41,7 +38,10 @@ process.on('message', (m: ListenerRequest) => {
   if (m.type === 'clock') send({ type: 'clock', id: m.id, t: now() });
   else if (m.type === 'report') send({ type: 'report', applied: [...applied] });
   else if (m.type === 'stop') {
-    void view.stop().then(() => bus.drain()).finally(() => process.disconnect());
+    void view
+      .stop()
+      .then(() => bus.drain())
+      .finally(() => process.disconnect());
   }
 });
 send({ type: 'ready' });

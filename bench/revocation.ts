@@ -61,7 +61,12 @@ async function startBroker(asked: string | undefined): Promise<{ url: string; la
 }
 
 /** Ask B something over IPC and wait for the matching reply. */
-function ask<T extends ListenerReply['type']>(b: Child, request: ListenerRequest | undefined, type: T, timeoutMs = 10_000): Promise<Extract<ListenerReply, { type: T }>> {
+function ask<T extends ListenerReply['type']>(
+  b: Child,
+  request: ListenerRequest | undefined,
+  type: T,
+  timeoutMs = 10_000,
+): Promise<Extract<ListenerReply, { type: T }>> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => done(() => reject(new Error(`listener: no "${type}" within ${timeoutMs} ms\n${b.stderr().slice(-2000)}`))), timeoutMs);
     const onMessage = (m: ListenerReply) => {
@@ -114,8 +119,13 @@ export async function runRevocationBench(o: RevocationBenchOptions): Promise<Rev
     const adminKey = `bench-admin-${randomBytes(12).toString('hex')}`;
     const a = spawnNode('cli/suite.ts', ['run', 'actor:chain-writer', 'actor:audit', 'actor:revocation', 'actor:tokens', 'edge:token'], {
       env: cleanEnv({
-        SUITE_NATS_URL: broker.url, SUITE_DATABASE_URL: db.url, SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
-        SUITE_ADMIN_KEY: adminKey, SUITE_LOG_LEVEL: 'warn', SUITE_HOST: '127.0.0.1', SUITE_TOKEN_PORT: '0',
+        SUITE_NATS_URL: broker.url,
+        SUITE_DATABASE_URL: db.url,
+        SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
+        SUITE_ADMIN_KEY: adminKey,
+        SUITE_LOG_LEVEL: 'warn',
+        SUITE_HOST: '127.0.0.1',
+        SUITE_TOKEN_PORT: '0',
         SUITE_RATE_LIMIT_MAX: '100000000',
       }),
     });
@@ -147,7 +157,7 @@ export async function runRevocationBench(o: RevocationBenchOptions): Promise<Rev
 
     // Give late broadcasts up to 3 s to arrive before counting what is missing.
     let applied = new Map<string, number>();
-    for (const deadline = now() + 3000; now() < deadline;) {
+    for (const deadline = now() + 3000; now() < deadline; ) {
       applied = new Map((await ask(b, { type: 'report' }, 'report')).applied);
       if ([...sent.keys()].every((j) => applied.has(j))) break;
       await new Promise((r) => setTimeout(r, 200));

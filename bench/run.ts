@@ -71,8 +71,10 @@ const revocationOk = await section('Revocation propagation over NATS', async () 
 });
 const executionsOk = await section('Execution traces (appends, verification)', async () => {
   const r = await runExecutionsBench({
-    seconds: Number(values['exec-seconds']), warmup: Number(values.warmup),
-    verifyRecords: Number(values['verify-records']), memoryRecords: Number(values['memory-records']),
+    seconds: Number(values['exec-seconds']),
+    warmup: Number(values.warmup),
+    verifyRecords: Number(values['verify-records']),
+    memoryRecords: Number(values['memory-records']),
   });
   forRatios = { ...forRatios, append: r.appends.find((a) => a.name.includes('embedded')), appendLoad: loadNow() };
   return { text: executionsMarkdown(r), ok: r.appends.every((a) => a.non2xx + a.errors === 0) && r.verifications.every((v) => v.valid) };
@@ -84,7 +86,10 @@ const ratiosOk = await section('CPU per answered request against what the work n
   const signatureUs = signatureCpuUs();
   return {
     text: cpuRatiosMarkdown({
-      bareUs: cpuPerAnsweredUs(bare), validateUs: cpuPerAnsweredUs(validate), appendUs: cpuPerAnsweredUs(append), signatureUs,
+      bareUs: cpuPerAnsweredUs(bare),
+      validateUs: cpuPerAnsweredUs(validate),
+      appendUs: cpuPerAnsweredUs(append),
+      signatureUs,
       load: { http: forRatios.httpLoad, append: forRatios.appendLoad, signature: loadNow() },
       non2xx: { bare: non2xxOf(bare), validate: non2xxOf(validate), append: non2xxOf(append) },
     }),
@@ -99,7 +104,10 @@ const busOk = await section('The bus alone (memory transport)', async () => {
 
 const schedulerOk = await section('Scheduler (queue throughput, cron lateness)', async () => {
   const r = await runSchedulerBench({
-    tasks: Number(values.tasks), execSeconds: Number(values['sched-exec-seconds']), schedules: Number(values.schedules), workers: Number(values.workers),
+    tasks: Number(values.tasks),
+    execSeconds: Number(values['sched-exec-seconds']),
+    schedules: Number(values.schedules),
+    workers: Number(values.workers),
   });
   return { text: schedulerMarkdown(r), ok: r.tasksFailed === 0 };
 });

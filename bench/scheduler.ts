@@ -45,15 +45,27 @@ export interface SchedulerBenchResult {
   hitLateness: Summary;
 }
 
-interface Suite { child: Child; token: string; scheduler: string; base: string; stop(): Promise<void> }
+interface Suite {
+  child: Child;
+  token: string;
+  scheduler: string;
+  base: string;
+  stop(): Promise<void>;
+}
 
 async function startSuite(dataDir: string, workers: number): Promise<Suite> {
   const env = cleanEnv({
-    SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1',
-    SCHEDULER_WORKERS: String(workers), SCHEDULER_POLL_MS: '20', SCHEDULER_QUEUE_MAX: '1000000',
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    SCHEDULER_WORKERS: String(workers),
+    SCHEDULER_POLL_MS: '20',
+    SCHEDULER_QUEUE_MAX: '1000000',
     // One bench caller holds every task (its tenant's cap, 1,000 by default, would refuse the rest).
     SCHEDULER_QUEUE_TENANT_MAX: '1000000',
-    ...Object.fromEntries(['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0'])),
+    ...Object.fromEntries(
+      ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'].map((p) => [p, '0']),
+    ),
   });
   const child = spawnNode('cli/suite.ts', ['start', '--data-dir', dataDir], { env });
   const tokenPort = (await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1];
@@ -70,17 +82,23 @@ async function closedLoop(seconds: number, concurrency: number, once: () => Prom
   let ok = 0;
   let failed = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < until) {
-      if (await once()) ok += 1;
-      else failed += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        if (await once()) ok += 1;
+        else failed += 1;
+      }
+    }),
+  );
   return { ok, failed, seconds: (performance.now() - started) / 1000 };
 }
 
 async function post(url: string, token: string, body: unknown): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await res.arrayBuffer();
   return res.status;
 }
@@ -104,13 +122,20 @@ export async function runSchedulerBench(o: { tasks: number; execSeconds: number;
     // 2. Tasks from the queue: all enqueued to become runnable at one moment, then timed to the last success.
     const startAt = Date.now() + 5000 + o.tasks * 15;
     let next = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      while (next < o.tasks) {
-        const i = next++;
-        const status = await post(`${suite.scheduler}/queue`, suite.token, { id: `t${i}`, delay: Math.max(0, startAt - Date.now()), task: { type: 'http', url: `${targetUrl}/task/${i}` }, retry: { maxAttempts: 1 } });
-        if (status !== 201) throw new Error(`enqueue answered ${status}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < o.tasks) {
+          const i = next++;
+          const status = await post(`${suite.scheduler}/queue`, suite.token, {
+            id: `t${i}`,
+            delay: Math.max(0, startAt - Date.now()),
+            task: { type: 'http', url: `${targetUrl}/task/${i}` },
+            retry: { maxAttempts: 1 },
+          });
+          if (status !== 201) throw new Error(`enqueue answered ${status}`);
+        }
+      }),
+    );
     if (Date.now() > startAt) throw new Error('enqueueing took longer than the delay given; raise it');
     let succeeded = 0;
     let failed = 0;
@@ -127,7 +152,12 @@ export async function runSchedulerBench(o: { tasks: number; execSeconds: number;
 
     // 3. Cron lateness: N schedules every minute, observed over one minute boundary.
     for (let i = 0; i < o.schedules; i++) {
-      const status = await post(`${suite.scheduler}/schedule`, suite.token, { id: `c${i}`, cron: '* * * * *', task: { type: 'http', url: `${targetUrl}/cron/${i}` }, retry: { maxAttempts: 1 } });
+      const status = await post(`${suite.scheduler}/schedule`, suite.token, {
+        id: `c${i}`,
+        cron: '* * * * *',
+        task: { type: 'http', url: `${targetUrl}/cron/${i}` },
+        retry: { maxAttempts: 1 },
+      });
       if (status !== 201) throw new Error(`schedule answered ${status}`);
     }
     const due = Math.ceil((Date.now() + 1000) / 60_000) * 60_000;
@@ -135,7 +165,9 @@ export async function runSchedulerBench(o: { tasks: number; execSeconds: number;
     const claim: number[] = [];
     let before: number | undefined;
     while (claim.length < o.schedules) {
-      const page = await callJson(`${suite.scheduler}/runtime/logs?limit=500${before !== undefined ? `&before=${before}` : ''}`, { headers: { authorization: `Bearer ${suite.token}` } });
+      const page = await callJson(`${suite.scheduler}/runtime/logs?limit=500${before !== undefined ? `&before=${before}` : ''}`, {
+        headers: { authorization: `Bearer ${suite.token}` },
+      });
       const events = page.body.events as { kind: string; detail: string }[];
       for (const e of events) {
         const m = /^due (\S+), enqueued (\d+) ms (ahead|late)/.exec(e.detail);
@@ -151,10 +183,19 @@ export async function runSchedulerBench(o: { tasks: number; execSeconds: number;
       for (const t of tasks) if (t.dueAt !== null && Date.parse(t.dueAt) === due && t.startedAt !== null) started.push(Date.parse(t.startedAt) - due);
       if (tasks.length < 500) break;
     }
-    const hitLateness = [...Array(o.schedules).keys()].map((i) => hits.get(`/cron/${i}`)).filter((t): t is number => t !== undefined && t >= due).map((t) => t - due);
+    const hitLateness = [...Array(o.schedules).keys()]
+      .map((i) => hits.get(`/cron/${i}`))
+      .filter((t): t is number => t !== undefined && t >= due)
+      .map((t) => t - due);
     return {
-      appendsPerSecond: appends.ok / appends.seconds, tasks: o.tasks, tasksPerSecond, tasksFailed: failed, schedules: o.schedules,
-      claimLateness: summarize(claim), startLateness: summarize(started), hitLateness: summarize(hitLateness),
+      appendsPerSecond: appends.ok / appends.seconds,
+      tasks: o.tasks,
+      tasksPerSecond,
+      tasksFailed: failed,
+      schedules: o.schedules,
+      claimLateness: summarize(claim),
+      startLateness: summarize(started),
+      hitLateness: summarize(hitLateness),
     };
   } finally {
     await suite.stop();
@@ -183,7 +224,10 @@ export function schedulerMarkdown(r: SchedulerBenchResult): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ args: process.argv.slice(2), options: SCHEDULER_ARGS });
   const r = await runSchedulerBench({
-    tasks: Number(values.tasks), execSeconds: Number(values['sched-exec-seconds']), schedules: Number(values.schedules), workers: Number(values.workers),
+    tasks: Number(values.tasks),
+    execSeconds: Number(values['sched-exec-seconds']),
+    schedules: Number(values.schedules),
+    workers: Number(values.workers),
   });
   process.stdout.write(`${schedulerMarkdown(r)}\n`);
 }

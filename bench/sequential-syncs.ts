@@ -24,11 +24,21 @@ const requests = Number(values.requests ?? 200);
 const rounds = Number(values.rounds ?? 1);
 
 const APPEND = {
-  subject: 'sequential-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
-  input: { contact: 1 }, output: { ok: true }, outcome: 'success',
+  subject: 'sequential-agent',
+  scope: ['crm:write'],
+  module: 'crm',
+  action: 'update-contact',
+  input: { contact: 1 },
+  output: { ok: true },
+  outcome: 'success',
 };
 
-interface Phase { p50: number; p99: number; syncs: number; non2xx: number }
+interface Phase {
+  p50: number;
+  p99: number;
+  syncs: number;
+  non2xx: number;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
@@ -85,7 +95,10 @@ async function fdatasyncCost(folder: string, n = 200): Promise<number> {
   } finally {
     await file.close();
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function measure(repo: string): Promise<{ append: Phase; validate: Phase; fdatasyncMs: number }> {
@@ -94,7 +107,22 @@ async function measure(repo: string): Promise<{ append: Phase; validate: Phase; 
   const suite = new Child({
     name: 'suite',
     command: 'strace',
-    args: ['-f', '-ttt', '-y', '-s', '120', '-e', `trace=fsync,fdatasync,sync_file_range${process.env.SEQ_SYNCS_KEEP ? ',recvfrom' : ''}`, '-o', tracePath, process.execPath, 'cli/suite.ts', 'start', '--data-dir', dataDir],
+    args: [
+      '-f',
+      '-ttt',
+      '-y',
+      '-s',
+      '120',
+      '-e',
+      `trace=fsync,fdatasync,sync_file_range${process.env.SEQ_SYNCS_KEEP ? ',recvfrom' : ''}`,
+      '-o',
+      tracePath,
+      process.execPath,
+      'cli/suite.ts',
+      'start',
+      '--data-dir',
+      dataDir,
+    ],
     cwd: repo,
     env: { ...process.env, NODE_OPTIONS: '', SUITE_LOG_LEVEL: 'warn', SUITE_HOST: '127.0.0.1', ...zeroPorts() } as Record<string, string>,
   });
@@ -106,7 +134,11 @@ async function measure(repo: string): Promise<{ append: Phase; validate: Phase; 
       await new Promise((r) => setTimeout(r, 100));
     }
     const { adminKey } = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as { adminKey: string };
-    const minted = await fetch(`${base}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey }, body: JSON.stringify({ sub: 'sequential-agent', scope: ['execution:record', 'auth:token:validate'] }) });
+    const minted = await fetch(`${base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey },
+      body: JSON.stringify({ sub: 'sequential-agent', scope: ['execution:record', 'auth:token:validate'] }),
+    });
     const { token } = (await minted.json()) as { token: string };
     const auth = { authorization: `Bearer ${token}` };
     const a = await sequential(requests, () => post(`${base}/executions`, auth, APPEND));
@@ -136,11 +168,15 @@ async function measure(repo: string): Promise<{ append: Phase; validate: Phase; 
 
 const fmt = (x: number) => x.toFixed(2);
 console.log(`sequential requests: ${requests} each, ${rounds} round(s), load average before ${loadavg().map(fmt).join(' ')}`);
-console.log('| round | code | append p50 ms | p99 | syncs/append | validate p50 ms | p99 | syncs/validate | one 1 KB fdatasync p50 ms | non-2xx | load (1 min) |');
+console.log(
+  '| round | code | append p50 ms | p99 | syncs/append | validate p50 ms | p99 | syncs/validate | one 1 KB fdatasync p50 ms | non-2xx | load (1 min) |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (let round = 1; round <= rounds; round++) {
   for (const repo of repos) {
     const r = await measure(repo);
-    console.log(`| ${round} | ${repo} | ${fmt(r.append.p50)} | ${fmt(r.append.p99)} | ${fmt(r.append.syncs)} | ${fmt(r.validate.p50)} | ${fmt(r.validate.p99)} | ${fmt(r.validate.syncs)} | ${fmt(r.fdatasyncMs)} | ${r.append.non2xx + r.validate.non2xx}${r.append.non2xx + r.validate.non2xx > 0 ? ' INVALID' : ''} | ${fmt(loadavg()[0] ?? 0)} |`);
+    console.log(
+      `| ${round} | ${repo} | ${fmt(r.append.p50)} | ${fmt(r.append.p99)} | ${fmt(r.append.syncs)} | ${fmt(r.validate.p50)} | ${fmt(r.validate.p99)} | ${fmt(r.validate.syncs)} | ${fmt(r.fdatasyncMs)} | ${r.append.non2xx + r.validate.non2xx}${r.append.non2xx + r.validate.non2xx > 0 ? ' INVALID' : ''} | ${fmt(loadavg()[0] ?? 0)} |`,
+    );
   }
 }

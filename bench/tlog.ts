@@ -29,7 +29,22 @@ import { cpuUntilIdle, treeCpuSeconds, waitIdle } from './cpu.ts';
 import { createBus, createMemoryNetwork, subjects } from '../bus/index.ts';
 import { createTraceSigner } from '../core/chain/index.ts';
 import {
-  CompactTree, TileNodeCache, TILE_HEIGHT, TILE_WIDTH, formatCheckpoint, inclusionProof, leafHash, signNote, verifyReceipt, logKey, nodeReaderFromTiles, nodesRead, rangeNodes, tilesOfNodes, tileWidthAt, type NodeReader,
+  CompactTree,
+  TileNodeCache,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  formatCheckpoint,
+  inclusionProof,
+  leafHash,
+  signNote,
+  verifyReceipt,
+  logKey,
+  nodeReaderFromTiles,
+  nodesRead,
+  rangeNodes,
+  tilesOfNodes,
+  tileWidthAt,
+  type NodeReader,
 } from '../core/tlog/index.ts';
 import { startExecutionActors } from '../services/spine/executions/index.ts';
 import { logEntry } from '../services/spine/tlog/index.ts';
@@ -39,7 +54,15 @@ import { advanceLog, readLogTiles } from '../services/spine/tlog/store.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/storage.ts';
 import { hashCanonical } from '../core/chain/index.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, leaves: { type: 'string', default: '1000000' }, proofs: { type: 'string', default: '2000' }, embedded: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    leaves: { type: 'string', default: '1000000' },
+    proofs: { type: 'string', default: '2000' },
+    embedded: { type: 'boolean', default: false },
+  },
+});
 const EMBEDDED = values.embedded;
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
@@ -47,12 +70,19 @@ const LEAVES = Number(values.leaves);
 const PROOFS = Number(values.proofs);
 const ORIGIN = 'bench.local/executions/log';
 
-async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec: number; cpuUsPerAppend: number; treeCpuUsPerAppend: number; integrated: number | undefined; rounds: number | undefined }> {
+async function appendPhase(
+  storage: Storage,
+  withLog: boolean,
+): Promise<{ perSec: number; cpuUsPerAppend: number; treeCpuUsPerAppend: number; integrated: number | undefined; rounds: number | undefined }> {
   const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const lk = logKey(ORIGIN, createPrivateKey(pem));
   const bus = createBus(createMemoryNetwork().connect());
   const actors = await startExecutionActors({
-    bus, storage, signer: createTraceSigner(pem), holder: `bench-${randomBytes(4).toString('hex')}`, roles: { writer: true, reader: false },
+    bus,
+    storage,
+    signer: createTraceSigner(pem),
+    holder: `bench-${randomBytes(4).toString('hex')}`,
+    roles: { writer: true, reader: false },
     ...(withLog ? { log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey } } : {}),
   });
   // A new log catches up with the records of the phases without it first: not counted here.
@@ -65,13 +95,15 @@ async function appendPhase(storage: Storage, withLog: boolean): Promise<{ perSec
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   // 64 callers in flight: group commit fills batches, as under HTTP load.
-  await Promise.all(Array.from({ length: 64 }, async () => {
-    while (performance.now() < until) {
-      const r = await bus.request(subjects.executionsRecord, executionClaimFor(done));
-      if (!r.ok) throw new Error(r.error.message);
-      done += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() < until) {
+        const r = await bus.request(subjects.executionsRecord, executionClaimFor(done));
+        if (!r.ok) throw new Error(r.error.message);
+        done += 1;
+      }
+    }),
+  );
   // The log's work counts too: wait until it has integrated what was appended.
   await actors.log?.settled();
   const seconds = (performance.now() - t0) / 1000;
@@ -130,7 +162,9 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const withLog of round % 2 === 1 ? [false, true] : [true, false]) {
         const r = await appendPhase(storage, withLog);
-        rows.push(`appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append in this process, ${r.treeCpuUsPerAppend.toFixed(0)} µs in its process tree${r.integrated !== undefined ? ` (tree at ${r.integrated}, ${r.rounds} rounds)` : ''}`);
+        rows.push(
+          `appends ${withLog ? 'with the log   ' : 'without the log'} round ${round}: ${r.perSec.toFixed(0)}/s, ${r.cpuUsPerAppend.toFixed(0)} µs CPU per append in this process, ${r.treeCpuUsPerAppend.toFixed(0)} µs in its process tree${r.integrated !== undefined ? ` (tree at ${r.integrated}, ${r.rounds} rounds)` : ''}`,
+        );
         console.log(rows[rows.length - 1]);
       }
     }
@@ -159,15 +193,21 @@ async function main(): Promise<void> {
       cached: async (leaf: number) => {
         const build = (r: NodeReader) => inclusionProof(leaf, LEAVES, r);
         queried = false;
-        return build(await cache.reader(build, (t) => {
-          queried = true;
-          queries += 1;
-          return readLogTiles(s2.pool, t);
-        }));
+        return build(
+          await cache.reader(build, (t) => {
+            queried = true;
+            queries += 1;
+            return readLogTiles(s2.pool, t);
+          }),
+        );
       },
       uncached: async (leaf: number) => {
         const tiles = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(leaf, LEAVES, r))));
-        return inclusionProof(leaf, LEAVES, nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)));
+        return inclusionProof(
+          leaf,
+          LEAVES,
+          nodeReaderFromTiles((l, x) => tiles.get(`${l}/${x}`)),
+        );
       },
     };
     const times = { cached: [] as number[], uncached: [] as number[] };
@@ -185,30 +225,49 @@ async function main(): Promise<void> {
     }
     for (const path of ['cached', 'uncached'] as const) {
       const t = times[path].sort((a, b) => a - b);
-      console.log(`inclusion proof at ${LEAVES} leaves, ${path === 'cached' ? "the reader's path (node cache, a query for tiles not kept)" : 'every tile queried and rebuilt (no cache)'}, ${PROOFS} random leaves from a cold start: p50 ${percentile(t, 0.5).toFixed(2)} ms, p99 ${percentile(t, 0.99).toFixed(2)} ms, max ${t[t.length - 1]!.toFixed(2)} ms; ${(cpuOf[path] / PROOFS).toFixed(0)} µs CPU of this process per proof`);
+      console.log(
+        `inclusion proof at ${LEAVES} leaves, ${path === 'cached' ? "the reader's path (node cache, a query for tiles not kept)" : 'every tile queried and rebuilt (no cache)'}, ${PROOFS} random leaves from a cold start: p50 ${percentile(t, 0.5).toFixed(2)} ms, p99 ${percentile(t, 0.99).toFixed(2)} ms, max ${t[t.length - 1]!.toFixed(2)} ms; ${(cpuOf[path] / PROOFS).toFixed(0)} µs CPU of this process per proof`,
+      );
     }
     withoutQuery.sort((a, b) => a - b);
-    console.log(`  of the reader's ${PROOFS}: ${queries} queried a tile (${PROOFS - queries} answered from the cache alone: p50 ${percentile(withoutQuery, 0.5)?.toFixed(2)} ms, p99 ${percentile(withoutQuery, 0.99)?.toFixed(2)} ms)`);
+    console.log(
+      `  of the reader's ${PROOFS}: ${queries} queried a tile (${PROOFS - queries} answered from the cache alone: p50 ${percentile(withoutQuery, 0.5)?.toFixed(2)} ms, p99 ${percentile(withoutQuery, 0.99)?.toFixed(2)} ms)`,
+    );
     const tileBytes = tilesOfNodes(nodesRead((r) => inclusionProof(LEAVES - 1, LEAVES, r))).length;
     const needed = tilesOfNodes([...nodesRead((r) => inclusionProof(123_456, LEAVES, r)), ...rangeNodes(0, LEAVES)]);
     const bytes = needed.reduce((sum, t) => sum + tileWidthAt(t.level, t.index, LEAVES) * 32, 0);
-    console.log(`tiles an auditor fetches to check one leaf and the root at ${LEAVES}: ${needed.length} tiles, ${bytes} bytes (${tileBytes} tiles for the last leaf's proof)`);
+    console.log(
+      `tiles an auditor fetches to check one leaf and the root at ${LEAVES}: ${needed.length} tiles, ${bytes} bytes (${tileBytes} tiles for the last leaf's proof)`,
+    );
     // A receipt for leaf 0 under a signed checkpoint of the 1M-leaf tree, verified offline.
     const tiles0 = await readLogTiles(s2.pool, tilesOfNodes(nodesRead((r) => inclusionProof(0, LEAVES, r))));
-    const proof = inclusionProof(0, LEAVES, nodeReaderFromTiles((l, x) => tiles0.get(`${l}/${x}`)));
+    const proof = inclusionProof(
+      0,
+      LEAVES,
+      nodeReaderFromTiles((l, x) => tiles0.get(`${l}/${x}`)),
+    );
     const lk = logKey(ORIGIN, createPrivateKey(pem));
     const receipt = {
-      format: 'execution-receipt/v1' as const, record: record!, entry: entry.toString(), leafIndex: 0, treeSize: LEAVES,
-      proof: proof.map((p) => p.toString('base64')), checkpoint: signNote(formatCheckpoint({ origin: ORIGIN, size: LEAVES, root, extensions: [] }), [lk.signer]),
+      format: 'execution-receipt/v1' as const,
+      record: record!,
+      entry: entry.toString(),
+      leafIndex: 0,
+      treeSize: LEAVES,
+      proof: proof.map((p) => p.toString('base64')),
+      checkpoint: signNote(formatCheckpoint({ origin: ORIGIN, size: LEAVES, root, extensions: [] }), [lk.signer]),
     };
     const key = createPublicKey(signer.publicKeyPem);
     const policy = { log: lk.verifier, origin: ORIGIN };
     const v0 = performance.now();
     for (let i = 0; i < 1000; i += 1) if (!verifyReceipt(receipt, () => key, policy).ok) throw new Error('receipt did not verify');
     const receiptBytes = Buffer.byteLength(JSON.stringify(receipt));
-    console.log(`receipt verification (offline, pure): ${((performance.now() - v0) / 1000 * 1000).toFixed(0)} µs per receipt; receipt ${receiptBytes} bytes (${proof.length} proof hashes)`);
+    console.log(
+      `receipt verification (offline, pure): ${(((performance.now() - v0) / 1000) * 1000).toFixed(0)} µs per receipt; receipt ${receiptBytes} bytes (${proof.length} proof hashes)`,
+    );
     const exportBytes = (entry.length + 1) * LEAVES;
-    console.log(`bytes to check one record at ${LEAVES}: receipt ${receiptBytes} + vkey ~90 + public key ~113; full export ~${(exportBytes / 1e6).toFixed(0)} MB (${entry.length + 1} bytes a line)`);
+    console.log(
+      `bytes to check one record at ${LEAVES}: receipt ${receiptBytes} + vkey ~90 + public key ~113; full export ~${(exportBytes / 1e6).toFixed(0)} MB (${entry.length + 1} bytes a line)`,
+    );
     await s2.close();
     await db2.drop();
   } finally {
@@ -221,7 +280,17 @@ async function main(): Promise<void> {
 /** A record request as the edge sends it for POST /executions. */
 function executionClaimFor(n: number) {
   return {
-    claim: { subject: 'bench-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact', outcome: 'success', inputHash: hashCanonical({ n }), outputHash: null, cost: null, governance: null },
+    claim: {
+      subject: 'bench-agent',
+      scope: ['crm:write'],
+      module: 'crm',
+      action: 'update-contact',
+      outcome: 'success',
+      inputHash: hashCanonical({ n }),
+      outputHash: null,
+      cost: null,
+      governance: null,
+    },
     attested: { jti: null, sub: 'bench-agent', scope: ['execution:record'], proven: false, tenantId: null },
     timestamp: new Date().toISOString(),
   };

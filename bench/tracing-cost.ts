@@ -31,7 +31,13 @@ const seconds = Number(values.seconds ?? 5);
 const connections = Number(values.connections ?? 10);
 const oldTree = values['old-tree'];
 const serverCount = oldTree === undefined ? 3 : 4;
-const watchdog = setTimeout(() => { killAllChildren(); process.exit(2); }, (rounds * serverCount * 2 * (seconds + 20) + 300) * 1000);
+const watchdog = setTimeout(
+  () => {
+    killAllChildren();
+    process.exit(2);
+  },
+  (rounds * serverCount * 2 * (seconds + 20) + 300) * 1000,
+);
 watchdog.unref();
 
 process.stdout.write(`${machineMarkdown(await describeMachine())}\n\n`);
@@ -47,11 +53,22 @@ const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 
 const PORTS = ['SUITE_TOKEN_PORT', 'SUITE_SCHEDULER_PORT', 'SUITE_BENCH_PORT', 'SUITE_CONNECTOR_PORT', 'SUITE_TRUST_PORT', 'SUITE_DASHBOARD_PORT'];
 
-interface Server { name: string; child: Child; dir: string; targets: LoadTarget[] }
+interface Server {
+  name: string;
+  child: Child;
+  dir: string;
+  targets: LoadTarget[];
+}
 
 async function start(name: string, extra: Record<string, string>, tree?: string): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), 'suite-tracing-cost-'));
-  const env = cleanEnv({ SUITE_LOG_LEVEL: 'warn', SUITE_RATE_LIMIT_MAX: '100000000', SUITE_HOST: '127.0.0.1', ...Object.fromEntries(PORTS.map((p) => [p, '0'])), ...extra });
+  const env = cleanEnv({
+    SUITE_LOG_LEVEL: 'warn',
+    SUITE_RATE_LIMIT_MAX: '100000000',
+    SUITE_HOST: '127.0.0.1',
+    ...Object.fromEntries(PORTS.map((p) => [p, '0'])),
+    ...extra,
+  });
   const child = spawnNode(tree === undefined ? 'cli/suite.ts' : join(tree, 'cli/suite.ts'), ['start', '--data-dir', join(dir, 'data')], { env });
   const port = (await child.waitFor(/^token\s+http:\/\/127\.0\.0\.1:(\d+)/m, 120_000))[1];
   const base = `http://127.0.0.1:${port}`;
@@ -62,9 +79,17 @@ async function start(name: string, extra: Record<string, string>, tree?: string)
   const checked = await callJson(`${base}/executions`, { headers, body: JSON.parse(append) });
   if (checked.status !== 201) throw new Error(`${name}: POST /executions answered ${checked.status}`);
   return {
-    name, child, dir,
+    name,
+    child,
+    dir,
     targets: [
-      { name: 'POST /auth/token/validate', url: `${base}/auth/token/validate`, method: 'POST', headers, body: JSON.stringify({ token, requiredScope: 'audit:read' }) },
+      {
+        name: 'POST /auth/token/validate',
+        url: `${base}/auth/token/validate`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ token, requiredScope: 'audit:read' }),
+      },
       { name: 'POST /executions', url: `${base}/executions`, method: 'POST', headers, body: append },
     ],
   };
@@ -90,7 +115,7 @@ try {
         await waitIdle(pid, 30_000);
         const r = await measure(target, { connections, pipelining: 1, warmupSeconds: 1, seconds, attempts: 1, foreignLimitPct: 1000 }, pid);
         const serverPct = Object.values(r.serverThreads).reduce((a, b) => a + b, 0);
-        const answered = r.reqPerSec * (r.total - r.non2xx - r.errors - r.timeouts) / Math.max(1, r.total);
+        const answered = (r.reqPerSec * (r.total - r.non2xx - r.errors - r.timeouts)) / Math.max(1, r.total);
         const key = `${target.name} | ${s.name}`;
         // % of a core over the run / answered requests per second = core-seconds per answered request.
         const us = (serverPct / 100 / answered) * 1e6;
@@ -98,7 +123,9 @@ try {
         rates.set(key, [...(rates.get(key) ?? []), answered]);
         const load = loadavg()[0] ?? 0;
         loads.push(load);
-        console.error(`round ${round} ${key}: ${answered.toFixed(0)} answered/s, ${us.toFixed(0)} µs CPU/req, non-2xx ${r.non2xx}, foreign ${r.foreignCorePct}% of a core, load ${load.toFixed(1)}`);
+        console.error(
+          `round ${round} ${key}: ${answered.toFixed(0)} answered/s, ${us.toFixed(0)} µs CPU/req, non-2xx ${r.non2xx}, foreign ${r.foreignCorePct}% of a core, load ${load.toFixed(1)}`,
+        );
       }
     }
   }
@@ -117,6 +144,10 @@ for (const [key, xs] of cpuPerRequest) {
   const [route, mode] = key.split(' | ');
   const base = median(cpuPerRequest.get(`${route} | ${BASELINE}`) ?? []);
   const ratio = mode === BASELINE ? '1' : (median(xs) / base).toFixed(2);
-  console.log(`| ${route} | ${mode} | ${median(xs).toFixed(0)} µs | ${ratio} | ${xs.map((x) => x.toFixed(0)).join(', ')} | ${median(rates.get(key) ?? []).toFixed(0)}/s |`);
+  console.log(
+    `| ${route} | ${mode} | ${median(xs).toFixed(0)} µs | ${ratio} | ${xs.map((x) => x.toFixed(0)).join(', ')} | ${median(rates.get(key) ?? []).toFixed(0)}/s |`,
+  );
 }
-console.log(`\n1-minute load average during the runs: ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} (2 cores); ${(exportedBytes / 1e6).toFixed(1)} MB of OTLP received by the sink.`);
+console.log(
+  `\n1-minute load average during the runs: ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} (2 cores); ${(exportedBytes / 1e6).toFixed(1)} MB of OTLP received by the sink.`,
+);

@@ -47,14 +47,18 @@ async function fill(t: TestSuite): Promise<void> {
 async function explain(t: TestSuite): Promise<string> {
   const pool = t.suite.storage!.pool;
   const ms = async (query: ReturnType<typeof sql.unsafe>) => {
-    const rows = await pool.any(query) as unknown as Array<Record<string, string>>;
+    const rows = (await pool.any(query)) as unknown as Array<Record<string, string>>;
     const line = rows.map((r) => Object.values(r)[0]).find((l) => /Execution Time/.test(String(l)));
     return String(line).replace(/.*Execution Time: /, '');
   };
   const before = new Date(Date.now() - 300_000).toISOString();
-  const stalled = await ms(sql.unsafe`explain analyze select id from trust_chains where last_outcome = 'pending' and last_activity_at < ${before} order by last_activity_at, id limit 100`);
+  const stalled = await ms(
+    sql.unsafe`explain analyze select id from trust_chains where last_outcome = 'pending' and last_activity_at < ${before} order by last_activity_at, id limit 100`,
+  );
   const chains = Array.from({ length: 100 }, (_, i) => `bench-${i + 1}`);
-  const last = await ms(sql.unsafe`explain analyze select distinct on (chain_id) chain_id, id from trust_interactions where chain_id = any(${sql.array(chains, 'text')}) order by chain_id, at desc, id desc`);
+  const last = await ms(
+    sql.unsafe`explain analyze select distinct on (chain_id) chain_id, id from trust_interactions where chain_id = any(${sql.array(chains, 'text')}) order by chain_id, at desc, id desc`,
+  );
   const recent = await ms(sql.unsafe`explain analyze select key from trust_anomalies order by updated_at desc, key limit 100`);
   return `stalled chains ${stalled}, their last interactions ${last}, recorded anomalies ${recent}`;
 }
@@ -91,13 +95,15 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
     const all = await timed(requests, get('/anomalies'));
     const stalls = await timed(requests, get('/anomalies?kind=stall'));
     const cycles = await timed(requests, get('/anomalies?kind=cycle&limit=500'));
-    const check = await (await get('/anomalies?limit=500')()).json() as { anomalies: Array<{ kind: string }> };
+    const check = (await (await get('/anomalies?limit=500')()).json()) as { anomalies: Array<{ kind: string }> };
     const counts = Object.entries(check.anomalies.reduce<Record<string, number>>((m, a) => ({ ...m, [a.kind]: (m[a.kind] ?? 0) + 1 }), {}));
     let n = 0;
-    const post = () => fetch(t.url('trust', '/interactions'), {
-      method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ caller: 'agent-10', callee: `late-${n++}`, parentId: `int-${600 + (n % 1000)}-10`, outcome: 'success' }),
-    });
+    const post = () =>
+      fetch(t.url('trust', '/interactions'), {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ caller: 'agent-10', callee: `late-${n++}`, parentId: `int-${600 + (n % 1000)}-10`, outcome: 'success' }),
+      });
     const record = await timed(Math.min(requests, 300), post);
     return [
       row(`${kind}: GET /obligations (edge alone, for comparison)`, edge),
@@ -121,8 +127,8 @@ try {
     '',
     '| What | n | p50 | p99 | max |',
     '|---|---|---|---|---|',
-    ...await run('PGlite', {}),
-    ...await run('Postgres', { SUITE_DATABASE_URL: database.url }),
+    ...(await run('PGlite', {})),
+    ...(await run('Postgres', { SUITE_DATABASE_URL: database.url })),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {

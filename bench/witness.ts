@@ -51,11 +51,15 @@ async function phase(name: string, request: (i: number) => () => Promise<Respons
   const sorted = [...times].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2);
   const serverPct = Object.values(seen.server).reduce((a, b) => a + b, 0);
-  const cpuMsPerRequest = (serverPct / 100) * elapsed * 1000 / times.length;
-  console.log(`| ${name} | ${times.length} | ${(times.length / elapsed).toFixed(0)}/s | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMsPerRequest.toFixed(3)} ms | ${seen.foreignCorePct}% |`);
+  const cpuMsPerRequest = ((serverPct / 100) * elapsed * 1000) / times.length;
+  console.log(
+    `| ${name} | ${times.length} | ${(times.length / elapsed).toFixed(0)}/s | ${at(0.5)} ms | ${at(0.99)} ms | ${cpuMsPerRequest.toFixed(3)} ms | ${seen.foreignCorePct}% |`,
+  );
 }
 
-console.log('| phase (one request at a time) | answered | rate (requests / wall time of the phase) | p50 | p99 | witness CPU per answered request | other processes (% of a core) |');
+console.log(
+  '| phase (one request at a time) | answered | rate (requests / wall time of the phase) | p50 | p99 | witness CPU per answered request | other processes (% of a core) |',
+);
 console.log('|---|---|---|---|---|---|---|');
 await phase('GET /vkey (baseline: HTTP only)', () => () => fetch(`${w.url}/vkey`));
 await phase('POST /add-checkpoint (verify, proof, cosign, fsync)', (i) => {

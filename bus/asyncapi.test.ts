@@ -14,7 +14,13 @@ describe('the AsyncAPI document of the public events', () => {
     const { document, diagnostics } = await new Parser().parse(JSON.stringify(asyncApiDocument(INTERFACE_VERSION)));
     expect(diagnostics.filter((d) => d.severity <= 1).map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
     expect(document?.version()).toBe('3.0.0');
-    expect(document?.channels().all().map((c) => c.address()).sort()).toEqual(PUBLIC_EVENTS.map((e) => e.subject.subject).sort());
+    expect(
+      document
+        ?.channels()
+        .all()
+        .map((c) => c.address())
+        .sort(),
+    ).toEqual(PUBLIC_EVENTS.map((e) => e.subject.subject).sort());
   });
 
   it('would be refused by the parser if a channel pointed at a message that does not exist', async () => {
@@ -31,11 +37,19 @@ describe('the AsyncAPI document of the public events', () => {
 
   it('lists every event subject under suite.events.v1. and no other', () => {
     const events = Object.values(subjects).filter((s) => s.kind === 'event');
-    const versioned = events.filter((s) => s.subject.startsWith(PUBLIC_EVENT_PREFIX)).map((s) => s.subject).sort();
+    const versioned = events
+      .filter((s) => s.subject.startsWith(PUBLIC_EVENT_PREFIX))
+      .map((s) => s.subject)
+      .sort();
     expect(PUBLIC_EVENTS.map((e) => e.subject.subject).sort()).toEqual(versioned);
-    expect(versioned).toEqual(expect.arrayContaining([
-      'suite.events.v1.executions.appended', 'suite.events.v1.revocation.revoked', 'suite.events.v1.scheduler.event', 'suite.events.v1.trust.changed',
-    ]));
+    expect(versioned).toEqual(
+      expect.arrayContaining([
+        'suite.events.v1.executions.appended',
+        'suite.events.v1.revocation.revoked',
+        'suite.events.v1.scheduler.event',
+        'suite.events.v1.trust.changed',
+      ]),
+    );
   });
 
   it('describes each payload with the schema the bus validates the event with', () => {

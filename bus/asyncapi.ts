@@ -41,10 +41,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'Agent Authority Suite: public events',
       version,
-      description: 'The events an internal service may consume from the suite\'s NATS bus (docs/EVENTS.md). ' +
+      description:
+        "The events an internal service may consume from the suite's NATS bus (docs/EVENTS.md). " +
         'Subjects under suite.events.v1. are a contract: fields may be added within v1 (ignore fields you do not know); ' +
         'a breaking change is published on a new v2 subject beside v1 for at least one minor release. ' +
-        'Every other subject is internal. Delivery is NATS core: at most once, no replay; the execution chain\'s export is the replay.',
+        "Every other subject is internal. Delivery is NATS core: at most once, no replay; the execution chain's export is the replay.",
       license: { name: 'Proprietary' },
     },
     defaultContentType: 'application/json',
@@ -52,7 +53,8 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       nats: {
         host: '127.0.0.1:4222',
         protocol: 'nats',
-        description: 'A deployment\'s NATS (SUITE_NATS_URL). Consumers connect with a user that may subscribe to suite.events.v1.> and nothing else (docs/EVENTS.md, compose/nats-auth.conf).',
+        description:
+          "A deployment's NATS (SUITE_NATS_URL). Consumers connect with a user that may subscribe to suite.events.v1.> and nothing else (docs/EVENTS.md, compose/nats-auth.conf).",
         security: [{ $ref: '#/components/securitySchemes/natsUser' }],
       },
     },
@@ -61,7 +63,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
     components: {
       messages,
       securitySchemes: {
-        natsUser: { type: 'userPassword', description: 'A NATS user of the deployment\'s authorization block (docs/EVENTS.md).' },
+        natsUser: { type: 'userPassword', description: "A NATS user of the deployment's authorization block (docs/EVENTS.md)." },
       },
     },
   };

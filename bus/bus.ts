@@ -3,7 +3,14 @@ import { describeMessageProblems } from './define.ts';
 import { checkReplyPayload, encodeJson, failure } from './envelope.ts';
 import { InFlight, settlesWithin } from './inflight.ts';
 import {
-  answerRequest, noPropagation, receiveEvent, type ErrorStage, type MessageKind, type ReceiveContext, type SendDone, type TracePropagation,
+  answerRequest,
+  noPropagation,
+  receiveEvent,
+  type ErrorStage,
+  type MessageKind,
+  type ReceiveContext,
+  type SendDone,
+  type TracePropagation,
 } from './receive.ts';
 import { isValidPattern, isValidSubject } from './subject-pattern.ts';
 import {
@@ -53,7 +60,10 @@ const PUBLISHED: Result<unknown> = Object.freeze({ ok: true, value: undefined })
 function compileOptions(options: BusOptions): BusConfig {
   const requestTimeoutMs = options.requestTimeoutMs ?? 5000;
   const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
-  for (const [name, value] of [['requestTimeoutMs', requestTimeoutMs], ['drainTimeoutMs', drainTimeoutMs]] as const) {
+  for (const [name, value] of [
+    ['requestTimeoutMs', requestTimeoutMs],
+    ['drainTimeoutMs', drainTimeoutMs],
+  ] as const) {
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`bus option ${name} must be a positive integer`);
   }
   return Object.freeze({
@@ -182,15 +192,20 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
 
     serve(subject, handler, serveOptions = {}) {
       const work = new InFlight();
-      return listen(subject.subject, serveOptions.queue, (msg, respond) => {
-        if (respond === undefined) {
-          const error = new SuiteError('INVALID_REQUEST', `${msg.subject}: a publish arrived on a request subject`);
-          ctx.report(error, subject.subject, 'invalid-request');
-          return;
-        }
-        const answered = answerRequest(ctx, subject, handler, msg).then((reply) => respond(reply));
-        void work.track(answered.catch((error: unknown) => ctx.report(error, subject.subject, 'transport')));
-      }, work);
+      return listen(
+        subject.subject,
+        serveOptions.queue,
+        (msg, respond) => {
+          if (respond === undefined) {
+            const error = new SuiteError('INVALID_REQUEST', `${msg.subject}: a publish arrived on a request subject`);
+            ctx.report(error, subject.subject, 'invalid-request');
+            return;
+          }
+          const answered = answerRequest(ctx, subject, handler, msg).then((reply) => respond(reply));
+          void work.track(answered.catch((error: unknown) => ctx.report(error, subject.subject, 'transport')));
+        },
+        work,
+      );
     },
 
     publish(subject, data, publishOptions = {}) {
@@ -223,9 +238,14 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
       if (!isValidPattern(pattern)) throw new TypeError(`"${pattern}" is not a valid subscription pattern`);
       // receiveEvent validated data against subject.event before the handler sees it.
       const untyped = handler as EventHandler<unknown>;
-      return listen(pattern, subscribeOptions.queue, (msg) => {
-        void work.track(receiveEvent(ctx, subject, untyped, msg));
-      }, work);
+      return listen(
+        pattern,
+        subscribeOptions.queue,
+        (msg) => {
+          void work.track(receiveEvent(ctx, subject, untyped, msg));
+        },
+        work,
+      );
     },
 
     async flush() {

@@ -5,7 +5,16 @@ import { createMemoryNetwork } from './memory-transport.ts';
 import { subjects, type AuditInput } from './subjects.ts';
 import type { Bus } from './types.ts';
 
-const entry: AuditInput = { id: 'aud_carry0001', timestamp: new Date().toISOString(), subject: 's', action: 'a:b', resource: 'r', result: 'allow', reason: 'test', tenantId: null };
+const entry: AuditInput = {
+  id: 'aud_carry0001',
+  timestamp: new Date().toISOString(),
+  subject: 's',
+  action: 'a:b',
+  resource: 'r',
+  result: 'allow',
+  reason: 'test',
+  tenantId: null,
+};
 const appended = { ok: true as const, value: { records: [{ id: entry.id, seq: 1, hash: 'h' }] } };
 
 let cleanup: Array<() => Promise<void> | void> = [];
@@ -22,7 +31,10 @@ function buses(): { client: Bus; server: Bus } {
   const network = createMemoryNetwork();
   const client = createBus(network.connect());
   const server = createBus(network.connect());
-  cleanup.push(() => client.drain(), () => server.drain());
+  cleanup.push(
+    () => client.drain(),
+    () => server.drain(),
+  );
   return { client, server };
 }
 
@@ -41,14 +53,22 @@ async function announce(client: Bus, server: Bus): Promise<void> {
 /** A stopped server first in the queue group (the memory bus takes turns), a living one second. */
 function stoppedThenLiving(server: Bus): string[] {
   const received: string[] = [];
-  server.serve(subjects.auditAppend, ({ data }) => {
-    received.push(`stopped retry=${data.retry === true}`);
-    return never();
-  }, { queue: 'writer' });
-  server.serve(subjects.auditAppend, ({ data }) => {
-    received.push(`living retry=${data.retry === true}`);
-    return appended;
-  }, { queue: 'writer' });
+  server.serve(
+    subjects.auditAppend,
+    ({ data }) => {
+      received.push(`stopped retry=${data.retry === true}`);
+      return never();
+    },
+    { queue: 'writer' },
+  );
+  server.serve(
+    subjects.auditAppend,
+    ({ data }) => {
+      received.push(`living retry=${data.retry === true}`);
+      return appended;
+    },
+    { queue: 'writer' },
+  );
   return received;
 }
 
@@ -97,7 +117,9 @@ describe('requests carried to another server', () => {
     const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads], attemptMs: 60_000 });
     cleanup.push(() => carried.stop());
     const started = Date.now();
-    const answers = [1, 2].map(() => carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 5000, again: { entries: [entry], retry: true } }));
+    const answers = [1, 2].map(() =>
+      carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 5000, again: { entries: [entry], retry: true } }),
+    );
     while (received.length < 2) await new Promise((r) => setImmediate(r));
     await Promise.race([dead.unsubscribe(), new Promise((r) => setTimeout(r, 10))]);
     server.serve(subjects.auditAppend, ({ data }) => {
@@ -116,15 +138,23 @@ describe('requests carried to another server', () => {
     const received: string[] = [];
     // Two stopped servers and one living one: the memory bus takes turns, so one copy of three reaches the living one.
     for (const name of ['stopped-1', 'stopped-2']) {
-      server.serve(subjects.auditAppend, () => {
-        received.push(name);
-        return never();
-      }, { queue: 'writer' });
+      server.serve(
+        subjects.auditAppend,
+        () => {
+          received.push(name);
+          return never();
+        },
+        { queue: 'writer' },
+      );
     }
-    server.serve(subjects.auditAppend, () => {
-      received.push('living');
-      return appended;
-    }, { queue: 'writer' });
+    server.serve(
+      subjects.auditAppend,
+      () => {
+        received.push('living');
+        return appended;
+      },
+      { queue: 'writer' },
+    );
     const carried = carrier(client, { announcedBy: [subjects.auditWriterLeads], attemptMs: 60_000, copies: 3 });
     cleanup.push(() => carried.stop());
     const answer = carried.request(subjects.auditAppend, { entries: [entry] }, { deadlineMs: 5000 });

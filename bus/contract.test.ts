@@ -1,8 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SuiteError } from './errors.ts';
 import {
-  TRACEPARENT, busPool, bytes, countdown, deferred, memoryHarness, natsHarness, parse, storePropagation,
-  subjectsFor, uniquePrefix, within, type Harness,
+  TRACEPARENT,
+  busPool,
+  bytes,
+  countdown,
+  deferred,
+  memoryHarness,
+  natsHarness,
+  parse,
+  storePropagation,
+  subjectsFor,
+  uniquePrefix,
+  within,
+  type Harness,
 } from '../testing/bus.ts';
 
 // One contract, two transports: the embedded default must behave as NATS does.
@@ -76,7 +87,10 @@ describe.each([
     await Promise.all([a.bus.flush(), b.bus.flush()]);
     a.bus.publish(happened, { id: 7 });
     await within(seen.done, 2000, 'both subscribers');
-    expect(got).toEqual([{ data: { id: 7 }, subject: happened.subject }, { data: { id: 7 }, subject: happened.subject }]);
+    expect(got).toEqual([
+      { data: { id: 7 }, subject: happened.subject },
+      { data: { id: 7 }, subject: happened.subject },
+    ]);
   });
 
   it('matches * to exactly one token and > to one or more trailing tokens', async () => {
@@ -86,10 +100,12 @@ describe.each([
     const rest: string[] = [];
     const lastOne = deferred();
     const lastRest = deferred();
-    const record = (into: string[], last: { resolve(): void }) => ({ subject }: { subject: string }) => {
-      into.push(subject);
-      if (subject.endsWith('.end')) last.resolve();
-    };
+    const record =
+      (into: string[], last: { resolve(): void }) =>
+      ({ subject }: { subject: string }) => {
+        into.push(subject);
+        if (subject.endsWith('.end')) last.resolve();
+      };
     bus.subscribe(happened, record(one, lastOne), { pattern: `${happened.subject}.*` });
     bus.subscribe(happened, record(rest, lastRest), { pattern: `${happened.subject}.>` });
     await bus.flush();
@@ -107,10 +123,15 @@ describe.each([
     const client = await pool.open();
     const handled = new Map<string, string[]>();
     members.forEach(({ bus }, i) =>
-      bus.serve(echo, ({ data }) => {
-        handled.set(data.text, [...(handled.get(data.text) ?? []), `m${i}`]);
-        return { ok: true, value: { text: data.text, by: `m${i}` } };
-      }, { queue: 'workers' }));
+      bus.serve(
+        echo,
+        ({ data }) => {
+          handled.set(data.text, [...(handled.get(data.text) ?? []), `m${i}`]);
+          return { ok: true, value: { text: data.text, by: `m${i}` } };
+        },
+        { queue: 'workers' },
+      ),
+    );
     await Promise.all(members.map(({ bus }) => bus.flush()));
     const texts = Array.from({ length: 40 }, (_, i) => `msg${i}`);
     const results = await Promise.all(texts.map((text) => client.bus.request(echo, { text })));
@@ -131,7 +152,10 @@ describe.each([
     const allPlain = countdown(n);
     const allQueue = countdown(n);
     plain.bus.subscribe(happened, ({ data }) => (plainSeen.push(data.id), allPlain.hit()));
-    for (const [name, { bus }] of [['q1', q1], ['q2', q2]] as const) {
+    for (const [name, { bus }] of [
+      ['q1', q1],
+      ['q2', q2],
+    ] as const) {
       bus.subscribe(happened, ({ data }) => (queueSeen.push([data.id, name]), allQueue.hit()), { queue: 'group' });
     }
     await Promise.all([plain, q1, q2].map(({ bus }) => bus.flush()));
@@ -213,10 +237,15 @@ describe.each([
     server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
     await server.bus.flush();
     expect(await server.bus.request(echo, { text: 'a\u0000b' })).toEqual({
-      ok: false, error: { code: 'INVALID_REQUEST', message: `${echo.subject}: /text must not contain NUL (U+0000)` },
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: `${echo.subject}: /text must not contain NUL (U+0000)` },
     });
     // A peer that skips the bus's own checks (a foreign NATS client): the receiving side refuses.
-    const hostile: Array<[string, string]> = [['{"text":"a\\u0000b"}', 'NUL'], ['{"text":"\\ud800"}', 'lone surrogate'], ['{"text":"a","__proto__":{}}', '__proto__']];
+    const hostile: Array<[string, string]> = [
+      ['{"text":"a\\u0000b"}', 'NUL'],
+      ['{"text":"\\ud800"}', 'lone surrogate'],
+      ['{"text":"a","__proto__":{}}', '__proto__'],
+    ];
     for (const [payload, words] of hostile) {
       const reply = await raw.transport.request(echo.subject, raw.transport.payloads === 'text' ? payload : bytes(payload), {}, 2000);
       expect(parse(reply.payload)).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining(words) } });

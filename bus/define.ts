@@ -10,11 +10,7 @@ import { textProblem } from './text-rule.ts';
  * Subjects are declared once (bus/subjects.ts); a malformed subject is a programming error, so it
  * throws at declaration time rather than on the first message.
  */
-export function requestSubject<Req extends TSchema, Res extends TSchema>(
-  subject: string,
-  request: Req,
-  reply: Res,
-): RequestSubject<Req, Res> {
+export function requestSubject<Req extends TSchema, Res extends TSchema>(subject: string, request: Req, reply: Res): RequestSubject<Req, Res> {
   assertSubject(subject);
   return Object.freeze({ kind: 'request', subject, request, reply });
 }

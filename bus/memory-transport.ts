@@ -142,7 +142,12 @@ export function createMemoryNetwork(): MemoryNetwork {
   }
 
   function connect(options: MemoryTransportOptions = {}): Transport {
-    const report = options.onError ?? ((error: unknown) => queueMicrotask(() => { throw error; }));
+    const report =
+      options.onError ??
+      ((error: unknown) =>
+        queueMicrotask(() => {
+          throw error;
+        }));
     const conn: Connection = { state: 'connected', report };
     const subs = new Set<MemorySub>();
     const requests = new Set<(error: TransportError) => void>();

@@ -27,7 +27,12 @@ export interface NatsTransportOptions {
  * wait out, not a reason to exit.
  */
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<Transport> {
-  const report = options.onError ?? ((error: unknown) => queueMicrotask(() => { throw error; }));
+  const report =
+    options.onError ??
+    ((error: unknown) =>
+      queueMicrotask(() => {
+        throw error;
+      }));
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -105,12 +110,13 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
               report(err);
               return;
             }
-            const respond = msg.reply === undefined || msg.reply === ''
-              ? undefined
-              : (reply: Payload, replyHeaders?: Headers) => {
-                  // A responder whose connection closed meanwhile has nobody left to tell.
-                  if (!nc.isClosed()) msg.respond(reply, { headers: toMsgHdrs(replyHeaders ?? {}) });
-                };
+            const respond =
+              msg.reply === undefined || msg.reply === ''
+                ? undefined
+                : (reply: Payload, replyHeaders?: Headers) => {
+                    // A responder whose connection closed meanwhile has nobody left to tell.
+                    if (!nc.isClosed()) msg.respond(reply, { headers: toMsgHdrs(replyHeaders ?? {}) });
+                  };
             try {
               handler(toRawMessage(msg), respond);
             } catch (error) {

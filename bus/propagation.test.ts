@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageKind, TracePropagation } from './bus.ts';
-import {
-  TRACEPARENT, busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness,
-} from '../testing/bus.ts';
+import { TRACEPARENT, busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness } from '../testing/bus.ts';
 import type { Headers, Result } from './types.ts';
 
 /**
@@ -38,9 +36,7 @@ describe.each([
     const { echo, happened } = subjectsFor(uniquePrefix());
     const { seen, ended, propagation } = recordingPropagation();
     const [server, client] = [await pool.open({ propagation }), await pool.open({ propagation })];
-    server.bus.serve(echo, ({ data }) => data.text === 'no'
-      ? { ok: false, error: { code: 'NOT_FOUND', message: 'none' } }
-      : { ok: true, value: data });
+    server.bus.serve(echo, ({ data }) => (data.text === 'no' ? { ok: false, error: { code: 'NOT_FOUND', message: 'none' } } : { ok: true, value: data }));
     const event = deferred<string>();
     server.bus.subscribe(happened, ({ subject }) => event.resolve(subject), { pattern: `${happened.subject}.>` });
     await server.bus.flush();
@@ -49,10 +45,13 @@ describe.each([
     client.bus.publish(happened, { id: 1 }, { suffix: 'x' });
     expect(await within(event.promise, 2000, 'the event')).toBe(`${happened.subject}.x`);
     expect(seen).toEqual([
-      `inject request ${echo.subject}`, `extract request ${echo.subject} ${TRACEPARENT}`,
-      `inject request ${echo.subject}`, `extract request ${echo.subject} ${TRACEPARENT}`,
+      `inject request ${echo.subject}`,
+      `extract request ${echo.subject} ${TRACEPARENT}`,
+      `inject request ${echo.subject}`,
+      `extract request ${echo.subject} ${TRACEPARENT}`,
       // The declared subject, not the suffixed one on the wire: span names stay few.
-      `inject event ${happened.subject}`, `extract event ${happened.subject} ${TRACEPARENT}`,
+      `inject event ${happened.subject}`,
+      `extract event ${happened.subject} ${TRACEPARENT}`,
     ]);
     expect(ended).toEqual([
       { subject: echo.subject, result: { ok: true, value: { text: 'yes' } } },

@@ -78,12 +78,7 @@ export interface ReceiveContext {
  * the reply (on a network; in the process the requester checks it). Never rejects; every failure
  * becomes an error envelope.
  */
-export async function answerRequest<S extends RequestSubject>(
-  ctx: ReceiveContext,
-  subject: S,
-  handler: RequestHandler<S>,
-  msg: RawMessage,
-): Promise<Payload> {
+export async function answerRequest<S extends RequestSubject>(ctx: ReceiveContext, subject: S, handler: RequestHandler<S>, msg: RawMessage): Promise<Payload> {
   const name = subject.subject;
   const as = ctx.payloads;
   const decoded = decodeJson(msg.payload);
@@ -130,12 +125,7 @@ export async function answerRequest<S extends RequestSubject>(
 }
 
 /** Delivers one event to its handler if it passes its schema; drops and reports it otherwise. */
-export async function receiveEvent<S extends EventSubject>(
-  ctx: ReceiveContext,
-  subject: S,
-  handler: EventHandler<unknown>,
-  msg: RawMessage,
-): Promise<void> {
+export async function receiveEvent<S extends EventSubject>(ctx: ReceiveContext, subject: S, handler: EventHandler<unknown>, msg: RawMessage): Promise<void> {
   const decoded = decodeJson(msg.payload);
   const problem = decoded.ok ? describeMessageProblems(subject.event, decoded.value) : decoded.problem;
   if (!decoded.ok || problem !== undefined) {

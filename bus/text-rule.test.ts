@@ -36,7 +36,8 @@ describe('the text rule', () => {
 
   it('refuses __proto__ keys and constructor.prototype with a message that says why', () => {
     expect(textProblem(JSON.parse('{"a":{"__proto__":{"admin":true}}}'))).toEqual({
-      path: '/a', message: 'must not have the key "__proto__" (it could set an object\'s prototype)',
+      path: '/a',
+      message: 'must not have the key "__proto__" (it could set an object\'s prototype)',
     });
     expect(textProblem(JSON.parse('{"constructor":{"prototype":{"x":1}}}'))?.message).toContain('"constructor"');
     expect(textProblem({ constructor: 'Foo' })).toBeUndefined();
@@ -66,12 +67,14 @@ describe('the text rule', () => {
 
 describe('clipText', () => {
   it('never leaves half of a surrogate pair, and never exceeds the limit', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), fc.integer({ min: 0, max: 40 }), (text, max) => {
-      const clipped = clipText(text, max);
-      expect(clipped.length).toBeLessThanOrEqual(max);
-      expect(clipped.isWellFormed()).toBe(true);
-      expect(text.startsWith(clipped)).toBe(true);
-      expect(clipped.length).toBeGreaterThanOrEqual(Math.min(text.length, max) - 1);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.integer({ min: 0, max: 40 }), (text, max) => {
+        const clipped = clipText(text, max);
+        expect(clipped.length).toBeLessThanOrEqual(max);
+        expect(clipped.isWellFormed()).toBe(true);
+        expect(text.startsWith(clipped)).toBe(true);
+        expect(clipped.length).toBeGreaterThanOrEqual(Math.min(text.length, max) - 1);
+      }),
+    );
   });
 });

@@ -50,7 +50,10 @@ export function textProblem(value: unknown, schema?: TSchema): TextProblem | und
   if (found === undefined) return undefined;
   // The path is built only for a value refused: on the way down, building one per field cost
   // more than all the checks together (an audit batch of 2,000 entries crosses the bus twice).
-  const path = found.keys.reverse().map((key) => `/${typeof key === 'number' ? key : escapePointer(key)}`).join('');
+  const path = found.keys
+    .reverse()
+    .map((key) => `/${typeof key === 'number' ? key : escapePointer(key)}`)
+    .join('');
   return { path, message: found.message };
 }
 

@@ -30,9 +30,7 @@ export type EventOf<S extends EventSubject> = Static<S['event']>;
  * What a request answers: the reply, or an error from the catalogue as data. A transport failure is
  * answered as `SERVICE_UNAVAILABLE` with `transport` naming what failed (timeout, no responders, closed).
  */
-export type Result<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: ErrorData; transport?: TransportErrorCode };
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorData; transport?: TransportErrorCode };
 
 export interface RequestOptions {
   /** Milliseconds before the request fails with `BUS_TIMEOUT`; default from the bus options. */
@@ -56,9 +54,7 @@ export interface Incoming<T> {
   headers: Headers;
 }
 
-export type RequestHandler<S extends RequestSubject> = (
-  msg: Incoming<RequestOf<S>>,
-) => Promise<Result<ReplyOf<S>>> | Result<ReplyOf<S>>;
+export type RequestHandler<S extends RequestSubject> = (msg: Incoming<RequestOf<S>>) => Promise<Result<ReplyOf<S>>> | Result<ReplyOf<S>>;
 
 export type EventHandler<T> = (msg: Incoming<T>) => void | Promise<void>;
 
@@ -75,11 +71,7 @@ export interface Subscription {
  * its schema answers `INVALID_REQUEST` naming the field.
  */
 export interface Bus {
-  request<S extends RequestSubject>(
-    subject: S,
-    data: RequestOf<S>,
-    options?: RequestOptions,
-  ): Promise<Result<ReplyOf<S>>>;
+  request<S extends RequestSubject>(subject: S, data: RequestOf<S>, options?: RequestOptions): Promise<Result<ReplyOf<S>>>;
   /** Answer requests on a subject (wildcards not allowed for serving). */
   serve<S extends RequestSubject>(subject: S, handler: RequestHandler<S>, options?: ServeOptions): Subscription;
   publish<S extends EventSubject>(subject: S, data: EventOf<S>, options?: { headers?: Headers; suffix?: string }): void;
@@ -87,11 +79,7 @@ export interface Bus {
    * Subscribe to an event subject. `pattern` may narrow or widen with NATS wildcards (`*` one token,
    * `>` the rest) as long as it matches the declared subject's messages.
    */
-  subscribe<S extends EventSubject>(
-    subject: S,
-    handler: EventHandler<EventOf<S>>,
-    options?: SubscribeOptions & { pattern?: string },
-  ): Subscription;
+  subscribe<S extends EventSubject>(subject: S, handler: EventHandler<EventOf<S>>, options?: SubscribeOptions & { pattern?: string }): Subscription;
   /**
    * Resolves once everything sent so far, subscriptions included, reached the server: after
    * `serve()` then `flush()`, requests from other processes find this responder.

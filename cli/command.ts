@@ -86,7 +86,12 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(env, stored);
   // Standard output is the MCP protocol's channel: the log goes to standard error, as JSON.
   if (command === 'mcp') {
-    const logger = createLogger({ level: config.logLevel as 'info', service: 'suite-mcp', format: 'json', destination: pino.destination({ dest: 2, sync: false }) });
+    const logger = createLogger({
+      level: config.logLevel as 'info',
+      service: 'suite-mcp',
+      format: 'json',
+      destination: pino.destination({ dest: 2, sync: false }),
+    });
     const stop = new AbortController();
     process.once('SIGTERM', () => stop.abort());
     process.once('SIGINT', () => stop.abort());
@@ -120,15 +125,18 @@ async function main(argv: string[]): Promise<number> {
   // log, which may be JSON read by a collector from standard output.
   await new Promise<void>((done) => logger.flush(() => done()));
   const tokenEdge = suite.edges.find((e) => e.service === 'token');
-  process.stderr.write(firstScreen({
-    // Shown once, on the run that generated it; it is also in DATA_DIR/secrets.json (mode 600).
-    firstRun: created && config.adminKey !== undefined && config.adminKey === stored?.adminKey
-      ? { secretsFile: join(env.SUITE_DATA_DIR as string, 'secrets.json'), adminKey: config.adminKey }
-      : undefined,
-    tokenUrl: `http://${config.host}:${tokenEdge?.port ?? config.ports.token}`,
-    listeners: suite.edges.map((e) => ({ service: e.service, url: `http://${config.host}:${e.port}` })),
-    color: config.color && process.stderr.isTTY === true,
-  }));
+  process.stderr.write(
+    firstScreen({
+      // Shown once, on the run that generated it; it is also in DATA_DIR/secrets.json (mode 600).
+      firstRun:
+        created && config.adminKey !== undefined && config.adminKey === stored?.adminKey
+          ? { secretsFile: join(env.SUITE_DATA_DIR as string, 'secrets.json'), adminKey: config.adminKey }
+          : undefined,
+      tokenUrl: `http://${config.host}:${tokenEdge?.port ?? config.ports.token}`,
+      listeners: suite.edges.map((e) => ({ service: e.service, url: `http://${config.host}:${e.port}` })),
+      color: config.color && process.stderr.isTTY === true,
+    }),
+  );
 
   return new Promise<number>((resolveExit) => {
     let signalled = false;
@@ -142,10 +150,13 @@ async function main(argv: string[]): Promise<number> {
         process.exit(1);
       }, config.shutdownGraceMs);
       force.unref();
-      suite.stop().then(() => resolveExit(exitCode), (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        resolveExit(1);
-      });
+      suite.stop().then(
+        () => resolveExit(exitCode),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          resolveExit(1);
+        },
+      );
     };
     process.once('SIGTERM', () => shutdown('SIGTERM'));
     process.once('SIGINT', () => shutdown('SIGINT'));
@@ -171,7 +182,14 @@ export function run(argv: string[]): void {
       }
       // A folder in use by another suite is an operator's situation, said in one sentence (issue 36, item 6).
       const sentence = err instanceof StorageError && err.code === 'DATABASE_IN_USE';
-      const message = err instanceof ConfigError ? `configuration error: ${err.message}` : sentence ? (err as StorageError).message : err instanceof Error ? err.stack ?? err.message : String(err);
+      const message =
+        err instanceof ConfigError
+          ? `configuration error: ${err.message}`
+          : sentence
+            ? (err as StorageError).message
+            : err instanceof Error
+              ? (err.stack ?? err.message)
+              : String(err);
       process.stderr.write(`suite: ${message}\n`);
       process.exitCode = 1;
     },

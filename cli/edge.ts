@@ -5,7 +5,17 @@ import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
 import type { AuditBatcher } from '../actors/audit/index.ts';
 import type { RevocationView } from '../services/token/index.ts';
-import { createEdgeApp, listRoutes, routeMatcher, type AuditDecision, type CapabilityVerifier, type EdgeApp, type EdgeRoutes, type ServedElsewhere, type Verified } from '../edge-http/index.ts';
+import {
+  createEdgeApp,
+  listRoutes,
+  routeMatcher,
+  type AuditDecision,
+  type CapabilityVerifier,
+  type EdgeApp,
+  type EdgeRoutes,
+  type ServedElsewhere,
+  type Verified,
+} from '../edge-http/index.ts';
 import type { RouteContext, ServiceModule } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
@@ -85,7 +95,11 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
     return {
       ok: true,
       principal: {
-        kind: 'token', sub: c.sub, scope: c.scope, jti: c.jti, exp: c.exp,
+        kind: 'token',
+        sub: c.sub,
+        scope: c.scope,
+        jti: c.jti,
+        exp: c.exp,
         ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
         ...(c.prf ? { proven: true } : {}),
         ...(c.aud !== undefined ? { aud: c.aud } : {}),
@@ -103,7 +117,10 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
         try {
           await audit.admit();
         } catch (err) {
-          return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: err instanceof Error ? err.message : 'audit trail unavailable; try again shortly' } };
+          return {
+            ok: false,
+            error: { code: 'SERVICE_UNAVAILABLE', message: err instanceof Error ? err.message : 'audit trail unavailable; try again shortly' },
+          };
         }
       }
       return checkToken(token);
@@ -113,12 +130,14 @@ export function edgeVerifier(checker: TokenChecker, adminKey: string | undefined
     revocationTrusted: () => checker.revocationTrusted(),
     // DPoP replay across edge processes (RFC 9449 §11.1): one bus round trip and one insert into the
     // OAuth actor's jti table per bound request (docs/OAUTH.md, docs/PERFORMANCE.md has its cost).
-    ...(bus !== undefined ? {
-      async dpopFirstUse(jkt: string, jti: string, exp: number) {
-        const r = await bus.request(oauthSubjects.dpopFirstUse, { jkt, jti, exp });
-        return r.ok ? (r.value.first ? 'first' as const : 'replay' as const) : 'unavailable' as const;
-      },
-    } : {}),
+    ...(bus !== undefined
+      ? {
+          async dpopFirstUse(jkt: string, jti: string, exp: number) {
+            const r = await bus.request(oauthSubjects.dpopFirstUse, { jkt, jti, exp });
+            return r.ok ? (r.value.first ? ('first' as const) : ('replay' as const)) : ('unavailable' as const);
+          },
+        }
+      : {}),
   };
 }
 
@@ -130,7 +149,13 @@ export function mcpToolsOf(services: readonly ServiceModule[]) {
 export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
   const logger = d.logger.child({ edge: d.service });
   const verifier = edgeVerifier(d.checker, d.config.adminKey, d.audit, d.bus);
-  const audit = { record: (decision: AuditDecision) => d.audit.record(decision), carry: (decision: AuditDecision) => d.audit.carry(decision), durable: (upTo?: number) => d.audit.durable(upTo), recorded: () => d.audit.recorded(), committed: () => d.audit.committed() };
+  const audit = {
+    record: (decision: AuditDecision) => d.audit.record(decision),
+    carry: (decision: AuditDecision) => d.audit.carry(decision),
+    durable: (upTo?: number) => d.audit.durable(upTo),
+    recorded: () => d.audit.recorded(),
+    committed: () => d.audit.committed(),
+  };
   const tenants = busTenantResolver(d.bus);
   const meter = busMeter(d.bus);
   const app = await createEdgeApp({
@@ -151,7 +176,18 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     rateLimit: d.config.rateLimit,
     metrics: d.metrics,
     accessLog: d.config.accessLog,
-    routes: routesFor(d.service, d.services, { bus: d.bus, config: d.config, logger, verifier, audit, tenants, meter, mcpTools: mcpToolsOf(d.services), metrics: d.metrics, listenerUrl: d.listenerUrl }),
+    routes: routesFor(d.service, d.services, {
+      bus: d.bus,
+      config: d.config,
+      logger,
+      verifier,
+      audit,
+      tenants,
+      meter,
+      mcpTools: mcpToolsOf(d.services),
+      metrics: d.metrics,
+      listenerUrl: d.listenerUrl,
+    }),
     // Tenant keys are accepted beside the credential of every guarded route of every listener.
     tenants,
     meter,

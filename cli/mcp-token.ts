@@ -18,7 +18,11 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 type Answer = Record<string, unknown> & { error?: string; error_description?: string };
 
 async function post(url: URL, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Answer }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
   const body = (await res.json().catch(() => ({}))) as Answer;
   return { status: res.status, body };
 }

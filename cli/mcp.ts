@@ -49,7 +49,9 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
 
   let exit = 0;
   let finish: () => void = () => undefined;
-  const closed = new Promise<void>((done) => { finish = done; });
+  const closed = new Promise<void>((done) => {
+    finish = done;
+  });
   local.onclose = () => finish();
   // Input over: the requests already sent are still answered (a client may pipe its messages and
   // close), then the session ends.
@@ -81,7 +83,14 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
     if (request?.method === 'initialize') {
       if (token === undefined) {
         if (tokenProblem !== undefined) void refuse(request.id, REFUSED, tokenProblem, { code: 'TOKEN_MISSING' }, EXIT_FAILED);
-        else void refuse(request.id, REFUSED, 'SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with, or SUITE_MCP_CLIENT_ID to obtain one by OAuth (docs/MCP.md)', { code: 'TOKEN_MISSING' }, EXIT_NO_TOKEN);
+        else
+          void refuse(
+            request.id,
+            REFUSED,
+            'SUITE_MCP_TOKEN is not set: give the capability token this MCP server acts with, or SUITE_MCP_CLIENT_ID to obtain one by OAuth (docs/MCP.md)',
+            { code: 'TOKEN_MISSING' },
+            EXIT_NO_TOKEN,
+          );
         return;
       }
       initializeId = request.id;
@@ -95,27 +104,45 @@ export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo)
         // authorization spec): relayed to the stdio client as the MCP error it knows.
         const text = refusal.message.startsWith(`${refusal.code}: `) ? refusal.message : `${refusal.code}: ${refusal.message}`;
         if (request.method === 'initialize') void refuse(request.id, REFUSED, `SUITE_MCP_TOKEN refused: ${text}`, { code: refusal.code }, EXIT_FAILED);
-        else void local.send({ jsonrpc: '2.0', id: request.id, error: { code: REFUSED, message: text, data: { code: refusal.code } } }).finally(() => answered(request.id));
+        else
+          void local
+            .send({ jsonrpc: '2.0', id: request.id, error: { code: REFUSED, message: text, data: { code: refusal.code } } })
+            .finally(() => answered(request.id));
         return;
       }
       logger.warn({ err: String(err), url: url.href }, 'relay to the suite failed');
       if (request === undefined) return;
       const reason = `no suite answers at ${url.origin} (${URL_VARIABLES.token}): start one with \`suite start\`, or point ${URL_VARIABLES.token} at one`;
       if (request.method === 'initialize') void refuse(request.id, ErrorCode.InternalError, reason, { code: 'SERVICE_UNAVAILABLE' }, EXIT_FAILED);
-      else void local.send({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InternalError, message: reason, data: { code: 'SERVICE_UNAVAILABLE' } } }).finally(() => answered(request.id));
+      else
+        void local
+          .send({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InternalError, message: reason, data: { code: 'SERVICE_UNAVAILABLE' } } })
+          .finally(() => answered(request.id));
     });
   };
   remote.onmessage = (message) => {
     if (isJSONRPCErrorResponse(message) && message.id !== undefined && message.id === initializeId) {
-      void refuse(message.id, message.error.code, `SUITE_MCP_TOKEN refused: ${message.error.message}`, (message.error.data ?? {}) as Record<string, unknown>, EXIT_FAILED);
+      void refuse(
+        message.id,
+        message.error.code,
+        `SUITE_MCP_TOKEN refused: ${message.error.message}`,
+        (message.error.data ?? {}) as Record<string, unknown>,
+        EXIT_FAILED,
+      );
       return;
     }
-    local.send(message).catch((err: unknown) => logger.warn({ err }, 'relay to the client failed'))
-      .finally(() => { if ('id' in message && message.id !== undefined) answered(message.id); });
+    local
+      .send(message)
+      .catch((err: unknown) => logger.warn({ err }, 'relay to the client failed'))
+      .finally(() => {
+        if ('id' in message && message.id !== undefined) answered(message.id);
+      });
   };
   let closing = false;
   // Closing aborts the transport's own requests: not an error worth a line.
-  remote.onerror = (err) => { if (!closing) logger.warn({ err: String(err) }, 'suite connection error'); };
+  remote.onerror = (err) => {
+    if (!closing) logger.warn({ err: String(err) }, 'suite connection error');
+  };
 
   await remote.start();
   await local.start();

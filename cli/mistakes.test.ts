@@ -15,11 +15,11 @@ afterAll(async () => {
 });
 
 async function suite(args: string[], given?: string): Promise<{ code: number; stdout: string; stderr: string; cwd: string }> {
-  const cwd = given ?? await mkdtemp(join(tmpdir(), 'suite-mistake-'));
+  const cwd = given ?? (await mkdtemp(join(tmpdir(), 'suite-mistake-')));
   if (given === undefined) dirs.push(cwd);
   return new Promise((resolve) => {
     execFile(process.execPath, [join(repo, 'cli/suite.ts'), ...args], { cwd, env: { ...process.env, SUITE_LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : (err as { code?: number }).code ?? -1, stdout, stderr, cwd });
+      resolve({ code: err === null ? 0 : ((err as { code?: number }).code ?? -1), stdout, stderr, cwd });
     });
   });
 }
@@ -31,17 +31,21 @@ describe('command-line mistakes', () => {
     [['run', 'edge:tokn'], 'suite: unknown role "edge:tokn" (did you mean "edge:token"?)'],
     [['start', '--data-dri', 'x'], 'suite: unknown option --data-dri (did you mean --data-dir?)'],
     [['frobnicate'], 'suite: unknown command "frobnicate"'],
-  ])('suite %j names the mistake in one line, shows the usage and exits 2 without a stack trace', async (args, first) => {
-    const r = await suite(args);
-    expect(r.code).toBe(2);
-    const lines = r.stderr.split('\n');
-    expect(lines[0]).toBe(first);
-    expect(lines[1]).toBe('usage:');
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    expect(r.stdout).toBe('');
-    // Nothing was started or created where it ran (no data folder).
-    expect(await readdir(r.cwd)).toEqual([]);
-  }, 30_000);
+  ])(
+    'suite %j names the mistake in one line, shows the usage and exits 2 without a stack trace',
+    async (args, first) => {
+      const r = await suite(args);
+      expect(r.code).toBe(2);
+      const lines = r.stderr.split('\n');
+      expect(lines[0]).toBe(first);
+      expect(lines[1]).toBe('usage:');
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(r.stdout).toBe('');
+      // Nothing was started or created where it ran (no data folder).
+      expect(await readdir(r.cwd)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('still answers --help with the usage on standard output and exit 0', async () => {
     const r = await suite(['--help']);
@@ -58,6 +62,8 @@ describe('command-line mistakes', () => {
     await writeFile(join(dir, 'pglite', 'suite.lock'), `${process.pid}\n`);
     const r = await suite(['start', '--data-dir', dir], dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`suite: The data folder ${dir}/pglite is in use by process ${process.pid}. Stop it first; if no such process runs, delete ${dir}/pglite/suite.lock.\n`);
+    expect(r.stderr).toBe(
+      `suite: The data folder ${dir}/pglite is in use by process ${process.pid}. Stop it first; if no such process runs, delete ${dir}/pglite/suite.lock.\n`,
+    );
   }, 60_000);
 });

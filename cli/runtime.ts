@@ -62,9 +62,7 @@ interface Phases {
  * Start the given roles in this process. Embedded when no NATS URL is configured (memory bus), with
  * PGlite unless a Postgres URL is; the same code runs above the transport and the driver.
  */
-export async function startSuite(
-  config: SuiteConfig, roles: readonly Role[], baseLogger?: Logger, options: SuiteOptions = {},
-): Promise<RunningSuite> {
+export async function startSuite(config: SuiteConfig, roles: readonly Role[], baseLogger?: Logger, options: SuiteOptions = {}): Promise<RunningSuite> {
   const logger = baseLogger ?? createLogger({ level: config.logLevel as 'info', service: 'suite' });
   const phases: Phases = { edges: [], producers: [], sink: [], actors: [], infra: [] };
   const holder = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -87,14 +85,20 @@ export async function startSuite(
       // the caller got INTERNAL_ERROR (a 500), so its cause is logged as an error, stack included.
       // Storage down is a 503 (SERVICE_UNAVAILABLE), not a bug: the caller is told to retry.
       classifyError: unavailableData,
-      onError: (err, info) => info.stage === 'handler'
-        ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
-        : info.stage === 'unavailable'
-        ? logger.warn({ subject: info.subject, reason: err instanceof Error ? err.message : String(err) }, 'storage unavailable; answered SERVICE_UNAVAILABLE')
-        : logger.warn(
-          err instanceof SuiteError ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage } : { err, subject: info.subject, stage: info.stage },
-          'bus message failed',
-        ),
+      onError: (err, info) =>
+        info.stage === 'handler'
+          ? logger.error({ err, subject: info.subject, stage: info.stage }, 'bus handler failed; answered INTERNAL_ERROR')
+          : info.stage === 'unavailable'
+            ? logger.warn(
+                { subject: info.subject, reason: err instanceof Error ? err.message : String(err) },
+                'storage unavailable; answered SERVICE_UNAVAILABLE',
+              )
+            : logger.warn(
+                err instanceof SuiteError
+                  ? { code: err.code, reason: err.message, subject: info.subject, stage: info.stage }
+                  : { err, subject: info.subject, stage: info.stage },
+                'bus message failed',
+              ),
     });
     phases.infra.push({ name: 'bus', stop: () => bus.drain() });
 
@@ -124,7 +128,10 @@ export async function startSuite(
     // Processes sharing one data folder (distributed roles on one machine): the first takes it.
     if (config.auditJournalDir !== undefined) {
       await audit.useJournal(config.auditJournalDir).catch((err: unknown) => {
-        logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'no audit journal for this process: its decisions wait for their entries\' commits');
+        logger.warn(
+          { reason: err instanceof Error ? err.message : String(err) },
+          "no audit journal for this process: its decisions wait for their entries' commits",
+        );
       });
     }
     phases.sink.push({ name: 'audit-sink', stop: () => drainAudit(audit, shutdown.deadline, logger) });
@@ -132,16 +139,36 @@ export async function startSuite(
     const need = (role: Role) => roles.includes(role);
     // The view and checker are made before the actors (the token actor checks tokens with them),
     // and started after: the view's first snapshot comes from the revocation actor.
-    const view = need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
-      ? new RevocationView({ bus, stalenessMs: config.revocationStalenessMs, logger: logger.child({ component: 'revocation-view' }), metrics: metrics.promises })
-      : undefined;
-    const checker = view && new TokenChecker({ ring, revocations: view, ...(config.audience !== undefined ? { audience: acceptedAudiences(config.audience, config.publicUrl) } : {}) });
+    const view =
+      need('actor:tokens') || roles.some(isEdgeRole) || options.checksTokens === true
+        ? new RevocationView({
+            bus,
+            stalenessMs: config.revocationStalenessMs,
+            logger: logger.child({ component: 'revocation-view' }),
+            metrics: metrics.promises,
+          })
+        : undefined;
+    const checker =
+      view &&
+      new TokenChecker({
+        ring,
+        revocations: view,
+        ...(config.audience !== undefined ? { audience: acceptedAudiences(config.audience, config.publicUrl) } : {}),
+      });
 
     // Parts whose failures /ready must show (the chain writers: 503 while their commits keep failing).
     const stalls: Array<() => boolean> = [];
     if (storage) {
       const ctx: ActorContext = {
-        config, bus, storage, logger, holder, audit, ring, checker, metrics,
+        config,
+        bus,
+        storage,
+        logger,
+        holder,
+        audit,
+        ring,
+        checker,
+        metrics,
         has: (role) => roles.includes(role as Role),
       };
       for (const service of SERVICE_MODULES) {
@@ -165,9 +192,19 @@ export async function startSuite(
     const locate = (service: ServiceName) => listenerUrl(config, service, edges.find((e) => e.service === service)?.port);
     for (const role of roles.filter(isEdgeRole)) {
       const edge = await startEdge({
-        service: EDGE_ROLES[role], config, bus, storage, audit, checker: checker as TokenChecker,
-        services: SERVICE_MODULES, listenerUrl: locate, peers: () => edges,
-        revocations: view as RevocationView, logger, metrics, tracing: tracing.http,
+        service: EDGE_ROLES[role],
+        config,
+        bus,
+        storage,
+        audit,
+        checker: checker as TokenChecker,
+        services: SERVICE_MODULES,
+        listenerUrl: locate,
+        peers: () => edges,
+        revocations: view as RevocationView,
+        logger,
+        metrics,
+        tracing: tracing.http,
         ...(stalls.length > 0 ? { chainsHealthy: () => !stalls.some((stalled) => stalled()) } : {}),
       });
       edges.push(edge);
@@ -182,7 +219,13 @@ export async function startSuite(
 
     let stopping: Promise<void> | undefined;
     return {
-      bus, storage, edges, revocations: view, checker, audit, fatal,
+      bus,
+      storage,
+      edges,
+      revocations: view,
+      checker,
+      audit,
+      fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
         return (stopping ??= unwind(phases, logger));

@@ -20,13 +20,23 @@ export function parseRefusal(e: Error & { code?: string }): string {
 }
 
 /** What the receipt or checkpoint mode lacks, in its own terms; undefined when nothing. */
-export function logModeProblem(values: { receipt?: string | undefined; checkpoint?: string | undefined; log?: string | undefined; 'log-vkey'?: string | undefined; quorum?: string | undefined }, positionals: readonly string[], pems: readonly string[]): string | undefined {
+export function logModeProblem(
+  values: {
+    receipt?: string | undefined;
+    checkpoint?: string | undefined;
+    log?: string | undefined;
+    'log-vkey'?: string | undefined;
+    quorum?: string | undefined;
+  },
+  positionals: readonly string[],
+  pems: readonly string[],
+): string | undefined {
   const mode = values.receipt !== undefined ? '--receipt' : values.checkpoint !== undefined ? '--checkpoint' : '--log';
   if ([values.receipt, values.checkpoint, values.log].filter((v) => v !== undefined).length > 1) return 'give one of --receipt, --checkpoint or --log';
   if (positionals.length !== 0) return `${mode} takes its file as its value; drop ${JSON.stringify(positionals[0])}`;
   const missing: string[] = [];
   if (values.receipt !== undefined && pems.length === 0) missing.push('--public-key PEM (the trace key: GET /executions/public-key)');
-  if (values['log-vkey'] === undefined) missing.push('--log-vkey VKEY or FILE (the log\'s key: GET /executions/log/vkey)');
+  if (values['log-vkey'] === undefined) missing.push("--log-vkey VKEY or FILE (the log's key: GET /executions/log/vkey)");
   if (missing.length > 0) return `${mode} needs ${missing.join(' and ')}`;
   if (!/^(0|[1-9][0-9]?)$/.test(values.quorum ?? '0')) return '--quorum must be a whole number from 0 to 99';
   return undefined;
@@ -34,7 +44,10 @@ export function logModeProblem(values: { receipt?: string | undefined; checkpoin
 
 /** A vkey given inline (`name+hash+key`) or as a file holding one, as GET /executions/log/vkey answers it. */
 async function vkeyOf(given: string, flag: string, err: { write(text: string): unknown }): Promise<string | undefined> {
-  const isFile = await stat(given).then((s) => s.isFile(), () => false);
+  const isFile = await stat(given).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (!isFile) return given;
   try {
     return (await readFile(given, 'utf8')).trim();
@@ -44,7 +57,11 @@ async function vkeyOf(given: string, flag: string, err: { write(text: string): u
   }
 }
 
-export async function vkeysFrom(log: string | undefined, witnesses: readonly string[], err: { write(text: string): unknown }): Promise<{ log: string | undefined; witnesses: string[] } | undefined> {
+export async function vkeysFrom(
+  log: string | undefined,
+  witnesses: readonly string[],
+  err: { write(text: string): unknown },
+): Promise<{ log: string | undefined; witnesses: string[] } | undefined> {
   const logVkey = log === undefined ? undefined : await vkeyOf(log, '--log-vkey', err);
   if (log !== undefined && logVkey === undefined) return undefined;
   const out: string[] = [];

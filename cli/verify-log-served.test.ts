@@ -20,9 +20,15 @@ const RECORD = { subject: 'test-agent', scope: ['crm:write'], module: 'crm', act
 
 async function record(n: number): Promise<void> {
   for (let done = 0; done < n; done += 25) {
-    const answers = await Promise.all(Array.from({ length: Math.min(25, n - done) }, () => fetch(`${base}/executions`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(RECORD),
-    })));
+    const answers = await Promise.all(
+      Array.from({ length: Math.min(25, n - done) }, () =>
+        fetch(`${base}/executions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(RECORD),
+        }),
+      ),
+    );
     expect(answers.map((a) => a.status).filter((s) => s !== 201)).toEqual([]);
   }
 }
@@ -63,12 +69,14 @@ afterAll(async () => {
 describe('suite verify --log', () => {
   it('rebuilds the served tree, checks every entry and the chain head, and shows an earlier checkpoint is a prefix', async () => {
     const { code, out } = await run(['--log', base, '--log-vkey', vkey, '--token', token, '--since', earlier]);
-    expect(out).toBe([
-      'verified: the log at size 320: 3 hash tile(s) read, the root rebuilt from them, 320 entries checked against their leaves',
-      'chain head: seq 320',
-      'consistent with the earlier checkpoint(s) of size 300',
-      '',
-    ].join('\n'));
+    expect(out).toBe(
+      [
+        'verified: the log at size 320: 3 hash tile(s) read, the root rebuilt from them, 320 entries checked against their leaves',
+        'chain head: seq 320',
+        'consistent with the earlier checkpoint(s) of size 300',
+        '',
+      ].join('\n'),
+    );
     expect(code).toBe(0);
   });
 
@@ -79,7 +87,7 @@ describe('suite verify --log', () => {
     expect(code).toBe(0);
   });
 
-  it('refuses a base that is not a URL, and a vkey that is not the log\'s', async () => {
+  it("refuses a base that is not a URL, and a vkey that is not the log's", async () => {
     expect((await run(['--log', `${base}/executions`, '--log-vkey', vkey])).code).toBe(2);
     const other = formatVkey(vkey.split('+')[0] as string, SIG_ED25519, rawEd25519PublicKey(generateKeyPairSync('ed25519').publicKey));
     const wrongKey = await run(['--log', base, '--log-vkey', other]);
@@ -89,12 +97,14 @@ describe('suite verify --log', () => {
 
   it('a leaf hash changed in the database is found: its entry and the root no longer match', async () => {
     const pool = t.suite.storage!.pool;
-    await pool.query(sql.unsafe`update execution_log_tiles set hashes = overlay(hashes placing decode(repeat('00', 32), 'hex') from 97 for 32) where level = 0 and idx = 0`);
+    await pool.query(
+      sql.unsafe`update execution_log_tiles set hashes = overlay(hashes placing decode(repeat('00', 32), 'hex') from 97 for 32) where level = 0 and idx = 0`,
+    );
     const { code, out } = await run(['--log', base, '--log-vkey', vkey, '--token', token, '--since', earlier]);
     expect(out).toContain('NOT verified: the log at size 320');
     expect(out).toContain('problem: leaf 3: its entry does not hash to the leaf hash the tile serves');
-    expect(out).toContain('problem: the root rebuilt from the tiles is not the checkpoint\'s (size 320)');
-    expect(out).toContain('problem: the tree rebuilt at size 300 is not the earlier checkpoint\'s: history was rewritten');
+    expect(out).toContain("problem: the root rebuilt from the tiles is not the checkpoint's (size 320)");
+    expect(out).toContain("problem: the tree rebuilt at size 300 is not the earlier checkpoint's: history was rewritten");
     expect(code).toBe(1);
   });
 });

@@ -4,7 +4,16 @@
  * hash tile, with a token the entry bundles and the chain's head, and consistency proofs from
  * checkpoints kept earlier (`--since FILE`). Also the chaos tests' check (testing/log-fsck.ts).
  */
-import { fsckLog, logPaths, openCheckpoint, type Checkpoint, type CheckpointPolicy, type FsckReport, type LogSource, type TileRef } from '../core/tlog/index.ts';
+import {
+  fsckLog,
+  logPaths,
+  openCheckpoint,
+  type Checkpoint,
+  type CheckpointPolicy,
+  type FsckReport,
+  type LogSource,
+  type TileRef,
+} from '../core/tlog/index.ts';
 
 export interface ServedLogOptions {
   /** The token listener's base URL, e.g. http://127.0.0.1:8081. */
@@ -118,7 +127,12 @@ export async function fsckServedLog(o: ServedLogOptions): Promise<ServedLogResul
   }
   let report: FsckReport;
   try {
-    report = await fsckLog({ checkpoint: latest.checkpoint, ...(quiet ? { chainHead: before } : {}), earlier, source: httpLogSource(o.base, o.token, timeoutMs) });
+    report = await fsckLog({
+      checkpoint: latest.checkpoint,
+      ...(quiet ? { chainHead: before } : {}),
+      earlier,
+      source: httpLogSource(o.base, o.token, timeoutMs),
+    });
   } catch (e) {
     report = { ok: false, problems: [`the log could not be read: ${(e as Error).message}`], size, tiles: 0, entries: 0, unreadBundles: 0, consistentWith: [] };
   }
@@ -135,9 +149,11 @@ export function describeFsck(r: ServedLogResult): string {
       `${report.entries > 0 ? `, ${report.entries} entries checked against their leaves` : ''}`,
   ];
   if (r.chainHead) {
-    lines.push(r.chainHead.before === r.chainHead.after
-      ? `chain head: seq ${r.chainHead.before}`
-      : `chain head: moved from seq ${r.chainHead.before} to ${r.chainHead.after} while checking (records arriving); the checkpoint lies between`);
+    lines.push(
+      r.chainHead.before === r.chainHead.after
+        ? `chain head: seq ${r.chainHead.before}`
+        : `chain head: moved from seq ${r.chainHead.before} to ${r.chainHead.after} while checking (records arriving); the checkpoint lies between`,
+    );
   } else lines.push('chain head: not compared (give --token with execution:read)');
   if (report.unreadBundles > 0) lines.push(`${report.unreadBundles} entry bundle(s) pruned under retention: their leaves checked, not their entries`);
   if (report.consistentWith.length > 0) lines.push(`consistent with the earlier checkpoint(s) of size ${report.consistentWith.join(', ')}`);

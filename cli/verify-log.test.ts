@@ -38,7 +38,11 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('suite verify
   beforeAll(async () => {
     db = await open();
     dir = await mkdtemp(join(tmpdir(), 'suite-receipt-'));
-    h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: pem, log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey, checkpointEveryMs: 50 } });
+    h = await startExecutionHarness({
+      storage: db.storage,
+      tracePrivateKeyPem: pem,
+      log: { origin: ORIGIN, signer: lk.signer, vkey: lk.vkey, checkpointEveryMs: 50 },
+    });
     await writeFile(join(dir, 'pub.pem'), createTraceSigner(pem).publicKeyPem);
     const made = await Promise.all(Array.from({ length: 20 }, () => h.record(executionBody())));
     const token = await h.token(['execution:read']);
@@ -111,16 +115,18 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('suite verify
   });
 });
 
-describe('suite verify\'s own mistakes (issue 36)', () => {
-  it('names an unknown option with the nearest one, not Node\'s parse error', async () => {
+describe("suite verify's own mistakes (issue 36)", () => {
+  it("names an unknown option with the nearest one, not Node's parse error", async () => {
     const r = await run(['x.jsonl', '--public-kee', 'pub.pem']);
     expect(r.code).toBe(2);
     expect(r.out.split('\n')[0]).toBe('suite verify: unknown option --public-kee (did you mean --public-key?)');
   });
 
-  it('tells --receipt without keys what it needs, not the export mode\'s message', async () => {
+  it("tells --receipt without keys what it needs, not the export mode's message", async () => {
     const r = await run(['--receipt', 'r.json']);
     expect(r.code).toBe(2);
-    expect(r.out.split('\n')[0]).toBe("suite verify: --receipt needs --public-key PEM (the trace key: GET /executions/public-key) and --log-vkey VKEY or FILE (the log's key: GET /executions/log/vkey)");
+    expect(r.out.split('\n')[0]).toBe(
+      "suite verify: --receipt needs --public-key PEM (the trace key: GET /executions/public-key) and --log-vkey VKEY or FILE (the log's key: GET /executions/log/vkey)",
+    );
   });
 });

@@ -56,8 +56,10 @@ export async function verifyLogCommand(o: LogVerifyOptions, out: Output, err: Ou
   if (o.checkpoint !== undefined) {
     const cp = openCheckpoint(text, policy);
     if (typeof cp === 'string') return fail(out, cp);
-    out.write(`verified: checkpoint of ${cp.checkpoint.origin}, size ${cp.checkpoint.size}, root ${cp.checkpoint.root.toString('base64')}` +
-      `${cp.cosignedBy.length > 0 ? `, cosigned by ${cp.cosignedBy.join(', ')}` : ''}\n`);
+    out.write(
+      `verified: checkpoint of ${cp.checkpoint.origin}, size ${cp.checkpoint.size}, root ${cp.checkpoint.root.toString('base64')}` +
+        `${cp.cosignedBy.length > 0 ? `, cosigned by ${cp.cosignedBy.join(', ')}` : ''}\n`,
+    );
     return 0;
   }
   let receipt: ExecutionReceipt;
@@ -66,11 +68,14 @@ export async function verifyLogCommand(o: LogVerifyOptions, out: Output, err: Ou
   } catch {
     return fail(out, 'the receipt is not JSON');
   }
-  if (typeof receipt !== 'object' || receipt === null || typeof receipt.record !== 'object' || !Array.isArray(receipt.proof)) return fail(out, 'not an execution receipt');
+  if (typeof receipt !== 'object' || receipt === null || typeof receipt.record !== 'object' || !Array.isArray(receipt.proof))
+    return fail(out, 'not an execution receipt');
   const result = verifyReceipt(receipt, (keyId) => o.keys.get(keyId), policy);
   if (!result.ok) return fail(out, result.reason);
-  out.write(`verified: record ${receipt.record.id} (seq ${receipt.record.seq}) is leaf ${result.leafIndex} of the log at size ${result.treeSize}` +
-    `${result.cosignedBy.length > 0 ? `, cosigned by ${result.cosignedBy.join(', ')}` : ''}\n`);
+  out.write(
+    `verified: record ${receipt.record.id} (seq ${receipt.record.seq}) is leaf ${result.leafIndex} of the log at size ${result.treeSize}` +
+      `${result.cosignedBy.length > 0 ? `, cosigned by ${result.cosignedBy.join(', ')}` : ''}\n`,
+  );
   return 0;
 }
 

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  createTraceSigner, executionExportLine, exportEndLine, exportHeaderLine, prunedExportLine, type ExecutionRecord, type PrunedExecution,
+  createTraceSigner,
+  executionExportLine,
+  exportEndLine,
+  exportHeaderLine,
+  prunedExportLine,
+  type ExecutionRecord,
+  type PrunedExecution,
 } from '../core/chain/index.ts';
 import { signedChain } from '../testing/trace-format.ts';
 import { verifyCommand } from './verify.ts';
@@ -12,7 +18,15 @@ import { verifyCommand } from './verify.ts';
 const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = createTraceSigner(pem);
 const chain = signedChain(signer, 12, (seq) => (seq % 3 === 1 ? 'ten_free' : null));
-const tombstone = (r: ExecutionRecord): PrunedExecution => ({ pruned: true, seq: r.seq, id: r.id, prevHash: r.prevHash, hash: r.hash, keyId: r.keyId, signature: r.signature });
+const tombstone = (r: ExecutionRecord): PrunedExecution => ({
+  pruned: true,
+  seq: r.seq,
+  id: r.id,
+  prevHash: r.prevHash,
+  hash: r.hash,
+  keyId: r.keyId,
+  signature: r.signature,
+});
 
 /** The whole-chain export of `chain` with the records `gone` pruned (their tombstone lines in their place). */
 function exportWith(gone: (r: ExecutionRecord) => boolean, edit: (p: PrunedExecution) => PrunedExecution = (p) => p): string {
@@ -51,23 +65,43 @@ describe('suite verify of an export with records pruned under retention', () => 
     const other = createTraceSigner(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
     const forged = other.sign(chain[3]!.hash);
     await other.close();
-    const r = await verify(exportWith((rec) => rec.seq === 4, (p) => ({ ...p, signature: forged })));
+    const r = await verify(
+      exportWith(
+        (rec) => rec.seq === 4,
+        (p) => ({ ...p, signature: forged }),
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.out).toContain('NOT verified: seq 4');
     expect(r.out).toContain('signature does not verify');
   });
 
   it('refuses a pruned record whose hash is not the one the next record links to, or that stands at another place', async () => {
-    const relinked = await verify(exportWith((rec) => rec.seq === 4, (p) => ({ ...p, hash: chain[6]!.hash })));
+    const relinked = await verify(
+      exportWith(
+        (rec) => rec.seq === 4,
+        (p) => ({ ...p, hash: chain[6]!.hash }),
+      ),
+    );
     expect(relinked.code).toBe(1);
     expect(relinked.out).toMatch(/NOT verified: seq (4|5)/);
-    const moved = await verify(exportWith((rec) => rec.seq === 4, (p) => ({ ...p, seq: 5 })));
+    const moved = await verify(
+      exportWith(
+        (rec) => rec.seq === 4,
+        (p) => ({ ...p, seq: 5 }),
+      ),
+    );
     expect(moved.code).toBe(1);
     expect(moved.out).toContain('record 4 is missing');
   });
 
   it('refuses a malformed pruned line', async () => {
-    const r = await verify(exportWith((rec) => rec.seq === 4, (p) => ({ ...p, hash: 'not a hash' })));
+    const r = await verify(
+      exportWith(
+        (rec) => rec.seq === 4,
+        (p) => ({ ...p, hash: 'not a hash' }),
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.out).toContain('malformed line of a pruned record');
   });

@@ -38,12 +38,22 @@ interface Output {
 export async function verifyCommand(argv: string[], out: Output, err: Output): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: {
-      'public-key': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
-      receipt: { type: 'string' }, checkpoint: { type: 'string' }, 'log-vkey': { type: 'string' },
-      'witness-vkey': { type: 'string', multiple: true }, quorum: { type: 'string' },
-      log: { type: 'string' }, token: { type: 'string' }, since: { type: 'string', multiple: true },
-    } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'public-key': { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        receipt: { type: 'string' },
+        checkpoint: { type: 'string' },
+        'log-vkey': { type: 'string' },
+        'witness-vkey': { type: 'string', multiple: true },
+        quorum: { type: 'string' },
+        log: { type: 'string' },
+        token: { type: 'string' },
+        since: { type: 'string', multiple: true },
+      },
+    });
   } catch (e) {
     err.write(`suite verify: ${parseRefusal(e as Error & { code?: string })}\n${VERIFY_USAGE}\n`);
     return 2;
@@ -55,7 +65,11 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
   }
   const pems = values['public-key'] ?? [];
   const logMode = values.receipt !== undefined || values.checkpoint !== undefined || values.log !== undefined;
-  const problem = logMode ? logModeProblem(values, positionals, pems) : positionals.length !== 1 || pems.length === 0 ? 'give one FILE and at least one --public-key' : undefined;
+  const problem = logMode
+    ? logModeProblem(values, positionals, pems)
+    : positionals.length !== 1 || pems.length === 0
+      ? 'give one FILE and at least one --public-key'
+      : undefined;
   if (problem !== undefined) {
     err.write(`suite verify: ${problem}\n${VERIFY_USAGE}\n`);
     return 2;
@@ -73,10 +87,21 @@ export async function verifyCommand(argv: string[], out: Output, err: Output): P
   if (logMode) {
     const vkeys = await vkeysFrom(values['log-vkey'], values['witness-vkey'] ?? [], err);
     if (!vkeys) return 2;
-    return verifyLogCommand({
-      receipt: values.receipt, checkpoint: values.checkpoint, log: values.log, token: values.token, since: values.since ?? [], logVkey: vkeys.log, witnessVkeys: vkeys.witnesses,
-      quorum: Number(values.quorum ?? '0'), keys,
-    }, out, err);
+    return verifyLogCommand(
+      {
+        receipt: values.receipt,
+        checkpoint: values.checkpoint,
+        log: values.log,
+        token: values.token,
+        since: values.since ?? [],
+        logVkey: vkeys.log,
+        witnessVkeys: vkeys.witnesses,
+        quorum: Number(values.quorum ?? '0'),
+        keys,
+      },
+      out,
+      err,
+    );
   }
   const file = positionals[0] as string;
   const verifier = new ExportVerifier((keyId) => keys.get(keyId));
@@ -113,17 +138,23 @@ async function feedLines(input: AsyncIterable<Buffer>, verifier: ExportVerifier)
 
 function report(r: ExportVerification, given: string[]): string {
   const lines: string[] = [];
-  const range = r.range ? `seq ${r.range.from} to ${r.range.to}${r.range.tenantId !== null ? `, tenant ${r.range.tenantId}'s records only` : ''}` : 'bare record lines, no header';
+  const range = r.range
+    ? `seq ${r.range.from} to ${r.range.to}${r.range.tenantId !== null ? `, tenant ${r.range.tenantId}'s records only` : ''}`
+    : 'bare record lines, no header';
   if (r.valid) {
     lines.push(`verified: ${r.records} record(s) of the execution chain (${range})`);
     if (r.lastHash !== undefined) lines.push(`last record: seq ${r.lastSeq}, hash ${r.lastHash}`);
   } else {
     const where = r.brokenAt !== undefined ? `seq ${r.brokenAt} (line ${r.line})` : `line ${r.line}`;
     lines.push(`NOT verified: ${where}: ${r.reason}`);
-    if (r.reason?.startsWith('no public key for keyId')) lines.push(`  (keys given: ${given.join(', ')}; fetch others with GET /executions/public-key?keyId=...)`);
+    if (r.reason?.startsWith('no public key for keyId'))
+      lines.push(`  (keys given: ${given.join(', ')}; fetch others with GET /executions/public-key?keyId=...)`);
     lines.push(`checked before the failure: ${r.records} record(s)${r.records > 0 ? `, seq ${r.firstSeq} to ${r.lastSeq}` : ''} (${range})`);
   }
-  if (r.pruned !== undefined) lines.push(`${r.pruned} record(s) pruned under retention taken where they stood: place, links and signature checked, content gone (docs/TRACE-FORMAT.md, "Retention")`);
+  if (r.pruned !== undefined)
+    lines.push(
+      `${r.pruned} record(s) pruned under retention taken where they stood: place, links and signature checked, content gone (docs/TRACE-FORMAT.md, "Retention")`,
+    );
   for (const [keyId, n] of Object.entries(r.keys)) lines.push(`signed by ${keyId}: ${n} record(s)`);
   for (const note of r.notes) lines.push(`note: ${note}`);
   return `${lines.join('\n')}\n`;

@@ -22,10 +22,15 @@ export async function witnessCommand(argv: string[], io: Streams, signal: AbortS
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv, allowPositionals: false,
+      args: argv,
+      allowPositionals: false,
       options: {
-        'data-dir': { type: 'string' }, name: { type: 'string' }, log: { type: 'string', multiple: true },
-        host: { type: 'string' }, port: { type: 'string' }, key: { type: 'string' },
+        'data-dir': { type: 'string' },
+        name: { type: 'string' },
+        log: { type: 'string', multiple: true },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        key: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -40,7 +45,12 @@ export async function witnessCommand(argv: string[], io: Streams, signal: AbortS
   let witness;
   try {
     witness = await startWitness({
-      dataDir: resolve(values['data-dir']), name: values.name, logVkeys: values.log, host: values.host ?? '127.0.0.1', port, logger,
+      dataDir: resolve(values['data-dir']),
+      name: values.name,
+      logVkeys: values.log,
+      host: values.host ?? '127.0.0.1',
+      port,
+      logger,
       ...(values.key !== undefined ? { keyFile: resolve(values.key) } : {}),
     });
   } catch (err) {

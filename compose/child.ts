@@ -98,7 +98,9 @@ export class Child {
         if (!this.#watchers.delete(watch)) return;
         // Its last lines say why (a configuration it could not parse, a port taken).
         const last = this.#seen.slice(-5).join('\n');
-        reject(new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for; it printed last:\n${last}`));
+        reject(
+          new Error(`${this.spec.name} exited (${exit.signal ?? `code ${String(exit.code)}`}) before printing the line waited for; it printed last:\n${last}`),
+        );
       });
     });
   }
@@ -175,11 +177,13 @@ process.once('exit', () => {
  */
 export async function listenerPorts<S extends string>(child: Child, services: readonly S[]): Promise<Record<S, number>> {
   const ports = {} as Record<S, number>;
-  await Promise.all(services.map(async (service) => {
-    const listener = new RegExp(`^${service}\\s+http://\\S+:(\\d+)$`);
-    const line = await child.line((l) => listener.test(l), 'start');
-    ports[service] = Number(listener.exec(line)?.[1]);
-  }));
+  await Promise.all(
+    services.map(async (service) => {
+      const listener = new RegExp(`^${service}\\s+http://\\S+:(\\d+)$`);
+      const line = await child.line((l) => listener.test(l), 'start');
+      ports[service] = Number(listener.exec(line)?.[1]);
+    }),
+  );
   return ports;
 }
 

@@ -89,14 +89,17 @@ export class ClusterProcess {
       const ready = await fetch(this.url(item as ServiceName, '/ready'), { signal: AbortSignal.timeout(1000) });
       return ready.status === 200;
     };
-    await waitFor(async () => {
-      for (const item of [...pending]) if (await isReady(item)) pending.delete(item);
-      return pending.size === 0;
-    }, {
-      timeoutMs,
-      abort: () => (child.running ? undefined : `process ${this.name} exited before it was ready:\n${child.output()}`),
-      describe: () => `process ${this.name} not ready after ${timeoutMs} ms (waiting for ${[...pending].join(', ')}):\n${child.output()}`,
-    });
+    await waitFor(
+      async () => {
+        for (const item of [...pending]) if (await isReady(item)) pending.delete(item);
+        return pending.size === 0;
+      },
+      {
+        timeoutMs,
+        abort: () => (child.running ? undefined : `process ${this.name} exited before it was ready:\n${child.output()}`),
+        describe: () => `process ${this.name} not ready after ${timeoutMs} ms (waiting for ${[...pending].join(', ')}):\n${child.output()}`,
+      },
+    );
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`. */

@@ -84,7 +84,10 @@ describe('compose/docker-compose.yml', () => {
       expect(s.command).toContain('--jetstream');
       expect(s.volumes?.some((v) => v.endsWith(`:${flag(s, '--store_dir')}`))).toBe(true);
       const routes = (flag(s, '--routes') ?? '').split(',').map((r) => new URL(r));
-      const others = nats.map(([n]) => n).filter((n) => n !== name).sort();
+      const others = nats
+        .map(([n]) => n)
+        .filter((n) => n !== name)
+        .sort();
       expect({ name, routes: routes.map((r) => r.hostname).sort() }).toEqual({ name, routes: others });
       for (const r of routes) expect({ name, route: r.href, port: r.port }).toEqual({ name, route: r.href, port: clusterPort.get(r.hostname) });
     }
@@ -111,10 +114,12 @@ describe('compose/docker-compose.yml', () => {
   });
 
   test('published ports do not clash, bind to loopback, and reach the port each edge listens on', () => {
-    const published = services.flatMap(([name, s]) => (s.ports ?? []).map((p) => {
-      const [ip, host, container] = p.split(':');
-      return { name, ip, host, container };
-    }));
+    const published = services.flatMap(([name, s]) =>
+      (s.ports ?? []).map((p) => {
+        const [ip, host, container] = p.split(':');
+        return { name, ip, host, container };
+      }),
+    );
     expect(new Set(published.map((p) => p.host)).size).toBe(published.length);
     for (const p of published) expect(p.ip).toBe('127.0.0.1');
     for (const [name, s] of suite) {
@@ -147,26 +152,36 @@ describe('compose/docker-compose.yml', () => {
 describe('metrics, alerts and dashboards of the compose cluster', () => {
   const prometheus = compose.services.prometheus as Service;
   const grafana = compose.services.grafana as Service;
-  const mounted = (s: Service) => (s.volumes ?? []).map((v) => { const [from, to] = v.split(':'); return { from: join(here, from as string), to: to as string }; });
+  const mounted = (s: Service) =>
+    (s.volumes ?? []).map((v) => {
+      const [from, to] = v.split(':');
+      return { from: join(here, from as string), to: to as string };
+    });
 
   test('Prometheus scrapes every listener of every suite process, and the metrics port of those without one', () => {
-    const config = parse(readFileSync(join(here, 'prometheus', 'prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }> };
+    const config = parse(readFileSync(join(here, 'prometheus', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
+    };
     const targets = config.scrape_configs.flatMap((c) => c.static_configs.flatMap((sc) => sc.targets)).sort();
-    const expected = suite.flatMap(([name, s]) => {
-      const env = envOf(s);
-      const edges = rolesOf(name, s).filter((r): r is keyof typeof EDGE_ROLES => r in EDGE_ROLES);
-      if (edges.length === 0) return env.SUITE_METRICS_PORT ? [`${name}:${env.SUITE_METRICS_PORT}`] : [];
-      return edges.map((r) => `${name}:${env[PORT_VARIABLES[EDGE_ROLES[r]]]}`);
-    }).sort();
+    const expected = suite
+      .flatMap(([name, s]) => {
+        const env = envOf(s);
+        const edges = rolesOf(name, s).filter((r): r is keyof typeof EDGE_ROLES => r in EDGE_ROLES);
+        if (edges.length === 0) return env.SUITE_METRICS_PORT ? [`${name}:${env.SUITE_METRICS_PORT}`] : [];
+        return edges.map((r) => `${name}:${env[PORT_VARIABLES[EDGE_ROLES[r]]]}`);
+      })
+      .sort();
     expect(targets).toEqual(expected);
     // A process with actor roles only (the chain writers) must be scraped too.
     expect(expected.some((t) => t.startsWith('actors:'))).toBe(true);
   });
 
-  test('mount the repository\'s rules, provisioning and dashboard, which exist', () => {
+  test("mount the repository's rules, provisioning and dashboard, which exist", () => {
     for (const { from } of [...mounted(prometheus), ...mounted(grafana)]) expect({ from, exists: existsSync(from) }).toEqual({ from, exists: true });
     expect(mounted(prometheus).find((m) => m.to === '/etc/prometheus/rules.yml')?.from).toBe(join(here, '..', 'observability', 'prometheus', 'rules.yml'));
-    const provider = parse(readFileSync(join(here, 'grafana', 'provisioning', 'dashboards', 'suite.yml'), 'utf8')) as { providers: Array<{ options: { path: string } }> };
+    const provider = parse(readFileSync(join(here, 'grafana', 'provisioning', 'dashboards', 'suite.yml'), 'utf8')) as {
+      providers: Array<{ options: { path: string } }>;
+    };
     const dashboards = mounted(grafana).find((m) => m.to.replace(/\/$/, '') === provider.providers[0]?.options.path);
     expect(dashboards?.from).toBe(join(here, '..', 'observability', 'grafana'));
   });
@@ -175,13 +190,22 @@ describe('metrics, alerts and dashboards of the compose cluster', () => {
     const rules = readFileSync(join(here, '..', 'observability', 'prometheus', 'rules.yml'), 'utf8');
     const recorded = new Set([...rules.matchAll(/- record: (\S+)/g)].map((m) => m[1]));
     const served = /^(suite_|scheduler_|nodejs_|http_)/;
-    const dashboard = JSON.parse(readFileSync(join(here, '..', 'observability', 'grafana', 'suite-dashboard.json'), 'utf8')) as { panels: Array<{ datasource: { uid: string }; targets: Array<{ expr: string }> }> };
-    const datasource = parse(readFileSync(join(here, 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as { datasources: Array<{ uid: string }> };
+    const dashboard = JSON.parse(readFileSync(join(here, '..', 'observability', 'grafana', 'suite-dashboard.json'), 'utf8')) as {
+      panels: Array<{ datasource: { uid: string }; targets: Array<{ expr: string }> }>;
+    };
+    const datasource = parse(readFileSync(join(here, 'grafana', 'provisioning', 'datasources', 'prometheus.yml'), 'utf8')) as {
+      datasources: Array<{ uid: string }>;
+    };
     expect(dashboard.panels.length).toBeGreaterThan(10);
     for (const panel of dashboard.panels) {
       expect(panel.datasource.uid).toBe(datasource.datasources[0]?.uid);
       for (const { expr } of panel.targets) {
-        const names = [...expr.replace(/\{[^}]*\}/g, '').replace(/\[[^\]]*\]/g, '').matchAll(/[a-z_:][a-z0-9_:]*(?=\s*(?:$|[)\s]))/g)].map((m) => m[0]);
+        const names = [
+          ...expr
+            .replace(/\{[^}]*\}/g, '')
+            .replace(/\[[^\]]*\]/g, '')
+            .matchAll(/[a-z_:][a-z0-9_:]*(?=\s*(?:$|[)\s]))/g),
+        ].map((m) => m[0]);
         const series = names.filter((n) => served.test(n) || n.includes(':'));
         expect({ expr, found: series.length > 0 }).toEqual({ expr, found: true });
         for (const n of series) expect({ expr, n, known: n.includes(':') ? recorded.has(n) : true }).toEqual({ expr, n, known: true });

@@ -98,7 +98,10 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
 
     let stopping: Promise<void> | undefined;
     return {
-      natsUrl, databaseUrl, adminKey, processes,
+      natsUrl,
+      databaseUrl,
+      adminKey,
+      processes,
       process(name) {
         const p = processes.find((x) => x.name === name);
         if (!p) throw new Error(`no process named ${name}`);
@@ -125,7 +128,10 @@ export function inherited(): Record<string, string> {
 async function demo(): Promise<void> {
   const cluster = await startLocalCluster({
     processes: [
-      { name: 'actors', roles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens', 'actor:oauth', 'actor:connectors'] },
+      {
+        name: 'actors',
+        roles: ['actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens', 'actor:oauth', 'actor:connectors'],
+      },
       { name: 'token-1', roles: ['edge:token'] },
       { name: 'token-2', roles: ['edge:token'] },
       { name: 'scheduler', roles: ['edge:scheduler'] },
@@ -139,8 +145,10 @@ async function demo(): Promise<void> {
     out(`  ${p.name.padEnd(10)} pid ${String(p.pid).padEnd(8)} ${p.services.map((s) => p.url(s)).join(' ') || p.roles.join(' ')}`);
   }
   out(`admin key: ${cluster.adminKey}`);
-  out(`try: curl -s -X POST ${cluster.process('token-1').url('token', '/auth/token')} -H 'X-Suite-Admin-Key: ${cluster.adminKey}' ` +
-    `-H 'content-type: application/json' -d '{"sub":"agent-1","scope":["audit:read"]}'`);
+  out(
+    `try: curl -s -X POST ${cluster.process('token-1').url('token', '/auth/token')} -H 'X-Suite-Admin-Key: ${cluster.adminKey}' ` +
+      `-H 'content-type: application/json' -d '{"sub":"agent-1","scope":["audit:read"]}'`,
+  );
   out('Ctrl-C stops everything.');
   await new Promise<void>((done) => {
     process.once('SIGINT', done);

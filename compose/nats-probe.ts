@@ -15,7 +15,13 @@ export const TEST_NATS_URL = process.env.SUITE_TEST_NATS_URL ?? 'nats://127.0.0.
 /** Connect (`url` may list a cluster's nodes, comma-separated), or fail with a message that says what to start; never a silent skip. */
 export async function connectProbe(url: string): Promise<NatsConnection> {
   try {
-    return await connect({ servers: url.split(',').map((u) => u.trim()), name: 'local-cluster-probe', timeout: 3000, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    return await connect({
+      servers: url.split(',').map((u) => u.trim()),
+      name: 'local-cluster-probe',
+      timeout: 3000,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
   } catch (cause) {
     throw new Error(
       `NATS is not reachable at ${url} (${String(cause)}). Start it (nats-server -js -a 127.0.0.1 -p 4222) ` +
@@ -53,7 +59,7 @@ export async function assertNoOtherCluster(nc: NatsConnection, url: string): Pro
     if (await hasResponder(nc, subject, 500)) {
       throw new Error(
         `another suite cluster is already running on NATS ${url} (something answers ${subject}); its messages ` +
-          'would mix with this cluster\'s. Stop it, or point SUITE_TEST_NATS_URL at another server.',
+          "would mix with this cluster's. Stop it, or point SUITE_TEST_NATS_URL at another server.",
       );
     }
   }

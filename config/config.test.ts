@@ -16,12 +16,17 @@ describe('configuration', () => {
     expect(Object.isFrozen(c) && Object.isFrozen(c.ports)).toBe(true);
   });
 
-  it('reads the embedded database\'s restart policy and the audit journal folder, with their defaults and bounds', () => {
+  it("reads the embedded database's restart policy and the audit journal folder, with their defaults and bounds", () => {
     const d = loadConfig({});
     expect(d.dbRestart).toEqual({ attempts: 5, windowMs: 60_000 });
     expect(d.auditJournalDir).toBeUndefined();
     expect(loadConfig({ SUITE_DATA_DIR: '/srv/suite' }).auditJournalDir).toBe('/srv/suite/audit-journal');
-    const c = loadConfig({ SUITE_DATA_DIR: '/srv/suite', SUITE_AUDIT_JOURNAL_DIR: '/var/lib/journal', SUITE_DB_RESTART_ATTEMPTS: '2', SUITE_DB_RESTART_WINDOW_MS: '5000' });
+    const c = loadConfig({
+      SUITE_DATA_DIR: '/srv/suite',
+      SUITE_AUDIT_JOURNAL_DIR: '/var/lib/journal',
+      SUITE_DB_RESTART_ATTEMPTS: '2',
+      SUITE_DB_RESTART_WINDOW_MS: '5000',
+    });
     expect([c.auditJournalDir, c.dbRestart]).toEqual(['/var/lib/journal', { attempts: 2, windowMs: 5000 }]);
     expect(() => loadConfig({ SUITE_DB_RESTART_ATTEMPTS: '0' })).toThrow(/SUITE_DB_RESTART_ATTEMPTS/);
     expect(() => loadConfig({ SUITE_DB_RESTART_WINDOW_MS: 'soon' })).toThrow(/SUITE_DB_RESTART_WINDOW_MS/);
@@ -53,7 +58,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUITE_CHAIN_LEASE_RENEW_MS: '10' })).toThrow(/SUITE_CHAIN_LEASE_RENEW_MS/);
   });
 
-  it('sets the listeners\' socket timeouts, and refuses a headers timeout longer than the request timeout', () => {
+  it("sets the listeners' socket timeouts, and refuses a headers timeout longer than the request timeout", () => {
     expect(loadConfig({}).httpTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 10_000 });
     expect(() => loadConfig({ SUITE_HTTP_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/SUITE_HTTP_HEADERS_TIMEOUT_MS/);
   });
@@ -61,8 +66,13 @@ describe('configuration', () => {
   it('reads the outbound allow-list as addresses and ranges, and refuses anything else naming SUITE_OUTBOUND_ALLOW', () => {
     expect(loadConfig({}).outboundAllow).toBeUndefined();
     expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'none' }).outboundAllow).toEqual([]);
-    expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'loopback, 10.0.0.0/8 fd00::/8,192.168.1.5' }).outboundAllow)
-      .toEqual(['127.0.0.0/8', '::1/128', '10.0.0.0/8', 'fd00::/8', '192.168.1.5']);
+    expect(loadConfig({ SUITE_OUTBOUND_ALLOW: 'loopback, 10.0.0.0/8 fd00::/8,192.168.1.5' }).outboundAllow).toEqual([
+      '127.0.0.0/8',
+      '::1/128',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.168.1.5',
+    ]);
     for (const bad of ['10.0.0.0/33', 'intranet.local', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
       expect(() => loadConfig({ SUITE_OUTBOUND_ALLOW: bad }), bad).toThrow(/SUITE_OUTBOUND_ALLOW/);
     }
@@ -152,18 +162,29 @@ describe('bus configuration', () => {
 describe('tracing configuration', () => {
   it('exports nothing by default, and samples parent-based when it does', () => {
     const t = loadConfig({}).tracing;
-    expect(t).toMatchObject({ disabled: false, serviceName: 'agent-authority-suite', otlpTracesEndpoint: undefined, sampler: 'parentbased_always_on', samplerRatio: 1 });
+    expect(t).toMatchObject({
+      disabled: false,
+      serviceName: 'agent-authority-suite',
+      otlpTracesEndpoint: undefined,
+      sampler: 'parentbased_always_on',
+      samplerRatio: 1,
+    });
   });
 
   it('appends the traces path to the base endpoint and takes the traces endpoint as given', () => {
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.otlpTracesEndpoint).toBe('http://collector:4318/v1/traces');
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c/otlp' }).tracing.otlpTracesEndpoint).toBe('https://c/otlp/v1/traces');
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b/custom' }).tracing.otlpTracesEndpoint).toBe('http://b/custom');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b/custom' }).tracing.otlpTracesEndpoint).toBe(
+      'http://b/custom',
+    );
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing.otlpTracesEndpoint).toBeUndefined();
   });
 
   it('reads collector headers, percent-decoded, the traces ones first', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20k1, x-tenant = t' }).tracing.otlpHeaders).toEqual({ authorization: 'Bearer k1', 'x-tenant': 't' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20k1, x-tenant = t' }).tracing.otlpHeaders).toEqual({
+      authorization: 'Bearer k1',
+      'x-tenant': 't',
+    });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'a=1', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'b=2' }).tracing.otlpHeaders).toEqual({ b: '2' });
   });
 
@@ -179,15 +200,24 @@ describe('tracing configuration', () => {
     expect(() => loadConfig({ OTEL_BSP_SCHEDULE_DELAY: 'soon' })).toThrow(/OTEL_BSP_SCHEDULE_DELAY/);
     expect(() => loadConfig({ SUITE_METRICS_PORT: '70000' })).toThrow(/SUITE_METRICS_PORT/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'secret-without-key' })).toThrow(/OTEL_EXPORTER_OTLP_HEADERS/);
-    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=%E0%A4%A' })).toThrow(expect.objectContaining({
-      variable: 'OTEL_EXPORTER_OTLP_HEADERS', message: expect.not.stringContaining('%E0'),
-    }));
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=%E0%A4%A' })).toThrow(
+      expect.objectContaining({
+        variable: 'OTEL_EXPORTER_OTLP_HEADERS',
+        message: expect.not.stringContaining('%E0'),
+      }),
+    );
   });
 
   it('reads a sampling ratio and the switch that turns the SDK off', () => {
-    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing).toMatchObject({ sampler: 'parentbased_traceidratio', samplerRatio: 0.25 });
+    expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }).tracing).toMatchObject({
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+    });
     expect(loadConfig({}).tracing).toMatchObject({ backgroundRatio: 0, exportDelayMs: 5000 });
-    expect(loadConfig({ SUITE_TRACE_BACKGROUND_RATIO: '0.01', OTEL_BSP_SCHEDULE_DELAY: '200' }).tracing).toMatchObject({ backgroundRatio: 0.01, exportDelayMs: 200 });
+    expect(loadConfig({ SUITE_TRACE_BACKGROUND_RATIO: '0.01', OTEL_BSP_SCHEDULE_DELAY: '200' }).tracing).toMatchObject({
+      backgroundRatio: 0.01,
+      exportDelayMs: 200,
+    });
     expect(loadConfig({}).metricsPort).toBeUndefined();
     expect(loadConfig({ SUITE_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(loadConfig({ OTEL_SDK_DISABLED: 'TRUE' }).tracing.disabled).toBe(true);
@@ -195,13 +225,19 @@ describe('tracing configuration', () => {
 });
 
 describe('benchmark settings', () => {
-  it('defaults the providers\' base URLs and the runner\'s lease and poll', () => {
+  it("defaults the providers' base URLs and the runner's lease and poll", () => {
     expect(loadConfig({}).bench).toMatchObject({
-      openaiBaseUrl: 'https://api.openai.com/v1', anthropicBaseUrl: 'https://api.anthropic.com', ollamaBaseUrl: 'http://127.0.0.1:11434',
-      openaiApiKey: undefined, anthropicApiKey: undefined, leaseMs: 10_000, pollMs: 1000,
+      openaiBaseUrl: 'https://api.openai.com/v1',
+      anthropicBaseUrl: 'https://api.anthropic.com',
+      ollamaBaseUrl: 'http://127.0.0.1:11434',
+      openaiApiKey: undefined,
+      anthropicApiKey: undefined,
+      leaseMs: 10_000,
+      pollMs: 1000,
     });
     expect(loadConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1/', OLLAMA_HOST: 'gpu-box' }).bench).toMatchObject({
-      openaiBaseUrl: 'http://127.0.0.1:8000/v1', ollamaBaseUrl: 'http://gpu-box:11434',
+      openaiBaseUrl: 'http://127.0.0.1:8000/v1',
+      ollamaBaseUrl: 'http://gpu-box:11434',
     });
   });
 

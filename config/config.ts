@@ -301,7 +301,10 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('SUITE_DATABASE_URL', 'must be a postgres:// URL');
   }
-  const natsServers = str('SUITE_NATS_URL')?.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const natsServers = str('SUITE_NATS_URL')
+    ?.split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
   for (const url of natsServers ?? []) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$/.test(url) && !/^[\w.-]+:\d+$/.test(url)) {
       throw new ConfigError('SUITE_NATS_URL', `"${url}" is not a nats:// URL or host:port (separate several with commas)`);
@@ -314,7 +317,10 @@ export function loadConfig(env: Env, stored?: StoredSecrets): SuiteConfig {
   const natsUserName = str('SUITE_NATS_USER');
   const natsPassword = str('SUITE_NATS_PASSWORD');
   if ((natsUserName === undefined) !== (natsPassword === undefined)) {
-    throw new ConfigError(natsUserName === undefined ? 'SUITE_NATS_USER' : 'SUITE_NATS_PASSWORD', 'SUITE_NATS_USER and SUITE_NATS_PASSWORD go together: set both or neither');
+    throw new ConfigError(
+      natsUserName === undefined ? 'SUITE_NATS_USER' : 'SUITE_NATS_PASSWORD',
+      'SUITE_NATS_USER and SUITE_NATS_PASSWORD go together: set both or neither',
+    );
   }
   const logLevel = str('SUITE_LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('SUITE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
@@ -484,7 +490,8 @@ function deepFreeze<T>(value: T): T {
 /** A checkpoint origin doubles as a note key name: no spaces, no `+`, not empty (C2SP signed-note). */
 function tlogOrigin(value: string | undefined): string {
   if (value === undefined) return 'agent-suite.local/executions/log';
-  if (!/^[^\s+]{1,200}$/u.test(value)) throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
+  if (!/^[^\s+]{1,200}$/u.test(value))
+    throw new ConfigError('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
   return value;
 }
 

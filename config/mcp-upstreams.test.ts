@@ -23,25 +23,45 @@ const refusal = (path: string) => {
   return undefined;
 };
 
-describe('SUITE_MCP_UPSTREAMS, the gateway\'s upstream servers', () => {
-  it('reads the desktop clients\' mcpServers shape, stdio and Streamable HTTP, with the defaults of the limits', () => {
-    const servers = load(fileWith({
-      mcpServers: {
-        everything: { command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' } },
-        remote: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer upstream' } },
-        off: { command: 'never', disabled: true },
-        tuned: {
-          command: 'x', scopes: { read_file: 'files:read' }, resourceScopes: { 'file:///{path}': 'files:read' }, promptScopes: { summarize: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2, autoApprove: ['y'],
+describe("SUITE_MCP_UPSTREAMS, the gateway's upstream servers", () => {
+  it("reads the desktop clients' mcpServers shape, stdio and Streamable HTTP, with the defaults of the limits", () => {
+    const servers = load(
+      fileWith({
+        mcpServers: {
+          everything: { command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' } },
+          remote: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer upstream' } },
+          off: { command: 'never', disabled: true },
+          tuned: {
+            command: 'x',
+            scopes: { read_file: 'files:read' },
+            resourceScopes: { 'file:///{path}': 'files:read' },
+            promptScopes: { summarize: 'files:read' },
+            timeoutMs: 500,
+            maxResultBytes: 2048,
+            maxConcurrent: 2,
+            autoApprove: ['y'],
+          },
         },
-      },
-    }));
+      }),
+    );
     expect(servers.map((s) => s.name)).toEqual(['everything', 'remote', 'tuned']);
     expect(servers[0]).toEqual({
-      name: 'everything', transport: { kind: 'stdio', command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' }, cwd: undefined }, scopes: {}, resourceScopes: {}, promptScopes: {}, ...UPSTREAM_DEFAULTS,
+      name: 'everything',
+      transport: { kind: 'stdio', command: 'npx', args: ['-y', 'x'], env: { KEY: 'v' }, cwd: undefined },
+      scopes: {},
+      resourceScopes: {},
+      promptScopes: {},
+      ...UPSTREAM_DEFAULTS,
     });
     expect(servers[1]?.transport).toEqual({ kind: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer upstream' } });
     expect(servers[2]).toMatchObject({
-      scopes: { read_file: 'files:read' }, resourceScopes: { 'file:///{path}': 'files:read' }, promptScopes: { summarize: 'files:read' }, timeoutMs: 500, maxResultBytes: 2048, maxConcurrent: 2 });
+      scopes: { read_file: 'files:read' },
+      resourceScopes: { 'file:///{path}': 'files:read' },
+      promptScopes: { summarize: 'files:read' },
+      timeoutMs: 500,
+      maxResultBytes: 2048,
+      maxConcurrent: 2,
+    });
     expect(Object.isFrozen(servers[0])).toBe(true);
   });
 

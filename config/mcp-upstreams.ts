@@ -12,7 +12,13 @@ import { isValidScope } from '../core/capability/index.ts';
  */
 
 export type McpUpstreamTransport =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd: string | undefined }
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd: string | undefined;
+    }
   | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> };
 
 export interface McpUpstreamConfig {

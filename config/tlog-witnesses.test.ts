@@ -30,6 +30,7 @@ describe('SUITE_TLOG_WITNESSES', () => {
       [`http://a ${w1}, http://b nonsense`, /entry 2: a vkey is/],
       [`http://a ${logVkey}`, /entry 1: a witness vkey is a cosignature\/v1 key/],
       [`http://a ${w1}, http://b ${w1}`, /entry 2: witness witness.test\/w1 is named twice/],
-    ] as const) expect(() => loadTlogWitnesses(raw, fail), raw).toThrow(reason);
+    ] as const)
+      expect(() => loadTlogWitnesses(raw, fail), raw).toThrow(reason);
   });
 });

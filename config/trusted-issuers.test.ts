@@ -5,11 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './index.ts';
 
 let dir: string;
-beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'trusted-issuers-')); });
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'trusted-issuers-'));
+});
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const entry = {
-  issuer: 'https://kubernetes.default.svc', audience: 'suite',
+  issuer: 'https://kubernetes.default.svc',
+  audience: 'suite',
   jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }] },
   subjects: [{ match: 'system:serviceaccount:payments:*', scope: ['tool:invoice:read'], maxLifetime: '15m' }],
 };
@@ -26,7 +29,9 @@ describe('SUITE_OAUTH_TRUSTED_ISSUERS at start', () => {
   it('stops the start naming the variable and the bad entry, or the unreadable file', async () => {
     const path = join(dir, 'bad.json');
     await writeFile(path, JSON.stringify({ issuers: [{ ...entry, subjects: [{ match: '*', scope: ['tool:*'], maxLifetime: '3d' }] }] }));
-    expect(() => loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: path })).toThrow(/SUITE_OAUTH_TRUSTED_ISSUERS.*issuers\[0\] \(https:\/\/kubernetes\.default\.svc\)\.subjects\[0\]\.maxLifetime/);
+    expect(() => loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: path })).toThrow(
+      /SUITE_OAUTH_TRUSTED_ISSUERS.*issuers\[0\] \(https:\/\/kubernetes\.default\.svc\)\.subjects\[0\]\.maxLifetime/,
+    );
     expect(() => loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: join(dir, 'missing.json') })).toThrow(/SUITE_OAUTH_TRUSTED_ISSUERS.*cannot be read: ENOENT/);
   });
 });

@@ -76,7 +76,12 @@ describe('capability check', () => {
 
   it('passes the verifier error code through with its status', async () => {
     await build();
-    for (const [token, code] of [['old', 'TOKEN_EXPIRED'], ['revoked', 'TOKEN_REVOKED'], ['elsewhere', 'TOKEN_AUDIENCE_MISMATCH'], ['forged', 'TOKEN_INVALID']]) {
+    for (const [token, code] of [
+      ['old', 'TOKEN_EXPIRED'],
+      ['revoked', 'TOKEN_REVOKED'],
+      ['elsewhere', 'TOKEN_AUDIENCE_MISMATCH'],
+      ['forged', 'TOKEN_INVALID'],
+    ]) {
       const { status, body } = await call('/executions/e1', { authorization: `Bearer ${token}` });
       expect(status, token).toBe(401);
       expect(body.error.code, token).toBe(code);

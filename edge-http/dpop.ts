@@ -44,8 +44,12 @@ const processCache = new DpopReplayCache();
  * token not bound is accepted as Bearer only. Undefined: the presentation is right.
  */
 export async function presentationProblem(
-  request: FastifyRequest, principal: Principal, scheme: 'bearer' | 'dpop', token: string,
-  shared?: CapabilityVerifier['dpopFirstUse'], cache: DpopReplayCache = processCache,
+  request: FastifyRequest,
+  principal: Principal,
+  scheme: 'bearer' | 'dpop',
+  token: string,
+  shared?: CapabilityVerifier['dpopFirstUse'],
+  cache: DpopReplayCache = processCache,
 ): Promise<ErrorData | undefined> {
   const bad = (message: string): ErrorData => ({ code: 'TOKEN_INVALID', message });
   if (principal.jkt === undefined) return scheme === 'dpop' ? bad('the token is not DPoP-bound: present it as Bearer') : undefined;

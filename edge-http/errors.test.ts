@@ -19,23 +19,22 @@ afterEach(async () => {
 });
 
 async function build(): Promise<TestApp> {
-  return testApp((app) => {
-    app.post('/tokens', { config: PUBLIC, schema: { body: TokenRequest } }, async (request) => ({ sub: request.body.sub }));
-    app.get('/throws/:code', { config: PUBLIC }, async (request) => {
-      throw new SuiteError((request.params as { code: ErrorCode }).code, 'thrown on purpose');
-    });
-    app.get('/boom', { config: PUBLIC }, async () => {
-      throw new Error('database password is hunter2');
-    });
-    app.get('/result/:ok', { config: PUBLIC }, async (request, reply) => {
-      const ok = (request.params as { ok: string }).ok === 'yes';
-      return sendResult(
-        reply,
-        ok ? { ok: true, value: { id: 'x' } } : { ok: false, error: { code: 'CONFLICT', message: 'already there' } },
-        201,
-      );
-    });
-  }, { bodyLimit: 1024 });
+  return testApp(
+    (app) => {
+      app.post('/tokens', { config: PUBLIC, schema: { body: TokenRequest } }, async (request) => ({ sub: request.body.sub }));
+      app.get('/throws/:code', { config: PUBLIC }, async (request) => {
+        throw new SuiteError((request.params as { code: ErrorCode }).code, 'thrown on purpose');
+      });
+      app.get('/boom', { config: PUBLIC }, async () => {
+        throw new Error('database password is hunter2');
+      });
+      app.get('/result/:ok', { config: PUBLIC }, async (request, reply) => {
+        const ok = (request.params as { ok: string }).ok === 'yes';
+        return sendResult(reply, ok ? { ok: true, value: { id: 'x' } } : { ok: false, error: { code: 'CONFLICT', message: 'already there' } }, 201);
+      });
+    },
+    { bodyLimit: 1024 },
+  );
 }
 
 describe('error shape', () => {
@@ -118,11 +117,31 @@ describe('error shape', () => {
   it('maps every catalogue code to the status of the one table', async () => {
     t = await build();
     const expected: Record<ErrorCode, number> = {
-      INVALID_REQUEST: 400, TOKEN_MISSING: 401, TOKEN_INVALID: 401, TOKEN_EXPIRED: 401, TOKEN_REVOKED: 401,
-      TOKEN_AUDIENCE_MISMATCH: 401, TENANT_KEY_INVALID: 401, PROOF_REQUIRED: 401, QUOTA_EXCEEDED: 402,
-      CAPABILITY_INSUFFICIENT: 403, TENANT_SUSPENDED: 403, IDENTITY_SUSPENDED: 403, NOT_FOUND: 404, METHOD_NOT_ALLOWED: 405, RECORD_PRUNED: 410, CONFLICT: 409, RATE_LIMITED: 429,
-      REVOCATION_UNAVAILABLE: 503, SERVICE_UNAVAILABLE: 503, INTERNAL_ERROR: 500,
-      CONNECTOR_NOT_CONFIGURED: 503, CREDENTIALS_REJECTED: 503, PROVIDER_REJECTED: 422, PROVIDER_UNAVAILABLE: 502, OUTBOUND_REFUSED: 403,
+      INVALID_REQUEST: 400,
+      TOKEN_MISSING: 401,
+      TOKEN_INVALID: 401,
+      TOKEN_EXPIRED: 401,
+      TOKEN_REVOKED: 401,
+      TOKEN_AUDIENCE_MISMATCH: 401,
+      TENANT_KEY_INVALID: 401,
+      PROOF_REQUIRED: 401,
+      QUOTA_EXCEEDED: 402,
+      CAPABILITY_INSUFFICIENT: 403,
+      TENANT_SUSPENDED: 403,
+      IDENTITY_SUSPENDED: 403,
+      NOT_FOUND: 404,
+      METHOD_NOT_ALLOWED: 405,
+      RECORD_PRUNED: 410,
+      CONFLICT: 409,
+      RATE_LIMITED: 429,
+      REVOCATION_UNAVAILABLE: 503,
+      SERVICE_UNAVAILABLE: 503,
+      INTERNAL_ERROR: 500,
+      CONNECTOR_NOT_CONFIGURED: 503,
+      CREDENTIALS_REJECTED: 503,
+      PROVIDER_REJECTED: 422,
+      PROVIDER_UNAVAILABLE: 502,
+      OUTBOUND_REFUSED: 403,
     };
     expect(HTTP_STATUS).toEqual(expected);
     for (const code of ERROR_CODES) {
@@ -160,12 +179,22 @@ describe('error shape', () => {
 describe('a 503 whose outcome is unknown', () => {
   async function unknownOutcome(): Promise<TestApp> {
     return testApp((app) => {
-      app.post('/writes', { config: PUBLIC }, async (_request, reply) => sendResult(reply, {
-        ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'suite.executions.record: request to suite.executions.record timed out after 5000 ms; the outcome is unknown: it may have been carried out' },
-      }));
-      app.post('/refused', { config: PUBLIC }, async (_request, reply) => sendResult(reply, {
-        ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'storage unavailable: nothing was done; try again shortly' },
-      }));
+      app.post('/writes', { config: PUBLIC }, async (_request, reply) =>
+        sendResult(reply, {
+          ok: false,
+          error: {
+            code: 'SERVICE_UNAVAILABLE',
+            message:
+              'suite.executions.record: request to suite.executions.record timed out after 5000 ms; the outcome is unknown: it may have been carried out',
+          },
+        }),
+      );
+      app.post('/refused', { config: PUBLIC }, async (_request, reply) =>
+        sendResult(reply, {
+          ok: false,
+          error: { code: 'SERVICE_UNAVAILABLE', message: 'storage unavailable: nothing was done; try again shortly' },
+        }),
+      );
     });
   }
 
@@ -173,7 +202,12 @@ describe('a 503 whose outcome is unknown', () => {
     t = await unknownOutcome();
     const keyed = await t.app.inject({ method: 'POST', url: '/writes', headers: { 'idempotency-key': 'order-42' } });
     expect(keyed.statusCode).toBe(503);
-    expect(keyed.json()).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/the outcome is unknown: it may have been carried out; retry with the same Idempotency-Key: "order-42"$/) } });
+    expect(keyed.json()).toEqual({
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: expect.stringMatching(/the outcome is unknown: it may have been carried out; retry with the same Idempotency-Key: "order-42"$/),
+      },
+    });
     const unkeyed = await t.app.inject({ method: 'POST', url: '/writes' });
     expect(unkeyed.json().error.message).toMatch(/; a retry without an Idempotency-Key may carry it out twice$/);
     const refused = await t.app.inject({ method: 'POST', url: '/refused', headers: { 'idempotency-key': 'order-42' } });

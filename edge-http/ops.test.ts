@@ -67,7 +67,7 @@ describe('operations routes', () => {
     expect(text).not.toContain('e-123');
   });
 
-  it('serves each app\'s HTTP series on its own listener and the process series on the first one only', async () => {
+  it("serves each app's HTTP series on its own listener and the process series on the first one only", async () => {
     t = await testApp(noRoutes);
     const other = await testApp(noRoutes, { service: 'trust', metrics: t.metrics });
     await other.app.inject({ url: '/health' });

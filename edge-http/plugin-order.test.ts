@@ -9,7 +9,7 @@ import { tracingPlugin } from './plugins/tracing.ts';
 const onUnmatched = (): void => {};
 
 describe('the order of the edge parts', () => {
-  it('refuses to start when a part is registered before a part it depends on, with Fastify\'s own error', async () => {
+  it("refuses to start when a part is registered before a part it depends on, with Fastify's own error", async () => {
     const app = Fastify();
     // The request id's hook must come after tracing's: registered alone, Fastify refuses it.
     app.register(requestIdPlugin);

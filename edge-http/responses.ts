@@ -24,7 +24,7 @@ function codesOf(status: number): string {
 const WORDS: Record<number, string> = {
   400: 'The request is malformed: the body, the query, a path parameter or a header',
   401: 'No credential, or one that is invalid, expired or revoked; or an unknown tenant key',
-  402: 'The tenant\'s monthly plan limit is reached',
+  402: "The tenant's monthly plan limit is reached",
   403: 'The credential does not grant this route, or its tenant or identity is suspended',
   404: 'No such resource',
   409: 'The resource is not in a state that allows this',

@@ -14,10 +14,16 @@ export function routeMatcher(patterns: readonly string[]): (path: string) => boo
 }
 
 function patternRegExp(pattern: string): RegExp {
-  const body = pattern.split('/').map((segment) => {
-    if (segment === '*') return '.*';
-    return segment.split(/(:[A-Za-z0-9_]+)/).map((part) => (part.startsWith(':') ? '[^/]+' : escape(part))).join('');
-  }).join('/');
+  const body = pattern
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '.*';
+      return segment
+        .split(/(:[A-Za-z0-9_]+)/)
+        .map((part) => (part.startsWith(':') ? '[^/]+' : escape(part)))
+        .join('');
+    })
+    .join('/');
   return new RegExp(`^${body}/?$`);
 }
 

@@ -37,20 +37,31 @@ async function call(url: string, headers: Record<string, string>, method: 'GET' 
 describe('a tenant key beside a credential', () => {
   it('joins the tenant to a token that has none, and to the admin key, on scope and admin routes', async () => {
     await build();
-    expect((await call('/audit', { authorization: 'Bearer plain', 'x-suite-tenant-key': 'tk-one' })).body)
-      .toEqual({ kind: 'token', sub: 'agent-p', scope: ['audit:read'], jti: 'j0', tenantId: 'ten_1' });
-    expect((await call('/audit', { 'x-suite-admin-key': ADMIN_KEY, 'x-suite-tenant-key': 'tk-two' })).body)
-      .toMatchObject({ kind: 'admin', sub: 'admin', tenantId: 'ten_2' });
-    expect((await call('/identities', { 'x-suite-admin-key': ADMIN_KEY, 'x-suite-tenant-key': 'tk-two' }, 'POST')).body)
-      .toMatchObject({ kind: 'admin', tenantId: 'ten_2' });
+    expect((await call('/audit', { authorization: 'Bearer plain', 'x-suite-tenant-key': 'tk-one' })).body).toEqual({
+      kind: 'token',
+      sub: 'agent-p',
+      scope: ['audit:read'],
+      jti: 'j0',
+      tenantId: 'ten_1',
+    });
+    expect((await call('/audit', { 'x-suite-admin-key': ADMIN_KEY, 'x-suite-tenant-key': 'tk-two' })).body).toMatchObject({
+      kind: 'admin',
+      sub: 'admin',
+      tenantId: 'ten_2',
+    });
+    expect((await call('/identities', { 'x-suite-admin-key': ADMIN_KEY, 'x-suite-tenant-key': 'tk-two' }, 'POST')).body).toMatchObject({
+      kind: 'admin',
+      tenantId: 'ten_2',
+    });
   });
 
-  it('accepts the key of the tenant the token was issued under, and refuses another tenant\'s with 403', async () => {
+  it("accepts the key of the tenant the token was issued under, and refuses another tenant's with 403", async () => {
     await build();
     expect((await call('/audit', { authorization: 'Bearer of-one', 'x-suite-tenant-key': 'tk-one' })).status).toBe(200);
     const crossed = await call('/audit', { authorization: 'Bearer of-one', 'x-suite-tenant-key': 'tk-two' });
     expect(crossed).toEqual({
-      status: 403, body: { error: { code: 'CAPABILITY_INSUFFICIENT', message: 'the token was issued for another tenant than the tenant key names' } },
+      status: 403,
+      body: { error: { code: 'CAPABILITY_INSUFFICIENT', message: 'the token was issued for another tenant than the tenant key names' } },
     });
   });
 
@@ -60,10 +71,14 @@ describe('a tenant key beside a credential', () => {
     const empty = await call('/audit', { authorization: 'Bearer plain', 'x-suite-tenant-key': '' });
     const off = await call('/audit', { authorization: 'Bearer plain', 'x-suite-tenant-key': 'tk-off' });
     expect([unknown, empty, off].map((a) => [a.status, a.body.error.code])).toEqual([
-      [401, 'TENANT_KEY_INVALID'], [401, 'TENANT_KEY_INVALID'], [403, 'TENANT_SUSPENDED'],
+      [401, 'TENANT_KEY_INVALID'],
+      [401, 'TENANT_KEY_INVALID'],
+      [403, 'TENANT_SUSPENDED'],
     ]);
     expect(t.audit.decisions.map((d) => [d.subject, d.result, d.reason])).toEqual([
-      ['agent-p', 'deny', 'TENANT_KEY_INVALID'], ['agent-p', 'deny', 'TENANT_KEY_INVALID'], ['agent-p', 'deny', 'TENANT_SUSPENDED'],
+      ['agent-p', 'deny', 'TENANT_KEY_INVALID'],
+      ['agent-p', 'deny', 'TENANT_KEY_INVALID'],
+      ['agent-p', 'deny', 'TENANT_SUSPENDED'],
     ]);
   });
 

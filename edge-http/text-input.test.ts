@@ -18,7 +18,9 @@ async function build(): Promise<TestApp> {
     app.get('/things/:id', { config: PUBLIC, schema: { params: Type.Object({ id: Type.String({ maxLength: 100_000 }) }) } }, async () => ({ ok: true }));
     app.get('/loose/:id', { config: PUBLIC }, async () => ({ ok: true }));
     app.get('/search', { config: PUBLIC, schema: { querystring: Type.Object({ q: Type.Optional(Type.String()) }) } }, async () => ({ ok: true }));
-    app.post('/tokens', { config: PUBLIC, schema: { body: Type.Object({ sub: Type.String(), note: Type.Optional(Type.String()) }) } }, async () => ({ ok: true }));
+    app.post('/tokens', { config: PUBLIC, schema: { body: Type.Object({ sub: Type.String(), note: Type.Optional(Type.String()) }) } }, async () => ({
+      ok: true,
+    }));
     app.post('/records', { config: PUBLIC, schema: { body: Type.Object({ input: hashedJson() }) } }, async () => ({ ok: true }));
     app.post('/unchecked', { config: PUBLIC }, async () => ({ ok: true }));
   });
@@ -48,9 +50,12 @@ describe('the text rule at the HTTP edge', () => {
   it('refuses a NUL, a lone surrogate or an over-long string anywhere in a JSON body, with or without a body schema', async () => {
     await build();
     expect((await post('/tokens', '{"sub":"a\\u0000b"}')).json()).toEqual(refusal('body/sub must not contain NUL (U+0000)'));
-    expect((await post('/tokens', '{"sub":"a","note":"\\ud800"}')).json()).toEqual(refusal('body/note must be well-formed Unicode (it holds a lone surrogate)'));
-    expect((await post('/tokens', JSON.stringify({ sub: 'x'.repeat(MAX_STRING_LENGTH + 1) }))).json())
-      .toEqual(refusal(`body/sub must not have more than ${MAX_STRING_LENGTH} characters`));
+    expect((await post('/tokens', '{"sub":"a","note":"\\ud800"}')).json()).toEqual(
+      refusal('body/note must be well-formed Unicode (it holds a lone surrogate)'),
+    );
+    expect((await post('/tokens', JSON.stringify({ sub: 'x'.repeat(MAX_STRING_LENGTH + 1) }))).json()).toEqual(
+      refusal(`body/sub must not have more than ${MAX_STRING_LENGTH} characters`),
+    );
     expect((await post('/unchecked', '{"deep":{"er":["\\u0000"]}}')).json()).toEqual(refusal('body/deep/er/0 must not contain NUL (U+0000)'));
   });
 
@@ -58,7 +63,8 @@ describe('the text rule at the HTTP edge', () => {
     await build();
     const proto = await post('/tokens', '{"sub":"a","__proto__":{"admin":true}}');
     expect({ status: proto.statusCode, body: proto.json() }).toEqual({
-      status: 400, body: refusal('body must not have the key "__proto__" (it could set an object\'s prototype)'),
+      status: 400,
+      body: refusal('body must not have the key "__proto__" (it could set an object\'s prototype)'),
     });
     expect((await post('/unchecked', '{"a":{"constructor":{"prototype":{}}}}')).json().error.message).toMatch(/^body\/a must not have a "constructor" key/);
     expect((await post('/tokens', '{"sub": "secret-ish')).json()).toEqual(refusal('body is not valid JSON'));
@@ -68,7 +74,10 @@ describe('the text rule at the HTTP edge', () => {
     await build();
     for (const depth of [MAX_DEPTH + 1, 100_000]) {
       const res = await post('/unchecked', `${'['.repeat(depth)}${']'.repeat(depth)}`);
-      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 400, body: refusal(`body${'/0'.repeat(MAX_DEPTH)} must not be nested more than ${MAX_DEPTH} levels deep`) });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({
+        status: 400,
+        body: refusal(`body${'/0'.repeat(MAX_DEPTH)} must not be nested more than ${MAX_DEPTH} levels deep`),
+      });
     }
   });
 

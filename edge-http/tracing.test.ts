@@ -52,7 +52,7 @@ describe('request tracing on an edge that records', () => {
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
-  it('runs the handler inside a server span named after the route, child of the caller\'s span', async () => {
+  it("runs the handler inside a server span named after the route, child of the caller's span", async () => {
     t = await testApp(routes, { tracing: tracing().http });
     const res = await t.app.inject({ method: 'POST', url: '/things/7?x=1', headers: { traceparent: INCOMING }, payload: { a: 1 } });
     expect(res.statusCode).toBe(200);

@@ -3,13 +3,18 @@ import { Type } from 'typebox';
 import { testApp, type TestApp } from '../testing/edge-app.ts';
 
 /** Issue 36, item 10: a schema error says what to send, not the validator's own words. */
-const Body = Type.Object({
-  action: Type.String({ minLength: 1, maxLength: 64 }),
-  proof: Type.Optional(Type.Union([
-    Type.Object({ nonce: Type.String(), signature: Type.String() }, { additionalProperties: false }),
-    Type.Object({ jws: Type.String() }, { additionalProperties: false }),
-  ])),
-}, { additionalProperties: false });
+const Body = Type.Object(
+  {
+    action: Type.String({ minLength: 1, maxLength: 64 }),
+    proof: Type.Optional(
+      Type.Union([
+        Type.Object({ nonce: Type.String(), signature: Type.String() }, { additionalProperties: false }),
+        Type.Object({ jws: Type.String() }, { additionalProperties: false }),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 let t: TestApp;
 afterEach(async () => {

@@ -6,7 +6,11 @@ import type { FastifySchemaValidationError } from 'fastify';
  * the shapes it accepts rather than "must match a schema in anyOf". Fastify puts the part and path
  * in front ("body/proof ...").
  */
-export function sayWhatToSend(error: FastifySchemaValidationError, errors: readonly FastifySchemaValidationError[], root: unknown): FastifySchemaValidationError {
+export function sayWhatToSend(
+  error: FastifySchemaValidationError,
+  errors: readonly FastifySchemaValidationError[],
+  root: unknown,
+): FastifySchemaValidationError {
   const node = at(root, error.schemaPath);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -47,17 +51,24 @@ export function describe(schema: unknown): string {
   if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
   if (Array.isArray(s.anyOf)) return s.anyOf.map(describe).join(' or ');
   switch (s.type) {
-    case 'string': return `a string${range(s.minLength, s.maxLength, 'characters')}${s.format !== undefined ? ` (${String(s.format)})` : ''}`;
-    case 'integer': return `an integer${range(s.minimum, s.maximum, '')}`;
-    case 'number': return `a number${range(s.minimum, s.maximum, '')}`;
-    case 'boolean': return 'true or false';
-    case 'array': return `an array of ${plural(describe(s.items))}${range(s.minItems, s.maxItems, 'items')}`;
+    case 'string':
+      return `a string${range(s.minLength, s.maxLength, 'characters')}${s.format !== undefined ? ` (${String(s.format)})` : ''}`;
+    case 'integer':
+      return `an integer${range(s.minimum, s.maximum, '')}`;
+    case 'number':
+      return `a number${range(s.minimum, s.maximum, '')}`;
+    case 'boolean':
+      return 'true or false';
+    case 'array':
+      return `an array of ${plural(describe(s.items))}${range(s.minItems, s.maxItems, 'items')}`;
     case 'object': {
       const props = Object.keys((s.properties as Record<string, unknown> | undefined) ?? {});
       return props.length === 0 ? 'an object' : `an object with fields ${props.join(', ')}`;
     }
-    case 'null': return 'null';
-    default: return 'a value';
+    case 'null':
+      return 'null';
+    default:
+      return 'a value';
   }
 }
 
@@ -74,7 +85,10 @@ const plural = (phrase: string) => phrase.replace(/^an? /, '').replace(/^(string
 /** The schema node a validator's `schemaPath` ("#/properties/proof/anyOf/0") points at. */
 function at(root: unknown, pointer: string): unknown {
   let node = root;
-  for (const raw of pointer.replace(/^#\/?/, '').split('/').filter((p) => p !== '')) {
+  for (const raw of pointer
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (typeof node !== 'object' || node === null) return undefined;
     node = (node as Record<string, unknown>)[key];

@@ -20,7 +20,11 @@ async function build(): Promise<TestApp> {
       const { limit, offset } = request.query;
       return { limit: limit + 0, offset: offset + 0, result: request.query.result ?? null };
     });
-    app.get('/executions/:id', { config: { authority: { kind: 'public' } }, schema: { params: Type.Object({ id: Type.String({ maxLength: 8 }) }) } }, async (request) => ({ id: request.params.id }));
+    app.get(
+      '/executions/:id',
+      { config: { authority: { kind: 'public' } }, schema: { params: Type.Object({ id: Type.String({ maxLength: 8 }) }) } },
+      async (request) => ({ id: request.params.id }),
+    );
   });
   return t;
 }
@@ -47,7 +51,8 @@ describe('request validation', () => {
   it('names the query field that is not a number', async () => {
     await build();
     expect((await t.app.inject({ url: '/audit?limit=many' })).json().error.message).toBe(
-      'querystring/limit must be a whole number in plain decimal digits (no sign +, leading zero, exponent, hex or spaces)');
+      'querystring/limit must be a whole number in plain decimal digits (no sign +, leading zero, exponent, hex or spaces)',
+    );
   });
 
   it('refuses a number spelled any way but plain decimal digits, rather than guessing what was meant', async () => {

@@ -58,9 +58,7 @@ function declaresDefault(node: unknown, seen: Set<object>): boolean {
 function mostUseful(errors: FastifySchemaValidationError[]): FastifySchemaValidationError {
   const first = errors[0];
   if (first === undefined) return { keyword: 'type', instancePath: '', schemaPath: '#', params: {}, message: 'is invalid' };
-  const union = errors.find(
-    (e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && first.schemaPath.startsWith(`${e.schemaPath}/${e.keyword}/`),
-  );
+  const union = errors.find((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && first.schemaPath.startsWith(`${e.schemaPath}/${e.keyword}/`));
   if (union === undefined) return first;
   const branches = errors.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/${union.keyword}/`));
   if (!branches.every((e) => e.keyword === 'const')) return union;
@@ -88,7 +86,10 @@ function numberSpellingProblem(schema: TSchema, input: unknown): FastifySchemaVa
     if (values.every((v) => typeof v !== 'string' || spelling.test(v))) continue;
     const what = type === 'integer' ? 'a whole number' : 'a number';
     return {
-      keyword: 'type', instancePath: `/${key}`, schemaPath: `#/properties/${key}`, params: {},
+      keyword: 'type',
+      instancePath: `/${key}`,
+      schemaPath: `#/properties/${key}`,
+      params: {},
       message: `must be ${what} in plain decimal digits (no sign +, leading zero, exponent, hex or spaces)`,
     };
   }

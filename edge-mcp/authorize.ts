@@ -81,19 +81,26 @@ export async function authorize(deps: AuthorizeDeps, d: Decision): Promise<Allow
   if (!who.ok) return await refuse('anonymous', who.error);
   const caller = who.principal;
   const subject = caller.sub ?? 'anonymous';
-  if (!scopeGrants(caller.scope, d.scope)) return await refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${d.scope}` }, caller.tenantId);
+  if (!scopeGrants(caller.scope, d.scope))
+    return await refuse(subject, { code: 'CAPABILITY_INSUFFICIENT', message: `token does not grant ${d.scope}` }, caller.tenantId);
 
   let unit: { tenantId: string; period: string } | undefined;
   let quota: Quota | undefined;
   if (d.metered && who.billedTenant !== undefined) {
     const tenantId = who.billedTenant;
-    if (deps.meter === undefined) return await refuse(subject, { code: 'SERVICE_UNAVAILABLE', message: 'metering is not available on this listener' }, tenantId);
+    if (deps.meter === undefined)
+      return await refuse(subject, { code: 'SERVICE_UNAVAILABLE', message: 'metering is not available on this listener' }, tenantId);
     const taken = await deps.meter.meter({ tenantId, metric: GATEWAY_METRIC, amount: 1 });
     if (!taken.ok) return await refuse(subject, taken.error, tenantId);
     const q = taken.value;
     quota = { metric: GATEWAY_METRIC, limit: q.limit, remaining: q.remaining, resetAt: q.resetAt };
     if (!q.accepted) {
-      return await refuse(subject, { code: 'QUOTA_EXCEEDED', message: `the plan's monthly ${GATEWAY_METRIC} limit (${q.limit}) is reached; it resets at ${q.resetAt}` }, tenantId, quota);
+      return await refuse(
+        subject,
+        { code: 'QUOTA_EXCEEDED', message: `the plan's monthly ${GATEWAY_METRIC} limit (${q.limit}) is reached; it resets at ${q.resetAt}` },
+        tenantId,
+        quota,
+      );
     }
     unit = { tenantId, period: q.period };
   }
@@ -101,9 +108,13 @@ export async function authorize(deps: AuthorizeDeps, d: Decision): Promise<Allow
   deps.audit.record({ subject, action: d.scope, resource: d.resource, result: 'allow', reason: 'granted', tenantId: caller.tenantId });
   // Allowed, not yet acted on: an entry that cannot be made durable refuses the call instead.
   if (!(await durable())) {
-    if (unit !== undefined) await deps.meter?.meter({ tenantId: unit.tenantId, metric: GATEWAY_METRIC, amount: -1, period: unit.period }).catch(() => undefined);
+    if (unit !== undefined)
+      await deps.meter?.meter({ tenantId: unit.tenantId, metric: GATEWAY_METRIC, amount: -1, period: unit.period }).catch(() => undefined);
     deps.metrics?.call(d.name, 'refused');
-    throw new RpcError(REFUSED, 'SERVICE_UNAVAILABLE: audit trail unavailable; nothing was done; try again shortly', { code: 'SERVICE_UNAVAILABLE', requiredScope: d.scope });
+    throw new RpcError(REFUSED, 'SERVICE_UNAVAILABLE: audit trail unavailable; nothing was done; try again shortly', {
+      code: 'SERVICE_UNAVAILABLE',
+      requiredScope: d.scope,
+    });
   }
   return quota === undefined ? { caller } : { caller, quota };
 }

@@ -2,7 +2,17 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from 'typebox';
-import { ErrorBodySchema, TENANT_KEY_HEADER, answer, operation, presentationProblem, presentedToken, type EdgeRoutes, type TenantResolver, type Verified } from '../edge-http/index.ts';
+import {
+  ErrorBodySchema,
+  TENANT_KEY_HEADER,
+  answer,
+  operation,
+  presentationProblem,
+  presentedToken,
+  type EdgeRoutes,
+  type TenantResolver,
+  type Verified,
+} from '../edge-http/index.ts';
 import type { McpVerified } from './authorize.ts';
 import { createMcpServer, type McpServerDeps } from './server.ts';
 import { protectedResourceCheck, sendRefusal, type ProtectedResource } from './protected-resource.ts';
@@ -29,11 +39,14 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
       return { ok: false, error: { code: 'TOKEN_INVALID', message: 'Authorization must be "Bearer <token>"' } };
     }
     // Fail closed (spec, Authentication rule 10), as the capability check of every route.
-    if (!verifier.revocationTrusted()) return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; nothing was done; try again shortly' } };
+    if (!verifier.revocationTrusted())
+      return { ok: false, error: { code: 'REVOCATION_UNAVAILABLE', message: 'revocation status unavailable; nothing was done; try again shortly' } };
     const verified = await verifier.verifyBearer(presented.token);
     if (!verified.ok) return verified;
     if (request === undefined) {
-      return verified.principal.jkt === undefined ? verified : { ok: false, error: { code: 'TOKEN_INVALID', message: 'the token is DPoP-bound: present it as "Authorization: DPoP" with a DPoP proof' } };
+      return verified.principal.jkt === undefined
+        ? verified
+        : { ok: false, error: { code: 'TOKEN_INVALID', message: 'the token is DPoP-bound: present it as "Authorization: DPoP" with a DPoP proof' } };
     }
     const problem = await presentationProblem(request, verified.principal, presented.scheme, presented.token, verifier.dpopFirstUse?.bind(verifier));
     return problem === undefined ? verified : { ok: false, error: problem };
@@ -46,7 +59,11 @@ export function bearerAuthenticator(verifier: CapabilityVerifier, authorization:
  * under another tenant `CAPABILITY_INSUFFICIENT`. Resolved on every message (no cache: a rotated key or
  * a suspension holds from the moment it is answered). Without the header, the bearer check alone.
  */
-export function tenantAuthenticator(authenticate: () => Promise<Verified>, key: string | undefined, tenants: TenantResolver | undefined): () => Promise<McpVerified> {
+export function tenantAuthenticator(
+  authenticate: () => Promise<Verified>,
+  key: string | undefined,
+  tenants: TenantResolver | undefined,
+): () => Promise<McpVerified> {
   if (key === undefined) return authenticate;
   return async () => {
     const who = await authenticate();
@@ -64,12 +81,15 @@ export function tenantAuthenticator(authenticate: () => Promise<Verified>, key: 
 }
 
 /** A JSON-RPC 2.0 message, as the MCP transport writes it (the MCP specification has its schema). */
-const JsonRpcMessage = Type.Object({
-  jsonrpc: Type.Literal('2.0'),
-  id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()])),
-  result: Type.Optional(Type.Unknown()),
-  error: Type.Optional(Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) })),
-}, { additionalProperties: true });
+const JsonRpcMessage = Type.Object(
+  {
+    jsonrpc: Type.Literal('2.0'),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer(), Type.Null()])),
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) })),
+  },
+  { additionalProperties: true },
+);
 const JsonRpcAnswer = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]);
 const TransportRefused = (description: string) => answer(JsonRpcMessage, description);
 const PostOnly = answer(ErrorBodySchema, 'This MCP endpoint is stateless: POST only (INVALID_REQUEST)');
@@ -82,72 +102,96 @@ const PostOnly = answer(ErrorBodySchema, 'This MCP endpoint is stateless: POST o
  */
 export function mcpRoutes(deps: McpRouteDeps): EdgeRoutes {
   return (app) => {
-    app.post('/mcp', {
-      config: { authority: { kind: 'public' } },
-      schema: {
-        ...operation('mcp', 'postMcpMessage', 'Send MCP JSON-RPC messages (Streamable HTTP, stateless); the bearer token is checked per message'),
-        response: {
-          200: answer(JsonRpcAnswer, 'The JSON-RPC answer'),
-          401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired, revoked or for another resource; `WWW-Authenticate: Bearer resource_metadata=…` names the protected resource metadata (RFC 9728)'),
-          403: answer(ErrorBodySchema, 'A tools/call of a tool whose scope the token lacks; `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`'),
-          202: { description: 'Accepted: notifications or responses only, nothing to answer', type: 'null' },
-          400: answer(Type.Union([JsonRpcMessage, ErrorBodySchema]), 'Not a JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the error body)'),
-          406: TransportRefused('The `Accept` header must list application/json and text/event-stream'),
-          415: TransportRefused('The body must be application/json'),
+    app.post(
+      '/mcp',
+      {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('mcp', 'postMcpMessage', 'Send MCP JSON-RPC messages (Streamable HTTP, stateless); the bearer token is checked per message'),
+          response: {
+            200: answer(JsonRpcAnswer, 'The JSON-RPC answer'),
+            401: answer(
+              ErrorBodySchema,
+              'No token, or one that is invalid, expired, revoked or for another resource; `WWW-Authenticate: Bearer resource_metadata=…` names the protected resource metadata (RFC 9728)',
+            ),
+            403: answer(ErrorBodySchema, 'A tools/call of a tool whose scope the token lacks; `WWW-Authenticate: Bearer error="insufficient_scope", scope=…`'),
+            202: { description: 'Accepted: notifications or responses only, nothing to answer', type: 'null' },
+            400: answer(
+              Type.Union([JsonRpcMessage, ErrorBodySchema]),
+              'Not a JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the error body)',
+            ),
+            406: TransportRefused('The `Accept` header must list application/json and text/event-stream'),
+            415: TransportRefused('The body must be application/json'),
+          },
         },
       },
-    }, async (request, reply) => {
-      const tenantKey = request.headers[TENANT_KEY_HEADER];
-      // Checked once per HTTP request (the MCP layer asks per message; one POST is one decision).
-      const checked = tenantAuthenticator(bearerAuthenticator(deps.verifier, request.headers.authorization, request), typeof tenantKey === 'string' ? tenantKey : undefined, deps.tenants)();
-      const authenticate = () => checked;
-      const refusal = await protectedResourceCheck(deps.protectedResource, request, await checked, deps.tools, deps.audit, deps.metrics);
-      if (refusal !== undefined) return sendRefusal(reply, refusal);
-      const server = createMcpServer({ ...deps, authenticate });
-      // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
-      // (request id, access log, metrics) see an ordinary reply. A tool call sent with a progressToken
-      // is answered as a stream: a held call may wait for a person, telling the agent so meanwhile.
-      const streamed = asksForProgress(request.body);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
-      await server.connect(transport);
-      if (streamed) {
-        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
-        // The server lives until the stream ends (the answer sent) or the agent goes away.
-        reply.raw.once('close', () => void server.close());
-        return sendStream(reply, response);
-      }
-      try {
-        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
-        return await send(reply, response);
-      } finally {
-        await server.close();
-      }
-    });
+      async (request, reply) => {
+        const tenantKey = request.headers[TENANT_KEY_HEADER];
+        // Checked once per HTTP request (the MCP layer asks per message; one POST is one decision).
+        const checked = tenantAuthenticator(
+          bearerAuthenticator(deps.verifier, request.headers.authorization, request),
+          typeof tenantKey === 'string' ? tenantKey : undefined,
+          deps.tenants,
+        )();
+        const authenticate = () => checked;
+        const refusal = await protectedResourceCheck(deps.protectedResource, request, await checked, deps.tools, deps.audit, deps.metrics);
+        if (refusal !== undefined) return sendRefusal(reply, refusal);
+        const server = createMcpServer({ ...deps, authenticate });
+        // JSON answers rather than an SSE stream: a tool call has one answer, and the edge's hooks
+        // (request id, access log, metrics) see an ordinary reply. A tool call sent with a progressToken
+        // is answered as a stream: a held call may wait for a person, telling the agent so meanwhile.
+        const streamed = asksForProgress(request.body);
+        const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
+        await server.connect(transport);
+        if (streamed) {
+          const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+          // The server lives until the stream ends (the answer sent) or the agent goes away.
+          reply.raw.once('close', () => void server.close());
+          return sendStream(reply, response);
+        }
+        try {
+          const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+          return await send(reply, response);
+        } finally {
+          await server.close();
+        }
+      },
+    );
     // With a gateway, GET opens the stream of list-changed notifications; without, there is nothing
     // to send. Stateless: no session to end (the transport spec's 405).
     const streams = deps.gateway?.streams;
     if (streams !== undefined) {
       app.addHook('preClose', async () => streams.end());
-      app.get('/mcp', {
-        config: { authority: { kind: 'public' } },
-        schema: {
-          ...operation('mcp', 'openMcpStream', 'Open the stream of notifications/tools/list_changed (text/event-stream) of the MCP gateway'),
-          response: {
-            200: { description: 'A text/event-stream of JSON-RPC notifications', type: 'null' },
-            401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired or revoked'),
-            406: answer(ErrorBodySchema, 'The `Accept` header must list text/event-stream (INVALID_REQUEST)'),
+      app.get(
+        '/mcp',
+        {
+          config: { authority: { kind: 'public' } },
+          schema: {
+            ...operation('mcp', 'openMcpStream', 'Open the stream of notifications/tools/list_changed (text/event-stream) of the MCP gateway'),
+            response: {
+              200: { description: 'A text/event-stream of JSON-RPC notifications', type: 'null' },
+              401: answer(ErrorBodySchema, 'No token, or one that is invalid, expired or revoked'),
+              406: answer(ErrorBodySchema, 'The `Accept` header must list text/event-stream (INVALID_REQUEST)'),
+            },
           },
         },
-      }, async (request, reply) => streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)));
+        async (request, reply) => streams.handle(request, reply, bearerAuthenticator(deps.verifier, request.headers.authorization)),
+      );
     }
-    for (const method of streams !== undefined ? ['DELETE'] as const : ['GET', 'DELETE'] as const) {
+    for (const method of streams !== undefined ? (['DELETE'] as const) : (['GET', 'DELETE'] as const)) {
       app.route({
-        method, url: '/mcp', config: { authority: { kind: 'public' } },
+        method,
+        url: '/mcp',
+        config: { authority: { kind: 'public' } },
         schema: {
           ...operation('mcp', method === 'GET' ? 'openMcpStream' : 'endMcpSession', `Not offered: the endpoint is stateless (405)`),
           response: { 405: PostOnly },
         },
-        handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ error: { code: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' } }),
+        handler: async (_request, reply) =>
+          reply
+            .code(405)
+            .header('allow', 'POST')
+            .send({ error: { code: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' } }),
       });
     }
   };

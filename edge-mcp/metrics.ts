@@ -17,8 +17,10 @@ export function mcpMetrics(registry: Registry): McpMetrics {
   let metrics = byRegistry.get(registry);
   if (metrics === undefined) {
     const calls = new Counter({
-      name: 'mcp_tool_calls_total', help: 'MCP tool calls, by tool and how they ended',
-      labelNames: ['tool', 'result'] as const, registers: [registry],
+      name: 'mcp_tool_calls_total',
+      help: 'MCP tool calls, by tool and how they ended',
+      labelNames: ['tool', 'result'] as const,
+      registers: [registry],
     });
     metrics = { call: (tool, result) => calls.inc({ tool, result }) };
     byRegistry.set(registry, metrics);

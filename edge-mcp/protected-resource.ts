@@ -22,13 +22,25 @@ type Refusal = { status: 401 | 403; challenge: string; code: string; message: st
 
 /** The HTTP-level decision on one POST /mcp: undefined to go on to the MCP layer. */
 export async function protectedResourceCheck(
-  pr: ProtectedResource, request: FastifyRequest, who: McpVerified, tools: readonly McpTool[], audit: AuditSink, metrics?: McpMetrics,
+  pr: ProtectedResource,
+  request: FastifyRequest,
+  who: McpVerified,
+  tools: readonly McpTool[],
+  audit: AuditSink,
+  metrics?: McpMetrics,
 ): Promise<Refusal | undefined> {
   const { resource, metadataUrl, audiences } = pr.of(request);
   const meta = `resource_metadata="${metadataUrl}"`;
   const hasCredential = request.headers.authorization !== undefined;
   const deny = (subject: string, code: string, message: string, status: 401 | 403, challenge: string, tenantId?: string): Refusal => {
-    audit.record({ subject, action: 'mcp:connect', resource: 'mcp', result: 'deny', reason: `${code}: ${message}`.slice(0, 1024), ...(tenantId !== undefined ? { tenantId } : {}) });
+    audit.record({
+      subject,
+      action: 'mcp:connect',
+      resource: 'mcp',
+      result: 'deny',
+      reason: `${code}: ${message}`.slice(0, 1024),
+      ...(tenantId !== undefined ? { tenantId } : {}),
+    });
     return { status, challenge, code, message };
   };
   if (!who.ok) {
@@ -39,16 +51,31 @@ export async function protectedResourceCheck(
   }
   const p = who.principal;
   if (p.aud !== undefined && !audiences.includes(p.aud)) {
-    return deny(p.sub ?? 'anonymous', 'TOKEN_AUDIENCE_MISMATCH', `the token was issued for another resource than ${resource}`, 401,
-      `Bearer ${meta}, error="invalid_token", error_description="the token is for another resource"`, p.tenantId);
+    return deny(
+      p.sub ?? 'anonymous',
+      'TOKEN_AUDIENCE_MISMATCH',
+      `the token was issued for another resource than ${resource}`,
+      401,
+      `Bearer ${meta}, error="invalid_token", error_description="the token is for another resource"`,
+      p.tenantId,
+    );
   }
   const needed = scopeNeeded(request.body, tools);
   if (needed !== undefined && !scopeGrants(p.scope, needed.scope)) {
     // Audited and counted as the MCP layer's own refusal of the call (edge-mcp/authorize.ts).
-    audit.record({ subject: p.sub ?? 'anonymous', action: needed.scope, resource: `mcp tools/call ${needed.name}`, result: 'deny', reason: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`, ...(p.tenantId !== undefined ? { tenantId: p.tenantId } : {}) });
+    audit.record({
+      subject: p.sub ?? 'anonymous',
+      action: needed.scope,
+      resource: `mcp tools/call ${needed.name}`,
+      result: 'deny',
+      reason: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`,
+      ...(p.tenantId !== undefined ? { tenantId: p.tenantId } : {}),
+    });
     metrics?.call(needed.name, 'refused');
     return {
-      status: 403, code: 'CAPABILITY_INSUFFICIENT', message: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`,
+      status: 403,
+      code: 'CAPABILITY_INSUFFICIENT',
+      message: `CAPABILITY_INSUFFICIENT: the token does not grant ${needed.scope}`,
       challenge: `Bearer ${meta}, error="insufficient_scope", scope="${needed.scope}", error_description="the token does not grant ${needed.scope}"`,
     };
   }
@@ -68,5 +95,8 @@ function quoteSafe(text: string): string {
 }
 
 export function sendRefusal(reply: FastifyReply, r: Refusal): FastifyReply {
-  return reply.code(r.status).header('www-authenticate', r.challenge).send(errorBody(r.code as ErrorCode, r.message));
+  return reply
+    .code(r.status)
+    .header('www-authenticate', r.challenge)
+    .send(errorBody(r.code as ErrorCode, r.message));
 }

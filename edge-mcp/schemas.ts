@@ -15,10 +15,39 @@ export const ANY_JSON_VALUE = Object.freeze({
 
 /** Keywords that constrain a value; a schema with none of them accepts anything. */
 const VALIDATION_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', '$ref', 'properties', 'patternProperties',
-  'additionalProperties', 'items', 'prefixItems', 'required', 'if', 'minimum', 'maximum', 'exclusiveMinimum',
-  'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems',
-  'uniqueItems', 'contains', 'minProperties', 'maxProperties', 'propertyNames', 'dependentRequired', 'dependentSchemas',
+  'type',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  '$ref',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'items',
+  'prefixItems',
+  'required',
+  'if',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'contains',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'dependentRequired',
+  'dependentSchemas',
 ]);
 
 /** Keys whose values are maps of sub-schemas, and keys whose values are a sub-schema or a list of them. */
@@ -52,8 +81,11 @@ const TraceSchema = {
   type: 'object',
   required: ['id', 'hash', 'prevHash', 'signature', 'keyId'],
   properties: {
-    id: { type: 'string' }, hash: { type: 'string' }, prevHash: { type: 'string' },
-    signature: { type: 'string' }, keyId: { type: 'string' },
+    id: { type: 'string' },
+    hash: { type: 'string' },
+    prevHash: { type: 'string' },
+    signature: { type: 'string' },
+    keyId: { type: 'string' },
   },
 } as const;
 

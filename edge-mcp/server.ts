@@ -1,7 +1,15 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema, ErrorCode, InitializeRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS,
-  type CallToolResult, type ServerCapabilities, type ServerNotification, type Tool,
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type ServerCapabilities,
+  type ServerNotification,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -85,10 +93,17 @@ function prepared(tools: readonly McpTool[]): Prepared {
   if (p === undefined) {
     p = {
       byName: new Map(tools.map((t) => [t.name, { tool: t, check: Compile(t.input) }])),
-      listed: new Map(tools.map((t) => [t.name, {
-        name: t.name, description: `${t.description} (scope ${t.scope})`,
-        inputSchema: wireSchema(t.input) as Tool['inputSchema'], outputSchema: outputSchemaOf(t.output),
-      } satisfies Tool])),
+      listed: new Map(
+        tools.map((t) => [
+          t.name,
+          {
+            name: t.name,
+            description: `${t.description} (scope ${t.scope})`,
+            inputSchema: wireSchema(t.input) as Tool['inputSchema'],
+            outputSchema: outputSchemaOf(t.output),
+          } satisfies Tool,
+        ]),
+      ),
     };
     preparedLists.set(tools, p);
   }
@@ -182,10 +197,18 @@ export function createMcpServer(deps: McpServerDeps): Server {
       deps.logger.error({ err, tool: tool.name }, 'tool call failed');
       outcome = { ok: false, error: { code: 'INTERNAL_ERROR', message: 'the call failed' } };
     }
-    const trace = await traceCall(deps.bus, {
-      scope: tool.scope, module: 'mcp', action: tool.name, input: args,
-      output: outcome.ok ? outcome.value : { error: outcome.error }, success: outcome.ok,
-    }, caller);
+    const trace = await traceCall(
+      deps.bus,
+      {
+        scope: tool.scope,
+        module: 'mcp',
+        action: tool.name,
+        input: args,
+        output: outcome.ok ? outcome.value : { error: outcome.error },
+        success: outcome.ok,
+      },
+      caller,
+    );
     deps.metrics?.call(tool.name, outcome.ok ? 'success' : 'failure');
     const structured = outcome.ok ? { result: outcome.value, trace } : { error: outcome.error, trace };
     return {

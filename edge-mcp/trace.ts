@@ -35,8 +35,13 @@ export interface Governance {
  */
 export async function traceCall(bus: Bus, call: TracedCall, caller: Principal): Promise<Record<string, unknown>> {
   const made = executionClaim({
-    subject: caller.sub ?? 'anonymous', scope: [call.scope], module: call.module, action: call.action,
-    input: call.input, output: call.output, outcome: call.success ? 'success' : 'failure',
+    subject: caller.sub ?? 'anonymous',
+    scope: [call.scope],
+    module: call.module,
+    action: call.action,
+    input: call.input,
+    output: call.output,
+    outcome: call.success ? 'success' : 'failure',
     ...(call.governance !== undefined ? { governance: call.governance } : {}),
   });
   if (!made.ok) throw new RpcError(ErrorCode.InternalError, `the call completed but could not be traced: ${made.message}`);

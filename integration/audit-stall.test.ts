@@ -28,7 +28,9 @@ interface Running {
 async function start(env: Record<string, string>): Promise<Running> {
   const adminKey = `stall-admin-${randomBytes(6).toString('hex')}`;
   const config = loadConfig({
-    SUITE_HMAC_SECRET: randomBytes(32).toString('hex'), SUITE_ADMIN_KEY: adminKey, SUITE_LOG_LEVEL: 'info',
+    SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
+    SUITE_ADMIN_KEY: adminKey,
+    SUITE_LOG_LEVEL: 'info',
     ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])),
     ...env,
   });
@@ -71,11 +73,15 @@ describe('a stalled audit trail', () => {
     expect((await call(r.url('/audit'), { token: victim.token })).code).toBe('TOKEN_REVOKED');
 
     // The sink's oldest entry and the writer's first failed commit both pass 10 s, a moment apart.
-    await pollUntil('/ready turns 503 for the audit sink and the chain writer', async () => {
-      const ready = await call(r.url('/ready'));
-      const checks = (ready.body as { checks?: Record<string, boolean> }).checks;
-      return { done: ready.status === 503 && checks?.audit === false && checks.chains === false, seen: ready.body };
-    }, { timeoutMs: 20_000, intervalMs: 250 });
+    await pollUntil(
+      '/ready turns 503 for the audit sink and the chain writer',
+      async () => {
+        const ready = await call(r.url('/ready'));
+        const checks = (ready.body as { checks?: Record<string, boolean> }).checks;
+        return { done: ready.status === 503 && checks?.audit === false && checks.chains === false, seen: ready.body };
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
     expect((await call(r.url('/ready'))).body).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', message: 'not ready: audit, chains' } });
 
     // Refused at once (the bus would have timed out after 5 s), and a token is refused rather than served unaudited.
@@ -83,14 +89,18 @@ describe('a stalled audit trail', () => {
     const reader = await call(r.url('/auth/token'), { adminKey: r.adminKey, body: { sub: 'stall-reader', scope: ['audit:read'] }, timeoutMs: 2_000 });
     expect({ code: reader.code, fast: performance.now() - issuing < 1_000 }).toEqual({ code: 'SERVICE_UNAVAILABLE', fast: true });
     const served = await call(r.url('/capabilities'), { token: bystander.token });
-    expect({ status: served.status, body: served.body }).toEqual({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } } });
+    expect({ status: served.status, body: served.body }).toEqual({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'audit trail unavailable; try again shortly' } },
+    });
     expect(r.lines.some((l) => l.msg === 'chain commit failed' && JSON.stringify(l.err).includes('audit_entries'))).toBe(true);
 
     await pool.query(renameAudit('audit_entries_away', 'audit_entries'));
     await pollUntil('/ready turns 200 again', async () => (await call(r.url('/ready'))).status === 200, { timeoutMs: 20_000, intervalMs: 250 });
     const trail = await call(r.url('/audit?limit=500'), { adminKey: r.adminKey });
     const actions = (trail.body as { entries: Array<{ action: string; resource: string }> }).entries
-      .filter((e) => e.resource === `token:${victim.jti}`).map((e) => e.action);
+      .filter((e) => e.resource === `token:${victim.jti}`)
+      .map((e) => e.action);
     expect(actions).toContain('auth:token:revoke');
     expect((await call(r.url('/audit/verify'), { adminKey: r.adminKey })).body).toMatchObject({ valid: true });
   }, 60_000);
@@ -106,13 +116,17 @@ describe('a stalled audit trail', () => {
     const stopping = r.suite.stop();
     running = undefined;
     // The trail comes back while shutdown waits for it (from outside: the suite's pool is closing).
-    await pollUntil('shutdown waits for the audit entries', async () => r.lines.some((l) => l.msg === 'waiting for audit entries to be committed'), { timeoutMs: 5_000 });
+    await pollUntil('shutdown waits for the audit entries', async () => r.lines.some((l) => l.msg === 'waiting for audit entries to be committed'), {
+      timeoutMs: 5_000,
+    });
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       await client.query('alter table audit_entries_away rename to audit_entries');
       await stopping;
-      const { rows } = await client.query<{ n: string }>(`select count(*) as n from audit_entries where action = 'auth:token:revoke' and resource = $1`, [`token:${victim.jti}`]);
+      const { rows } = await client.query<{ n: string }>(`select count(*) as n from audit_entries where action = 'auth:token:revoke' and resource = $1`, [
+        `token:${victim.jti}`,
+      ]);
       expect(Number(rows[0]?.n)).toBe(1);
     } finally {
       await client.end();

@@ -64,13 +64,20 @@ afterAll(async () => {
 printOutputOnFailure(() => cluster?.output() ?? '');
 
 async function submit(path: string, testRuns: number): Promise<string> {
-  const r = await call(`${edge}/run`, { token, timeoutMs: 30_000, body: { provider: 'http', url: `${target.url}${path}`, testRuns, warmupRuns: 2, concurrency: 1 } });
+  const r = await call(`${edge}/run`, {
+    token,
+    timeoutMs: 30_000,
+    body: { provider: 'http', url: `${target.url}${path}`, testRuns, warmupRuns: 2, concurrency: 1 },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(202);
   return (r.body as { jobId: string }).jobId;
 }
 
 async function row(jobId: string): Promise<JobRow> {
-  const { rows } = await db.query<JobRow>('select status, claimed_by, attempts, progress_done, error, (extract(epoch from started_at) * 1000)::float8 as started_ms from bench_jobs where id = $1', [jobId]);
+  const { rows } = await db.query<JobRow>(
+    'select status, claimed_by, attempts, progress_done, error, (extract(epoch from started_at) * 1000)::float8 as started_ms from bench_jobs where id = $1',
+    [jobId],
+  );
   if (rows[0] === undefined) throw new Error(`no job ${jobId}`);
   return rows[0];
 }
@@ -78,10 +85,14 @@ async function row(jobId: string): Promise<JobRow> {
 /** Poll the job's row until `check` holds; returns that row. */
 async function awaitRow(jobId: string, what: string, check: (r: JobRow) => boolean, timeoutMs: number): Promise<JobRow> {
   let seen: JobRow | undefined;
-  await pollUntil(what, async () => {
-    seen = await row(jobId);
-    return { done: check(seen), seen };
-  }, { timeoutMs, intervalMs: 50 });
+  await pollUntil(
+    what,
+    async () => {
+      seen = await row(jobId);
+      return { done: check(seen), seen };
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
   return seen!;
 }
 
@@ -99,7 +110,11 @@ function runnerOf(holder: string | null): string {
 async function measuredBy(jobId: string, path: string, calls: number, attempts: number, timeoutMs = 20_000): Promise<{ name: string; holder: string }> {
   const claimed = await awaitRow(jobId, `attempt ${attempts} of ${jobId} to be claimed`, (r) => r.status === 'running' && r.attempts === attempts, timeoutMs);
   const before = target.hitsOn(path).length;
-  await pollUntil(`attempt ${attempts} to make ${calls} calls`, async () => ({ done: target.hitsOn(path).length - before >= calls, seen: target.hitsOn(path).length }), { timeoutMs });
+  await pollUntil(
+    `attempt ${attempts} to make ${calls} calls`,
+    async () => ({ done: target.hitsOn(path).length - before >= calls, seen: target.hitsOn(path).length }),
+    { timeoutMs },
+  );
   // Still the same claim: the calls counted are this attempt's.
   expect((await row(jobId)).claimed_by).toBe(claimed.claimed_by);
   return { name: runnerOf(claimed.claimed_by), holder: claimed.claimed_by! };

@@ -57,10 +57,14 @@ describe('a NATS broker restart', () => {
     (broker as NatsNode).signal('SIGKILL');
     await (broker as NatsNode).exited();
     // The edges notice (their /ready turns 503) within the staleness bound plus a little...
-    const noticedMs = await pollUntil('every edge answers /ready 503', async () => {
-      const answers = await Promise.all(ready.map((u) => call(u, { timeoutMs: 1000 })));
-      return { done: answers.every((a) => a.status === 503), seen: answers.map((a) => a.status) };
-    }, { timeoutMs: STALENESS_MS + 1000, since: killed });
+    const noticedMs = await pollUntil(
+      'every edge answers /ready 503',
+      async () => {
+        const answers = await Promise.all(ready.map((u) => call(u, { timeoutMs: 1000 })));
+        return { done: answers.every((a) => a.status === 503), seen: answers.map((a) => a.status) };
+      },
+      { timeoutMs: STALENESS_MS + 1000, since: killed },
+    );
     // ...and from then on every protected route refuses at once: fail closed, not a hang.
     for (const url of protectedRoutes) {
       const a = await call(url, { token: before.token, timeoutMs: 1000 });
@@ -71,11 +75,15 @@ describe('a NATS broker restart', () => {
     await (broker as NatsNode).start();
     // Recovered: every edge ready and every protected route answering again.
     const meanwhile = new Set<string>();
-    const recoveredMs = await pollUntil('every edge is ready and accepts the token again', async () => {
-      const answers = await Promise.all([...ready, ...protectedRoutes].map((u) => call(u, { token: before.token, timeoutMs: 6000 })));
-      for (const a of answers) if (a.status !== 200) meanwhile.add(`${a.status} ${a.code ?? ''}`.trim());
-      return { done: answers.every((a) => a.status === 200), seen: answers.map((a) => a.code ?? a.status) };
-    }, { timeoutMs: 15_000, since: restarted });
+    const recoveredMs = await pollUntil(
+      'every edge is ready and accepts the token again',
+      async () => {
+        const answers = await Promise.all([...ready, ...protectedRoutes].map((u) => call(u, { token: before.token, timeoutMs: 6000 })));
+        for (const a of answers) if (a.status !== 200) meanwhile.add(`${a.status} ${a.code ?? ''}`.trim());
+        return { done: answers.every((a) => a.status === 200), seen: answers.map((a) => a.code ?? a.status) };
+      },
+      { timeoutMs: 15_000, since: restarted },
+    );
 
     // The actors reconnected too: issuing and revoking work, and the revocation reaches every edge.
     const after = await mint(tokenEdge, c.adminKey, 'agent-after-restart', ['audit:read']);
@@ -83,19 +91,31 @@ describe('a NATS broker restart', () => {
     const revoke = await call(`${tokenEdge}/auth/token/revoke`, { adminKey: c.adminKey, body: { jti: after.jti } });
     expect(revoke.body).toEqual({ revoked: true, jti: after.jti });
     const revokedAt = performance.now();
-    const seenMs = await Promise.all(protectedRoutes.map((u) => pollUntil(`${u} refuses the revoked token`, async () => {
-      const a = await call(u, { token: after.token });
-      return { done: a.status === 401 && a.code === 'TOKEN_REVOKED', seen: a.code ?? a.status };
-    }, { timeoutMs: 1000, intervalMs: 10, since: revokedAt })));
+    const seenMs = await Promise.all(
+      protectedRoutes.map((u) =>
+        pollUntil(
+          `${u} refuses the revoked token`,
+          async () => {
+            const a = await call(u, { token: after.token });
+            return { done: a.status === 401 && a.code === 'TOKEN_REVOKED', seen: a.code ?? a.status };
+          },
+          { timeoutMs: 1000, intervalMs: 10, since: revokedAt },
+        ),
+      ),
+    );
     expect(await statuses(before.token)).toEqual([200, 200, 200]);
 
     // The refusals made during the outage were audited by each edge, and reach the chain once it is back.
-    const auditedMs = await pollUntil('the outage refusals of both edges are in the audit chain', async () => {
-      const page = await call(`${tokenEdge}/audit?result=deny&limit=500`, { adminKey: c.adminKey });
-      const { entries = [] } = page.body as { entries?: Array<{ resource: string; reason: string }> };
-      const services = new Set(entries.filter((e) => e.reason === 'REVOCATION_UNAVAILABLE').map((e) => e.resource.split(' ')[0]));
-      return { done: services.has('token') && services.has('scheduler'), seen: [...services] };
-    }, { timeoutMs: 20_000, intervalMs: 200, since: restarted });
+    const auditedMs = await pollUntil(
+      'the outage refusals of both edges are in the audit chain',
+      async () => {
+        const page = await call(`${tokenEdge}/audit?result=deny&limit=500`, { adminKey: c.adminKey });
+        const { entries = [] } = page.body as { entries?: Array<{ resource: string; reason: string }> };
+        const services = new Set(entries.filter((e) => e.reason === 'REVOCATION_UNAVAILABLE').map((e) => e.resource.split(' ')[0]));
+        return { done: services.has('token') && services.has('scheduler'), seen: [...services] };
+      },
+      { timeoutMs: 20_000, intervalMs: 200, since: restarted },
+    );
 
     process.stdout.write(
       `broker restart: edges failed closed ${noticedMs} ms after the broker was killed; serving again ${recoveredMs} ms ` +

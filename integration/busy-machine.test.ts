@@ -21,7 +21,12 @@ afterAll(async () => {
   for (const s of running) await s.child.stop();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
-printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
+printOutputOnFailure(() =>
+  running
+    .map((s) => s.child.output())
+    .join('\n')
+    .slice(-8000),
+);
 
 describe('the embedded suite on a saturated machine', () => {
   it('answers validations, issues and tenant listings beside CPU hogs without one 503', async () => {
@@ -36,22 +41,27 @@ describe('the embedded suite on a saturated machine', () => {
     for (let i = 0; i < 2 * availableParallelism(); i++) hogs.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
     const kinds: Array<[string, () => Promise<Answer>]> = [
       ['validate', () => call(`${suite.base}/auth/token/validate`, { token: caller.token, body: { token: validated.token }, timeoutMs: 30_000 })],
-      ['issue', () => call(`${suite.base}/auth/token`, { token: caller.token, body: { sub: 'busy-issued', scope: ['auth:token:validate'] }, timeoutMs: 30_000 })],
+      [
+        'issue',
+        () => call(`${suite.base}/auth/token`, { token: caller.token, body: { sub: 'busy-issued', scope: ['auth:token:validate'] }, timeoutMs: 30_000 }),
+      ],
       ['tenants', () => call(`${suite.base}/admin/tenants`, { adminKey, timeoutMs: 30_000 })],
     ];
     const answers = new Map<string, Map<number, number>>(kinds.map(([k]) => [k, new Map()]));
     const refusals: string[] = [];
     const until = Date.now() + 12_000;
     try {
-      await Promise.all(Array.from({ length: 24 }, async (_, i) => {
-        const [kind, send] = kinds[i % kinds.length] as [string, () => Promise<Answer>];
-        while (Date.now() < until) {
-          const a = await send();
-          const byStatus = answers.get(kind) as Map<number, number>;
-          byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-          if (a.status >= 500) refusals.push(`${kind} ${a.status} ${JSON.stringify(a.body)}`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 24 }, async (_, i) => {
+          const [kind, send] = kinds[i % kinds.length] as [string, () => Promise<Answer>];
+          while (Date.now() < until) {
+            const a = await send();
+            const byStatus = answers.get(kind) as Map<number, number>;
+            byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+            if (a.status >= 500) refusals.push(`${kind} ${a.status} ${JSON.stringify(a.body)}`);
+          }
+        }),
+      );
     } finally {
       for (const h of hogs) if (h.pid !== undefined) process.kill(h.pid, 'SIGKILL');
     }

@@ -37,19 +37,24 @@ describe('two chain writers and two edges under concurrent appends', () => {
     const failures: string[] = [];
     let next = 0;
     const started = Date.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < APPENDS) {
-        const i = next++;
-        const a = await call(`${edges[i % 2]}/executions`, {
-          token, timeoutMs: 30_000,
-          body: { subject: 'racer', scope: ['crm:write'], module: 'crm', action: 'update', input: { i }, outcome: 'success' },
-        });
-        if (a.status === 201) acknowledged.push(a.body as { id: string; seq: number });
-        else failures.push(`${a.status} ${a.code ?? ''}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < APPENDS) {
+          const i = next++;
+          const a = await call(`${edges[i % 2]}/executions`, {
+            token,
+            timeoutMs: 30_000,
+            body: { subject: 'racer', scope: ['crm:write'], module: 'crm', action: 'update', input: { i }, outcome: 'success' },
+          });
+          if (a.status === 201) acknowledged.push(a.body as { id: string; seq: number });
+          else failures.push(`${a.status} ${a.code ?? ''}`);
+        }
+      }),
+    );
     const seconds = (Date.now() - started) / 1000;
-    console.log(`chain race: ${acknowledged.length} acknowledged of ${APPENDS} in ${seconds.toFixed(1)} s (${Math.round(acknowledged.length / seconds)}/s); failures: ${failures.length}`);
+    console.log(
+      `chain race: ${acknowledged.length} acknowledged of ${APPENDS} in ${seconds.toFixed(1)} s (${Math.round(acknowledged.length / seconds)}/s); failures: ${failures.length}`,
+    );
     expect(failures).toEqual([]);
     const seqs = acknowledged.map((r) => r.seq).sort((x, y) => x - y);
     expect(new Set(seqs).size).toBe(APPENDS);

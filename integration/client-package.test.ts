@@ -14,7 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = new URL('..', import.meta.url).pathname;
 let dir: string | undefined;
-afterAll(async () => { if (dir) await rm(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
 
 describe('the client package', () => {
   it('builds, type-checks in a consumer project and runs there', async () => {
@@ -24,18 +26,32 @@ describe('the client package', () => {
     await symlink(join(ROOT, 'client'), join(dir, 'node_modules', '@agent-authority', 'client'));
     await symlink(join(ROOT, 'node_modules', '@types'), join(dir, 'node_modules', '@types'));
     await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
-    await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, outDir: 'out', types: ['node'], lib: ['es2023', 'dom'] },
-      include: ['main.ts'],
-    }));
-    await writeFile(join(dir, 'main.ts'), [
-      "import { createSuiteClient, TransportError } from '@agent-authority/client';",
-      "import { verifyExport } from '@agent-authority/client/verify';",
-      "const client = createSuiteClient({ urls: { token: 'http://127.0.0.1:1' }, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });",
-      "const error = await client.token.get('/plans').catch((e: unknown) => e);",
-      "const report = verifyExport('', []);",
-      "console.log(JSON.stringify({ transport: error instanceof TransportError, records: report.records }));",
-    ].join('\n'));
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2023',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          outDir: 'out',
+          types: ['node'],
+          lib: ['es2023', 'dom'],
+        },
+        include: ['main.ts'],
+      }),
+    );
+    await writeFile(
+      join(dir, 'main.ts'),
+      [
+        "import { createSuiteClient, TransportError } from '@agent-authority/client';",
+        "import { verifyExport } from '@agent-authority/client/verify';",
+        "const client = createSuiteClient({ urls: { token: 'http://127.0.0.1:1' }, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });",
+        "const error = await client.token.get('/plans').catch((e: unknown) => e);",
+        "const report = verifyExport('', []);",
+        'console.log(JSON.stringify({ transport: error instanceof TransportError, records: report.records }));',
+      ].join('\n'),
+    );
     await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', dir], { cwd: dir });
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js')], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({ transport: true, records: 0 });
@@ -47,12 +63,18 @@ describe('the client package', () => {
     try {
       await writeFile(join(empty, 'package.json'), JSON.stringify({ name: 'installer', type: 'module', private: true }));
       // No registry: the package has no dependencies, so the tarball alone installs it.
-      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(ROOT, 'client', 'dist', 'agent-authority-client-1.1.0.tgz')], { cwd: empty, env: process.env });
-      await writeFile(join(empty, 'main.js'), [
-        "import { createSuiteClient } from '@agent-authority/client';",
-        "import { verifyReceipt } from '@agent-authority/client/verify';",
-        "console.log(JSON.stringify({ client: typeof createSuiteClient, verifyReceipt: typeof verifyReceipt }));",
-      ].join('\n'));
+      await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(ROOT, 'client', 'dist', 'agent-authority-client-1.1.0.tgz')], {
+        cwd: empty,
+        env: process.env,
+      });
+      await writeFile(
+        join(empty, 'main.js'),
+        [
+          "import { createSuiteClient } from '@agent-authority/client';",
+          "import { verifyReceipt } from '@agent-authority/client/verify';",
+          'console.log(JSON.stringify({ client: typeof createSuiteClient, verifyReceipt: typeof verifyReceipt }));',
+        ].join('\n'),
+      );
       const { stdout } = await run(process.execPath, [join(empty, 'main.js')], { cwd: empty });
       expect(JSON.parse(stdout)).toEqual({ client: 'function', verifyReceipt: 'function' });
     } finally {

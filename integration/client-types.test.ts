@@ -7,7 +7,7 @@ import { generatedTypes, LISTENERS } from '../client/scripts/types-source.ts';
  * route or schema changed without `npm run client:types` fails here, so the client's types cannot
  * drift from the routes.
  */
-describe('the client library\'s generated types', () => {
+describe("the client library's generated types", () => {
   it('are what the live OpenAPI documents generate (run `npm run client:types` when this fails)', async () => {
     const fresh = await generatedTypes();
     for (const listener of LISTENERS) {

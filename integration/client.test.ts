@@ -1,10 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AuthError, ConflictError, createSuiteClient, NotFoundError, TransportError, UnavailableError,
-  type SuiteClient,
-} from '../client/src/index.ts';
+import { AuthError, ConflictError, createSuiteClient, NotFoundError, TransportError, UnavailableError, type SuiteClient } from '../client/src/index.ts';
 import { verifyExport, verifyReceipt, verifyRecord, type ExecutionReceipt } from '../client/src/verify.ts';
 import { logKey } from '../core/tlog/index.ts';
 import { generateKeyPairSync } from 'node:crypto';
@@ -22,13 +19,27 @@ let client: SuiteClient;
 let admin: SuiteClient;
 let publicKey: string;
 const SCOPES = [
-  'execution:record', 'execution:read', 'auth:token:validate', 'audit:read', 'schedule:create', 'schedule:read',
-  'bench:run', 'bench:read', 'trust:write', 'trust:read',
+  'execution:record',
+  'execution:read',
+  'auth:token:validate',
+  'audit:read',
+  'schedule:create',
+  'schedule:read',
+  'bench:run',
+  'bench:read',
+  'trust:write',
+  'trust:read',
 ];
 
 beforeAll(async () => {
   suite = await startTestSuite();
-  const urls = { token: suite.url('token'), scheduler: suite.url('scheduler'), bench: suite.url('bench'), connector: suite.url('connector'), trust: suite.url('trust') };
+  const urls = {
+    token: suite.url('token'),
+    scheduler: suite.url('scheduler'),
+    bench: suite.url('bench'),
+    connector: suite.url('connector'),
+    trust: suite.url('trust'),
+  };
   admin = createSuiteClient({ urls, adminKey: suite.adminKey });
   const minted = await admin.tokens.mint({ sub: 'client-agent', scope: SCOPES });
   client = createSuiteClient({ urls, token: minted.token });
@@ -39,14 +50,30 @@ afterAll(async () => {
   await suite?.stop();
 });
 
-const execution = (action: string) => ({ subject: 'client-agent', module: 'client-test', action, input: { action }, output: { ok: true }, outcome: 'success' as const });
+const execution = (action: string) => ({
+  subject: 'client-agent',
+  module: 'client-test',
+  action,
+  input: { action },
+  output: { ok: true },
+  outcome: 'success' as const,
+});
 
 describe('the client library against the real suite', () => {
   it('mints, validates with requiredScope, and revokes a token', async () => {
     const minted = await admin.tokens.mint({ sub: 'short-lived', scope: ['audit:read'] });
-    expect(await client.tokens.validate(minted.token, 'audit:read')).toMatchObject({ valid: true, sub: 'short-lived', requiredScope: 'audit:read', scopeSatisfied: true });
+    expect(await client.tokens.validate(minted.token, 'audit:read')).toMatchObject({
+      valid: true,
+      sub: 'short-lived',
+      requiredScope: 'audit:read',
+      scopeSatisfied: true,
+    });
     // A token that does not grant the required scope fails validation (400), which is an answer, not an error.
-    expect(await client.tokens.validate(minted.token, 'execution:record')).toMatchObject({ valid: false, requiredScope: 'execution:record', scopeSatisfied: false });
+    expect(await client.tokens.validate(minted.token, 'execution:record')).toMatchObject({
+      valid: false,
+      requiredScope: 'execution:record',
+      scopeSatisfied: false,
+    });
     await admin.tokens.revoke({ jti: minted.jti });
     await expect.poll(async () => (await client.tokens.validate(minted.token)).valid, { timeout: 10_000 }).toBe(false);
     expect(await client.tokens.validate('not.a.token')).toMatchObject({ valid: false });
@@ -64,7 +91,9 @@ describe('the client library against the real suite', () => {
 
   it('answers each service: scheduler, bench, connector and trust, reads and writes', async () => {
     const id = `client-${Date.now()}`;
-    const created = await client.scheduler.post('/schedule', { body: { id, cron: '0 3 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'GET' } } });
+    const created = await client.scheduler.post('/schedule', {
+      body: { id, cron: '0 3 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'GET' } },
+    });
     expect(created.id).toBe(id);
     expect((await client.scheduler.get('/schedule')).schedules.map((s) => s.id)).toContain(id);
     expect(await client.bench.get('/history', { query: { name: 'none-yet' } } as never)).toBeDefined();
@@ -77,9 +106,17 @@ describe('the client library against the real suite', () => {
 
   it('throws the error class of each family, with the spec code', async () => {
     await expect(client.token.get('/executions/{id}', { path: { id: `exec_${'0'.repeat(32)}` } })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(createSuiteClient({ urls: { token: suite.url('token') } }).token.get('/audit')).rejects.toMatchObject({ name: 'AuthError', status: 401, code: 'TOKEN_MISSING' });
+    await expect(createSuiteClient({ urls: { token: suite.url('token') } }).token.get('/audit')).rejects.toMatchObject({
+      name: 'AuthError',
+      status: 401,
+      code: 'TOKEN_MISSING',
+    });
     await expect(client.token.get('/admin/tenants' as never)).rejects.toBeInstanceOf(AuthError);
-    await expect(client.executions.record({ ...execution('bad'), action: '' })).rejects.toMatchObject({ name: 'InvalidRequestError', status: 400, code: 'INVALID_REQUEST' });
+    await expect(client.executions.record({ ...execution('bad'), action: '' })).rejects.toMatchObject({
+      name: 'InvalidRequestError',
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
     const key = `key-${Date.now()}`;
     await client.executions.record(execution('first'), { idempotencyKey: key });
     await expect(client.executions.record(execution('second'), { idempotencyKey: key })).rejects.toBeInstanceOf(ConflictError);
@@ -113,17 +150,28 @@ describe('the client library against the real suite', () => {
     const logVkey = (await (await fetch(suite.url('token', '/executions/log/vkey'))).text()).trim();
     let receipt: ExecutionReceipt | undefined;
     // A checkpoint covers a record within a second; until then the route answers 503.
-    await expect.poll(async () => {
-      receipt = await client.token.get('/executions/{id}/receipt', { path: { id: made.id } }).catch(() => undefined) as ExecutionReceipt | undefined;
-      return receipt?.leafIndex;
-    }, { timeout: 30_000, interval: 100 }).toBe(made.seq - 1);
+    await expect
+      .poll(
+        async () => {
+          receipt = (await client.token.get('/executions/{id}/receipt', { path: { id: made.id } }).catch(() => undefined)) as ExecutionReceipt | undefined;
+          return receipt?.leafIndex;
+        },
+        { timeout: 30_000, interval: 100 },
+      )
+      .toBe(made.seq - 1);
     const r = receipt as ExecutionReceipt;
     expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey })).toEqual({ ok: true, leafIndex: made.seq - 1, treeSize: r.treeSize, cosignedBy: [] });
-    expect(verifyReceipt({ ...r, record: { ...r.record, action: 'other' } }, { publicKeyPem: publicKey, logVkey })).toMatchObject({ ok: false, reason: expect.stringMatching(/hash/) });
+    expect(verifyReceipt({ ...r, record: { ...r.record, action: 'other' } }, { publicKeyPem: publicKey, logVkey })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/hash/),
+    });
     const flipped = r.proof.length > 0 ? { ...r, proof: [Buffer.alloc(32, 7).toString('base64'), ...r.proof.slice(1)] } : { ...r, treeSize: r.treeSize + 1 };
     expect(verifyReceipt(flipped, { publicKeyPem: publicKey, logVkey })).toMatchObject({ ok: false });
     const otherLog = logKey(logVkey.slice(0, logVkey.indexOf('+')), generateKeyPairSync('ed25519').privateKey).vkey;
-    expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey: otherLog })).toMatchObject({ ok: false, reason: expect.stringMatching(/no signature by a known key/) });
+    expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey: otherLog })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no signature by a known key/),
+    });
     expect(verifyReceipt(r, { publicKeyPem: publicKey, logVkey, quorum: 1 })).toMatchObject({ ok: false, reason: expect.stringMatching(/quorum of 1/) });
   });
 });
@@ -158,7 +206,11 @@ async function faultyProxy(target: string, fault: 'cut' | '503'): Promise<{ url:
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     forwarded: () => forwarded,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -168,7 +220,11 @@ describe('a record whose outcome is unknown', () => {
       const proxy = await faultyProxy(suite.url('token'), fault);
       try {
         const token = (await admin.tokens.mint({ sub: `retry-${fault}`, scope: ['execution:record', 'execution:read'] })).token;
-        const through = createSuiteClient({ urls: { token: proxy.url }, token, retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 1000 } });
+        const through = createSuiteClient({
+          urls: { token: proxy.url },
+          token,
+          retry: { attempts: 3, baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 1000 },
+        });
         const made = await through.executions.record({ ...execution(`retry-${fault}`), subject: `retry-${fault}` });
         expect(proxy.forwarded()).toBe(2);
         expect(made.replayed).toBe(true); // the second attempt found the record the first one made
@@ -196,10 +252,16 @@ describe('a record whose outcome is unknown', () => {
   });
 
   it('reports a timeout as an ambiguous transport error', async () => {
-    const silent = createServer(() => { /* never answers */ });
+    const silent = createServer(() => {
+      /* never answers */
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
-      const c = createSuiteClient({ urls: { token: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }, timeoutMs: 200, retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 } });
+      const c = createSuiteClient({
+        urls: { token: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` },
+        timeoutMs: 200,
+        retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 0 },
+      });
       const error = await c.token.get('/plans').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TransportError);
       expect(error).toMatchObject({ timedOut: true, ambiguous: true });

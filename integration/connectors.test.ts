@@ -37,21 +37,26 @@ describe('connectors across processes', () => {
   test('an action through the edge process runs in the actor process and its trace verifies', async () => {
     const edges = cluster.process('edges');
     const { token } = await mint(edges.url('token'), cluster.adminKey, 'agent-x', ['connector:execute', 'connector:read']);
-    const listed = await (await fetch(edges.url('connector', '/connectors/slack'))).json() as { configured: boolean };
+    const listed = (await (await fetch(edges.url('connector', '/connectors/slack'))).json()) as { configured: boolean };
     expect(listed.configured).toBe(true);
     const verify = await fetch(edges.url('connector', '/connectors/slack/verify'), { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect(verify.status).toBe(200);
     const res = await fetch(edges.url('connector', '/connectors/slack/actions/post_message'), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ channel: 'C0SUITE01', text: 'from the cluster' }),
     });
-    const body = await res.json() as { execution: { id: string; subject: string; action: string } };
+    const body = (await res.json()) as { execution: { id: string; subject: string; action: string } };
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.execution).toMatchObject({ subject: 'agent-x', action: 'slack.post_message' });
     expect(slack.writes().map((c) => JSON.parse(c.body).text)).toEqual(['from the cluster']);
-    const verdict = await (await fetch(edges.url('token', '/executions/verify'), {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: body.execution.id }),
-    })).json() as { valid: boolean };
+    const verdict = (await (
+      await fetch(edges.url('token', '/executions/verify'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: body.execution.id }),
+      })
+    ).json()) as { valid: boolean };
     expect(verdict.valid).toBe(true);
   });
 
@@ -61,7 +66,8 @@ describe('connectors across processes', () => {
     await cluster.process('connectors').stop();
     const before = slack.calls.length;
     const res = await fetch(edges.url('connector', '/connectors/slack/actions/post_message'), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ channel: 'C0SUITE01', text: 'nobody home' }),
     });
     expect(res.status).toBe(503);

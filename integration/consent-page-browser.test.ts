@@ -12,7 +12,15 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  const html = renderConsentPage({ action: '/consent', requestId: 'r', csrf: csrfToken(new Uint8Array(32), 'r'), clientName: 'Desk App', scopes: ['tool:search', 'tool:invoice:read'], resource: 'https://suite.example/mcp', maxLifetimeSeconds: 3600 });
+  const html = renderConsentPage({
+    action: '/consent',
+    requestId: 'r',
+    csrf: csrfToken(new Uint8Array(32), 'r'),
+    clientName: 'Desk App',
+    scopes: ['tool:search', 'tool:invoice:read'],
+    resource: 'https://suite.example/mcp',
+    maxLifetimeSeconds: 3600,
+  });
   server = createServer((req, res) => {
     if (req.url === '/consent') {
       res.writeHead(200, CONSENT_PAGE_HEADERS).end(html);
@@ -51,7 +59,7 @@ describe('the consent page in Chromium', () => {
     await page.close();
   });
 
-  it('is not rendered inside another site\'s frame', async () => {
+  it("is not rendered inside another site's frame", async () => {
     const page = await browser.newPage();
     await page.goto(`${base}/attacker`);
     await page.waitForLoadState('load');

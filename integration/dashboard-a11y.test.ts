@@ -20,7 +20,12 @@ let hook: Server;
 let target: TargetServer;
 const made = {} as Record<'record' | 'tenant' | 'task' | 'jobA' | 'jobB' | 'dispute' | 'contract' | 'chain', string>;
 
-async function post<T = Record<string, unknown>>(listener: 'token' | 'scheduler' | 'bench' | 'trust', path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${everything}` }): Promise<T> {
+async function post<T = Record<string, unknown>>(
+  listener: 'token' | 'scheduler' | 'bench' | 'trust',
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { authorization: `Bearer ${everything}` },
+): Promise<T> {
   const res = await fetch(d.t.url(listener, path), { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await res.text();
   expect(res.status < 300, `${listener} ${path}: ${res.status} ${text}`).toBe(true);
@@ -50,9 +55,16 @@ function declaredRoutes(): string[] {
 /** The page each route is checked at, with the data made in beforeAll. */
 function pageOf(path: string): string {
   const ids: Record<string, string> = {
-    '/records/:id': made.record, '/tenants/:id': made.tenant, '/scheduler/tasks/:id': made.task, '/scheduler/schedules/:id': 'a11y-nightly',
-    '/bench/runs/:jobId': made.jobA, '/connectors/:id': 'http', '/trust/subjects/:id': 'a11y-agent',
-    '/trust/disputes/:id': made.dispute, '/trust/contracts/:id': made.contract, '/trust/chains/:id': made.chain,
+    '/records/:id': made.record,
+    '/tenants/:id': made.tenant,
+    '/scheduler/tasks/:id': made.task,
+    '/scheduler/schedules/:id': 'a11y-nightly',
+    '/bench/runs/:jobId': made.jobA,
+    '/connectors/:id': 'http',
+    '/trust/subjects/:id': 'a11y-agent',
+    '/trust/disputes/:id': made.dispute,
+    '/trust/contracts/:id': made.contract,
+    '/trust/chains/:id': made.chain,
   };
   if (path === '/bench/compare') return `#/bench/compare?baseline=${made.jobA}&candidate=${made.jobB}`;
   const id = ids[path];
@@ -62,32 +74,75 @@ function pageOf(path: string): string {
 
 /** Waits until no read of the view is still loading (every `Loaded` has its answer). */
 async function settled(page: Page, route: string): Promise<void> {
-  await page.waitForSelector('main h1', { timeout: 10_000 }).catch(() => { throw new Error(`${route}: no h1 in main within 10 s`); });
+  await page.waitForSelector('main h1', { timeout: 10_000 }).catch(() => {
+    throw new Error(`${route}: no h1 in main within 10 s`);
+  });
   await expect.poll(() => page.evaluate(() => /Loading |Comparing…/.test(document.querySelector('main')!.textContent ?? '')), { timeout: 10_000 }).toBe(false);
 }
 
 beforeAll(async () => {
   d = await startDashboardBrowser();
   everything = (await d.t.mint(['*'], { sub: 'a11y-person' })).token;
-  hook = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'); });
+  hook = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   target = await startTargetServer({ delayMs: 2 });
-  made.record = (await post<{ id: string }>('token', '/executions', { subject: 'a11y-agent', module: 'a11y-test', action: 'deliver', input: { n: 1 }, outcome: 'failure', scope: ['files:write'] })).id;
+  made.record = (
+    await post<{ id: string }>('token', '/executions', {
+      subject: 'a11y-agent',
+      module: 'a11y-test',
+      action: 'deliver',
+      input: { n: 1 },
+      outcome: 'failure',
+      scope: ['files:write'],
+    })
+  ).id;
   made.tenant = (await post<{ id: string }>('token', '/admin/tenants', { name: 'Access Ltd', plan: 'free' }, { 'x-suite-admin-key': d.t.adminKey })).id;
   // A suspended tenant too: its status carries a reason, which the list shows on hover and on focus.
   const suspended = await post<{ id: string }>('token', '/admin/tenants', { name: 'Paused Co', plan: 'free' }, { 'x-suite-admin-key': d.t.adminKey });
   await post('token', `/admin/tenants/${suspended.id}/status`, { status: 'suspended', reason: 'unpaid invoice 42' }, { 'x-suite-admin-key': d.t.adminKey });
   made.task = 'a11y-task';
-  await post('scheduler', '/queue', { id: made.task, task: { type: 'http', url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/ping`, method: 'POST' } });
+  await post('scheduler', '/queue', {
+    id: made.task,
+    task: { type: 'http', url: `http://127.0.0.1:${(hook.address() as { port: number }).port}/ping`, method: 'POST' },
+  });
   await post('scheduler', '/schedule', { id: 'a11y-nightly', cron: '0 2 * * *', task: { type: 'http', url: 'http://127.0.0.1:9/never', method: 'POST' } });
-  made.jobA = (await post<{ jobId: string }>('bench', '/run', { provider: 'http', url: target.url, name: 'a11y-a', testRuns: 20, warmupRuns: 1, concurrency: 2 })).jobId;
-  made.jobB = (await post<{ jobId: string }>('bench', '/run', { provider: 'http', url: target.url, name: 'a11y-b', testRuns: 20, warmupRuns: 1, concurrency: 2 })).jobId;
+  made.jobA = (
+    await post<{ jobId: string }>('bench', '/run', { provider: 'http', url: target.url, name: 'a11y-a', testRuns: 20, warmupRuns: 1, concurrency: 2 })
+  ).jobId;
+  made.jobB = (
+    await post<{ jobId: string }>('bench', '/run', { provider: 'http', url: target.url, name: 'a11y-b', testRuns: 20, warmupRuns: 1, concurrency: 2 })
+  ).jobId;
   await post('trust', '/events', { subjectId: 'a11y-agent', kind: 'task-succeeded', summary: 'Delivered', proof: { executionId: made.record } });
-  made.contract = (await post<{ id: string }>('trust', '/contracts', { title: 'Delivery', agentId: 'a11y-agent', operatorId: 'a11y-ops', terms: [{ id: 'sla', text: 'Within a day' }] })).id;
+  made.contract = (
+    await post<{ id: string }>('trust', '/contracts', {
+      title: 'Delivery',
+      agentId: 'a11y-agent',
+      operatorId: 'a11y-ops',
+      terms: [{ id: 'sla', text: 'Within a day' }],
+    })
+  ).id;
   await post('trust', `/contracts/${made.contract}/breach`, { party: 'agent', term: 'sla', description: 'Late' });
-  made.dispute = (await post<{ id: string }>('trust', '/disputes', { title: 'Order 1', question: 'Refund?', irreversible: false, opinions: [{ participant: 'r1', modelFamily: 'gpt-4', position: 'refund' }, { participant: 'r2', modelFamily: 'claude', position: 'deny' }] })).id;
+  made.dispute = (
+    await post<{ id: string }>('trust', '/disputes', {
+      title: 'Order 1',
+      question: 'Refund?',
+      irreversible: false,
+      opinions: [
+        { participant: 'r1', modelFamily: 'gpt-4', position: 'refund' },
+        { participant: 'r2', modelFamily: 'claude', position: 'deny' },
+      ],
+    })
+  ).id;
   made.chain = 'a11y-chain';
-  const root = await post<{ id: string }>('trust', '/interactions', { caller: 'planner', callee: 'researcher', chainId: made.chain, outcome: 'success', executionId: made.record });
+  const root = await post<{ id: string }>('trust', '/interactions', {
+    caller: 'planner',
+    callee: 'researcher',
+    chainId: made.chain,
+    outcome: 'success',
+    executionId: made.record,
+  });
   await post('trust', `/interactions/${root.id}/observe`, { observer: 'auditor-1', outcome: 'success' });
   await benchFinished(made.jobA);
   await benchFinished(made.jobB);
@@ -176,7 +231,14 @@ async function freshView(hash: string): Promise<Page> {
   return page;
 }
 
-interface Stop { n: string | null; inMain: boolean; tag: string; ring: boolean; box: boolean; name: string }
+interface Stop {
+  n: string | null;
+  inMain: boolean;
+  tag: string;
+  ring: boolean;
+  box: boolean;
+  name: string;
+}
 
 /** Where focus is now: the element's mark, whether its focus ring is drawn, and its accessible name as the browser computes it. */
 async function focusNow(page: Page): Promise<Stop> {
@@ -185,7 +247,9 @@ async function focusNow(page: Page): Promise<Stop> {
     const s = getComputedStyle(e);
     const r = e.getBoundingClientRect();
     return {
-      n: e.getAttribute('data-a11y-n'), inMain: !!e.closest('main') && e.tagName !== 'MAIN', tag: e.tagName.toLowerCase(),
+      n: e.getAttribute('data-a11y-n'),
+      inMain: !!e.closest('main') && e.tagName !== 'MAIN',
+      tag: e.tagName.toLowerCase(),
       ring: e.matches(':focus-visible') && ((s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none'),
       box: r.width > 0 && r.height > 0,
     };
@@ -220,7 +284,9 @@ describe('the keyboard', () => {
       const page = await freshView(view);
       // Mark every control a keyboard should reach in the view: links, enabled fields and buttons, anything given a tab stop.
       const controls = await page.evaluate(() => {
-        const all = document.querySelectorAll<HTMLElement>('main a[href], main button:not([disabled]), main input:not([disabled]):not([type="hidden"]), main select:not([disabled]), main textarea:not([disabled]), main summary, main [tabindex]:not([tabindex="-1"])');
+        const all = document.querySelectorAll<HTMLElement>(
+          'main a[href], main button:not([disabled]), main input:not([disabled]):not([type="hidden"]), main select:not([disabled]), main textarea:not([disabled]), main summary, main [tabindex]:not([tabindex="-1"])',
+        );
         const shown = Array.from(all).filter((e) => e.getClientRects().length > 0);
         shown.forEach((e, i) => e.setAttribute('data-a11y-n', String(i)));
         return shown.length;
@@ -240,7 +306,13 @@ describe('the keyboard', () => {
         if (stop.name.trim() === '') faults.push(`${stop.tag}#${stop.n}: no accessible name`);
       }
       expect(faults).toEqual([]);
-      const missed = await page.evaluate((seen) => Array.from(document.querySelectorAll('[data-a11y-n]')).filter((e) => !seen.includes(e.getAttribute('data-a11y-n')!)).map((e) => e.outerHTML.slice(0, 120)), [...reached]);
+      const missed = await page.evaluate(
+        (seen) =>
+          Array.from(document.querySelectorAll('[data-a11y-n]'))
+            .filter((e) => !seen.includes(e.getAttribute('data-a11y-n')!))
+            .map((e) => e.outerHTML.slice(0, 120)),
+        [...reached],
+      );
       expect(missed).toEqual([]);
       expect(reached.size).toBe(controls);
       await page.close();

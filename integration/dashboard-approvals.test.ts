@@ -24,7 +24,14 @@ import { call } from '../testing/tenancy.ts';
 const POLICY = {
   rules: [
     { name: 'pay', server: 'everything', tool: 'echo', when: 'args.message.startsWith("pay")', effect: 'approve', approvers: 'bank:approve', ttl: '15m' },
-    { name: 'no-secrets', server: 'everything', tool: 'echo', when: 'args.message.contains("secret")', effect: 'deny', reason: 'echoing secrets is not allowed' },
+    {
+      name: 'no-secrets',
+      server: 'everything',
+      tool: 'echo',
+      when: 'args.message.contains("secret")',
+      effect: 'deny',
+      reason: 'echoing secrets is not allowed',
+    },
   ],
 };
 
@@ -54,7 +61,10 @@ const listed = async (id: string) => {
   return (r.body as { approvals: Array<Record<string, unknown>> }).approvals.find((a) => a.id === id) as Record<string, unknown>;
 };
 
-interface Socket { ws: WebSocket; messages: Array<Record<string, unknown>> }
+interface Socket {
+  ws: WebSocket;
+  messages: Array<Record<string, unknown>>;
+}
 function openSocket(token: string): Promise<Socket> {
   const ws = new WebSocket(d.t.url('dashboard', '/live').replace('http', 'ws'), ['suite.live.v1', `bearer.${token}`]);
   const messages: Array<Record<string, unknown>> = [];
@@ -89,13 +99,20 @@ async function openInbox(token: string): Promise<{ page: Page; frames: string[];
 }
 
 describe('the approvals on the dashboard socket', () => {
-  test('a held call, its decision and its run reach a token that reads approvals, and not one that does not; the run\'s record is linked', async () => {
+  test("a held call, its decision and its run reach a token that reads approvals, and not one that does not; the run's record is linked", async () => {
     const watcher = await openSocket((await d.t.mint(['approval:read'], { sub: 'socket-watcher' })).token);
     const narrow = await openSocket((await d.t.mint(['execution:read'], { sub: 'socket-narrow' })).token);
     const client = await agent('socket-agent');
     const held = approvalOf(await echo(client, 'pay socket 1'));
     const events = (id: string) => watcher.messages.filter((m) => m.kind === 'approval.changed' && m.id === id);
-    expect(await until(() => events(held.id)[0])).toEqual({ kind: 'approval.changed', what: 'held', id: held.id, status: 'pending', server: 'everything', tool: 'echo' });
+    expect(await until(() => events(held.id)[0])).toEqual({
+      kind: 'approval.changed',
+      what: 'held',
+      id: held.id,
+      status: 'pending',
+      server: 'everything',
+      tool: 'echo',
+    });
     // The same call again is the same request: no second `held`.
     expect(approvalOf(await echo(client, 'pay socket 1')).id).toBe(held.id);
 
@@ -139,7 +156,7 @@ describe('the approvals inbox in a browser', () => {
     expect(Date.now() - loadedAt).toBeLessThan(15_000);
 
     const stored = await listed(held.id);
-    expect(JSON.parse(await card.locator('[data-field="args"]').textContent() ?? '')).toEqual({ message: 'pay dana 7' });
+    expect(JSON.parse((await card.locator('[data-field="args"]').textContent()) ?? '')).toEqual({ message: 'pay dana 7' });
     expect(await card.locator('[data-field="digest"]').textContent()).toBe(argsDigest({ message: 'pay dana 7' }));
     expect(await card.locator('[data-field="policy-version"]').textContent()).toBe(stored.policyVersion);
     expect(await card.locator('[data-field="caller"]').textContent()).toBe('agent-dash');
@@ -198,7 +215,7 @@ describe('the approvals inbox in a browser', () => {
     await page.close();
   }, 60_000);
 
-  test('shows the policy\'s rules with their hits only where the suite serves GET /mcp/policy', async () => {
+  test("shows the policy's rules with their hits only where the suite serves GET /mcp/policy", async () => {
     const token = (await d.t.mint(['approval:read'], { sub: 'rules-reader' })).token;
     const served = await call(d.t, '/mcp/policy', { token });
     const { page, policyAnswered } = await openInbox(token);

@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('attention and authority', () => {
-  test('lists failed and refused records with their reasons, each subject\'s exercised authority, and re-reads live', async () => {
+  test("lists failed and refused records with their reasons, each subject's exercised authority, and re-reads live", async () => {
     const failed = await record({ subject: 'agent-failing', outcome: 'failure', scope: ['files:write'] });
     const refused = await record({ subject: 'agent-refused', governance: { decision: 'DENIED', policyRef: 'policy-7' } });
     const fine = await record({ subject: 'agent-fine' });
@@ -83,7 +83,9 @@ describe('attention and authority', () => {
     // A burst of appends is read again at most once a second: one re-read now and one at the end, not one per record.
     await page.waitForTimeout(1100);
     let reads = 0;
-    page.on('request', (r) => { if (r.url().includes('/executions/attention')) reads += 1; });
+    page.on('request', (r) => {
+      if (r.url().includes('/executions/attention')) reads += 1;
+    });
     const burst: { id: string }[] = [];
     for (let i = 0; i < 6; i++) burst.push(await record({ subject: 'agent-burst', outcome: 'failure' }));
     await page.waitForSelector(`tr[data-id="${burst[5]!.id}"]`, { timeout: 5000 });
@@ -101,7 +103,7 @@ describe('attention and authority', () => {
 });
 
 describe('tokens and revocation', () => {
-  test('mints a narrower token from the pasted one and shows the server\'s refusal of a broader scope', async () => {
+  test("mints a narrower token from the pasted one and shows the server's refusal of a broader scope", async () => {
     const page = await d.open(tokenKeeper, '#/tokens');
     await page.waitForSelector('[data-testid="your-token"]:has-text("token-person")');
     // Only the pasted token's own scopes are offered.
@@ -173,7 +175,9 @@ describe('tokens and revocation', () => {
     await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${second.jti}"]`, { timeout: 5000 });
     const third = await d.t.mint(['execution:read'], { sub: 'third-victim' });
     const res = await fetch(d.t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': d.t.adminKey }, body: JSON.stringify({ jti: third.jti }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': d.t.adminKey },
+      body: JSON.stringify({ jti: third.jti }),
     });
     expect(res.status).toBe(200);
     await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${third.jti}"]`, { timeout: 5000 });
@@ -187,10 +191,12 @@ describe('audit', () => {
     // A refusal to audit: the narrow token may not read the trail.
     expect((await fetch(d.t.url('token', '/audit'), { headers: { authorization: `Bearer ${narrow}` } })).status).toBe(403);
     // Audit entries are appended in batches: wait until the refusal is in the trail.
-    await expect.poll(async () => {
-      const res = await fetch(d.t.url('token', '/audit?subject=narrow-person&result=deny'), { headers: { authorization: `Bearer ${auditor}` } });
-      return ((await res.json()) as { total: number }).total;
-    }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        const res = await fetch(d.t.url('token', '/audit?subject=narrow-person&result=deny'), { headers: { authorization: `Bearer ${auditor}` } });
+        return ((await res.json()) as { total: number }).total;
+      })
+      .toBeGreaterThan(0);
     const page = await d.open(auditor, '#/audit');
     await page.waitForSelector('[data-testid="audit-table"] tbody tr');
     const allText = await page.textContent('[data-testid="audit-count"]');
@@ -205,7 +211,9 @@ describe('audit', () => {
 
     await page.fill('#audit-subject', 'narrow-person');
     await page.click('button:text("Apply filters")');
-    await expect.poll(() => page.$$eval('[data-testid="audit-table"] tbody tr', (rows) => [...new Set(rows.map((r) => r.getAttribute('data-subject')))])).toEqual(['narrow-person']);
+    await expect
+      .poll(() => page.$$eval('[data-testid="audit-table"] tbody tr', (rows) => [...new Set(rows.map((r) => r.getAttribute('data-subject')))]))
+      .toEqual(['narrow-person']);
     expect(await page.textContent('[data-testid="audit-table"] tbody')).toContain('GET /audit');
 
     // A window that ends before the suite started holds nothing.
@@ -232,7 +240,7 @@ describe('audit', () => {
 });
 
 describe('scopes and small screens', () => {
-  test('a token without each view\'s scope is told so on every view', async () => {
+  test("a token without each view's scope is told so on every view", async () => {
     const page = await d.open(narrow, '#/attention');
     await expect.poll(() => page.locator('.not-permitted').count()).toBe(2);
     expect(await page.textContent('.not-permitted')).toContain('Not permitted: this token cannot read the records needing attention (scope execution:read)');
@@ -253,7 +261,9 @@ describe('scopes and small screens', () => {
   });
 
   test('at a phone width (390 px) none of the three views scrolls sideways', async () => {
-    const everything = (await d.t.mint(['execution:read', 'auth:token:create', 'auth:token:revoke', 'auth:token:validate', 'audit:read'], { sub: 'phone-person' })).token;
+    const everything = (
+      await d.t.mint(['execution:read', 'auth:token:create', 'auth:token:revoke', 'auth:token:validate', 'audit:read'], { sub: 'phone-person' })
+    ).token;
     const page = await d.open(everything, '#/attention', 390);
     await page.waitForSelector('[data-testid="authority-table"]');
     expect(await overflow(page)).toBeLessThanOrEqual(0);

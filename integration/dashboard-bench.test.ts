@@ -130,13 +130,20 @@ describe('the benchmark and connector views in a browser', () => {
     await page.goto(d.t.url('dashboard', `/#/bench/runs/${jobId}`));
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="run-progress"]');
-    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 1;
+    });
     const seen = new Set<number>();
-    await expect.poll(async () => {
-      const v = await page.evaluate(() => (document.querySelector('[data-testid="run-progress"]') as HTMLProgressElement | null)?.value ?? -1);
-      if (v > 0 && v < 40) seen.add(v);
-      return seen.size;
-    }, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(
+        async () => {
+          const v = await page.evaluate(() => (document.querySelector('[data-testid="run-progress"]') as HTMLProgressElement | null)?.value ?? -1);
+          if (v > 0 && v < 40) seen.add(v);
+          return seen.size;
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBeGreaterThanOrEqual(2);
     await page.waitForSelector('[data-testid="percentile-table"]', { timeout: 15_000 });
     expect(await page.textContent('[data-testid="run-status"]')).toBe('succeeded');
     expect(await page.locator('.bench-chart canvas').count()).toBe(2);

@@ -90,9 +90,14 @@ describe('the dashboard in a browser', () => {
 
   test('a record reads at 1280x800: its receipt verdict on the first screen, cost, governance and attester as labelled fields, no JSON one-liners', async () => {
     const res = await fetch(t.url('token', '/executions'), {
-      method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        subject: 'readable-subject', module: 'dashboard-test', action: 'http.GET', input: { q: 1 }, outcome: 'success',
+        subject: 'readable-subject',
+        module: 'dashboard-test',
+        action: 'http.GET',
+        input: { q: 1 },
+        outcome: 'success',
         cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' },
         governance: { policyRef: 'policy-9', policyVersion: '3', decision: 'PERMITTED', evidence: ['ticket-42'], evaluatedBy: 'opa' },
       }),
@@ -126,7 +131,8 @@ describe('the dashboard in a browser', () => {
   test('a record shows its lineage both ways and compares pasted content with its hashes', async () => {
     const post = async (body: Record<string, unknown>) => {
       const res = await fetch(t.url('token', '/executions'), {
-        method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
         body: JSON.stringify({ module: 'dashboard-test', action: 'step', ...body }),
       });
       expect(res.status).toBe(201);
@@ -144,7 +150,9 @@ describe('the dashboard in a browser', () => {
     await page.click('button:text-is("Compare")');
     await expect.poll(() => page.textContent('[data-testid="replay-result"]')).toMatch(/^Input does not match/);
     // The producer's blast radius names the consumer; its link opens the consumer's record.
-    await page.evaluate((id) => { location.hash = `#/records/${id}`; }, producer.id);
+    await page.evaluate((id) => {
+      location.hash = `#/records/${id}`;
+    }, producer.id);
     await page.click(`[data-testid="lineage"] [data-lineage-id="${consumer.id}"] a`, { timeout: 5000 });
     await page.waitForSelector(`h1:has-text("Record ${consumer.id}")`, { timeout: 5000 });
     await page.close();
@@ -200,7 +208,8 @@ describe('the dashboard in a browser', () => {
     await signIn(page, minted.token);
     await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
     const res = await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ jti: minted.jti }),
     });
     expect(res.status).toBe(200);
@@ -257,7 +266,8 @@ describe('the dashboard in a browser', () => {
     // The trust listener comes back (a second suite, every role, its trust edge on the same port).
     // It shares the first suite's signing secret, so the page's token is valid there too.
     const back = await startTestSuite({
-      ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])), [PORT_VARIABLES.trust]: String(trustPort),
+      ...Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0'])),
+      [PORT_VARIABLES.trust]: String(trustPort),
       SUITE_HMAC_SECRET: t.config.hmacSecrets[0] as string,
     });
     try {

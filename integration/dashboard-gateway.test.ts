@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('the MCP gateway view in a browser', () => {
-  test('shows each upstream\'s state and its calls per tool, the latest call linked to its signed record', async () => {
+  test("shows each upstream's state and its calls per tool, the latest call linked to its signed record", async () => {
     const { token } = await d.t.mint(['gateway:read', 'execution:read'], { sub: 'gateway-operator' });
     const page = await d.open(token, '#/gateway');
     page.setDefaultTimeout(15_000);

@@ -19,13 +19,31 @@ const register = async (metadata: Record<string, unknown>, admin: boolean) => {
 
 beforeAll(async () => {
   d = await startDashboardBrowser();
-  clients.agent = await register({ client_name: 'reporting agent', grant_types: ['client_credentials'], scope: 'audit:read execution:read', token_endpoint_auth_method: 'client_secret_post' }, true);
-  clients.desktop = await register({ client_name: 'desktop app', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['http://127.0.0.1:33418/callback'] }, false);
+  clients.agent = await register(
+    {
+      client_name: 'reporting agent',
+      grant_types: ['client_credentials'],
+      scope: 'audit:read execution:read',
+      token_endpoint_auth_method: 'client_secret_post',
+    },
+    true,
+  );
+  clients.desktop = await register(
+    {
+      client_name: 'desktop app',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: ['http://127.0.0.1:33418/callback'],
+    },
+    false,
+  );
   // One grant and one refusal at the token endpoint, for the grants' view where it is served.
-  const token = (secret: string) => fetch(d.t.url('token', '/oauth/token'), {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clients.agent.client_id, client_secret: secret, scope: 'audit:read' }),
-  });
+  const token = (secret: string) =>
+    fetch(d.t.url('token', '/oauth/token'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clients.agent.client_id, client_secret: secret, scope: 'audit:read' }),
+    });
   expect((await token(clients.agent.client_secret as string)).status).toBe(200);
   expect((await token('not the secret')).status).toBe(401);
 }, 120_000);
@@ -36,7 +54,8 @@ afterAll(async () => {
 describe('the OAuth view in a browser', () => {
   test('lists the registered clients with their ceilings, and an admin deletes one from the page', async () => {
     // oauth:read (issuers, grants) is a scope only where the suite serves those routes; elsewhere it is refused as unknown.
-    const { token } = await d.t.mint(['oauth:client:admin', 'oauth:read'], { sub: 'oauth-admin' })
+    const { token } = await d.t
+      .mint(['oauth:client:admin', 'oauth:read'], { sub: 'oauth-admin' })
       .catch(() => d.t.mint(['oauth:client:admin'], { sub: 'oauth-admin' }));
     const [issuersServed, grantsServed] = await Promise.all([call(d.t, '/oauth/issuers', { token }), call(d.t, '/oauth/grants?limit=50', { token })]);
     const page = await d.open(token, '#/oauth');

@@ -16,7 +16,13 @@ let hook: Server;
 let hookUrl: string;
 const hookCalls: string[] = [];
 
-async function call(service: 'token' | 'scheduler', path: string, headers: Record<string, string>, body?: unknown, method = 'POST'): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  service: 'token' | 'scheduler',
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  method = 'POST',
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(d.t.url(service, path), {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -45,7 +51,10 @@ const stateOf = (page: Page, metric: string) => page.getAttribute(`li[data-metri
 async function noSidewaysScroll(page: Page): Promise<void> {
   const wide = await page.evaluate(() => {
     const width = document.documentElement.clientWidth;
-    return Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > width + 1).map((e) => `${e.tagName.toLowerCase()}.${e.className}`).slice(0, 5);
+    return Array.from(document.querySelectorAll('body *'))
+      .filter((e) => e.getBoundingClientRect().right > width + 1)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`)
+      .slice(0, 5);
   });
   expect(wide).toEqual([]);
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
@@ -127,7 +136,9 @@ describe('tenants and usage', () => {
     await page.fill('#tenant-key', gamma.apiKey);
     await page.press('#tenant-key', 'Enter');
     await page.waitForSelector(`[data-testid="tenant-report"][data-tenant="${gamma.id}"] li[data-metric="validations"]`);
-    expect(await page.textContent(`[data-testid="tenant-report"][data-tenant="${gamma.id}"] li[data-metric="validations"] .quota-figure`)).toBe('0 / 10000 (0%)');
+    expect(await page.textContent(`[data-testid="tenant-report"][data-tenant="${gamma.id}"] li[data-metric="validations"] .quota-figure`)).toBe(
+      '0 / 10000 (0%)',
+    );
     expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).not.toContain(gamma.apiKey);
     // Forgetting the admin key: the list is refused again.
     await page.click('text=Forget the admin key');
@@ -157,7 +168,10 @@ describe('schedules and queue', () => {
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="queue-depth"] [data-state="succeeded"] .figure');
     const before = Number(await page.textContent('[data-testid="queue-depth"] [data-state="succeeded"] .figure'));
-    const queued = await call('scheduler', '/queue', bearer(scheduling), { id: 'ping-1', task: { type: 'http', url: `${hookUrl}/ping`, method: 'POST', body: { n: 1 } } });
+    const queued = await call('scheduler', '/queue', bearer(scheduling), {
+      id: 'ping-1',
+      task: { type: 'http', url: `${hookUrl}/ping`, method: 'POST', body: { n: 1 } },
+    });
     expect(queued.status).toBe(201);
     await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-queued"][data-task="ping-1"]', { timeout: 5000 });
     await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-attempt"][data-task="ping-1"]', { timeout: 10_000 });
@@ -181,7 +195,12 @@ describe('schedules and queue', () => {
 
   test('a token without the scheduler scopes sees "not permitted" on each panel and no buttons', async () => {
     const page = await d.open(narrow, '#/scheduler');
-    for (const what of ['the queue (scope queue:read)', 'the schedules (scope schedule:read)', 'the runtime health (scope runtime:read)', 'the scheduler log (scope runtime:read)']) {
+    for (const what of [
+      'the queue (scope queue:read)',
+      'the schedules (scope schedule:read)',
+      'the runtime health (scope runtime:read)',
+      'the scheduler log (scope runtime:read)',
+    ]) {
       await page.waitForSelector(`text=Not permitted: this token cannot read ${what}`, { timeout: 10_000 });
     }
     expect(await page.locator('button:has-text("Pause")').count()).toBe(0);

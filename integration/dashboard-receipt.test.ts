@@ -15,7 +15,8 @@ let reader: string;
 
 async function record(subject: string): Promise<{ id: string; seq: number }> {
   const res = await fetch(d.t.url('token', '/executions'), {
-    method: 'POST', headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
     body: JSON.stringify({ subject, module: 'dashboard-test', action: 'receipt', input: { n: subject }, outcome: 'success' }),
   });
   expect(res.status).toBe(201);
@@ -54,47 +55,79 @@ afterAll(async () => {
 });
 
 describe("a record's receipt in the dashboard", () => {
-  test('is verified in the browser: leaf seq - 1 under a checkpoint the log signed, with no axe violation', async () => {
-    for (let i = 0; i < 5; i += 1) await record(`filler-${i}`);
-    const made = await record('receipt-subject');
-    await receiptServed(made.id);
-    const page = await d.open(reader, `#/records/${made.id}`);
-    const verdict = await verdictOf(page);
-    expect(verdict.kind, verdict.text ?? '').toBe('verified');
-    expect(verdict.text).toMatch(new RegExp(`^Verified in this browser: leaf ${made.seq - 1} of the log \\S+ at size \\d+, checkpoint signed by the log`));
-    await page.waitForSelector('ul.conditions');
-    const violations = await axeViolations(page, '#/records/<id> with its receipt');
-    expect(violations, describeViolations(violations)).toEqual([]);
-    await page.close();
-  }, machineTimeout(40_000));
-
-  test('altered on its way, it is shown NOT verified with the reason', async () => {
-    // Not the first record: its inclusion proof has a hash to alter.
-    const made = await record('tampered-subject');
-    expect(made.seq).toBeGreaterThan(1);
-    await receiptServed(made.id);
-    const cases: Array<[string, (r: Record<string, unknown>) => void, RegExp]> = [
-      ['record', (r) => { (r.record as Record<string, unknown>).action = 'something-else'; }, /NOT verified: hash mismatch/],
-      ['proof', (r) => { r.treeSize = (r.treeSize as number) + 1; }, /NOT verified: the checkpoint is of size \d+, the proof of \d+/],
-      ['checkpoint', (r) => { r.checkpoint = (r.checkpoint as string).replace(/\n(\d+)\n/, (_m, n: string) => `\n${Number(n) + 1}\n`); }, /NOT verified: the log's checkpoint signature does not verify/],
-      ['inclusion', (r) => { r.proof = [Buffer.alloc(32, 9).toString('base64'), ...(r.proof as string[]).slice(1)]; }, /NOT verified: the inclusion proof does not lead to the checkpoint's root/],
-    ];
-    for (const [what, alter, reason] of cases) {
-      const page = await d.browser.newPage();
-      await page.route(`**/executions/${made.id}/receipt`, async (route) => {
-        const res = await route.fetch();
-        if (res.status() !== 200) return route.fulfill({ response: res });
-        const body = (await res.json()) as Record<string, unknown>;
-        alter(body);
-        return route.fulfill({ response: res, json: body });
-      });
-      await page.goto(d.t.url('dashboard', `/#/records/${made.id}`));
-      await page.fill('#token', reader);
-      await page.press('#token', 'Enter');
+  test(
+    'is verified in the browser: leaf seq - 1 under a checkpoint the log signed, with no axe violation',
+    async () => {
+      for (let i = 0; i < 5; i += 1) await record(`filler-${i}`);
+      const made = await record('receipt-subject');
+      await receiptServed(made.id);
+      const page = await d.open(reader, `#/records/${made.id}`);
       const verdict = await verdictOf(page);
-      expect(verdict.kind, `${what}: ${verdict.text}`).toBe('failed');
-      expect(verdict.text, what).toMatch(reason);
+      expect(verdict.kind, verdict.text ?? '').toBe('verified');
+      expect(verdict.text).toMatch(new RegExp(`^Verified in this browser: leaf ${made.seq - 1} of the log \\S+ at size \\d+, checkpoint signed by the log`));
+      await page.waitForSelector('ul.conditions');
+      const violations = await axeViolations(page, '#/records/<id> with its receipt');
+      expect(violations, describeViolations(violations)).toEqual([]);
       await page.close();
-    }
-  }, machineTimeout(60_000));
+    },
+    machineTimeout(40_000),
+  );
+
+  test(
+    'altered on its way, it is shown NOT verified with the reason',
+    async () => {
+      // Not the first record: its inclusion proof has a hash to alter.
+      const made = await record('tampered-subject');
+      expect(made.seq).toBeGreaterThan(1);
+      await receiptServed(made.id);
+      const cases: Array<[string, (r: Record<string, unknown>) => void, RegExp]> = [
+        [
+          'record',
+          (r) => {
+            (r.record as Record<string, unknown>).action = 'something-else';
+          },
+          /NOT verified: hash mismatch/,
+        ],
+        [
+          'proof',
+          (r) => {
+            r.treeSize = (r.treeSize as number) + 1;
+          },
+          /NOT verified: the checkpoint is of size \d+, the proof of \d+/,
+        ],
+        [
+          'checkpoint',
+          (r) => {
+            r.checkpoint = (r.checkpoint as string).replace(/\n(\d+)\n/, (_m, n: string) => `\n${Number(n) + 1}\n`);
+          },
+          /NOT verified: the log's checkpoint signature does not verify/,
+        ],
+        [
+          'inclusion',
+          (r) => {
+            r.proof = [Buffer.alloc(32, 9).toString('base64'), ...(r.proof as string[]).slice(1)];
+          },
+          /NOT verified: the inclusion proof does not lead to the checkpoint's root/,
+        ],
+      ];
+      for (const [what, alter, reason] of cases) {
+        const page = await d.browser.newPage();
+        await page.route(`**/executions/${made.id}/receipt`, async (route) => {
+          const res = await route.fetch();
+          if (res.status() !== 200) return route.fulfill({ response: res });
+          const body = (await res.json()) as Record<string, unknown>;
+          alter(body);
+          return route.fulfill({ response: res, json: body });
+        });
+        await page.goto(d.t.url('dashboard', `/#/records/${made.id}`));
+        await page.fill('#token', reader);
+        await page.press('#token', 'Enter');
+        const verdict = await verdictOf(page);
+        expect(verdict.kind, `${what}: ${verdict.text}`).toBe('failed');
+        expect(verdict.text, what).toMatch(reason);
+        await page.close();
+      }
+    },
+    machineTimeout(60_000),
+  );
 });

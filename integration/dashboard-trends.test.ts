@@ -17,7 +17,11 @@ let hookUrl: string;
 const calls = new Map<string, number>();
 
 async function post<T = Record<string, unknown>>(listener: 'token' | 'scheduler', path: string, body: unknown): Promise<T> {
-  const res = await fetch(d.t.url(listener, path), { method: 'POST', headers: { authorization: `Bearer ${everything}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(d.t.url(listener, path), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${everything}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   expect(res.status < 300, `${listener} ${path}: ${res.status} ${text}`).toBe(true);
   return JSON.parse(text) as T;
@@ -56,21 +60,36 @@ afterAll(async () => {
   await new Promise((resolve) => hook?.close(resolve));
 });
 
-describe('the overview\'s trends', () => {
+describe("the overview's trends", () => {
   test('an append through the API moves the latest minute of the appends chart live, without a reload', async () => {
     const page = await d.open(everything, '#/');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="trend-appends"] canvas');
     const before = await latest(page, 'appends');
     expect(Number.isInteger(before)).toBe(true);
-    await post('token', '/executions', { subject: 'trend-agent', module: 'trends-test', action: 'append', input: { n: 1 }, outcome: 'success', scope: ['x:y'] });
+    await post('token', '/executions', {
+      subject: 'trend-agent',
+      module: 'trends-test',
+      action: 'append',
+      input: { n: 1 },
+      outcome: 'success',
+      scope: ['x:y'],
+    });
     await expect.poll(() => latest(page, 'appends'), { timeout: 10_000 }).toBeGreaterThan(before);
     // Each chart is drawn (a canvas) and said in words; decisions come from the audit trail, which
     // holds at least this test's own authorised calls by now.
     for (const panel of ['appends', 'decisions', 'errors', 'queue', 'backlog']) {
       expect(await page.locator(`[data-testid="trend-${panel}"] canvas`).count()).toBeGreaterThan(0);
     }
-    await expect.poll(async () => (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series.find((s) => s.name === 'allow')!.points.at(-1) ?? 0, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () =>
+          (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series
+            .find((s) => s.name === 'allow')!
+            .points.at(-1) ?? 0,
+        { timeout: 20_000 },
+      )
+      .toBeGreaterThan(0);
     await d.shot(page, 'overview-trends');
     await page.setViewportSize({ width: 390, height: 800 });
     await noSidewaysScroll(page);
@@ -80,7 +99,11 @@ describe('the overview\'s trends', () => {
 
   test('the history route gives each series only to a token that may read it, as the socket does', async () => {
     const narrow = (await d.t.mint(['queue:read'], { sub: 'queue-only' })).token;
-    const { status, body } = await get<{ minutes: string[]; series: { name: string; permitted: boolean; reason?: string; points: unknown[] }[] }>('dashboard', '/dashboard/history', narrow);
+    const { status, body } = await get<{ minutes: string[]; series: { name: string; permitted: boolean; reason?: string; points: unknown[] }[] }>(
+      'dashboard',
+      '/dashboard/history',
+      narrow,
+    );
     expect(status).toBe(200);
     expect(body.minutes).toHaveLength(60);
     const by = Object.fromEntries(body.series.map((s) => [s.name, s]));
@@ -96,22 +119,34 @@ describe('the overview\'s trends', () => {
     await page.close();
   }, 30_000);
 
-  test('refused calls to another listener show in the 4xx series, read from that listener\'s /metrics', async () => {
+  test("refused calls to another listener show in the 4xx series, read from that listener's /metrics", async () => {
     const sum4xx = async () => {
       const { body } = await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history');
       return body.series.find((s) => s.name === 'http4xx')!.points.reduce<number>((a, b) => a + (b ?? 0), 0);
     };
     // A first scrape is a baseline: wait until one has been taken (the series has a measured minute).
-    await expect.poll(async () => (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series.find((s) => s.name === 'http4xx')!.points.some((p) => p !== null), { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series
+            .find((s) => s.name === 'http4xx')!
+            .points.some((p) => p !== null),
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     const before = await sum4xx();
     for (let i = 0; i < 5; i++) expect((await get('token', '/audit', 'not-a-token')).status).toBe(401);
     await expect.poll(sum4xx, { timeout: 30_000 }).toBeGreaterThanOrEqual(before + 5);
   }, 60_000);
 });
 
-describe('a task\'s attempts and a schedule\'s firings', () => {
+describe("a task's attempts and a schedule's firings", () => {
   test('a task that failed once lists both attempts with their traces, and a trace link opens its signed record', async () => {
-    await post('scheduler', '/queue', { id: 'flaky-task', task: { type: 'http', url: `${hookUrl}/flaky`, method: 'POST' }, retry: { maxAttempts: 3, backoff: 'fixed', baseDelay: 10 } });
+    await post('scheduler', '/queue', {
+      id: 'flaky-task',
+      task: { type: 'http', url: `${hookUrl}/flaky`, method: 'POST' },
+      retry: { maxAttempts: 3, backoff: 'fixed', baseDelay: 10 },
+    });
     const page = await d.open(everything, '#/scheduler/tasks/flaky-task');
     await page.waitForSelector('[data-testid="task-status"][data-state="succeeded"]', { timeout: 20_000 });
     await page.waitForSelector('[data-testid="attempts"] tr[data-attempt="2"][data-outcome="success"]', { timeout: 10_000 });
@@ -153,7 +188,7 @@ describe('a task\'s attempts and a schedule\'s firings', () => {
     await page.close();
   }, 30_000);
 
-  test('a schedule\'s page lists its firings, each a link to the task', async () => {
+  test("a schedule's page lists its firings, each a link to the task", async () => {
     const page = await d.open(everything, '#/scheduler/schedules/every-minute');
     await page.waitForSelector('[data-testid="schedule"][data-state="active"]');
     // The firing happens at the next minute boundary (cron has no seconds field).
@@ -188,9 +223,14 @@ describe('a service down reads as urgent', () => {
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(/bench is UNKNOWN/);
     expect(await page.getAttribute('tr[data-service="bench"]', 'class')).toContain('urgent');
-    const look = await page.locator('tr[data-service="bench"] .unknown').first().evaluate((e) => ({
-      color: getComputedStyle(e).color, sign: getComputedStyle(e, '::before').content, weight: getComputedStyle(e).fontWeight,
-    }));
+    const look = await page
+      .locator('tr[data-service="bench"] .unknown')
+      .first()
+      .evaluate((e) => ({
+        color: getComputedStyle(e).color,
+        sign: getComputedStyle(e, '::before').content,
+        weight: getComputedStyle(e).fontWeight,
+      }));
     // Red (the failure colour), bold, and a warning sign before the word.
     expect(look.color).toBe('rgb(179, 38, 30)');
     expect(look.sign).toContain('⚠');

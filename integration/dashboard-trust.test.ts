@@ -11,9 +11,16 @@ import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboa
 let d: DashboardBrowser;
 let person: string;
 const made = {} as {
-  exec: { id: string }; succeeded: { id: string }; failed: { id: string }; contract: { id: string };
-  agentBreach: { id: string }; operatorBreach: { id: string }; pending: { id: string }; escalated: { id: string };
-  root: { id: string }; child: { id: string };
+  exec: { id: string };
+  succeeded: { id: string };
+  failed: { id: string };
+  contract: { id: string };
+  agentBreach: { id: string };
+  operatorBreach: { id: string };
+  pending: { id: string };
+  escalated: { id: string };
+  root: { id: string };
+  child: { id: string };
 };
 
 async function post<T = { id: string }>(listener: 'token' | 'trust', path: string, body: unknown, status = 201): Promise<T> {
@@ -41,26 +48,53 @@ beforeAll(async () => {
   d = await startDashboardBrowser();
   person = (await d.t.mint(['trust:*', 'execution:record', 'execution:read'], { sub: 'trust-person' })).token;
   made.exec = await post('token', '/executions', { subject: 'dash-agent', module: 'trust-test', action: 'deliver', input: { batch: 7 }, outcome: 'success' });
-  made.succeeded = await post('trust', '/events', { subjectId: 'dash-agent', kind: 'task-succeeded', summary: 'Delivered batch 7', proof: { executionId: made.exec.id } });
+  made.succeeded = await post('trust', '/events', {
+    subjectId: 'dash-agent',
+    kind: 'task-succeeded',
+    summary: 'Delivered batch 7',
+    proof: { executionId: made.exec.id },
+  });
   made.failed = await post('trust', '/events', {
-    subjectId: 'dash-agent', kind: 'task-failed', summary: 'Missed the deadline for batch 8',
+    subjectId: 'dash-agent',
+    kind: 'task-failed',
+    summary: 'Missed the deadline for batch 8',
     proof: { url: 'https://example.org/batch-8.log', sha256: 'ab'.repeat(32) },
   });
   made.contract = await post('trust', '/contracts', {
-    title: 'Batch delivery', agentId: 'dash-agent', operatorId: 'dash-ops',
-    terms: [{ id: 'sla', text: 'Deliver each batch within a day' }, { id: 'input', text: 'The operator supplies clean input files' }],
+    title: 'Batch delivery',
+    agentId: 'dash-agent',
+    operatorId: 'dash-ops',
+    terms: [
+      { id: 'sla', text: 'Deliver each batch within a day' },
+      { id: 'input', text: 'The operator supplies clean input files' },
+    ],
   });
   made.agentBreach = await post('trust', `/contracts/${made.contract.id}/breach`, { party: 'agent', term: 'sla', description: 'Batch 8 two hours late' });
-  made.operatorBreach = await post('trust', `/contracts/${made.contract.id}/breach`, { party: 'operator', term: 'input', description: 'Input files were corrupt' });
+  made.operatorBreach = await post('trust', `/contracts/${made.contract.id}/breach`, {
+    party: 'operator',
+    term: 'input',
+    description: 'Input files were corrupt',
+  });
   const opinions = [
     { participant: 'reviewer-1', modelFamily: 'gpt-4', position: 'refund' },
     { participant: 'reviewer-2', modelFamily: 'gpt-4', position: 'refund' },
     { participant: 'reviewer-3', modelFamily: 'claude', position: 'deny', confidence: 0.9 },
   ];
   made.pending = await post('trust', '/disputes', { title: 'Order 981', question: 'Refund the customer?', irreversible: false, opinions });
-  made.escalated = await post('trust', '/disputes', { title: 'Delete account 77', question: 'Delete the account?', irreversible: true, opinions: opinions.slice(0, 1) });
+  made.escalated = await post('trust', '/disputes', {
+    title: 'Delete account 77',
+    question: 'Delete the account?',
+    irreversible: true,
+    opinions: opinions.slice(0, 1),
+  });
   await post('trust', `/disputes/${made.escalated.id}/arbitrate`, {}, 200);
-  made.root = await post('trust', '/interactions', { caller: 'planner', callee: 'researcher', chainId: 'order-981', outcome: 'success', executionId: made.exec.id });
+  made.root = await post('trust', '/interactions', {
+    caller: 'planner',
+    callee: 'researcher',
+    chainId: 'order-981',
+    outcome: 'success',
+    executionId: made.exec.id,
+  });
   made.child = await post('trust', '/interactions', { caller: 'researcher', callee: 'planner', parentId: made.root.id, outcome: 'pending' });
   await post('trust', `/interactions/${made.root.id}/observe`, { observer: 'auditor-1', outcome: 'success' });
   await post('trust', `/interactions/${made.root.id}/observe`, { observer: 'auditor-2', outcome: 'failure', note: 'goods never arrived' });
@@ -90,7 +124,7 @@ describe('the trust views in a browser', () => {
     await page.close();
   });
 
-  test("a subject shows its score with every record that moved it, its events with proofs linked to the execution record, and its evidence", async () => {
+  test('a subject shows its score with every record that moved it, its events with proofs linked to the execution record, and its evidence', async () => {
     const page = await open(person, '#/trust/subjects/dash-agent');
     await page.waitForSelector('[data-testid="score"]');
     expect(await page.textContent('[data-testid="score"] .score')).toBe('45');
@@ -189,12 +223,19 @@ describe('the trust views in a browser', () => {
     await page.close();
   });
 
-  test('an event recorded through the API appears on its subject\'s page without a reload or a click', async () => {
+  test("an event recorded through the API appears on its subject's page without a reload or a click", async () => {
     const page = await open(person, '#/trust/subjects/live-agent');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('h1:has-text("Subject live-agent")');
-    await page.evaluate(() => { (window as unknown as { marker: number }).marker = 1; });
-    const event = await post('trust', '/events', { subjectId: 'live-agent', kind: 'task-succeeded', summary: 'Arrived live', proof: { executionId: made.exec.id } });
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 1;
+    });
+    const event = await post('trust', '/events', {
+      subjectId: 'live-agent',
+      kind: 'task-succeeded',
+      summary: 'Arrived live',
+      proof: { executionId: made.exec.id },
+    });
     await page.waitForSelector(`article[data-event="${event.id}"]`, { timeout: 5000 });
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     await page.close();
@@ -213,8 +254,11 @@ describe('the trust views in a browser', () => {
   test('a token without trust:read sees "not permitted" on every trust view', async () => {
     const narrow = (await d.t.mint(['execution:read'], { sub: 'no-trust' })).token;
     for (const [hash, what] of [
-      ['#/trust', 'trust scores'], ['#/trust/subjects/dash-agent', 'the score'], ['#/trust/disputes', 'disputes'],
-      ['#/trust/contracts', 'contracts'], ['#/trust/chains', 'interaction chains'],
+      ['#/trust', 'trust scores'],
+      ['#/trust/subjects/dash-agent', 'the score'],
+      ['#/trust/disputes', 'disputes'],
+      ['#/trust/contracts', 'contracts'],
+      ['#/trust/chains', 'interaction chains'],
     ] as const) {
       const page = await open(narrow, hash);
       await expect.poll(() => page.textContent('main'), { timeout: 5000 }).toContain(`Not permitted: this token cannot read ${what}`);

@@ -30,8 +30,13 @@ function hasStrace(): boolean {
 }
 
 const APPEND = {
-  subject: 'durable-agent', scope: ['crm:write'], module: 'crm', action: 'update-contact',
-  input: { contact: 1 }, output: { ok: true }, outcome: 'success',
+  subject: 'durable-agent',
+  scope: ['crm:write'],
+  module: 'crm',
+  action: 'update-contact',
+  input: { contact: 1 },
+  output: { ok: true },
+  outcome: 'success',
 };
 
 /** Appends on `suite start --data-dir <dataDir>` under strace, then a clean stop: the strace log. */
@@ -48,7 +53,9 @@ async function appendUnderStrace(dataDir: string, tracePath: string): Promise<st
     const { token: port } = await listenerPorts(suite, ['token']);
     const base = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await fetch(`${base}/health`)).status === 200, {
-      timeoutMs: 30_000, intervalMs: 100, describe: () => `not healthy within 30 s:\n${suite.output()}`,
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      describe: () => `not healthy within 30 s:\n${suite.output()}`,
       abort: () => (suite.running ? undefined : `the suite exited:\n${suite.output()}`),
     });
     const { adminKey } = JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8')) as { adminKey: string };
@@ -73,7 +80,9 @@ function expectDurable(report: DurabilityReport): void {
   // The database answered each sequential append's commit, and wrote and synced its WAL.
   expect(report.commitAnswers).toBeGreaterThanOrEqual(15);
   expect(report.walWrites).toBeGreaterThan(0);
-  expect(report.commitsUnsynced.slice(0, 3), `${report.commitsUnsynced.length} of ${report.commitAnswers} commits answered before a sync of their WAL`).toEqual([]);
+  expect(report.commitsUnsynced.slice(0, 3), `${report.commitsUnsynced.length} of ${report.commitAnswers} commits answered before a sync of their WAL`).toEqual(
+    [],
+  );
   expect(report.shutdowns).toBeGreaterThanOrEqual(1);
   expect(report.shutdownsUnsynced.slice(0, 3), 'a shutdown checkpoint recorded with files unsynced').toEqual([]);
 }

@@ -31,8 +31,13 @@ beforeAll(async () => {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        subject: `agent-${i}`, scope: ['crm:write'], module: 'crm', action: 'update-contact', input: { i, text: 'line one\nline "two" ünïcødé' },
-        output: { ok: i % 2 === 0 }, outcome: i === 3 ? 'failure' : 'success',
+        subject: `agent-${i}`,
+        scope: ['crm:write'],
+        module: 'crm',
+        action: 'update-contact',
+        input: { i, text: 'line one\nline "two" ünïcødé' },
+        output: { ok: i % 2 === 0 },
+        outcome: i === 3 ? 'failure' : 'success',
         ...(i === 4 ? { cost: { amount: 120, currency: 'EUR', source: 'provider-invoice' } } : {}),
       }),
     });
@@ -70,7 +75,8 @@ async function apiVerdict(line: string): Promise<boolean> {
   const [hash, signature] = line.split(' ', 2) as [string, string];
   const { v: _v, chain: _chain, ...fields } = JSON.parse(line.slice(hash.length + signature.length + 2)) as Record<string, unknown>;
   const res = await fetch(t.url('token', '/executions/verify'), {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ record: { ...fields, hash, signature } as unknown as ExecutionRecord, publicKey: key.publicKey }),
   });
   expect(res.status).toBe(200);
@@ -92,10 +98,18 @@ describe('an export of the execution chain, verified offline', () => {
   });
 
   it.each([
-    ['a field changed', (l: string) => l.replace('"outcome":"failure"', '"outcome":"success"'),
-      'NOT verified: seq 4 (line 5): content does not match its hash', 'record 4: content does not match its hash'],
-    ['its signature swapped with the next record\'s', (l: string, next: string) => l.replace(l.split(' ')[1]!, next.split(' ')[1]!),
-      'NOT verified: seq 4 (line 5): signature does not verify against the public key', 'record 4: signature does not verify with keys/<keyId>.pem'],
+    [
+      'a field changed',
+      (l: string) => l.replace('"outcome":"failure"', '"outcome":"success"'),
+      'NOT verified: seq 4 (line 5): content does not match its hash',
+      'record 4: content does not match its hash',
+    ],
+    [
+      "its signature swapped with the next record's",
+      (l: string, next: string) => l.replace(l.split(' ')[1]!, next.split(' ')[1]!),
+      'NOT verified: seq 4 (line 5): signature does not verify against the public key',
+      'record 4: signature does not verify with keys/<keyId>.pem',
+    ],
   ])('is found bad by all three, at the same seq, with record 4 %s', async (_name, tamper, cliSays, scriptSays) => {
     const all = lines();
     const tampered = tamper(all[4]!, all[5]!);
@@ -112,10 +126,13 @@ describe('an export of the execution chain, verified offline', () => {
   it('answers suite verify --help, and exit status 2 when it cannot run', async () => {
     const help = await run(process.execPath, ['cli/suite.ts', 'verify', '--help'], { cwd: repo });
     expect(help.stdout).toMatch(/^usage:\n {2}suite verify FILE --public-key PEM/);
-    const noKey = await run(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'pub.pem')], { cwd: repo }).catch((e: { code: number; stderr: string }) => e);
+    const noKey = await run(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'pub.pem')], { cwd: repo }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(noKey).toMatchObject({ code: 2, stderr: expect.stringContaining('give one FILE and at least one --public-key') });
-    const missing = await run(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'nothing.trace'), '--public-key', join(dir, 'pub.pem')], { cwd: repo })
-      .catch((e: { code: number; stderr: string }) => e);
+    const missing = await run(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'nothing.trace'), '--public-key', join(dir, 'pub.pem')], {
+      cwd: repo,
+    }).catch((e: { code: number; stderr: string }) => e);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('ENOENT') });
   });
 });

@@ -43,8 +43,12 @@ async function startOnce(env: Record<string, string>, o: { tty?: boolean; whileU
     ? spawn('script', ['-qec', command.map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: repo, env: fullEnv, detached: true })
     : spawn(command[0] as string, command.slice(1), { cwd: repo, env: fullEnv, detached: true });
   const out = { stdout: '', stderr: '' };
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { out.stdout += d; });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => { out.stderr += d; });
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out.stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    out.stderr += d;
+  });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const screen = () => (o.tty ? out.stdout.replaceAll('\r\n', '\n') : out.stderr);
   const deadline = Date.now() + 30_000;
@@ -67,14 +71,17 @@ const PRETTY_LINE = /^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL
 describe('the first screen of suite start', () => {
   it('read from pipes: standard output holds only JSON log lines; the admin key and a curl line that mints a token stand on standard error', async () => {
     let minted: unknown;
-    const { stdout, stderr } = await startOnce({}, {
-      // The curl line, copied as it stands into a shell while the suite runs.
-      whileUp: async (screen) => {
-        const curl = /^curl [^\n]*\\\n[^\n]*\\\n[^\n]*$/m.exec(screen)?.[0];
-        expect(curl, screen).toBeDefined();
-        minted = JSON.parse((await promisify(execFile)('sh', ['-c', curl as string])).stdout);
+    const { stdout, stderr } = await startOnce(
+      {},
+      {
+        // The curl line, copied as it stands into a shell while the suite runs.
+        whileUp: async (screen) => {
+          const curl = /^curl [^\n]*\\\n[^\n]*\\\n[^\n]*$/m.exec(screen)?.[0];
+          expect(curl, screen).toBeDefined();
+          minted = JSON.parse((await promisify(execFile)('sh', ['-c', curl as string])).stdout);
+        },
       },
-    });
+    );
     expect(minted).toMatchObject({ token: expect.stringMatching(/^eyJ/) });
     const logLines = stdout.trim().split('\n');
     expect(logLines.length).toBeGreaterThan(5);

@@ -26,7 +26,8 @@ let stateDir: string;
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'follow-traces-'));
   nats = new NatsNode({
-    name: 'nats-auth', storeDir: join(stateDir, 'nats'),
+    name: 'nats-auth',
+    storeDir: join(stateDir, 'nats'),
     config: readFileSync(new URL('../compose/nats-auth.conf', import.meta.url), 'utf8'),
     env: { PATH: process.env.PATH ?? '', ...passwords },
   });
@@ -44,7 +45,8 @@ afterAll(async () => {
 async function append(n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const res = await fetch(suite.url('token', '/executions'), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ subject: 'agent-follow', module: 'test', action: `step-${i}`, input: { i }, outcome: 'success' }),
     });
     expect(res.status).toBe(201);
@@ -53,18 +55,29 @@ async function append(n: number): Promise<void> {
 
 function startFollower(): Child {
   return new Child({
-    name: 'follow-traces', args: [EXAMPLE], cwd: stateDir,
+    name: 'follow-traces',
+    args: [EXAMPLE],
+    cwd: stateDir,
     env: {
-      PATH: process.env.PATH ?? '', FOLLOW_NATS_URL: nats.url, FOLLOW_NATS_USER: 'events', FOLLOW_NATS_PASSWORD: passwords.EVENTS_NATS_PASSWORD,
-      SUITE_TOKEN_URL: suite.url('token'), SUITE_TOKEN: token, FOLLOW_STATE: join(stateDir, 'state.json'),
+      PATH: process.env.PATH ?? '',
+      FOLLOW_NATS_URL: nats.url,
+      FOLLOW_NATS_USER: 'events',
+      FOLLOW_NATS_PASSWORD: passwords.EVENTS_NATS_PASSWORD,
+      SUITE_TOKEN_URL: suite.url('token'),
+      SUITE_TOKEN: token,
+      FOLLOW_STATE: join(stateDir, 'state.json'),
     },
   });
 }
 
-const printed = (c: Child) => c.output().split('\n').flatMap((l) => {
-  const m = /^\[follow-traces\] (\{.*\})$/.exec(l);
-  return m ? [JSON.parse(m[1]!) as { seq: number; from: string }] : [];
-});
+const printed = (c: Child) =>
+  c
+    .output()
+    .split('\n')
+    .flatMap((l) => {
+      const m = /^\[follow-traces\] (\{.*\})$/.exec(l);
+      return m ? [JSON.parse(m[1]!) as { seq: number; from: string }] : [];
+    });
 
 describe('the trace-event subscriber example (client/examples/follow-traces.ts)', () => {
   it('prints every record once, in order, across a stop and a restart, from the export and live', async () => {
@@ -83,7 +96,15 @@ describe('the trace-event subscriber example (client/examples/follow-traces.ts)'
 
     const seqs = [...printed(first), ...printed(second)].map((r) => r.seq);
     expect(seqs).toEqual(Array.from({ length: 14 }, (_, i) => i + 1));
-    expect(printed(first).slice(5).every((r) => r.from === 'live')).toBe(true);
-    expect(printed(second).slice(0, 4).every((r) => r.from === 'export')).toBe(true);
+    expect(
+      printed(first)
+        .slice(5)
+        .every((r) => r.from === 'live'),
+    ).toBe(true);
+    expect(
+      printed(second)
+        .slice(0, 4)
+        .every((r) => r.from === 'export'),
+    ).toBe(true);
   }, 180_000);
 });

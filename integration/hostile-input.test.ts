@@ -48,28 +48,27 @@ async function runCorpus(t: TestSuite, credentials: (authority: string) => Crede
   const wrong: string[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < work.length) {
-      const { origin, request } = work[next++] as (typeof work)[number];
-      const what = `${origin.port} ${request.method} ${request.path.slice(0, 80)} [${request.label}]`;
-      try {
-        const answer = await send(origin, request);
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status < 400 || answer.status >= 500 || !wellShaped(request, answer.body) || !namesField(request, answer)) {
-          wrong.push(`${what} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < work.length) {
+        const { origin, request } = work[next++] as (typeof work)[number];
+        const what = `${origin.port} ${request.method} ${request.path.slice(0, 80)} [${request.label}]`;
+        try {
+          const answer = await send(origin, request);
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          if (answer.status < 400 || answer.status >= 500 || !wellShaped(request, answer.body) || !namesField(request, answer)) {
+            wrong.push(`${what} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+          }
+        } catch (err) {
+          wrong.push(`${what} -> ${err instanceof Error ? err.message : String(err)}`);
         }
-      } catch (err) {
-        wrong.push(`${what} -> ${err instanceof Error ? err.message : String(err)}`);
       }
-    }
-  }));
+    }),
+  );
   return { sent: work.length, wrong, statuses };
 }
 
-describe.each([
-  { kind: 'pglite' as const },
-  { kind: 'postgres' as const },
-])('the hostile-input corpus on $kind', ({ kind }) => {
+describe.each([{ kind: 'pglite' as const }, { kind: 'postgres' as const }])('the hostile-input corpus on $kind', ({ kind }) => {
   let t: TestSuite;
   let db: TestDatabase | undefined;
   let star: string;
@@ -78,7 +77,8 @@ describe.each([
     db = kind === 'postgres' ? await createTestDatabase() : undefined;
     t = await startTestSuite({
       // Every route there can be: signup exists only when enabled, the webhook checks signatures only with a secret.
-      SUITE_SIGNUP_ENABLED: 'true', BILLING_WEBHOOK_SECRET: 'whsec_corpus_0123456789abcdef',
+      SUITE_SIGNUP_ENABLED: 'true',
+      BILLING_WEBHOOK_SECRET: 'whsec_corpus_0123456789abcdef',
       ...(db ? { SUITE_DATABASE_URL: db.url } : {}),
     });
     star = (await t.mint(['*'], { sub: 'corpus-star' })).token;

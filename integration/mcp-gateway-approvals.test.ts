@@ -26,7 +26,14 @@ import { verifyReceipt, type ExecutionReceipt } from '../client/src/verify.ts';
 const POLICY = {
   rules: [
     { name: 'pay', server: 'everything', tool: 'echo', when: 'args.message.startsWith("pay")', effect: 'approve', approvers: 'bank:approve', ttl: '15m' },
-    { name: 'no-secrets', server: 'everything', tool: 'echo', when: 'args.message.contains("secret")', effect: 'deny', reason: 'echoing secrets is not allowed' },
+    {
+      name: 'no-secrets',
+      server: 'everything',
+      tool: 'echo',
+      when: 'args.message.contains("secret")',
+      effect: 'deny',
+      reason: 'echoing secrets is not allowed',
+    },
     { name: 'brief', server: 'everything', tool: 'echo', when: 'args.message.startsWith("brief")', effect: 'approve', approvers: 'bank:approve', ttl: '1s' },
     { name: 'sums', server: 'everything', tool: 'get-sum', budget: { calls: 3, per: '1h' } },
   ],
@@ -59,7 +66,13 @@ afterAll(async () => {
 const agent = async (sub: string, scope = ['mcp:everything:*']) => connectMcp(t, (await t.mint(scope, { sub })).token);
 const echo = async (client: Awaited<ReturnType<typeof agent>>, message: string) =>
   (await client.callTool({ name: 'everything__echo', arguments: { message } })) as CallToolResult;
-const approvalOf = (r: CallToolResult) => (r._meta as Record<string, { id: string; status: string; argsDigest: string; expiresAt: string }>)[APPROVAL_META_KEY] as { id: string; status: string; argsDigest: string; expiresAt: string };
+const approvalOf = (r: CallToolResult) =>
+  (r._meta as Record<string, { id: string; status: string; argsDigest: string; expiresAt: string }>)[APPROVAL_META_KEY] as {
+    id: string;
+    status: string;
+    argsDigest: string;
+    expiresAt: string;
+  };
 /** How many calls the gateway forwarded to the upstream's echo (its ledger: forwarded calls only). */
 const forwardedEchoes = async () => {
   const body = (await call(t, '/mcp/calls', { admin: true })).body as { calls: Array<{ name: string; success: number; failure: number }> };
@@ -85,7 +98,9 @@ describe('held calls', () => {
     const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
     const listed = await call(t, `/approvals?caller=agent-held&status=pending`, { token: reader });
     expect(listed.status).toBe(200);
-    expect(listed.body.approvals).toEqual([expect.objectContaining({ id: a.id, server: 'everything', tool: 'echo', args: { message: 'pay bob 100' }, callerSub: 'agent-held' })]);
+    expect(listed.body.approvals).toEqual([
+      expect.objectContaining({ id: a.id, server: 'everything', tool: 'echo', args: { message: 'pay bob 100' }, callerSub: 'agent-held' }),
+    ]);
     await client.close();
   });
 
@@ -110,7 +125,9 @@ describe('held calls', () => {
     expect(textOf(ran)).toContain('pay carol 5');
     const record = traceOf(ran) as unknown as { governance: { decision: string; evidence: string[]; policyVersion: string } };
     expect(record.governance).toMatchObject({ decision: 'approved' });
-    expect(record.governance.evidence).toEqual(expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${decided.body.decisionTrace}`]));
+    expect(record.governance.evidence).toEqual(
+      expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${decided.body.decisionTrace}`]),
+    );
     expect(await forwardedEchoes()).toBe(before + 1);
 
     const second = await echo(client, 'pay carol 5');
@@ -146,11 +163,13 @@ describe('held calls', () => {
     await client.close();
   });
 
-  it('shows and lets decide a tenant\'s approver its own tenant\'s requests only', async () => {
+  it("shows and lets decide a tenant's approver its own tenant's requests only", async () => {
     const client = await agent('agent-untenanted');
     const held = approvalOf(await echo(client, 'pay someone else'));
     const tenant = await createTenant(t);
-    const tenantToken = (await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'tenant-approver', scope: ['approval:read', 'approval:decide'] } })).body.token as string;
+    const tenantToken = (
+      await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'tenant-approver', scope: ['approval:read', 'approval:decide'] } })
+    ).body.token as string;
     const seen = await call(t, '/approvals?caller=agent-untenanted', { token: tenantToken });
     expect(seen.status).toBe(200);
     expect(seen.body.approvals).toEqual([]);
@@ -193,13 +212,24 @@ describe('held calls', () => {
 
 describe('waiting for the decision', () => {
   /** Calls echo holding the call open (a progressToken, as the SDK sends with onprogress); `onFirst` runs at the first progress notification. */
-  const waitingEcho = async (client: Awaited<ReturnType<typeof agent>>, message: string, onFirst: (note: { message?: string }) => Promise<unknown>, waitSeconds?: number) => {
+  const waitingEcho = async (
+    client: Awaited<ReturnType<typeof agent>>,
+    message: string,
+    onFirst: (note: { message?: string }) => Promise<unknown>,
+    waitSeconds?: number,
+  ) => {
     const notes: Array<{ progress: number; message?: string }> = [];
     let acted: Promise<unknown> | undefined;
     const result = (await client.callTool(
       { name: 'everything__echo', arguments: { message }, ...(waitSeconds !== undefined ? { _meta: { 'agent-authority-suite/wait': waitSeconds } } : {}) },
       undefined,
-      { onprogress: (p) => { notes.push(p); acted ??= onFirst(p); }, timeout: 120_000 },
+      {
+        onprogress: (p) => {
+          notes.push(p);
+          acted ??= onFirst(p);
+        },
+        timeout: 120_000,
+      },
     )) as CallToolResult;
     return { result, notes, acted: await acted };
   };
@@ -251,17 +281,21 @@ describe('waiting for the decision', () => {
   });
 });
 
-describe('conditions on a token\'s scope', () => {
-  const sum = async (client: Awaited<ReturnType<typeof agent>>, a: number) => (await client.callTool({ name: 'everything__get-sum', arguments: { a, b: 1 } })) as CallToolResult;
+describe("conditions on a token's scope", () => {
+  const sum = async (client: Awaited<ReturnType<typeof agent>>, a: number) =>
+    (await client.callTool({ name: 'everything__get-sum', arguments: { a, b: 1 } })) as CallToolResult;
 
   it('lets a token call a tool only while the condition bound to its scope holds for the arguments, saying why on the refusal and the audit trail', async () => {
-    const minted = await call(t, '/auth/token', { admin: true, body: { sub: 'agent-bound', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    const minted = await call(t, '/auth/token', {
+      admin: true,
+      body: { sub: 'agent-bound', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } },
+    });
     expect(minted.status).toBe(200);
     const client = await connectMcp(t, minted.body.token as string);
     expect((await sum(client, 9)).isError).not.toBe(true);
     const refused = await sum(client, 10);
     expect(refused.isError).toBe(true);
-    const text = 'refused by your token\'s condition on mcp:everything:get-sum (args.a < 10): it does not hold for this call; nothing was done';
+    const text = "refused by your token's condition on mcp:everything:get-sum (args.a < 10): it does not hold for this call; nothing was done";
     expect(textOf(refused)).toBe(text);
     // Other tools of the same token are not bound.
     expect((await echo(client, 'hello')).isError).not.toBe(true);
@@ -271,21 +305,30 @@ describe('conditions on a token\'s scope', () => {
   });
 
   it('refuses a condition that is not CEL or not on a gateway scope, and a bound token handing on an unbound one', async () => {
-    const bad = await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a <' } } });
+    const bad = await call(t, '/auth/token', {
+      admin: true,
+      body: { sub: 'x', scope: ['mcp:everything:*'], conditions: { 'mcp:everything:get-sum': 'args.a <' } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/not valid CEL/);
     expect((await call(t, '/auth/token', { admin: true, body: { sub: 'x', scope: ['audit:read'], conditions: { 'audit:read': 'true' } } })).status).toBe(400);
-    const parent = await call(t, '/auth/token', { admin: true, body: { sub: 'minter', scope: ['mcp:everything:*', 'auth:token:create'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    const parent = await call(t, '/auth/token', {
+      admin: true,
+      body: { sub: 'minter', scope: ['mcp:everything:*', 'auth:token:create'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } },
+    });
     const child = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'] } });
     expect(child.status).toBe(403);
     expect(child.body.error.message).toMatch(/condition on "mcp:everything:get-sum"/);
-    const carried = await call(t, '/auth/token', { token: parent.body.token, body: { sub: 'child', scope: ['mcp:everything:get-sum'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } } });
+    const carried = await call(t, '/auth/token', {
+      token: parent.body.token,
+      body: { sub: 'child', scope: ['mcp:everything:get-sum'], conditions: { 'mcp:everything:get-sum': 'args.a < 10' } },
+    });
     expect(carried.status).toBe(200);
   });
 });
 
 describe('the approval on the chain', () => {
-  it('signs the call\'s record and the approval\'s record so that openssl and suite verify accept both, and the call\'s receipt names the approver', async () => {
+  it("signs the call's record and the approval's record so that openssl and suite verify accept both, and the call's receipt names the approver", async () => {
     const client = await agent('agent-chain');
     const held = approvalOf(await echo(client, 'pay heidi 4'));
     const decided = await decide(held.id, 'approve', (await t.mint(['bank:approve'], { sub: 'alice' })).token, 'heidi is a payee');
@@ -295,8 +338,9 @@ describe('the approval on the chain', () => {
     const records = (await t.mint(['execution:read'], { sub: 'auditor' })).token;
     const approvalRecord = (await call(t, `/executions/${decided.body.decisionTrace}`, { token: records })).body as ExecutionRecord;
     expect(approvalRecord).toMatchObject({ subject: 'alice', module: 'mcp:approvals', action: 'approve', outcome: 'success' });
-    expect((callRecord as unknown as { governance: { evidence: string[] } }).governance.evidence)
-      .toEqual(expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${approvalRecord.id}`]));
+    expect((callRecord as unknown as { governance: { evidence: string[] } }).governance.evidence).toEqual(
+      expect.arrayContaining([`approval:${held.id}`, 'approver:alice', `approvalRecord:${approvalRecord.id}`]),
+    );
 
     // openssl: each record's Ed25519 signature over its documented bytes (docs/TRACE-FORMAT.md's script).
     const key = (await (await fetch(t.url('token', '/executions/public-key'))).json()) as { publicKey: string };
@@ -313,21 +357,24 @@ describe('the approval on the chain', () => {
     writeFileSync(join(dir, 'chain.trace'), exported);
     writeFileSync(join(dir, 'pub.pem'), key.publicKey);
     const repo = new URL('..', import.meta.url).pathname;
-    const verified = await promisify(execFile)(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'chain.trace'), '--public-key', join(dir, 'pub.pem')], { cwd: repo });
+    const verified = await promisify(execFile)(process.execPath, ['cli/suite.ts', 'verify', join(dir, 'chain.trace'), '--public-key', join(dir, 'pub.pem')], {
+      cwd: repo,
+    });
     expect(verified.stdout).toMatch(/valid|verified|ok/i);
 
     // The call's receipt, verified offline, names the approver and the approval's record.
     const receipt = (await call(t, `/executions/${callRecord.id}/receipt`, { token: records })).body as ExecutionReceipt;
     const logVkey = (await (await fetch(t.url('token', '/executions/log/vkey'))).text()).trim();
     expect(verifyReceipt(receipt, { publicKeyPem: key.publicKey, logVkey })).toMatchObject({ ok: true });
-    expect((receipt.record as unknown as { governance: { evidence: string[] } }).governance.evidence)
-      .toEqual(expect.arrayContaining(['approver:alice', `approvalRecord:${approvalRecord.id}`]));
+    expect((receipt.record as unknown as { governance: { evidence: string[] } }).governance.evidence).toEqual(
+      expect.arrayContaining(['approver:alice', `approvalRecord:${approvalRecord.id}`]),
+    );
     await client.close();
   });
 });
 
 describe('rules on arguments and budgets', () => {
-  it('refuses a call a deny rule\'s CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest', async () => {
+  it("refuses a call a deny rule's CEL condition matches on its arguments, naming the rule and its reason, and forwards the rest", async () => {
     const client = await agent('agent-args');
     const refused = await echo(client, 'my secret is 42');
     expect(refused.isError).toBe(true);
@@ -340,7 +387,8 @@ describe('rules on arguments and budgets', () => {
   });
 
   it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart; an approval under a changed policy is held anew', async () => {
-    const sum = async (client: Awaited<ReturnType<typeof agent>>) => (await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })) as CallToolResult;
+    const sum = async (client: Awaited<ReturnType<typeof agent>>) =>
+      (await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })) as CallToolResult;
     let client = await agent('agent-budget');
     for (let i = 0; i < 3; i++) expect((await sum(client)).isError).not.toBe(true);
     const held = approvalOf(await echo(client, 'pay dave 7'));
@@ -398,7 +446,12 @@ describe('reloading the policy without a restart', () => {
     const old = (await policyOf()).body.version as string;
     const client = await agent('agent-reload');
 
-    writeFileSync(path, JSON.stringify({ rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }] }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }],
+      }),
+    );
     const refused = await reload();
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toMatch(/rule 1 \("broken"\): when is not valid CEL.*version [0-9a-f]{64}\) stays/);
@@ -407,7 +460,12 @@ describe('reloading the policy without a restart', () => {
     expect(textOf(stillOld)).toMatch(/rule 1 \("no-secrets"\)/);
     expect(versionOn(stillOld)).toBe(old);
 
-    const stricter = { rules: [{ name: 'quiet', server: 'everything', tool: 'echo', when: 'args.message.startsWith("hello")', effect: 'deny', reason: 'say something new' }, ...POLICY.rules] };
+    const stricter = {
+      rules: [
+        { name: 'quiet', server: 'everything', tool: 'echo', when: 'args.message.startsWith("hello")', effect: 'deny', reason: 'say something new' },
+        ...POLICY.rules,
+      ],
+    };
     writeFileSync(path, JSON.stringify(stricter));
     process.kill(process.pid, 'SIGHUP');
     const deadline = Date.now() + 10_000;
@@ -437,7 +495,12 @@ describe('reloading the policy without a restart', () => {
 describe('the policy file at start', () => {
   it('refuses a bad rule file, naming the rule', () => {
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        rules: [POLICY.rules[0], { name: 'broken', server: 'everything', tool: 'echo', when: 'args.message ==', effect: 'deny', reason: 'x' }],
+      }),
+    );
     expect(() => loadConfig({ SUITE_MCP_POLICY: bad })).toThrow(/SUITE_MCP_POLICY: rule 1 \("broken"\): when is not valid CEL/);
   });
 });

@@ -28,12 +28,14 @@ afterAll(async () => {
   file?.cleanup();
 });
 
-describe('the gateway\'s tool list when an upstream changes', () => {
+describe("the gateway's tool list when an upstream changes", () => {
   it('serves the suite while an upstream is down, then announces list_changed and lists its tools once it is up', async () => {
     const { token } = await t.mint(['mcp:late:*', 'execution:read']);
     const client = new Client({ name: 'list-changed-test', version: '1.0.0' });
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
-    await client.connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
     const before = (await client.listTools()).tools.map((tool) => tool.name);
     expect(before).toContain('attention_list');

@@ -35,7 +35,9 @@ const usage = async (tenant: CreatedTenant) => (await call(t, '/usage', { tenant
 const entity = (name: string) => ({ entities: [{ name, entityType: 'note', observations: ['made through the gateway'] }] });
 async function graphNames(token: string): Promise<string[]> {
   const client = await connectMcp(t, token);
-  const graph = JSON.parse(textOf((await client.callTool({ name: 'memory__read_graph', arguments: {} })) as CallToolResult)) as { entities: Array<{ name: string }> };
+  const graph = JSON.parse(textOf((await client.callTool({ name: 'memory__read_graph', arguments: {} })) as CallToolResult)) as {
+    entities: Array<{ name: string }>;
+  };
   await client.close();
   return graph.entities.map((e) => e.name);
 }
@@ -43,7 +45,11 @@ async function graphNames(token: string): Promise<string[]> {
 describe('tenant metering of gateway calls', () => {
   it('counts one validations unit per upstream call made with a tenant key, its quota in _meta', async () => {
     const tenant = await createTenant(t);
-    const issued = await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'metered-agent', scope: ['mcp:memory:*', 'execution:read'] } });
+    const issued = await call(t, '/auth/token', {
+      admin: true,
+      tenantKey: tenant.apiKey,
+      body: { sub: 'metered-agent', scope: ['mcp:memory:*', 'execution:read'] },
+    });
     const before = await usage(tenant);
     const client = await connectMcp(t, issued.body.token, { 'x-suite-tenant-key': tenant.apiKey });
     const made = (await client.callTool({ name: 'memory__create_entities', arguments: entity('alpha') })) as CallToolResult;
@@ -66,17 +72,25 @@ describe('tenant metering of gateway calls', () => {
     const client = await connectMcp(t, token, { 'x-suite-tenant-key': tenant.apiKey });
     const refused = client.callTool({ name: 'memory__create_entities', arguments: entity('never-made') });
     await expect(refused).rejects.toThrow(/^MCP error -32001: QUOTA_EXCEEDED: the plan's monthly validations limit \(10000\) is reached; it resets at /);
-    await expect(refused).rejects.toMatchObject({ data: { code: 'QUOTA_EXCEEDED', requiredScope: 'mcp:memory:create_entities', quota: { metric: 'validations', limit: 10_000, remaining: 0 } } });
+    await expect(refused).rejects.toMatchObject({
+      data: { code: 'QUOTA_EXCEEDED', requiredScope: 'mcp:memory:create_entities', quota: { metric: 'validations', limit: 10_000, remaining: 0 } },
+    });
     await client.close();
     expect(await graphNames(token)).not.toContain('never-made');
     const audit = await call(t, '/audit?subject=over-quota-agent&result=deny&limit=50', { admin: true });
-    expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({
-      resource: 'mcp tools/call memory__create_entities', reason: expect.stringMatching(/^QUOTA_EXCEEDED: the plan's monthly validations limit \(\d+\) is reached; it resets at /), tenantId: tenant.id,
-    })]));
+    expect(audit.body.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          resource: 'mcp tools/call memory__create_entities',
+          reason: expect.stringMatching(/^QUOTA_EXCEEDED: the plan's monthly validations limit \(\d+\) is reached; it resets at /),
+          tenantId: tenant.id,
+        }),
+      ]),
+    );
     expect((await usage(tenant)).validations).toBe(10_000);
   });
 
-  it('GET /mcp/calls shows a tenant\'s token its own tenant\'s calls only; the admin key and an untenanted token see every call', async () => {
+  it("GET /mcp/calls shows a tenant's token its own tenant's calls only; the admin key and an untenanted token see every call", async () => {
     const [a, b] = [await createTenant(t), await createTenant(t)];
     const issue = async (tenant: CreatedTenant, sub: string, scope: string[]) =>
       (await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub, scope } })).body.token as string;
@@ -106,11 +120,13 @@ describe('tenant metering of gateway calls', () => {
     await expect(connectMcp(t, token, { 'x-suite-tenant-key': 'tk_unknown' })).rejects.toThrow(/TENANT_KEY_INVALID/);
   });
 
-  it('refuses a token issued under one tenant presented with another tenant\'s key', async () => {
+  it("refuses a token issued under one tenant presented with another tenant's key", async () => {
     const a = await createTenant(t);
     const b = await createTenant(t);
     const ofA = await call(t, '/auth/token', { admin: true, tenantKey: a.apiKey, body: { sub: 'agent-a', scope: ['mcp:memory:*'] } });
     // Refused by /mcp's own check before the session (an HTTP 403 in the error shape, issue 32).
-    await expect(connectMcp(t, ofA.body.token, { 'x-suite-tenant-key': b.apiKey })).rejects.toThrow(/"code":"CAPABILITY_INSUFFICIENT","message":"the token was issued for another tenant/);
+    await expect(connectMcp(t, ofA.body.token, { 'x-suite-tenant-key': b.apiKey })).rejects.toThrow(
+      /"code":"CAPABILITY_INSUFFICIENT","message":"the token was issued for another tenant/,
+    );
   });
 });

@@ -19,8 +19,10 @@ let suite: Awaited<ReturnType<typeof startGatewaySuite>> | undefined;
 beforeAll(async () => {
   suite = await startGatewaySuite({
     everything: {
-      command: NODE, args: [SERVER_EVERYTHING, 'stdio'],
-      resourceScopes: { [TEMPLATE]: 'demo:read' }, promptScopes: { 'simple-prompt': 'prompts:read' },
+      command: NODE,
+      args: [SERVER_EVERYTHING, 'stdio'],
+      resourceScopes: { [TEMPLATE]: 'demo:read' },
+      promptScopes: { 'simple-prompt': 'prompts:read' },
     },
   });
   t = suite.t;
@@ -35,7 +37,7 @@ function hashOfAnswer(answer: Record<string, unknown>): string {
 }
 
 describe('upstream resources through the gateway', () => {
-  it('lists an upstream\'s resources and templates under mcp+<server>: URIs, only to a token whose scopes grant them', async () => {
+  it("lists an upstream's resources and templates under mcp+<server>: URIs, only to a token whose scopes grant them", async () => {
     const reader = await connectMcp(t, (await t.mint(['mcp:everything:resources:read'])).token);
     const uris = (await reader.listResources()).resources.map((r) => r.uri);
     expect(uris).toContain(`mcp+everything:${DOC}`);
@@ -66,7 +68,13 @@ describe('upstream resources through the gateway', () => {
     expect(read.contents[0]).toMatchObject({ uri: `mcp+everything:${DOC}`, mimeType: 'text/markdown' });
     expect(String((read.contents[0] as { text: string }).text).length).toBeGreaterThan(100);
     const trace = traceOf(read);
-    expect(trace).toMatchObject({ subject: 'resource-reader', module: 'mcp:everything', action: 'resources/read', outcome: 'success', scope: ['mcp:everything:resources:read'] });
+    expect(trace).toMatchObject({
+      subject: 'resource-reader',
+      module: 'mcp:everything',
+      action: 'resources/read',
+      outcome: 'success',
+      scope: ['mcp:everything:resources:read'],
+    });
     expect(trace.inputHash).toBe(hashCanonical({ uri: DOC }));
     expect(trace.outputHash).toBe(hashOfAnswer(read));
     const verified = await call(t, '/executions/verify', { body: { record: trace } });
@@ -74,23 +82,37 @@ describe('upstream resources through the gateway', () => {
     await client.close();
   });
 
-  it('gives a URI its template\'s scope from the file, and refuses a read beyond the token\'s scopes, audited', async () => {
+  it("gives a URI its template's scope from the file, and refuses a read beyond the token's scopes, audited", async () => {
     const client = await connectMcp(t, (await t.mint(['demo:read'], { sub: 'template-reader' })).token);
     const read = await client.readResource({ uri: 'mcp+everything:demo://resource/dynamic/text/3' });
     expect(read.contents[0]).toMatchObject({ uri: 'mcp+everything:demo://resource/dynamic/text/3' });
     expect(traceOf(read)).toMatchObject({ action: 'resources/read', scope: ['demo:read'] });
-    await expect(client.readResource({ uri: `mcp+everything:${DOC}` })).rejects.toThrow(/^MCP error -32001: CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read$/);
+    await expect(client.readResource({ uri: `mcp+everything:${DOC}` })).rejects.toThrow(
+      /^MCP error -32001: CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read$/,
+    );
     const audit = await call(t, '/audit?subject=template-reader&result=deny&limit=50', { admin: true });
-    expect(audit.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ resource: `mcp resources/read mcp+everything:${DOC}`, reason: 'CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read' })]));
+    expect(audit.body.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          resource: `mcp resources/read mcp+everything:${DOC}`,
+          reason: 'CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:resources:read',
+        }),
+      ]),
+    );
     await client.close();
   });
 
-  it('answers a URI of no upstream as invalid params, and the upstream\'s refusal as an error carrying the failure\'s trace', async () => {
+  it("answers a URI of no upstream as invalid params, and the upstream's refusal as an error carrying the failure's trace", async () => {
     const client = await connectMcp(t, (await t.mint(['mcp:*:resources:read'])).token);
     await expect(client.readResource({ uri: 'mcp+nowhere:demo://x' })).rejects.toThrow(/-32602: unknown resource: mcp\+nowhere:demo:\/\/x/);
     await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/-32602: unknown resource/);
-    const failed = await client.readResource({ uri: 'mcp+everything:demo://resource/static/document/absent.md' }).catch((e: unknown) => e as { code: number; message: string; data: { code: string; trace: ExecutionRecord } });
-    expect(failed).toMatchObject({ code: -32603, data: { code: 'PROVIDER_REJECTED', trace: { module: 'mcp:everything', action: 'resources/read', outcome: 'failure' } } });
+    const failed = await client
+      .readResource({ uri: 'mcp+everything:demo://resource/static/document/absent.md' })
+      .catch((e: unknown) => e as { code: number; message: string; data: { code: string; trace: ExecutionRecord } });
+    expect(failed).toMatchObject({
+      code: -32603,
+      data: { code: 'PROVIDER_REJECTED', trace: { module: 'mcp:everything', action: 'resources/read', outcome: 'failure' } },
+    });
     expect((failed as { message: string }).message).toMatch(/PROVIDER_REJECTED: upstream everything: /);
     await client.close();
   });
@@ -101,7 +123,10 @@ describe('upstream resources through the gateway', () => {
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
     expect(client.getServerCapabilities()).toMatchObject({ resources: { listChanged: true }, prompts: { listChanged: true } });
     // The tool makes a session resource on the upstream, which tells the gateway its list changed.
-    const made = (await client.callTool({ name: 'everything__gzip-file-as-resource', arguments: { name: 'hello.txt.gz', data: 'data:text/plain,hello%20gateway', outputType: 'resourceLink' } })) as CallToolResult;
+    const made = (await client.callTool({
+      name: 'everything__gzip-file-as-resource',
+      arguments: { name: 'hello.txt.gz', data: 'data:text/plain,hello%20gateway', outputType: 'resourceLink' },
+    })) as CallToolResult;
     expect(made.isError, textOf(made)).toBeFalsy();
     await changed;
     const uri = 'mcp+everything:demo://resource/session/hello.txt.gz';
@@ -112,14 +137,20 @@ describe('upstream resources through the gateway', () => {
 });
 
 describe('upstream prompts through the gateway', () => {
-  it('lists exactly the prompts a token\'s scopes grant, namespaced, and gets one with its arguments intact', async () => {
+  it("lists exactly the prompts a token's scopes grant, namespaced, and gets one with its arguments intact", async () => {
     const client = await connectMcp(t, (await t.mint(['mcp:everything:prompt:args-prompt'], { sub: 'prompt-getter' })).token);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['everything__args-prompt']);
     const args = { city: 'Saint-Étienne', state: 'Loire' };
     const got = await client.getPrompt({ name: 'everything__args-prompt', arguments: args });
     expect(JSON.stringify(got.messages)).toContain('Saint-Étienne, Loire');
     const trace = traceOf(got);
-    expect(trace).toMatchObject({ subject: 'prompt-getter', module: 'mcp:everything', action: 'prompts/get', outcome: 'success', scope: ['mcp:everything:prompt:args-prompt'] });
+    expect(trace).toMatchObject({
+      subject: 'prompt-getter',
+      module: 'mcp:everything',
+      action: 'prompts/get',
+      outcome: 'success',
+      scope: ['mcp:everything:prompt:args-prompt'],
+    });
     expect(trace.inputHash).toBe(hashCanonical({ name: 'args-prompt', arguments: args }));
     expect(trace.outputHash).toBe(hashOfAnswer(got));
     await expect(client.getPrompt({ name: 'everything__simple-prompt' })).rejects.toThrow(/CAPABILITY_INSUFFICIENT: token does not grant prompts:read/);

@@ -31,7 +31,13 @@ beforeAll(async () => {
   // The filesystem server serves the folder the file is in.
   filesDir = mkdtempSync(join(tmpdir(), 'mcp-gateway-files-'));
   file = writeUpstreamsFile({
-    everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], env: { SECRET_OF_EVERYTHING: 'upstream-credential' }, scopes: { 'get-sum': 'math:read' }, ...LIMITED },
+    everything: {
+      command: NODE,
+      args: [SERVER_EVERYTHING, 'stdio'],
+      env: { SECRET_OF_EVERYTHING: 'upstream-credential' },
+      scopes: { 'get-sum': 'math:read' },
+      ...LIMITED,
+    },
     remote: { type: 'http', url: http.url },
     files: { command: NODE, args: [SERVER_FILESYSTEM, filesDir] },
     single: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 1, ...LIMITED },
@@ -47,13 +53,13 @@ afterAll(async () => {
 });
 
 describe('discovery through the gateway, filtered by capability', () => {
-  it('shows a token with one tool\'s scope exactly that tool', async () => {
+  it("shows a token with one tool's scope exactly that tool", async () => {
     const client = await connect((await t.mint(['mcp:everything:echo'])).token);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['everything__echo']);
     await client.close();
   });
 
-  it('maps a tool to the scope the file gives it, and a server\'s tools to mcp:<server>:*', async () => {
+  it("maps a tool to the scope the file gives it, and a server's tools to mcp:<server>:*", async () => {
     const math = await connect((await t.mint(['math:read'])).token);
     expect((await math.listTools()).tools.map((tool) => tool.name)).toEqual(['everything__get-sum']);
     const files = await connect((await t.mint(['mcp:files:*'])).token);
@@ -64,7 +70,7 @@ describe('discovery through the gateway, filtered by capability', () => {
     await files.close();
   });
 
-  it('lists the suite\'s tools and every upstream\'s, namespaced, with no name twice', async () => {
+  it("lists the suite's tools and every upstream's, namespaced, with no name twice", async () => {
     const client = await connect((await t.mint(['*'])).token);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['record_execution', 'everything__echo', 'remote__echo', 'files__list_directory']));
@@ -76,7 +82,7 @@ describe('discovery through the gateway, filtered by capability', () => {
 });
 
 describe('calls through the gateway: decided, forwarded, attested', () => {
-  it('forwards the arguments intact and returns the upstream\'s result with its signed trace, which openssl verifies', async () => {
+  it("forwards the arguments intact and returns the upstream's result with its signed trace, which openssl verifies", async () => {
     const { token } = await t.mint(['mcp:everything:echo'], { sub: 'gateway-agent' });
     const client = await connect(token);
     const args = { message: 'héllo ✓ "quoted" \\ end' };
@@ -101,14 +107,17 @@ describe('calls through the gateway: decided, forwarded, attested', () => {
     const sum = (await client.callTool({ name: 'remote__get-sum', arguments: { a: 2, b: 40 } })) as CallToolResult;
     expect(textOf(sum)).toMatch(/\b42\b/);
     expect(traceOf(sum)).toMatchObject({ module: 'mcp:remote', action: 'get-sum', outcome: 'success' });
-    const written = (await client.callTool({ name: 'files__write_file', arguments: { path: `${filesDir}/note.txt`, content: 'written through the gateway' } })) as CallToolResult;
+    const written = (await client.callTool({
+      name: 'files__write_file',
+      arguments: { path: `${filesDir}/note.txt`, content: 'written through the gateway' },
+    })) as CallToolResult;
     expect(written.isError, textOf(written)).toBeFalsy();
     const read = (await client.callTool({ name: 'files__read_text_file', arguments: { path: `${filesDir}/note.txt` } })) as CallToolResult;
     expect(textOf(read)).toBe('written through the gateway');
     await client.close();
   });
 
-  it('passes the upstream its own credentials, never the caller\'s token or the suite\'s secrets', async () => {
+  it("passes the upstream its own credentials, never the caller's token or the suite's secrets", async () => {
     const { token } = await t.mint(['mcp:everything:get-env'], { sub: 'env-reader' });
     const client = await connect(token);
     const env = textOf((await client.callTool({ name: 'everything__get-env', arguments: {} })) as CallToolResult);
@@ -118,9 +127,11 @@ describe('calls through the gateway: decided, forwarded, attested', () => {
     await client.close();
   });
 
-  it('refuses a call beyond the token\'s scope, audited, and never forwards it', async () => {
+  it("refuses a call beyond the token's scope, audited, and never forwards it", async () => {
     const client = await connect((await t.mint(['mcp:everything:echo'], { sub: 'narrow-gateway-agent' })).token);
-    await expect(client.callTool({ name: 'everything__get-env', arguments: {} })).rejects.toThrow(/^MCP error -32001: CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:get-env$/);
+    await expect(client.callTool({ name: 'everything__get-env', arguments: {} })).rejects.toThrow(
+      /^MCP error -32001: CAPABILITY_INSUFFICIENT: token does not grant mcp:everything:get-env$/,
+    );
     const res = await fetch(t.url('token', '/audit?subject=narrow-gateway-agent&limit=50'), { headers: { 'x-suite-admin-key': t.adminKey } });
     const entries = ((await res.json()) as { entries: Array<{ resource: string; result: string }> }).entries;
     expect(entries).toEqual(expect.arrayContaining([expect.objectContaining({ resource: 'mcp tools/call everything__get-env', result: 'deny' })]));
@@ -132,13 +143,15 @@ describe('calls through the gateway: decided, forwarded, attested', () => {
     const client = await connect(minted.token);
     expect((await client.callTool({ name: 'everything__echo', arguments: { message: 'before' } })).isError).toBeFalsy();
     await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti: minted.jti }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: minted.jti }),
     });
     await expect(client.callTool({ name: 'everything__echo', arguments: { message: 'after' } })).rejects.toThrow(/TOKEN_REVOKED/);
     await client.close();
   });
 
-  it('answers the upstream\'s refusal of bad arguments as an error result, traced as a failure', async () => {
+  it("answers the upstream's refusal of bad arguments as an error result, traced as a failure", async () => {
     const client = await connect((await t.mint(['mcp:everything:echo'])).token);
     const result = (await client.callTool({ name: 'everything__echo', arguments: { message: 42 } })) as CallToolResult;
     expect(result.isError).toBe(true);
@@ -147,7 +160,7 @@ describe('calls through the gateway: decided, forwarded, attested', () => {
   });
 });
 
-describe('the gateway\'s limits and an upstream that fails', () => {
+describe("the gateway's limits and an upstream that fails", () => {
   it('answers a hanging call with a timeout result and keeps serving', async () => {
     const client = await connect((await t.mint(['mcp:everything:*'])).token);
     const hung = (await client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 60, steps: 2 } })) as CallToolResult;
@@ -161,7 +174,9 @@ describe('the gateway\'s limits and an upstream that fails', () => {
   it('holds a hanging upstream to its own concurrency cap: its next call waits for the slot, other upstreams answer meanwhile', async () => {
     const client = await connect((await t.mint(['mcp:single:*', 'mcp:remote:echo'])).token);
     const finished: string[] = [];
-    const hung = client.callTool({ name: 'single__trigger-long-running-operation', arguments: { duration: 60, steps: 2 } }).finally(() => finished.push('hung'));
+    const hung = client
+      .callTool({ name: 'single__trigger-long-running-operation', arguments: { duration: 60, steps: 2 } })
+      .finally(() => finished.push('hung'));
     // Sent once the first holds the one slot (its request is in flight: the upstream says so).
     while ((await stateOf('single'))?.inFlight !== 1) await new Promise((resolve) => setTimeout(resolve, 20));
     const queued = client.callTool({ name: 'single__echo', arguments: { message: 'waits' } }).finally(() => finished.push('queued'));
@@ -201,7 +216,7 @@ describe('the gateway\'s limits and an upstream that fails', () => {
     await client.close();
   });
 
-  it('reports each upstream\'s state on /metrics', async () => {
+  it("reports each upstream's state on /metrics", async () => {
     // Standalone: its own call, and the restarts compared with what the gateway reports, so it
     // passes or fails alike whether the tests before it ran or not (vitest -t).
     const client = await connect((await t.mint(['mcp:everything:echo'])).token);

@@ -41,11 +41,18 @@ function inspector(args: string[]): Promise<{ status: number | null; stdout: str
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', reject);
-    child.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
 
@@ -66,7 +73,16 @@ describe('the MCP Inspector CLI against the suite', () => {
   it('finds no portability problem in the tool list in --strict mode: exit 0, no warning', async () => {
     // The suite's own tools: an upstream's schemas are its own business.
     const { token } = await t.mint([...new Set(mcpToolsOf(SERVICE_MODULES).map((tool) => tool.scope))], { sub: 'inspector-strict' });
-    const list = await inspector([t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`, '--method', 'tools/list', '--strict']);
+    const list = await inspector([
+      t.url('token', '/mcp'),
+      '--transport',
+      'http',
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--method',
+      'tools/list',
+      '--strict',
+    ]);
     expect(list.status, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as { tools: unknown[] }).tools.length).toBe(30);
     expect(list.stderr).not.toMatch(/warning|error/i);
@@ -86,16 +102,27 @@ describe('the MCP Inspector CLI against the suite', () => {
 
   it('lists and calls an upstream tool through the gateway', async () => {
     // Connected in the background after the listener is up: wait until it says ready (the test's timeout bounds it).
-    const ready = async () => ((await (await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } })).json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready';
+    const ready = async () =>
+      (
+        (await (await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } })).json()) as {
+          upstreams: Array<{ state: string }>;
+        }
+      ).upstreams[0]?.state === 'ready';
     while (!(await ready())) await new Promise((resolve) => setTimeout(resolve, 50));
     const { token } = await t.mint(['mcp:everything:get-sum', 'mcp:everything:echo'], { sub: 'inspector-gateway' });
     const common = [t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
     const list = await inspector([...common, '--method', 'tools/list']);
     expect(list.status, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort()).toEqual(['everything__echo', 'everything__get-sum']);
+    expect((JSON.parse(list.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort()).toEqual([
+      'everything__echo',
+      'everything__get-sum',
+    ]);
     const call = await inspector([...common, '--method', 'tools/call', '--tool-name', 'everything__get-sum', '--tool-arg', 'a=20', 'b=22']);
     expect(call.status, call.stderr).toBe(0);
-    const result = JSON.parse(call.stdout) as { content: Array<{ text: string }>; _meta: Record<string, { module: string; action: string; signature: string }> };
+    const result = JSON.parse(call.stdout) as {
+      content: Array<{ text: string }>;
+      _meta: Record<string, { module: string; action: string; signature: string }>;
+    };
     expect(result.content[0]?.text).toMatch(/\b42\b/);
     expect(result._meta['agent-authority-suite/trace']).toMatchObject({ module: 'mcp:everything', action: 'get-sum', signature: expect.any(String) });
   }, 120_000);

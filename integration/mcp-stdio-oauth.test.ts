@@ -12,28 +12,42 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 let t: TestSuite;
-beforeAll(async () => { t = await startTestSuite(); }, 60_000);
+beforeAll(async () => {
+  t = await startTestSuite();
+}, 60_000);
 afterAll(() => t?.stop());
 
 function launch(env: Record<string, string>): { transport: StdioClientTransport; stderr: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
   const transport = new StdioClientTransport({
-    command: `${ROOT}/node_modules/.bin/node`, args: [`${ROOT}/cli/suite.ts`, 'mcp'], cwd: '/', stderr: 'pipe',
+    command: `${ROOT}/node_modules/.bin/node`,
+    args: [`${ROOT}/cli/suite.ts`, 'mcp'],
+    cwd: '/',
+    stderr: 'pipe',
     env: { PATH: '/usr/bin:/bin', SUITE_TOKEN_URL: t.url('token'), ...env },
   });
   let err = '';
   const waiters: Array<() => void> = [];
-  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString(); for (const w of waiters.splice(0)) w(); });
-  const waitFor = (re: RegExp) => new Promise<RegExpExecArray>((resolve) => {
-    const check = () => { const m = re.exec(err); if (m !== null) resolve(m); else waiters.push(check); };
-    check();
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+    for (const w of waiters.splice(0)) w();
   });
+  const waitFor = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve) => {
+      const check = () => {
+        const m = re.exec(err);
+        if (m !== null) resolve(m);
+        else waiters.push(check);
+      };
+      check();
+    });
   return { transport, stderr: () => err, waitFor };
 }
 
 describe('suite mcp obtains its token by OAuth', () => {
-  it('by client credentials, for the /mcp resource, within the client\'s ceiling', async () => {
+  it("by client credentials, for the /mcp resource, within the client's ceiling", async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ client_name: 'stdio agent', grant_types: ['client_credentials'], scope: 'execution:read' }),
     });
     const c = (await reg.json()) as { client_id: string; client_secret: string };
@@ -48,7 +62,8 @@ describe('suite mcp obtains its token by OAuth', () => {
 
   it('refuses initialize saying why when the secret is wrong', async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ client_name: 'stdio agent', grant_types: ['client_credentials'], scope: 'execution:read' }),
     });
     const c = (await reg.json()) as { client_id: string };
@@ -59,7 +74,8 @@ describe('suite mcp obtains its token by OAuth', () => {
 
   it('by the device grant: the user code on stderr, a person approves it, the session starts', async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'stdio device', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] }),
     });
     const { client_id: clientId } = (await reg.json()) as { client_id: string };
@@ -70,10 +86,17 @@ describe('suite mcp obtains its token by OAuth', () => {
     expect(page).toBe(t.url('token', '/oauth/device'));
     const html = await (await fetch(`${page}?user_code=${userCode}`)).text();
     const body = new URLSearchParams({
-      request_id: /name="request_id" value="([^"]+)"/.exec(html)![1]!, csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!,
-      decision: 'approve', admin_key: t.adminKey, scope: 'execution:read',
+      request_id: /name="request_id" value="([^"]+)"/.exec(html)![1]!,
+      csrf: /name="csrf" value="([^"]+)"/.exec(html)![1]!,
+      decision: 'approve',
+      admin_key: t.adminKey,
+      scope: 'execution:read',
     });
-    const decided = await fetch(t.url('token', '/oauth/consent'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+    const decided = await fetch(t.url('token', '/oauth/consent'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    });
     expect(decided.status).toBe(200);
     await connected;
     const tools = (await client.listTools()).tools.map((x) => x.name);

@@ -20,7 +20,11 @@ const DOC = readFileSync(`${ROOT}/docs/MCP.md`, 'utf8');
 /** What a desktop app gives a server it launches: no project folder on PATH, no npm, no shell. */
 const BARE_PATH = '/usr/bin:/bin';
 
-interface Launch { command: string; args: string[]; env: Record<string, string> }
+interface Launch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
 
 /** The JSON block under a heading of docs/MCP.md, its placeholders filled in. */
 function documentedLaunch(heading: string, token: string | undefined, tokenUrl: string): Launch {
@@ -39,31 +43,42 @@ function documentedLaunch(heading: string, token: string | undefined, tokenUrl: 
 async function connect(launch: Launch): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({ ...launch, env: { ...launch.env, PATH: BARE_PATH }, cwd: '/', stderr: 'pipe' });
   let err = '';
-  transport.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, stderr: () => err };
 }
 
-interface Answer { id?: number | string; result?: unknown; error?: { code: number; message: string; data?: { code?: string } } }
+interface Answer {
+  id?: number | string;
+  result?: unknown;
+  error?: { code: number; message: string; data?: { code?: string } };
+}
 
 /** Launch, send `initialize`, read until the process exits: its answers, every stdout line, its status. */
 async function initializeRaw(launch: Launch): Promise<{ answers: Answer[]; lines: string[]; status: number | null; stderr: string }> {
   const child = spawn(launch.command, launch.args, { cwd: '/', env: { ...launch.env, PATH: BARE_PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const lines: string[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+  );
   const status = await exited;
   return { answers: lines.map((l) => JSON.parse(l) as Answer), lines, status, stderr };
 }
 
-
 async function revoke(t: TestSuite, jti: string): Promise<void> {
   const res = await fetch(t.url('token', '/auth/token/revoke'), {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+    body: JSON.stringify({ jti }),
   });
   expect(await res.json()).toMatchObject({ revoked: true });
 }
@@ -97,10 +112,14 @@ describe('suite mcp refuses a session it cannot serve at initialize, then exits 
     expect(r.stderr).toMatch(/suite mcp: SUITE_MCP_TOKEN is not set/);
   }, 60_000);
 
-  it('answers initialize with the suite\'s refusal of a garbage, an expired and a revoked token, and exits 1', async () => {
+  it("answers initialize with the suite's refusal of a garbage, an expired and a revoked token, and exits 1", async () => {
     const revoked = await t.mint(['execution:read'], { sub: 'revoked-before-start' });
     await revoke(t, revoked.jti);
-    const cases: Array<[string, string]> = [['not.a.token', 'TOKEN_INVALID'], [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'], [revoked.token, 'TOKEN_REVOKED']];
+    const cases: Array<[string, string]> = [
+      ['not.a.token', 'TOKEN_INVALID'],
+      [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'],
+      [revoked.token, 'TOKEN_REVOKED'],
+    ];
     for (const [token, code] of cases) {
       const r = await initializeRaw(documentedLaunch('Claude Desktop', token, tokenUrl));
       expect({ code, status: r.status }).toEqual({ code, status: 1 });
@@ -180,7 +199,9 @@ describe('suite mcp and bad input on stdio', () => {
     const launch = documentedLaunch('Claude Desktop', token, tokenUrl);
     const child = spawn(launch.command, launch.args, { cwd: '/', env: { ...launch.env, PATH: BARE_PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const answers = new Map<number, Answer>();
     const lines: string[] = [];
@@ -196,7 +217,12 @@ describe('suite mcp and bad input on stdio', () => {
     };
     send('this is not json');
     send('{"jsonrpc":"2.0","id":"x","method":42}');
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     expect((await answer(1)).result).toMatchObject({ serverInfo: { name: 'agent-authority-suite' } });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_execution', arguments: { id: 'exec_zz' } } });

@@ -26,7 +26,8 @@ const violations: Error[] = [];
 
 beforeAll(async () => {
   server = new NatsNode({
-    name: 'nats-auth', storeDir: await mkdtemp(join(tmpdir(), 'nats-auth-')),
+    name: 'nats-auth',
+    storeDir: await mkdtemp(join(tmpdir(), 'nats-auth-')),
     config: readFileSync(new URL('../compose/nats-auth.conf', import.meta.url), 'utf8'),
     env: { PATH: process.env.PATH ?? '', SUITE_NATS_PASSWORD: suitePassword, EVENTS_NATS_PASSWORD: eventsPassword },
   });
@@ -63,9 +64,16 @@ describe('NATS authorization of a distributed suite (compose/nats-auth.conf)', (
 
   it('refuses a publish by the events user on a revocation or an append subject, and the suite never sees it', async () => {
     const seen: unknown[] = [];
-    const watching = [subjects.revocationRevoked, subjects.executionsAppended].map((s) => suiteBus.subscribe(s, (e) => { seen.push(e.data); }));
+    const watching = [subjects.revocationRevoked, subjects.executionsAppended].map((s) =>
+      suiteBus.subscribe(s, (e) => {
+        seen.push(e.data);
+      }),
+    );
     const served: unknown[] = [];
-    const serving = suiteBus.serve(subjects.revocationRevoke, async (req) => { served.push(req); return { ok: true, value: { revoked: true, jti: 'x', version: 1 } }; });
+    const serving = suiteBus.serve(subjects.revocationRevoke, async (req) => {
+      served.push(req);
+      return { ok: true, value: { revoked: true, jti: 'x', version: 1 } };
+    });
     await suiteBus.flush();
     violations.length = 0;
     events.publish(subjects.revocationRevoked.subject, JSON.stringify({ version: 99, jti: 'forged', exp: 2_000_000_000 }));

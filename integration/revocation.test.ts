@@ -75,13 +75,19 @@ describe('revocation across separate edge processes', () => {
     expect(revoke.body).toEqual({ revoked: true, jti: t.jti });
 
     // Each edge is polled on its own, every 10 ms, from the moment the revoke was answered.
-    const times = await Promise.all(all.map(async (p) => {
-      const ms = await pollUntil(`${p.name} refuses the revoked token`, async () => {
-        const a = await call(p.url, { token: t.token });
-        return { done: refused(a), seen: { status: a.status, code: a.code } };
-      }, { timeoutMs: REFUSAL_BOUND_MS, intervalMs: 10, since: answered });
-      return [p.name, ms] as const;
-    }));
+    const times = await Promise.all(
+      all.map(async (p) => {
+        const ms = await pollUntil(
+          `${p.name} refuses the revoked token`,
+          async () => {
+            const a = await call(p.url, { token: t.token });
+            return { done: refused(a), seen: { status: a.status, code: a.code } };
+          },
+          { timeoutMs: REFUSAL_BOUND_MS, intervalMs: 10, since: answered },
+        );
+        return [p.name, ms] as const;
+      }),
+    );
     const slowest = Math.max(...times.map(([, ms]) => ms));
     process.stdout.write(
       `revocation: revoke answered in ${Math.round(answered - sent)} ms; refused by every edge ${slowest} ms later ` +
@@ -100,10 +106,14 @@ describe('revocation across separate edge processes', () => {
     const revoke = await call(cluster.process('token-2').url('token', '/auth/token/revoke'), { adminKey: cluster.adminKey, body: { token: gone.token } });
     expect(revoke.status).toBe(200);
     for (const p of probes()) {
-      await pollUntil(`${p.name} refuses the revoked token`, async () => {
-        const a = await call(p.url, { token: gone.token });
-        return { done: refused(a), seen: { status: a.status, code: a.code } };
-      }, { timeoutMs: REFUSAL_BOUND_MS });
+      await pollUntil(
+        `${p.name} refuses the revoked token`,
+        async () => {
+          const a = await call(p.url, { token: gone.token });
+          return { done: refused(a), seen: { status: a.status, code: a.code } };
+        },
+        { timeoutMs: REFUSAL_BOUND_MS },
+      );
       expect({ probe: p.name, status: (await call(p.url, { token: kept.token })).status }).toEqual({ probe: p.name, status: 200 });
     }
   });

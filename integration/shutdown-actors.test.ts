@@ -52,10 +52,14 @@ describe('SIGTERM to the actors process while its edges run', () => {
       await pollUntil(`${url} answers 503`, async () => (await call(url)).status === 503, { timeoutMs: STALENESS_MS + 1500, since: sigterm });
     }
     // Bearer routes refuse: revocations cannot be trusted (or the actors are unreachable).
-    const failedClosedMs = await pollUntil('every protected route answers 503 REVOCATION_UNAVAILABLE', async () => {
-      const answers = await Promise.all(routes.map((url) => call(url, { token: t.token, timeoutMs: ANSWER_BOUND_MS })));
-      return { done: answers.every((a) => a.status === 503 && a.code === 'REVOCATION_UNAVAILABLE'), seen: answers.map((a) => a.code ?? a.status) };
-    }, { timeoutMs: STALENESS_MS + 1500, since: sigterm });
+    const failedClosedMs = await pollUntil(
+      'every protected route answers 503 REVOCATION_UNAVAILABLE',
+      async () => {
+        const answers = await Promise.all(routes.map((url) => call(url, { token: t.token, timeoutMs: ANSWER_BOUND_MS })));
+        return { done: answers.every((a) => a.status === 503 && a.code === 'REVOCATION_UNAVAILABLE'), seen: answers.map((a) => a.code ?? a.status) };
+      },
+      { timeoutMs: STALENESS_MS + 1500, since: sigterm },
+    );
     // Admin-key routes do not depend on the view, but their actor is gone: a prompt 503, not a hang.
     const started = performance.now();
     const issue = await call(tokenUrl('/auth/token'), { adminKey: cluster.adminKey, body: { sub: 'x', scope: ['audit:read'] }, timeoutMs: ANSWER_BOUND_MS });
@@ -66,10 +70,14 @@ describe('SIGTERM to the actors process while its edges run', () => {
 
     const restart = performance.now();
     await actors.start();
-    const recoveredMs = await pollUntil('both edges are ready again', async () => {
-      const ready = await Promise.all([call(tokenUrl('/ready')), call(schedulerUrl('/ready'))]);
-      return ready.every((a) => a.status === 200);
-    }, { timeoutMs: 10_000, since: restart });
+    const recoveredMs = await pollUntil(
+      'both edges are ready again',
+      async () => {
+        const ready = await Promise.all([call(tokenUrl('/ready')), call(schedulerUrl('/ready'))]);
+        return ready.every((a) => a.status === 200);
+      },
+      { timeoutMs: 10_000, since: restart },
+    );
     for (const url of routes) expect({ url, status: (await call(url, { token: t.token })).status }).toEqual({ url, status: 200 });
     const after = await mint(tokenUrl(''), cluster.adminKey, 'agent-after', ['audit:read']);
     expect((await call(schedulerUrl('/capabilities'), { token: after.token })).status).toBe(200);

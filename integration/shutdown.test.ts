@@ -68,30 +68,36 @@ interface Outcome {
 function issue(adminKey: string, i: number, slow?: { pauseMs: number; onConnect(): void }): Promise<Outcome> {
   const outcome: Outcome = { i };
   return new Promise((resolve) => {
-    const req = request(tokenUrl('/auth/token'), {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey },
-      timeout: 15_000,
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        outcome.status = res.statusCode;
-        try {
-          outcome.body = JSON.parse(text);
-        } catch {
-          outcome.body = text;
-        }
-        resolve(outcome);
-      });
-      res.on('error', (err) => resolve({ ...outcome, error: (err as NodeJS.ErrnoException).code ?? err.message }));
-    });
-    req.on('socket', (s) => s.once('connect', () => {
-      outcome.connectedAt = performance.now();
-      slow?.onConnect();
-    }));
+    const req = request(
+      tokenUrl('/auth/token'),
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'x-suite-admin-key': adminKey },
+        timeout: 15_000,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          outcome.status = res.statusCode;
+          try {
+            outcome.body = JSON.parse(text);
+          } catch {
+            outcome.body = text;
+          }
+          resolve(outcome);
+        });
+        res.on('error', (err) => resolve({ ...outcome, error: (err as NodeJS.ErrnoException).code ?? err.message }));
+      },
+    );
+    req.on('socket', (s) =>
+      s.once('connect', () => {
+        outcome.connectedAt = performance.now();
+        slow?.onConnect();
+      }),
+    );
     req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
     req.on('error', (err) => resolve({ ...outcome, error: (err as NodeJS.ErrnoException).code ?? err.message }));
     const body = JSON.stringify({ sub: `burst-${i}`, scope: ['audit:read'] });
@@ -120,13 +126,16 @@ describe('graceful shutdown of the embedded suite', () => {
     // a fast machine every request then in flight was younger than RACE_MS, and none counted.)
     const trigger = async () => {
       while (outcomes.length < SIGTERM_AFTER) await new Promise((r) => setTimeout(r, 1));
-      outcomes.push(await issue(adminKey, next++, {
-        pauseMs: 3 * RACE_MS,
-        onConnect: () => setTimeout(() => {
-          sigtermAt = performance.now();
-          first.signal('SIGTERM');
-        }, 2 * RACE_MS),
-      }));
+      outcomes.push(
+        await issue(adminKey, next++, {
+          pauseMs: 3 * RACE_MS,
+          onConnect: () =>
+            setTimeout(() => {
+              sigtermAt = performance.now();
+              first.signal('SIGTERM');
+            }, 2 * RACE_MS),
+        }),
+      );
     };
     const burst = Promise.all([trigger(), ...Array.from({ length: CONCURRENCY }, worker)]);
     const exit = await first.exited();

@@ -30,12 +30,24 @@ async function npmStart(dataDir: string): Promise<{ child: Child; ports: Record<
   const ports = await listenerPorts(child, SERVICES);
   await waitFor(
     async () => {
-      const answers = await Promise.all(SERVICES.map((s) => fetch(`http://127.0.0.1:${ports[s]}/health`).then((r) => r.status, () => 0)));
+      const answers = await Promise.all(
+        SERVICES.map((s) =>
+          fetch(`http://127.0.0.1:${ports[s]}/health`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        ),
+      );
       return answers.every((s) => s === 200);
     },
     // No wall-clock bound here (a loaded 2-core CI machine breaks any): the time is printed, and
     // start-up time belongs to a benchmark. The wait only stops a hang.
-    { timeoutMs: 60_000, intervalMs: 50, describe: () => `listeners not healthy within 60 s:\n${child.output()}`, abort: () => (child.running ? undefined : `npm start exited:\n${child.output()}`) },
+    {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      describe: () => `listeners not healthy within 60 s:\n${child.output()}`,
+      abort: () => (child.running ? undefined : `npm start exited:\n${child.output()}`),
+    },
   );
   return { child, ports, elapsedMs: Date.now() - started };
 }
@@ -58,7 +70,9 @@ async function suiteGone(dataDir: string): Promise<void> {
     return found;
   };
   await waitFor(async () => (await holders()).length === 0, {
-    timeoutMs: 15_000, intervalMs: 100, describe: () => `processes still use ${dataDir} 15 s after npm stopped`,
+    timeoutMs: 15_000,
+    intervalMs: 100,
+    describe: () => `processes still use ${dataDir} 15 s after npm stopped`,
   });
 }
 

@@ -22,10 +22,11 @@ const failures: Array<{ name: string; postgresOnly?: boolean; run(pool: Database
   { name: 'a syntax error', run: (pool) => pool.query(sql.unsafe`selec 1`) },
   {
     name: 'a failure inside a transaction',
-    run: (pool) => pool.transaction(async (tx) => {
-      await tx.query(sql.unsafe`select pg_advisory_xact_lock(42)`);
-      await tx.query(sql.unsafe`select 1 / 0`);
-    }),
+    run: (pool) =>
+      pool.transaction(async (tx) => {
+        await tx.query(sql.unsafe`select pg_advisory_xact_lock(42)`);
+        await tx.query(sql.unsafe`select 1 / 0`);
+      }),
   },
   { name: 'a failing named prepared statement', run: (pool) => pool.query(sql.prepared('recovery_probe', NoRows)`select ${'\u0000'}::text`) },
   {
@@ -33,17 +34,15 @@ const failures: Array<{ name: string; postgresOnly?: boolean; run(pool: Database
     // statement timeout to fail there.
     name: 'a statement timeout',
     postgresOnly: true,
-    run: (pool) => pool.transaction(async (tx) => {
-      await tx.query(sql.unsafe`set local statement_timeout = 50`);
-      await tx.query(sql.unsafe`select pg_sleep(1)`);
-    }),
+    run: (pool) =>
+      pool.transaction(async (tx) => {
+        await tx.query(sql.unsafe`set local statement_timeout = 50`);
+        await tx.query(sql.unsafe`select pg_sleep(1)`);
+      }),
   },
 ];
 
-describe.each([
-  { kind: 'pglite' as const },
-  { kind: 'postgres' as const },
-])('after a failing statement on $kind', ({ kind }) => {
+describe.each([{ kind: 'pglite' as const }, { kind: 'postgres' as const }])('after a failing statement on $kind', ({ kind }) => {
   let t: TestSuite;
   let db: TestDatabase | undefined;
   beforeAll(async () => {

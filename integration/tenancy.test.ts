@@ -43,7 +43,8 @@ async function http(url: string, o: { body?: unknown; adminKey?: string; token?:
   if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
   if (o.tenantKey !== undefined) headers['x-suite-tenant-key'] = o.tenantKey;
   const res = await fetch(url, {
-    method: o.method ?? (o.body === undefined ? 'GET' : 'POST'), headers,
+    method: o.method ?? (o.body === undefined ? 'GET' : 'POST'),
+    headers,
     ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
     signal: AbortSignal.timeout(20_000),
   });
@@ -66,7 +67,13 @@ describe('tenancy across two edge processes', () => {
     // This month's validations used up to Q below the free plan's 10,000, as earlier calls would have.
     const storage = await openStorage({ databaseUrl: cluster.databaseUrl });
     try {
-      const seeded = await meterUsage(storage.pool, { tenantId: tenant.id, period: periodOf(Date.now()), metric: 'validations', amount: 10_000 - quota, limit: 10_000 });
+      const seeded = await meterUsage(storage.pool, {
+        tenantId: tenant.id,
+        period: periodOf(Date.now()),
+        metric: 'validations',
+        amount: 10_000 - quota,
+        limit: 10_000,
+      });
       expect(seeded).toBe(10_000 - quota);
     } finally {
       await storage.close();
@@ -74,8 +81,9 @@ describe('tenancy across two edge processes', () => {
     const { token } = await mint(edges[0], cluster.adminKey, 'validator', ['auth:token:validate']);
     // Both edges warm (connections open, token verified once), so neither starts the race behind.
     for (const edge of edges) expect((await http(`${edge}/auth/token/validate`, { token, body: { token } })).status).toBe(200);
-    const answers = await Promise.all(Array.from({ length: quota + extra }, (_, i) =>
-      http(`${edges[i % 2]}/auth/token/validate`, { token, tenantKey: tenant.apiKey, body: { token } })));
+    const answers = await Promise.all(
+      Array.from({ length: quota + extra }, (_, i) => http(`${edges[i % 2]}/auth/token/validate`, { token, tenantKey: tenant.apiKey, body: { token } })),
+    );
     const byStatus = new Map<number, number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
     const perEdge = [0, 1].map((e) => answers.filter((a, i) => i % 2 === e && a.status === 200).length);
@@ -95,14 +103,21 @@ describe('tenancy across two edge processes', () => {
     expect(rotated.status).toBe(200);
     const old = await http(`${edges[1]}/usage`, { tenantKey: tenant.apiKey });
     expect({ status: old.status, code: old.code }).toEqual({ status: 401, code: 'TENANT_KEY_INVALID' });
-    const oldOnToken = await http(`${edges[1]}/auth/token`, { adminKey: cluster.adminKey, tenantKey: tenant.apiKey, body: { sub: 'a', scope: ['audit:read'] } });
+    const oldOnToken = await http(`${edges[1]}/auth/token`, {
+      adminKey: cluster.adminKey,
+      tenantKey: tenant.apiKey,
+      body: { sub: 'a', scope: ['audit:read'] },
+    });
     expect({ status: oldOnToken.status, code: oldOnToken.code }).toEqual({ status: 401, code: 'TENANT_KEY_INVALID' });
     expect((await http(`${edges[1]}/usage`, { tenantKey: rotated.body.apiKey })).status).toBe(200);
   });
 
   test('a tenant suspended through edge 1 is refused by edge 2 on the next call', async () => {
     const tenant = await createTenant('suspended');
-    const suspended = await http(`${edges[0]}/admin/tenants/${tenant.id}/status`, { adminKey: cluster.adminKey, body: { status: 'suspended', reason: 'test' } });
+    const suspended = await http(`${edges[0]}/admin/tenants/${tenant.id}/status`, {
+      adminKey: cluster.adminKey,
+      body: { status: 'suspended', reason: 'test' },
+    });
     expect(suspended.status).toBe(200);
     const refused = await http(`${edges[1]}/usage`, { tenantKey: tenant.apiKey });
     expect({ status: refused.status, code: refused.code }).toEqual({ status: 403, code: 'TENANT_SUSPENDED' });

@@ -6,7 +6,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  consistencyProof, cosignatureVerifier, formatCheckpoint, logKey, openCheckpoint, parseNote, parseVkey, signNote, type ExecutionReceipt,
+  consistencyProof,
+  cosignatureVerifier,
+  formatCheckpoint,
+  logKey,
+  openCheckpoint,
+  parseNote,
+  parseVkey,
+  signNote,
+  type ExecutionReceipt,
 } from '../core/tlog/index.ts';
 import { verifyReceipt } from '../client/src/verify.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
@@ -34,9 +42,14 @@ let dir: string;
 let suite: TestSuite;
 let token: string;
 const witnesses: WitnessProcess[] = [];
-const start = (i: number, port?: number) => startWitnessProcess({
-  name: `witness-${i}`, dataDir: join(dir, `w${i}`), keyName: `witness.test/w${i}`, logVkeys: [suiteLog.vkey, otherLog.vkey], ...(port !== undefined ? { port } : {}),
-});
+const start = (i: number, port?: number) =>
+  startWitnessProcess({
+    name: `witness-${i}`,
+    dataDir: join(dir, `w${i}`),
+    keyName: `witness.test/w${i}`,
+    logVkeys: [suiteLog.vkey, otherLog.vkey],
+    ...(port !== undefined ? { port } : {}),
+  });
 
 printOutputOnFailure(() => witnesses.map((w) => w.child.output()).join('\n'));
 
@@ -44,7 +57,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'suite-witness-'));
   witnesses.push(await start(1), await start(2));
   suite = await startTestSuite({
-    SUITE_TRACE_PRIVATE_KEY: tracePem, SUITE_TLOG_ORIGIN: ORIGIN,
+    SUITE_TRACE_PRIVATE_KEY: tracePem,
+    SUITE_TLOG_ORIGIN: ORIGIN,
     SUITE_TLOG_WITNESSES: witnesses.map((w) => `${w.url} ${w.vkey}`).join(', '),
   });
   token = (await suite.mint(['execution:record', 'execution:read'])).token;
@@ -58,7 +72,8 @@ afterAll(async () => {
 
 async function record(action: string): Promise<string> {
   const res = await fetch(suite.url('token', '/executions'), {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ subject: 'test-agent', module: 'witness-test', action, input: { action }, outcome: 'success' }),
   });
   expect(res.status).toBe(201);
@@ -75,22 +90,32 @@ async function receipt(id: string): Promise<ExecutionReceipt> {
 /** The names of the cosignatures a checkpoint note carries (every signature line but the log's). */
 const cosigners = (note: string) => {
   const n = parseNote(note);
-  return typeof n === 'string' ? [] : n.signatures.map((s) => s.name).filter((name) => name !== ORIGIN).sort();
+  return typeof n === 'string'
+    ? []
+    : n.signatures
+        .map((s) => s.name)
+        .filter((name) => name !== ORIGIN)
+        .sort();
 };
 
-const witnessVerifiers = () => witnesses.map((w) => {
-  const v = parseVkey(w.vkey);
-  if (typeof v === 'string') throw new Error(v);
-  return cosignatureVerifier(v.name, v.publicKey);
-});
+const witnessVerifiers = () =>
+  witnesses.map((w) => {
+    const v = parseVkey(w.vkey);
+    if (typeof v === 'string') throw new Error(v);
+    return cosignatureVerifier(v.name, v.publicKey);
+  });
 
 /** Waits for the record's receipt to carry both witnesses' cosignatures. */
 async function cosignedByBoth(id: string): Promise<ExecutionReceipt> {
   let got: ExecutionReceipt | undefined;
-  await pollUntil('a receipt whose checkpoint both witnesses cosigned', async () => {
-    got = await receipt(id);
-    return { done: cosigners(got.checkpoint).length === 2, seen: cosigners(got.checkpoint) };
-  }, { timeoutMs: 60_000, intervalMs: 100 });
+  await pollUntil(
+    'a receipt whose checkpoint both witnesses cosigned',
+    async () => {
+      got = await receipt(id);
+      return { done: cosigners(got.checkpoint).length === 2, seen: cosigners(got.checkpoint) };
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
   return got as ExecutionReceipt;
 }
 
@@ -105,7 +130,7 @@ async function suiteVerify(args: string[]): Promise<{ code: number; out: string 
 }
 
 describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)', () => {
-  it('a receipt carries the two witnesses\' valid cosignatures, and suite verify --quorum 2 passes on it', async () => {
+  it("a receipt carries the two witnesses' valid cosignatures, and suite verify --quorum 2 passes on it", async () => {
     const r = await cosignedByBoth(await record('cosigned'));
     const tracePublic = createPublicKey(tracePem).export({ type: 'spki', format: 'pem' }).toString();
     // The client library's verifier (@agent-authority/client/verify), public keys only.
@@ -124,7 +149,16 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     // A cosignature over another checkpoint does not count: w1's line moved onto a checkpoint of another size.
     const w1Line = r.checkpoint.split('\n').find((l) => l.startsWith('\u2014 witness.test/w1 ')) as string;
     const otherCheckpoint = `${real.checkpoint(20)}${w1Line}\n`;
-    const misplaced = await suiteVerify(['--checkpoint', await save('misplaced.txt', otherCheckpoint), '--log-vkey', otherLog.vkey, '--witness-vkey', witnesses[0]!.vkey, '--quorum', '1']);
+    const misplaced = await suiteVerify([
+      '--checkpoint',
+      await save('misplaced.txt', otherCheckpoint),
+      '--log-vkey',
+      otherLog.vkey,
+      '--witness-vkey',
+      witnesses[0]!.vkey,
+      '--quorum',
+      '1',
+    ]);
     expect(misplaced.code).not.toBe(0);
     expect(misplaced.out).toMatch(/cosignature of witness\.test\/w1 does not verify/);
   }, 120_000);
@@ -137,20 +171,28 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     const heldBefore = JSON.parse(await readFile(join(dir, 'w2', 'state.json'), 'utf8')) as { logs: Record<string, { size: number }> };
     const id = await record('one-witness-down');
     let got: ExecutionReceipt | undefined;
-    await pollUntil('a receipt for a record made while w2 is down, cosigned by w1 alone', async () => {
-      got = await receipt(id);
-      return { done: cosigners(got.checkpoint).join() === 'witness.test/w1', seen: [got.treeSize, cosigners(got.checkpoint)] };
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    await pollUntil(
+      'a receipt for a record made while w2 is down, cosigned by w1 alone',
+      async () => {
+        got = await receipt(id);
+        return { done: cosigners(got.checkpoint).join() === 'witness.test/w1', seen: [got.treeSize, cosigners(got.checkpoint)] };
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(got!.treeSize).toBeGreaterThan(heldBefore.logs[ORIGIN]!.size);
     const metrics = await (await fetch(suite.url('token', '/metrics'))).text();
     expect(metrics).toMatch(/suite_tlog_witness_up\{witness="witness\.test\/w2"\} 0/);
 
     witnesses[1] = await start(2, w2.port);
     const after = await record('w2-back');
-    await pollUntil('a receipt cosigned by both once w2 is back', async () => {
-      got = await receipt(after);
-      return { done: cosigners(got.checkpoint).length === 2, seen: [got.treeSize, cosigners(got.checkpoint)] };
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    await pollUntil(
+      'a receipt cosigned by both once w2 is back',
+      async () => {
+        got = await receipt(after);
+        return { done: cosigners(got.checkpoint).length === 2, seen: [got.treeSize, cosigners(got.checkpoint)] };
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
   }, 120_000);
 
   it('a witness restarted keeps what it cosigned: a smaller tree and a split view are refused, the split view kept as evidence', async () => {
@@ -180,7 +222,12 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     // The real history goes on from where it was.
     const next = await post(again.url, addCheckpointBody(30, consistencyProof(30, 40, real.read), real.checkpoint(40)));
     expect(next.status).toBe(200);
-    const opened = openCheckpoint(`${real.checkpoint(40)}${next.text}`, { log: otherLog.verifier, origin: OTHER, witnesses: [witnessVerifiers()[0]!], quorum: 1 });
+    const opened = openCheckpoint(`${real.checkpoint(40)}${next.text}`, {
+      log: otherLog.verifier,
+      origin: OTHER,
+      witnesses: [witnessVerifiers()[0]!],
+      quorum: 1,
+    });
     expect(typeof opened === 'string' ? opened : opened.cosignedBy).toEqual(['witness.test/w1']);
   }, 120_000);
 
@@ -188,7 +235,8 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     // A witness of its own (cosigned nothing yet): what issue 31's probe found cosigned three times.
     const fresh = await start(3);
     witnesses.push(fresh);
-    const sized0 = (root: string) => signNote(formatCheckpoint({ origin: OTHER, size: 0, root: Buffer.from(root, 'base64'), extensions: [] }), [otherLog.signer]);
+    const sized0 = (root: string) =>
+      signNote(formatCheckpoint({ origin: OTHER, size: 0, root: Buffer.from(root, 'base64'), extensions: [] }), [otherLog.signer]);
     const post = async (body: string) => {
       const res = await fetch(`${fresh.url}/add-checkpoint`, { method: 'POST', body });
       return { status: res.status, text: await res.text() };
@@ -210,8 +258,12 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     const w = witnesses[0] as WitnessProcess;
     const state = await readFile(join(dir, 'w1', 'state.json'), 'utf8');
     const cases: Array<[string, number]> = [
-      ['', 400], ['old -1\n\nx', 400], ['old 99999999999999999999\n\nx', 400], [`old 0\n${'A'.repeat(20_000)}\n\nx`, 413],
-      [addCheckpointBody(0, [], 'no.such/log\n1\nAAAA\n'), 404], [addCheckpointBody(0, [], real.checkpoint(40, logKey(OTHER, generateKeyPairSync('ed25519').privateKey))), 403],
+      ['', 400],
+      ['old -1\n\nx', 400],
+      ['old 99999999999999999999\n\nx', 400],
+      [`old 0\n${'A'.repeat(20_000)}\n\nx`, 413],
+      [addCheckpointBody(0, [], 'no.such/log\n1\nAAAA\n'), 404],
+      [addCheckpointBody(0, [], real.checkpoint(40, logKey(OTHER, generateKeyPairSync('ed25519').privateKey))), 403],
     ];
     for (const [body, status] of cases) {
       const res = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body });
@@ -230,5 +282,3 @@ async function save(name: string, text: string): Promise<string> {
   await writeFile(path, text);
   return path;
 }
-
-

@@ -55,9 +55,9 @@ describe.each([
   it('marks a fault as an error and a refusal only by its code', async () => {
     const { echo } = subjectsFor(uniquePrefix());
     const [server, client] = [await pool.open({ propagation: tracing.propagation }), await pool.open({ propagation: tracing.propagation })];
-    server.bus.serve(echo, ({ data }) => data.text === 'fault'
-      ? { ok: false, error: { code: 'INTERNAL_ERROR', message: 'broke' } }
-      : { ok: false, error: { code: 'NOT_FOUND', message: 'none' } });
+    server.bus.serve(echo, ({ data }) =>
+      data.text === 'fault' ? { ok: false, error: { code: 'INTERNAL_ERROR', message: 'broke' } } : { ok: false, error: { code: 'NOT_FOUND', message: 'none' } },
+    );
     await server.bus.flush();
     await client.bus.request(echo, { text: 'fault' });
     await client.bus.request(echo, { text: 'missing' });

@@ -6,7 +6,8 @@ export {
   type HttpDurationLabels,
 } from './metrics.ts';
 export type {
-  ChainMetrics, PromiseMetrics,
+  ChainMetrics,
+  PromiseMetrics,
 } from './promise-metrics.ts';
 export { activeTraceParent, backgroundSpan, batchSpan, detached, linkFromTraceParent, linkToActive } from './work-spans.ts';
 export { startTracing, type Tracing } from './tracing.ts';

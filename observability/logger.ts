@@ -12,9 +12,7 @@ const SECRET_HEADERS = ['authorization', 'x-suite-admin-key', 'x-suite-tenant-ke
 const HEADER_PARENTS = ['headers', 'req.headers', 'request.headers', 'res.headers', 'reply.headers', 'response.headers'];
 
 /** Bracket notation for every name: pino's path syntax reads `headers.x-suite-admin-key` as arithmetic. */
-export const REDACT_PATHS: readonly string[] = Object.freeze(
-  HEADER_PARENTS.flatMap((parent) => SECRET_HEADERS.map((h) => `${parent}["${h}"]`)),
-);
+export const REDACT_PATHS: readonly string[] = Object.freeze(HEADER_PARENTS.flatMap((parent) => SECRET_HEADERS.map((h) => `${parent}["${h}"]`)));
 
 export interface LoggerOptions {
   level: Level | 'silent';
@@ -58,6 +56,6 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     options.format === 'pretty'
       ? prettyDestination(options.destination ?? process.stdout, { color: options.color ?? false })
-      : options.destination ?? pino.destination({ dest: 1, sync: false }),
+      : (options.destination ?? pino.destination({ dest: 1, sync: false })),
   );
 }

@@ -17,12 +17,17 @@ export async function startMetricsListener(metrics: MetricsRegistry, host: strin
   const exposition = metrics.exposition('metrics');
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'this listener serves GET /metrics only' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'this listener serves GET /metrics only' } }));
       return;
     }
     exposition().then(
       (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
-      () => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'metrics could not be collected' } })),
+      () =>
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'metrics could not be collected' } })),
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -31,9 +36,10 @@ export async function startMetricsListener(metrics: MetricsRegistry, host: strin
   });
   return {
     port: (server.address() as AddressInfo).port,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -7,7 +7,10 @@ function prettyLines(log: (logger: ReturnType<typeof createLogger>) => void, col
   const written: string[] = [];
   const logger = createLogger({ level: 'info', service: 'suite', format: 'pretty', color, destination: { write: (t: string) => written.push(t) } });
   log(logger);
-  return written.join('').split('\n').filter((l) => l !== '');
+  return written
+    .join('')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 describe('pretty log lines', () => {
@@ -16,7 +19,7 @@ describe('pretty log lines', () => {
     expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  storage {6}migration applied {2}version=1 name="chains audit"$/);
   });
 
-  it('name the edge, leave out what every line carries, and show an error\'s stack below', () => {
+  it("name the edge, leave out what every line carries, and show an error's stack below", () => {
     const lines = prettyLines((l) => l.child({ edge: 'token' }).error({ err: new Error('boom'), reqId: 'r-1' }, 'request failed'));
     expect(lines[0]).toMatch(/ ERROR token {8}request failed {2}reqId=r-1$/);
     expect(lines[0]).not.toMatch(/pid=|service=|hostname=/);

@@ -52,13 +52,18 @@ export function formatEntry(e: Record<string, unknown>, paint: (code: string, te
   const level = LEVELS[Number(e.level)] ?? { label: String(e.level).padEnd(5), color: '0' };
   const time = typeof e.time === 'number' ? clock(new Date(e.time)) : '';
   const where = typeof e.edge === 'string' ? e.edge : typeof e.component === 'string' ? e.component : '';
-  const fields = Object.entries(e).filter(([k]) => !SHOWN_ELSEWHERE.has(k)).map(([k, v]) => `${k}=${value(v)}`);
+  const fields = Object.entries(e)
+    .filter(([k]) => !SHOWN_ELSEWHERE.has(k))
+    .map(([k, v]) => `${k}=${value(v)}`);
   const err = e.err as { type?: unknown; message?: unknown; stack?: unknown } | undefined;
   let text = `${paint('2', time)} ${paint(level.color, level.label)} ${where !== '' ? `${paint('1', where.padEnd(12))} ` : ''}${String(e.msg ?? '')}`;
   if (fields.length > 0) text += `  ${paint('2', fields.join(' '))}`;
   if (err !== undefined) {
     const stack = typeof err.stack === 'string' ? err.stack : `${String(err.type ?? 'Error')}: ${String(err.message ?? '')}`;
-    text += `\n${stack.split('\n').map((l) => `    ${l}`).join('\n')}`;
+    text += `\n${stack
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n')}`;
   }
   return text;
 }

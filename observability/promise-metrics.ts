@@ -72,34 +72,68 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
   const views = new Map<WatchedRevocationView, number>();
 
   new Gauge({
-    name: 'suite_audit_backlog_entries', help: 'Audit entries recorded by this process and not yet committed to the audit chain', registers,
-    collect() { this.set([...sinks].reduce((n, s) => n + s.backlog, 0)); },
+    name: 'suite_audit_backlog_entries',
+    help: 'Audit entries recorded by this process and not yet committed to the audit chain',
+    registers,
+    collect() {
+      this.set([...sinks].reduce((n, s) => n + s.backlog, 0));
+    },
   });
   new Gauge({
-    name: 'suite_audit_backlog_oldest_age_seconds', help: 'How long the oldest uncommitted audit entry of this process has waited (0: none waits)', registers,
-    collect() { this.set(Math.max(0, ...[...sinks].map((s) => s.oldestAgeMs)) / 1000); },
+    name: 'suite_audit_backlog_oldest_age_seconds',
+    help: 'How long the oldest uncommitted audit entry of this process has waited (0: none waits)',
+    registers,
+    collect() {
+      this.set(Math.max(0, ...[...sinks].map((s) => s.oldestAgeMs)) / 1000);
+    },
   });
 
-  const committedTotal = new Counter({ name: 'suite_chain_entries_committed_total', help: 'Records committed to a chain by this process', labelNames: ['chain'] as const, registers });
-  const commitSize = new Histogram({ name: 'suite_chain_commit_records', help: 'Records per group commit', labelNames: ['chain'] as const, buckets: COMMIT_SIZE_BUCKETS, registers });
-  const commitSeconds = new Histogram({ name: 'suite_chain_commit_duration_seconds', help: 'Time of one group commit statement', labelNames: ['chain'] as const, buckets: COMMIT_SECONDS_BUCKETS, registers });
+  const committedTotal = new Counter({
+    name: 'suite_chain_entries_committed_total',
+    help: 'Records committed to a chain by this process',
+    labelNames: ['chain'] as const,
+    registers,
+  });
+  const commitSize = new Histogram({
+    name: 'suite_chain_commit_records',
+    help: 'Records per group commit',
+    labelNames: ['chain'] as const,
+    buckets: COMMIT_SIZE_BUCKETS,
+    registers,
+  });
+  const commitSeconds = new Histogram({
+    name: 'suite_chain_commit_duration_seconds',
+    help: 'Time of one group commit statement',
+    labelNames: ['chain'] as const,
+    buckets: COMMIT_SECONDS_BUCKETS,
+    registers,
+  });
   // Leader-only series: a standby's idea of the head is stale, so it serves none.
   new Gauge({
-    name: 'suite_chain_head_sequence', help: 'Sequence number of the chain head, from the writer that leads it', labelNames: ['chain'] as const, registers,
+    name: 'suite_chain_head_sequence',
+    help: 'Sequence number of the chain head, from the writer that leads it',
+    labelNames: ['chain'] as const,
+    registers,
     collect() {
       this.reset();
       for (const w of writers) if (w.isLeader) this.set({ chain: w.chain }, w.head.seq);
     },
   });
   new Gauge({
-    name: 'suite_chain_writer_leader', help: '1 while this process leads the chain, 0 while it stands by', labelNames: ['chain'] as const, registers,
+    name: 'suite_chain_writer_leader',
+    help: '1 while this process leads the chain, 0 while it stands by',
+    labelNames: ['chain'] as const,
+    registers,
     collect() {
       this.reset();
       for (const w of writers) this.set({ chain: w.chain }, w.isLeader ? 1 : 0);
     },
   });
   new Gauge({
-    name: 'suite_chain_writer_lease_age_seconds', help: 'Time since the leading writer last acquired or renewed its lease', labelNames: ['chain'] as const, registers,
+    name: 'suite_chain_writer_lease_age_seconds',
+    help: 'Time since the leading writer last acquired or renewed its lease',
+    labelNames: ['chain'] as const,
+    registers,
     collect() {
       this.reset();
       for (const w of writers) if (w.isLeader && w.leaseRenewedAt !== undefined) this.set({ chain: w.chain }, (clock() - w.leaseRenewedAt) / 1000);
@@ -107,11 +141,17 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
   });
 
   new Gauge({
-    name: 'suite_revocation_view_entries', help: 'Revoked token ids held by this process\'s revocation view', registers,
-    collect() { this.set([...views.keys()].reduce((n, v) => n + v.size, 0)); },
+    name: 'suite_revocation_view_entries',
+    help: "Revoked token ids held by this process's revocation view",
+    registers,
+    collect() {
+      this.set([...views.keys()].reduce((n, v) => n + v.size, 0));
+    },
   });
   new Gauge({
-    name: 'suite_revocation_view_age_seconds', help: 'Time since this process\'s revocation view was last confirmed current (heartbeat, broadcast or snapshot)', registers,
+    name: 'suite_revocation_view_age_seconds',
+    help: "Time since this process's revocation view was last confirmed current (heartbeat, broadcast or snapshot)",
+    registers,
     collect() {
       if (views.size === 0) return;
       const last = Math.min(...[...views].map(([v, since]) => (v.lastUpdateMs === 0 ? since : v.lastUpdateMs)));
@@ -121,25 +161,46 @@ export function createPromiseMetrics(registry: Registry, clock: () => number = D
 
   const witnessSets = new Set<WatchedWitnesses>();
   new Gauge({
-    name: 'suite_tlog_witness_cosigned_size', help: 'The largest execution log checkpoint each witness cosigned for this process (compare with the log\'s tree size: a witness that lags falls behind)', labelNames: ['witness'] as const, registers,
+    name: 'suite_tlog_witness_cosigned_size',
+    help: "The largest execution log checkpoint each witness cosigned for this process (compare with the log's tree size: a witness that lags falls behind)",
+    labelNames: ['witness'] as const,
+    registers,
     collect() {
       this.reset();
       for (const set of witnessSets) for (const w of set.status()) this.set({ witness: w.name }, w.cosignedSize);
     },
   });
   new Gauge({
-    name: 'suite_tlog_witness_up', help: '1 while the witness answered its last add-checkpoint as the protocol says, 0 after a failure', labelNames: ['witness'] as const, registers,
+    name: 'suite_tlog_witness_up',
+    help: '1 while the witness answered its last add-checkpoint as the protocol says, 0 after a failure',
+    labelNames: ['witness'] as const,
+    registers,
     collect() {
       this.reset();
       for (const set of witnessSets) for (const w of set.status()) this.set({ witness: w.name }, w.up ? 1 : 0);
     },
   });
 
-  const decisions = new Counter({ name: 'suite_decisions_total', help: 'Authorization decisions recorded, by result and error code (none for allow, other for a reason outside the catalogue)', labelNames: ['result', 'code'] as const, registers });
-  const verifications = new Counter({ name: 'suite_verification_runs_total', help: 'Whole-chain verifications run, by result', labelNames: ['result'] as const, registers });
+  const decisions = new Counter({
+    name: 'suite_decisions_total',
+    help: 'Authorization decisions recorded, by result and error code (none for allow, other for a reason outside the catalogue)',
+    labelNames: ['result', 'code'] as const,
+    registers,
+  });
+  const verifications = new Counter({
+    name: 'suite_verification_runs_total',
+    help: 'Whole-chain verifications run, by result',
+    labelNames: ['result'] as const,
+    registers,
+  });
   // Every result at 0 from the start (issue 36, item 9): a fresh suite's panel shows 0, not "no data".
   for (const result of ['valid', 'invalid', 'error'] as const) verifications.inc({ result }, 0);
-  const verifySeconds = new Histogram({ name: 'suite_verification_duration_seconds', help: 'Time of one whole-chain verification', buckets: VERIFY_SECONDS_BUCKETS, registers });
+  const verifySeconds = new Histogram({
+    name: 'suite_verification_duration_seconds',
+    help: 'Time of one whole-chain verification',
+    buckets: VERIFY_SECONDS_BUCKETS,
+    registers,
+  });
 
   return {
     chains: {

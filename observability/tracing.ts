@@ -6,8 +6,17 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler,
-  type ReadableSpan, type Sampler, type SamplingResult, type Span, type SpanProcessor,
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type Sampler,
+  type SamplingResult,
+  type Span,
+  type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
@@ -123,11 +132,13 @@ function register(serviceName: string): Registration {
   const sampler = new SwitchSampler();
   const processor = new SwitchProcessor();
   const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: serviceName,
-      // Semantic conventions `service.instance.id` (not yet in the stable export).
-      'service.instance.id': `${hostname()}:${process.pid}`,
-    })),
+    resource: defaultResource().merge(
+      resourceFromAttributes({
+        [ATTR_SERVICE_NAME]: serviceName,
+        // Semantic conventions `service.instance.id` (not yet in the stable export).
+        'service.instance.id': `${hostname()}:${process.pid}`,
+      }),
+    ),
     sampler,
     spanProcessors: [processor],
   });
@@ -143,7 +154,11 @@ function register(serviceName: string): Registration {
   registerInstrumentations({ tracerProvider: provider, instrumentations: [outbound] });
   outbound.disable();
   const reg: Registration = {
-    serviceName, sampler, processor, outbound, recording: false,
+    serviceName,
+    sampler,
+    processor,
+    outbound,
+    recording: false,
     propagation: busPropagation(provider.getTracer('suite.bus'), () => reg.recording),
     http: httpTracing(provider),
   };
@@ -152,12 +167,18 @@ function register(serviceName: string): Registration {
 
 function samplerFor(s: TracingSettings): Sampler {
   switch (s.sampler) {
-    case 'always_on': return new AlwaysOnSampler();
-    case 'always_off': return new AlwaysOffSampler();
-    case 'traceidratio': return new TraceIdRatioBasedSampler(s.samplerRatio);
-    case 'parentbased_always_on': return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplerRatio) });
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(s.samplerRatio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(s.samplerRatio) });
   }
 }
 

@@ -30,9 +30,11 @@ describe('batch spans', () => {
   it('are roots of their own that link to the requests they serve, recorded when one of those is', async () => {
     record();
     const links = [context.with(request(true), linkToActive), context.with(request(false), linkToActive)];
-    await context.with(request(true), () => batchSpan('chain.commit executions', links, { 'suite.chain': 'executions' }, async () => {
-      trace.getTracer('t').startSpan('insert').end();
-    }));
+    await context.with(request(true), () =>
+      batchSpan('chain.commit executions', links, { 'suite.chain': 'executions' }, async () => {
+        trace.getTracer('t').startSpan('insert').end();
+      }),
+    );
     const [insert, commit] = exporter.getFinishedSpans();
     expect(commit?.name).toBe('chain.commit executions');
     expect(commit?.parentSpanContext).toBeUndefined();
@@ -54,9 +56,11 @@ describe('batch spans', () => {
 describe('background spans', () => {
   it('are not recorded by default, even inside a sampled request', async () => {
     record();
-    await context.with(request(true), () => backgroundSpan('scheduler.poll', async () => {
-      trace.getTracer('t').startSpan('claim').end();
-    }));
+    await context.with(request(true), () =>
+      backgroundSpan('scheduler.poll', async () => {
+        trace.getTracer('t').startSpan('claim').end();
+      }),
+    );
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
@@ -71,11 +75,16 @@ describe('background spans', () => {
 });
 
 describe('detached', () => {
-  it('runs with no active span, so timers set within keep nothing of the caller\'s trace', async () => {
+  it("runs with no active span, so timers set within keep nothing of the caller's trace", async () => {
     record();
-    const seen = await context.with(request(true), () => detached(() => new Promise((resolve) => {
-      setTimeout(() => resolve(trace.getSpan(context.active())), 1);
-    })));
+    const seen = await context.with(request(true), () =>
+      detached(
+        () =>
+          new Promise((resolve) => {
+            setTimeout(() => resolve(trace.getSpan(context.active())), 1);
+          }),
+      ),
+    );
     expect(seen).toBeUndefined();
     expect(context.with(request(true), linkToActive)?.context.spanId).toBe('cd'.repeat(8));
   });
@@ -100,7 +109,7 @@ describe('work spans in a process that records nothing', () => {
     }
   });
 
-  it('still run outside the caller\'s trace when one is active (a library\'s span), and link to nothing', async () => {
+  it("still run outside the caller's trace when one is active (a library's span), and link to nothing", async () => {
     tracing = startTracing({ settings: loadConfig({}).tracing });
     const seen = await context.with(request(true), () => batchSpan('audit.append', [linkToActive()], {}, async () => trace.getSpan(context.active())));
     expect(seen).toBeUndefined();

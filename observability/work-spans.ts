@@ -1,6 +1,4 @@
-import {
-  INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span,
-} from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span } from '@opentelemetry/api';
 
 /**
  * Spans for work that is not one request's (docs/OBSERVABILITY.md, "Trace shape"). The active

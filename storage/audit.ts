@@ -48,11 +48,21 @@ export interface AuditFilter {
 const COLUMNS = sql.fragment`seq, id, ts as timestamp, subject, action, resource, result, reason,
   tenant_id as "tenantId", prev_hash as "prevHash", hash`;
 
-const AuditRow = rowSchema(Type.Object({
-  seq: Type.Number(), id: Type.String(), timestamp: Type.String(), subject: Type.String(), action: Type.String(),
-  resource: Type.String(), result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]), reason: Type.String(),
-  tenantId: Type.Union([Type.String(), Type.Null()]), prevHash: Type.String(), hash: Type.String(),
-}));
+const AuditRow = rowSchema(
+  Type.Object({
+    seq: Type.Number(),
+    id: Type.String(),
+    timestamp: Type.String(),
+    subject: Type.String(),
+    action: Type.String(),
+    resource: Type.String(),
+    result: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+    reason: Type.String(),
+    tenantId: Type.Union([Type.String(), Type.Null()]),
+    prevHash: Type.String(),
+    hash: Type.String(),
+  }),
+);
 const CountRow = rowSchema(Type.Object({ n: Type.Number() }));
 
 /** Newest first, with the total count of entries matching the filter. */
@@ -67,9 +77,8 @@ export async function listAuditEntries(db: CommonQueryMethods, f: AuditFilter): 
   const where = conditions.length ? sql.fragment`where ${sql.join(conditions, sql.fragment` and `)}` : sql.fragment``;
   const entries = await db.any(sql.type(AuditRow)`
     select ${COLUMNS} from audit_entries ${where} order by seq desc limit ${f.limit} offset ${f.offset}`);
-  const total = conditions.length === 0
-    ? await auditChainLength(db)
-    : await db.oneFirst(sql.type(CountRow)`select count(*)::int8 as n from audit_entries ${where}`);
+  const total =
+    conditions.length === 0 ? await auditChainLength(db) : await db.oneFirst(sql.type(CountRow)`select count(*)::int8 as n from audit_entries ${where}`);
   return { entries: [...entries], total };
 }
 

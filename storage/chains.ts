@@ -127,7 +127,13 @@ const NoRows = rowSchema(Type.Object({}));
  * each time cost the database more than the rows); with `move`, prefixed by the fenced head move
  * (headMoveCte) and inserting nothing when the head could not move. Answers the rows inserted.
  */
-export async function insertMovingHead(db: CommonQueryMethods, name: string, insert: FragmentSqlToken, move?: HeadMove, alongside?: FragmentSqlToken): Promise<number> {
+export async function insertMovingHead(
+  db: CommonQueryMethods,
+  name: string,
+  insert: FragmentSqlToken,
+  move?: HeadMove,
+  alongside?: FragmentSqlToken,
+): Promise<number> {
   // `alongside`: more common table expressions written by the same statement (the append's audit
   // entries, storage/executions.ts); with `move`, they may read `moved` to write nothing when it did not.
   const result = move

@@ -60,8 +60,7 @@ function inUse(dbPath: string, pid: number): StorageError {
   const who = Number.isNaN(pid) ? 'another process' : `process ${pid}`;
   return new StorageError(
     'DATABASE_IN_USE',
-    `The data folder ${dbPath} is in use by ${who}. Stop it first; if no such process runs, ` +
-      `delete ${join(dbPath, LOCK_FILE)}.`,
+    `The data folder ${dbPath} is in use by ${who}. Stop it first; if no such process runs, ` + `delete ${join(dbPath, LOCK_FILE)}.`,
   );
 }
 

@@ -59,7 +59,9 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     try {
       expect(await second.pool.oneFirst(sql.unsafe`SELECT v FROM kept`)).toBe('acknowledged');
       // Its settings: a commit is answered once its WAL is on disk.
-      const settings = await second.pool.anyFirst(sql.unsafe`SELECT setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')`);
+      const settings = await second.pool.anyFirst(
+        sql.unsafe`SELECT setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes')`,
+      );
       expect(settings).toEqual(['on', 'on', 'on']);
     } finally {
       await second.close();
@@ -98,7 +100,16 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     const { binaries } = found;
     const socketDir = join(dbPath, '..', 'orphan');
     await mkdir(socketDir, { mode: 0o700 });
-    const [program, ...args] = [...binaries.prefix, binaries.postgres, '-D', join(dbPath, 'postgres'), '-c', 'listen_addresses=', '-c', `unix_socket_directories=${socketDir}`] as unknown as [string, ...string[]];
+    const [program, ...args] = [
+      ...binaries.prefix,
+      binaries.postgres,
+      '-D',
+      join(dbPath, 'postgres'),
+      '-c',
+      'listen_addresses=',
+      '-c',
+      `unix_socket_directories=${socketDir}`,
+    ] as unknown as [string, ...string[]];
     const orphan = spawn(program, args, { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } });
     try {
       await until(async () => (await postmasterPid(dbPath).catch(() => 0)) === orphan.pid, 30_000, 'the orphan server starts');
@@ -135,8 +146,9 @@ const clientBackends = sql.unsafe`SELECT count(*)::int FROM pg_stat_activity WHE
 
 /** The most client backends seen while `queries` queries that each hold a connection 100 ms run at once. */
 async function mostBackendsUnder(pool: DatabasePool, queries: number): Promise<number> {
-  const seen = await Promise.all(Array.from({ length: queries }, () =>
-    pool.oneFirst(sql.unsafe`SELECT (${clientBackends}) FROM pg_sleep(0.1)`) as Promise<number>));
+  const seen = await Promise.all(
+    Array.from({ length: queries }, () => pool.oneFirst(sql.unsafe`SELECT (${clientBackends}) FROM pg_sleep(0.1)`) as Promise<number>),
+  );
   return Math.max(...seen);
 }
 

@@ -69,7 +69,10 @@ const SETTINGS: Readonly<Record<string, string>> = {
  * there again. Without `restart`, a death is only logged (tests of the server itself).
  */
 export async function startEmbeddedPostgres(
-  dbPath: string, binaries: PostgresBinaries, logger: StorageLogger, restart?: RestartPolicy,
+  dbPath: string,
+  binaries: PostgresBinaries,
+  logger: StorageLogger,
+  restart?: RestartPolicy,
 ): Promise<EmbeddedPostgres> {
   const unlock = await lockDataDir(dbPath);
   try {
@@ -85,9 +88,10 @@ export async function startEmbeddedPostgres(
     const server = spawnServer(binaries, cluster, socketDir, logger);
     const failure = await server.ready(url, READY_TIMEOUT_MS);
     if (failure === undefined) {
-      const supervised = restart === undefined
-        ? server
-        : superviseServer({ first: server, spawn: () => spawnServer(binaries, cluster, socketDir, logger), url, cluster, policy: restart, logger });
+      const supervised =
+        restart === undefined
+          ? server
+          : superviseServer({ first: server, spawn: () => spawnServer(binaries, cluster, socketDir, logger), url, cluster, policy: restart, logger });
       return { url, alive: supervised.alive, stop: () => supervised.stop().finally(release) };
     }
     await server.stop();
@@ -102,7 +106,10 @@ export async function startEmbeddedPostgres(
 /** The cluster's password; the cluster is made first if there is none (in a new folder, renamed into place). */
 async function ensureCluster(dbPath: string, binaries: PostgresBinaries): Promise<string> {
   const passwordPath = join(dbPath, PASSWORD_FILE);
-  const exists = await readFile(join(dbPath, CLUSTER, 'PG_VERSION'), 'utf8').then(() => true, () => false);
+  const exists = await readFile(join(dbPath, CLUSTER, 'PG_VERSION'), 'utf8').then(
+    () => true,
+    () => false,
+  );
   if (exists) {
     return (await readFile(passwordPath, 'utf8')).trim() || Promise.reject(new StorageError('DATABASE_UNAVAILABLE', `${passwordPath} is empty`));
   }
@@ -111,10 +118,7 @@ async function ensureCluster(dbPath: string, binaries: PostgresBinaries): Promis
   await rm(fresh, { recursive: true, force: true });
   const password = randomBytes(32).toString('base64url');
   await writeSynced(passwordPath, `${password}\n`);
-  const args = [
-    '-D', fresh, '-U', USER, `--pwfile=${passwordPath}`, '--auth=scram-sha-256',
-    '--encoding=UTF8', '--locale=C', '--no-instructions',
-  ];
+  const args = ['-D', fresh, '-U', USER, `--pwfile=${passwordPath}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-instructions'];
   const result = await run([...binaries.prefix, binaries.initdb, ...args]);
   if (result.code !== 0) {
     throw new StorageError('DATABASE_UNAVAILABLE', `initdb failed in ${fresh} (${result.code}): ${result.output.slice(-2000)}`);
@@ -136,7 +140,11 @@ async function endOrphan(cluster: string, logger: StorageLogger): Promise<void> 
   // Only a process that is a postgres on this cluster: a pid may have been reused since.
   if (!(await commandLine(pid)).includes(cluster)) return;
   logger.warn({ pid, cluster }, 'a Postgres left by an earlier run still holds the cluster: stopping it');
-  for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
+  for (const [signal, waitMs] of [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 5_000],
+  ] as const) {
     try {
       process.kill(pid, signal);
     } catch {
@@ -165,7 +173,10 @@ async function socketFolder(cluster: string): Promise<string> {
 async function commandLine(pid: number): Promise<string> {
   const proc = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
   if (proc !== undefined) return proc;
-  return promisify(execFile)('ps', ['-o', 'command=', '-p', String(pid)]).then((r) => r.stdout, () => '');
+  return promisify(execFile)('ps', ['-o', 'command=', '-p', String(pid)]).then(
+    (r) => r.stdout,
+    () => '',
+  );
 }
 
 function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: string, logger: StorageLogger): SupervisedServer {
@@ -224,7 +235,11 @@ function spawnServer(binaries: PostgresBinaries, cluster: string, socketDir: str
       stopped ??= (async () => {
         stopping = true;
         // SIGINT: fast shutdown (sessions ended, a checkpoint, then exit); then immediate; then kill.
-        for (const [signal, waitMs] of [['SIGINT', STOP_GRACE_MS], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
+        for (const [signal, waitMs] of [
+          ['SIGINT', STOP_GRACE_MS],
+          ['SIGQUIT', 5_000],
+          ['SIGKILL', 5_000],
+        ] as const) {
           if (exited) return;
           child.kill(signal);
           let timer: NodeJS.Timeout | undefined;
@@ -263,4 +278,3 @@ async function writeSynced(path: string, text: string): Promise<void> {
     await handle.close();
   }
 }
-

@@ -44,7 +44,9 @@ describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres'
     const dbPath = await newDbPath();
     const gaveUp: StorageError[] = [];
     const storage = await openStorage({
-      dbPath, migrationsDir: NO_MIGRATIONS, embeddedRestart: { attempts: 5, windowMs: 60_000, onGiveUp: (e) => gaveUp.push(e) },
+      dbPath,
+      migrationsDir: NO_MIGRATIONS,
+      embeddedRestart: { attempts: 5, windowMs: 60_000, onGiveUp: (e) => gaveUp.push(e) },
     });
     try {
       await storage.pool.query(sql.unsafe`CREATE TABLE kept (v int)`);
@@ -52,7 +54,15 @@ describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres'
       const before = await postmasterPid(dbPath);
       process.kill(before, 'SIGKILL');
       // Its backends outlive it for a moment: wait until the death is seen (a query refused).
-      for (let i = 0; i < 600 && await storage.pool.query(sql.unsafe`SELECT 1`).then(() => true, () => false); i++) {
+      for (
+        let i = 0;
+        i < 600 &&
+        (await storage.pool.query(sql.unsafe`SELECT 1`).then(
+          () => true,
+          () => false,
+        ));
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 10));
       }
       // 600 tries of at most a refusal and 50 ms each: a server that never comes back fails here.
@@ -72,8 +82,16 @@ describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres'
     const given = new Promise<StorageError>((resolve) => (gaveUp = resolve));
     let calls = 0;
     const storage = await openStorage({
-      dbPath, migrationsDir: NO_MIGRATIONS,
-      embeddedRestart: { attempts: 2, windowMs: 30_000, onGiveUp: (e) => { calls++; gaveUp(e); } },
+      dbPath,
+      migrationsDir: NO_MIGRATIONS,
+      embeddedRestart: {
+        attempts: 2,
+        windowMs: 30_000,
+        onGiveUp: (e) => {
+          calls++;
+          gaveUp(e);
+        },
+      },
     });
     const cluster = join(dbPath, 'postgres');
     try {

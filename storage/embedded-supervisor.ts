@@ -61,13 +61,14 @@ export function superviseServer(o: {
   };
 
   /** Waits `ms`, or less when stop() is called meanwhile. */
-  const pause = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
 
   async function restart(): Promise<void> {
     const diedAt = Date.now();
@@ -94,11 +95,13 @@ export function superviseServer(o: {
     }
     if (stopping) return;
     const seconds = Math.round((Date.now() - diedAt) / 100) / 10;
-    o.policy.onGiveUp(new StorageError(
-      'DATABASE_UNAVAILABLE',
-      `the embedded Postgres in ${o.cluster} died and could not be restarted (${o.policy.attempts} attempts in ${seconds} s; `
-        + `SUITE_DB_RESTART_ATTEMPTS, SUITE_DB_RESTART_WINDOW_MS): ${lastFailure.split('\n').slice(-3).join(' ').slice(-500)}`,
-    ));
+    o.policy.onGiveUp(
+      new StorageError(
+        'DATABASE_UNAVAILABLE',
+        `the embedded Postgres in ${o.cluster} died and could not be restarted (${o.policy.attempts} attempts in ${seconds} s; ` +
+          `SUITE_DB_RESTART_ATTEMPTS, SUITE_DB_RESTART_WINDOW_MS): ${lastFailure.split('\n').slice(-3).join(' ').slice(-500)}`,
+      ),
+    );
   }
 
   watch(o.first);

@@ -9,10 +9,16 @@ import { filterConditions, whereAll, type ExecutionFilter } from './execution-re
  * of these reads it into memory). Every function honours `tenantId` in the filter.
  */
 
-const TotalsRow = rowSchema(Type.Object({
-  records: Type.Number(), priced: Type.Number(), withoutOutput: Type.Number(), subjects: Type.Number(),
-  firstTimestamp: Type.Union([Type.String(), Type.Null()]), lastTimestamp: Type.Union([Type.String(), Type.Null()]),
-}));
+const TotalsRow = rowSchema(
+  Type.Object({
+    records: Type.Number(),
+    priced: Type.Number(),
+    withoutOutput: Type.Number(),
+    subjects: Type.Number(),
+    firstTimestamp: Type.Union([Type.String(), Type.Null()]),
+    lastTimestamp: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 
 export async function executionTotals(db: CommonQueryMethods, f: ExecutionFilter) {
   return db.one(sql.type(TotalsRow)`
@@ -22,9 +28,16 @@ export async function executionTotals(db: CommonQueryMethods, f: ExecutionFilter
     from executions ${whereAll(filterConditions(f))}`);
 }
 
-const StatesRow = rowSchema(Type.Object({
-  identity: Type.String(), capability: Type.String(), evidence: Type.String(), governance: Type.String(), time: Type.String(), n: Type.Number(),
-}));
+const StatesRow = rowSchema(
+  Type.Object({
+    identity: Type.String(),
+    capability: Type.String(),
+    evidence: Type.String(),
+    governance: Type.String(),
+    time: Type.String(),
+    n: Type.Number(),
+  }),
+);
 
 /** How many records are in each combination of the five condition states (at most 216 rows). */
 export async function conditionCounts(db: CommonQueryMethods, words: GovernanceWords, f: ExecutionFilter) {
@@ -51,9 +64,15 @@ export async function countsBy(db: CommonQueryMethods, column: 'outcome' | 'modu
   return { counts: rows.map(({ value, count }) => ({ value, count })), distinct: rows[0]?.distinct ?? 0 };
 }
 
-const SubjectRow = rowSchema(Type.Object({
-  subject: Type.String(), records: Type.Number(), priced: Type.Number(), firstSeen: Type.String(), lastSeen: Type.String(),
-}));
+const SubjectRow = rowSchema(
+  Type.Object({
+    subject: Type.String(),
+    records: Type.Number(),
+    priced: Type.Number(),
+    firstSeen: Type.String(),
+    lastSeen: Type.String(),
+  }),
+);
 
 /** One page of subjects in subject order (a cursor is the last subject of the previous page). */
 export async function subjectsPage(db: CommonQueryMethods, f: ExecutionFilter & { afterSubject?: string; limit: number }) {
@@ -66,16 +85,26 @@ export async function subjectsPage(db: CommonQueryMethods, f: ExecutionFilter & 
 }
 
 export type SubjectDimension = 'scope' | 'module' | 'action' | 'outcome' | 'capability';
-const BreakdownRow = rowSchema(Type.Object({
-  subject: Type.String(), value: Type.String(), module: Type.Union([Type.String(), Type.Null()]), count: Type.Number(),
-}));
+const BreakdownRow = rowSchema(
+  Type.Object({
+    subject: Type.String(),
+    value: Type.String(),
+    module: Type.Union([Type.String(), Type.Null()]),
+    count: Type.Number(),
+  }),
+);
 
 /**
  * Per subject of `subjects`, the `perSubject` most frequent values of one dimension: claimed scope
  * entries, modules, (module, action) pairs, outcomes, or Capability states.
  */
 export async function subjectBreakdown(
-  db: CommonQueryMethods, words: GovernanceWords, dimension: SubjectDimension, subjects: readonly string[], f: ExecutionFilter, perSubject: number,
+  db: CommonQueryMethods,
+  words: GovernanceWords,
+  dimension: SubjectDimension,
+  subjects: readonly string[],
+  f: ExecutionFilter,
+  perSubject: number,
 ) {
   if (subjects.length === 0) return [];
   const value: Record<SubjectDimension, { value: FragmentSqlToken; module: FragmentSqlToken; from: FragmentSqlToken }> = {
@@ -104,7 +133,9 @@ const CostRow = rowSchema(Type.Object({ subject: Type.Union([Type.String(), Type
  */
 export async function costTotals(db: CommonQueryMethods, f: ExecutionFilter, subjects?: readonly string[]) {
   const conditions = [
-    ...filterConditions(f), PRICED, sql.fragment`jsonb_typeof(cost -> 'currency') = 'string'`,
+    ...filterConditions(f),
+    PRICED,
+    sql.fragment`jsonb_typeof(cost -> 'currency') = 'string'`,
     ...(subjects ? [sql.fragment`subject = any(${sql.array([...subjects], 'text')})`] : []),
   ];
   const by = subjects ? sql.fragment`subject` : sql.fragment`null::text`;

@@ -11,7 +11,8 @@ import { rowSchema } from './row-schema.ts';
  * verification names it; a record pruned under retention comes as its tombstone. '' when there are none.
  */
 export async function executionsExportJson(
-  db: CommonQueryMethods, p: { afterSeq: number; toSeq: number; limit: number; tenantId?: string | undefined },
+  db: CommonQueryMethods,
+  p: { afterSeq: number; toSeq: number; limit: number; tenantId?: string | undefined },
 ): Promise<string> {
   const tenant = p.tenantId !== undefined ? sql.fragment`and tenant_id = ${p.tenantId}` : sql.fragment``;
   return db.oneFirst(sql.type(PageRow)`

@@ -7,8 +7,19 @@ import type { ExecutionRecord } from '../core/chain/index.ts';
 import { assessConditions, CONDITION_RULES } from '../core/assessment/index.ts';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
-  conditionCounts, conditionSql, costTotals, countsBy, executionTotals, getExecutionOf, insertExecutions, lineageStep,
-  listAttention, listExecutions, subjectBreakdown, subjectsPage, type NewExecution,
+  conditionCounts,
+  conditionSql,
+  costTotals,
+  countsBy,
+  executionTotals,
+  getExecutionOf,
+  insertExecutions,
+  lineageStep,
+  listAttention,
+  listExecutions,
+  subjectBreakdown,
+  subjectsPage,
+  type NewExecution,
 } from './index.ts';
 
 // Scopes from a small alphabet, so that wildcards, equal and unequal segment counts all occur.
@@ -23,9 +34,23 @@ type Fields = Partial<Omit<ExecutionRecord, 'seq' | 'id' | 'hash' | 'prevHash' |
 function row(f: Fields, tenantId: string | null): NewExecution {
   seq++;
   return {
-    seq, id: `exec_${randomBytes(16).toString('hex')}`, timestamp: new Date(1_750_000_000_000 + seq * 1000).toISOString(),
-    subject: 'agent-a', scope: [], module: 'm', action: 'act', outcome: 'success', inputHash: hex(), outputHash: null,
-    cost: null, governance: null, keyId: 'ed25519-0000000000000000', prevHash: hex(), hash: hex(), signature: 'c2ln', idempotencyKey: null,
+    seq,
+    id: `exec_${randomBytes(16).toString('hex')}`,
+    timestamp: new Date(1_750_000_000_000 + seq * 1000).toISOString(),
+    subject: 'agent-a',
+    scope: [],
+    module: 'm',
+    action: 'act',
+    outcome: 'success',
+    inputHash: hex(),
+    outputHash: null,
+    cost: null,
+    governance: null,
+    keyId: 'ed25519-0000000000000000',
+    prevHash: hex(),
+    hash: hex(),
+    signature: 'c2ln',
+    idempotencyKey: null,
     ...f,
     attested: { jti: null, sub: 'agent-a', scope: [], proven: false, ...(f.attested ?? {}), tenantId },
   };
@@ -34,11 +59,24 @@ function row(f: Fields, tenantId: string | null): NewExecution {
 const record = fc.record({
   subject: fc.constantFrom('agent-a', 'agent-b'),
   scope: fc.array(scope, { maxLength: 3 }),
-  attested: fc.record({ jti: fc.constant(null), sub: fc.constantFrom('agent-a', 'agent-b'), scope: fc.array(scope, { maxLength: 3 }), proven: fc.boolean(), tenantId: fc.constant(null) }),
-  governance: fc.option(fc.record({
-    policyRef: fc.constant('p'), decision: fc.constantFrom('PERMITTED', 'DENIED', 'permitted', 'ESCALATED', 'NOT_PERMITTED'),
-    evidence: fc.array(fc.constant('e'), { maxLength: 2 }),
-  }, { requiredKeys: [] }), { nil: null }),
+  attested: fc.record({
+    jti: fc.constant(null),
+    sub: fc.constantFrom('agent-a', 'agent-b'),
+    scope: fc.array(scope, { maxLength: 3 }),
+    proven: fc.boolean(),
+    tenantId: fc.constant(null),
+  }),
+  governance: fc.option(
+    fc.record(
+      {
+        policyRef: fc.constant('p'),
+        decision: fc.constantFrom('PERMITTED', 'DENIED', 'permitted', 'ESCALATED', 'NOT_PERMITTED'),
+        evidence: fc.array(fc.constant('e'), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: null },
+  ),
   timestamp: fc.constantFrom('2025-01-02T03:04:05.006Z', '2025-01-02T03:04:05Z', '2025-01-02 03:04:05', 'yesterday'),
 });
 
@@ -52,31 +90,42 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
   const insert = (rows: NewExecution[]) => db().transaction((tx) => insertExecutions(tx, rows));
 
   it('matches scopes in SQL exactly as the capability check does (execution_scope_granted vs scopeGrants)', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(scope, { maxLength: 4 }), scope, async (granted, required) => {
-      const inSql = await db().oneFirst(sql.unsafe`select execution_scope_granted(${sql.jsonb(granted)}, ${required}) as g`);
-      expect(inSql).toBe(scopeGrants(granted, required));
-    }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(scope, { maxLength: 4 }), scope, async (granted, required) => {
+        const inSql = await db().oneFirst(sql.unsafe`select execution_scope_granted(${sql.jsonb(granted)}, ${required}) as g`);
+        expect(inSql).toBe(scopeGrants(granted, required));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('gives every record the same five condition states in SQL as the assessment in code', async () => {
     const c = conditionSql(CONDITION_RULES);
-    await fc.assert(fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), async (fields) => {
-      const tenant = `prop-${randomBytes(4).toString('hex')}`;
-      const rows = fields.map((f) => row(f as Fields, tenant));
-      await insert(rows);
-      const states = await db().any(sql.unsafe`
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), async (fields) => {
+        const tenant = `prop-${randomBytes(4).toString('hex')}`;
+        const rows = fields.map((f) => row(f as Fields, tenant));
+        await insert(rows);
+        const states = await db().any(sql.unsafe`
         select id, ${c.identity} as "Identity", ${c.capability} as "Capability", ${c.evidence} as "Evidence",
           ${c.governance} as "Governance", ${c.time} as "Time"
         from executions where tenant_id = ${tenant} order by seq`);
-      expect(states).toEqual(rows.map((r) => ({
-        id: r.id, ...Object.fromEntries(assessConditions(r).conditions.map((x) => [x.condition, x.state])),
-      })));
-    }), { numRuns: 40 });
+        expect(states).toEqual(
+          rows.map((r) => ({
+            id: r.id,
+            ...Object.fromEntries(assessConditions(r).conditions.map((x) => [x.condition, x.state])),
+          })),
+        );
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('pages newest first by sequence, with filters, and never repeats or skips a record while others are appended', async () => {
     const tenant = 'ten-list';
-    const rows = Array.from({ length: 25 }, (_, i) => row({ subject: i % 2 ? 'odd' : 'even', outcome: i % 5 === 0 ? 'failure' : 'success', module: `m${i % 3}` }, tenant));
+    const rows = Array.from({ length: 25 }, (_, i) =>
+      row({ subject: i % 2 ? 'odd' : 'even', outcome: i % 5 === 0 ? 'failure' : 'success', module: `m${i % 3}` }, tenant),
+    );
     await insert(rows);
     const seen: string[] = [];
     let before: number | undefined;
@@ -89,9 +138,20 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
     }
     expect(seen).toEqual([...rows].reverse().map((r) => r.id));
     const failures = await listExecutions(db(), { tenantId: tenant, outcome: 'failure', subject: 'even', limit: 100 });
-    expect(failures.map((r) => r.id)).toEqual(rows.filter((_, i) => i % 5 === 0 && i % 2 === 0).reverse().map((r) => r.id));
+    expect(failures.map((r) => r.id)).toEqual(
+      rows
+        .filter((_, i) => i % 5 === 0 && i % 2 === 0)
+        .reverse()
+        .map((r) => r.id),
+    );
     const window = await listExecutions(db(), { tenantId: tenant, module: 'm1', from: rows[3]!.timestamp, to: rows[12]!.timestamp, limit: 100 });
-    expect(window.map((r) => r.id)).toEqual(rows.slice(3, 13).filter((r) => r.module === 'm1').reverse().map((r) => r.id));
+    expect(window.map((r) => r.id)).toEqual(
+      rows
+        .slice(3, 13)
+        .filter((r) => r.module === 'm1')
+        .reverse()
+        .map((r) => r.id),
+    );
     expect(await listExecutions(db(), { tenantId: 'nobody', limit: 10 })).toEqual([]);
   });
 
@@ -119,8 +179,16 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
     expect(await ids(['identity'])).toEqual([unproven.id]);
     expect(await ids(['capability'])).toEqual([unauthorised.id]);
     expect(await ids(['governance'])).toEqual([refused.id]);
-    expect((await listAttention(db(), CONDITION_RULES, { tenantId: tenant, kinds: ['outcome', 'identity', 'capability', 'governance'], limit: 2, beforeSeq: unauthorised.seq })).map((r) => r.id))
-      .toEqual([unproven.id, failed.id]);
+    expect(
+      (
+        await listAttention(db(), CONDITION_RULES, {
+          tenantId: tenant,
+          kinds: ['outcome', 'identity', 'capability', 'governance'],
+          limit: 2,
+          beforeSeq: unauthorised.seq,
+        })
+      ).map((r) => r.id),
+    ).toEqual([unproven.id, failed.id]);
   });
 
   it('steps lineage both ways: same hash, consumer no earlier than producer, excluded records skipped', async () => {
@@ -136,9 +204,16 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
     const from = (r: NewExecution, h: string | null) => [{ hash: h!, timestamp: r.timestamp }];
     const down = await lineageStep(db(), { direction: 'downstream', from: from(a, a.outputHash), exclude: [a.id], limit: 10, tenantId: tenant });
     expect(down.map((n) => n.id)).toEqual([b.id]);
-    expect((await lineageStep(db(), { direction: 'downstream', from: from(a, a.outputHash), exclude: [a.id], limit: 10 })).map((n) => n.id)).toEqual([b.id, foreign.id]);
-    expect((await lineageStep(db(), { direction: 'upstream', from: from(c, c.inputHash), exclude: [c.id], limit: 10, tenantId: tenant })).map((n) => n.id)).toEqual([b.id]);
-    expect((await lineageStep(db(), { direction: 'upstream', from: from(b, b.inputHash), exclude: [b.id], limit: 10, tenantId: tenant })).map((n) => n.id)).toEqual([a.id]);
+    expect((await lineageStep(db(), { direction: 'downstream', from: from(a, a.outputHash), exclude: [a.id], limit: 10 })).map((n) => n.id)).toEqual([
+      b.id,
+      foreign.id,
+    ]);
+    expect(
+      (await lineageStep(db(), { direction: 'upstream', from: from(c, c.inputHash), exclude: [c.id], limit: 10, tenantId: tenant })).map((n) => n.id),
+    ).toEqual([b.id]);
+    expect(
+      (await lineageStep(db(), { direction: 'upstream', from: from(b, b.inputHash), exclude: [b.id], limit: 10, tenantId: tenant })).map((n) => n.id),
+    ).toEqual([a.id]);
     expect(await lineageStep(db(), { direction: 'upstream', from: from(b, b.inputHash), exclude: [b.id, a.id], limit: 10, tenantId: tenant })).toEqual([]);
   });
 
@@ -147,14 +222,31 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
     const mine = { sub: 'alice', proven: true, scope: ['crm:*'] };
     await insert([
       row({ subject: 'alice', attested: mine as never, scope: ['crm:write'], module: 'crm', action: 'update', outputHash: hex() }, tenant),
-      row({ subject: 'alice', attested: mine as never, scope: ['crm:write', 'mail:send'], module: 'mail', action: 'send', outcome: 'failure', cost: { amount: 5, currency: 'EUR', source: 's' } }, tenant),
+      row(
+        {
+          subject: 'alice',
+          attested: mine as never,
+          scope: ['crm:write', 'mail:send'],
+          module: 'mail',
+          action: 'send',
+          outcome: 'failure',
+          cost: { amount: 5, currency: 'EUR', source: 's' },
+        },
+        tenant,
+      ),
       row({ subject: 'bob', module: 'crm', action: 'update', cost: { amount: 7, currency: 'USD', source: 's' } }, tenant),
     ]);
     const f = { tenantId: tenant };
     const totals = await executionTotals(db(), f);
     expect(totals).toMatchObject({ records: 3, priced: 2, withoutOutput: 2, subjects: 2 });
     expect(totals.firstTimestamp! < totals.lastTimestamp!).toBe(true);
-    expect(await countsBy(db(), 'module', f, 10)).toEqual({ counts: [{ value: 'crm', count: 2 }, { value: 'mail', count: 1 }], distinct: 2 });
+    expect(await countsBy(db(), 'module', f, 10)).toEqual({
+      counts: [
+        { value: 'crm', count: 2 },
+        { value: 'mail', count: 1 },
+      ],
+      distinct: 2,
+    });
     expect(await countsBy(db(), 'module', f, 1)).toEqual({ counts: [{ value: 'crm', count: 2 }], distinct: 2 });
     const states = await conditionCounts(db(), CONDITION_RULES, f);
     expect(states.reduce((n, s) => n + s.n, 0)).toBe(3);
@@ -165,10 +257,14 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
     const scopes = await subjectBreakdown(db(), CONDITION_RULES, 'scope', ['alice', 'bob'], f, 1);
     expect(scopes).toEqual([{ subject: 'alice', value: 'crm:write', module: null, count: 2 }]);
     const actions = await subjectBreakdown(db(), CONDITION_RULES, 'action', ['alice'], f, 10);
-    expect(actions).toEqual([{ subject: 'alice', value: 'send', module: 'mail', count: 1 }, { subject: 'alice', value: 'update', module: 'crm', count: 1 }]);
+    expect(actions).toEqual([
+      { subject: 'alice', value: 'send', module: 'mail', count: 1 },
+      { subject: 'alice', value: 'update', module: 'crm', count: 1 },
+    ]);
     const capability = await subjectBreakdown(db(), CONDITION_RULES, 'capability', ['alice', 'bob'], f, 10);
     expect(capability).toEqual([
-      { subject: 'alice', value: 'DEMONSTRATED', module: null, count: 1 }, { subject: 'alice', value: 'FAILED', module: null, count: 1 },
+      { subject: 'alice', value: 'DEMONSTRATED', module: null, count: 1 },
+      { subject: 'alice', value: 'FAILED', module: null, count: 1 },
       { subject: 'bob', value: 'ABSENT', module: null, count: 1 },
     ]);
   });

@@ -44,7 +44,6 @@ export function whereAll(conditions: readonly FragmentSqlToken[]): FragmentSqlTo
   return conditions.length ? sql.fragment`where ${sql.join(conditions, sql.fragment` and `)}` : sql.fragment``;
 }
 
-
 /** One record by id, only if it belongs to `tenantId` when one is given. */
 export async function getExecutionOf(db: CommonQueryMethods, id: string, tenantId?: string): Promise<ExecutionRecord | null> {
   const row = await db.maybeOne(sql.type(ExecutionRow)`
@@ -74,7 +73,9 @@ export async function listExecutions(db: CommonQueryMethods, f: ExecutionFilter 
  * `kinds` narrows which of these count.
  */
 export async function listAttention(
-  db: CommonQueryMethods, words: GovernanceWords, f: { tenantId?: string; kinds: readonly AttentionKind[] } & Page,
+  db: CommonQueryMethods,
+  words: GovernanceWords,
+  f: { tenantId?: string; kinds: readonly AttentionKind[] } & Page,
 ): Promise<ExecutionRecord[]> {
   const c = conditionSql(words);
   const reasons: Record<AttentionKind, FragmentSqlToken> = {
@@ -84,7 +85,10 @@ export async function listAttention(
     capability: sql.fragment`(${c.capability}) = 'FAILED'`,
     governance: sql.fragment`(${c.governance}) = 'FAILED'`,
   };
-  const any = sql.fragment`(${sql.join(f.kinds.map((k) => reasons[k]), sql.fragment` or `)})`;
+  const any = sql.fragment`(${sql.join(
+    f.kinds.map((k) => reasons[k]),
+    sql.fragment` or `,
+  )})`;
   const conditions = [
     ...filterConditions(f.tenantId !== undefined ? { tenantId: f.tenantId } : {}),
     ...(f.beforeSeq !== undefined ? [sql.fragment`seq < ${f.beforeSeq}`] : []),
@@ -105,10 +109,17 @@ export interface LineageNode {
   inputHash: string;
   outputHash: string | null;
 }
-const LineageRow = rowSchema(Type.Object({
-  seq: Type.Number(), id: Type.String(), subject: Type.String(), outcome: Type.String(), timestamp: Type.String(),
-  inputHash: Type.String(), outputHash: Type.Union([Type.String(), Type.Null()]),
-}));
+const LineageRow = rowSchema(
+  Type.Object({
+    seq: Type.Number(),
+    id: Type.String(),
+    subject: Type.String(),
+    outcome: Type.String(),
+    timestamp: Type.String(),
+    inputHash: Type.String(),
+    outputHash: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 
 /**
  * One step of lineage (spec, "Lineage response"): an edge runs from producer to consumer when the
@@ -120,14 +131,24 @@ const LineageRow = rowSchema(Type.Object({
  */
 export async function lineageStep(
   db: CommonQueryMethods,
-  o: { direction: 'upstream' | 'downstream'; from: readonly { hash: string; timestamp: string }[]; exclude: readonly string[]; limit: number; tenantId?: string },
+  o: {
+    direction: 'upstream' | 'downstream';
+    from: readonly { hash: string; timestamp: string }[];
+    exclude: readonly string[];
+    limit: number;
+    tenantId?: string;
+  },
 ): Promise<LineageNode[]> {
   if (o.from.length === 0 || o.limit <= 0) return [];
-  const hashes = sql.array(o.from.map((f) => f.hash), 'text');
-  const times = sql.array(o.from.map((f) => f.timestamp), 'text');
-  const edge = o.direction === 'downstream'
-    ? sql.fragment`e.input_hash = f.h and e.ts >= f.t`
-    : sql.fragment`e.output_hash = f.h and e.ts <= f.t`;
+  const hashes = sql.array(
+    o.from.map((f) => f.hash),
+    'text',
+  );
+  const times = sql.array(
+    o.from.map((f) => f.timestamp),
+    'text',
+  );
+  const edge = o.direction === 'downstream' ? sql.fragment`e.input_hash = f.h and e.ts >= f.t` : sql.fragment`e.output_hash = f.h and e.ts <= f.t`;
   const tenant = o.tenantId !== undefined ? sql.fragment`and e.tenant_id = ${o.tenantId}` : sql.fragment``;
   const rows = await db.any(sql.type(LineageRow)`
     select distinct e.seq, e.id, e.subject, e.outcome, e.ts as timestamp, e.input_hash as "inputHash", e.output_hash as "outputHash"

@@ -72,7 +72,8 @@ function mainThreadQueries(): Promise<MainThreadQueries> {
     const PageRow = rowSchema(Type.Object({ page: Type.String() }));
     return {
       keyIds: (db) => db.anyFirst(sql.type(KeyIdRow)`select key_id from trace_keys order by key_id`),
-      rangeJson: (db, from, to) => db.oneFirst(sql.type(PageRow)`
+      rangeJson: (db, from, to) =>
+        db.oneFirst(sql.type(PageRow)`
         select coalesce(string_agg(row, E'\n' order by seq), '') as page from (
           select seq, json_build_array(seq, id, ts, subject, scope, module, action, outcome, input_hash,
             output_hash, cost, governance, attested, prev_hash, key_id, hash, signature)::text as row
@@ -87,7 +88,7 @@ function mainThreadQueries(): Promise<MainThreadQueries> {
 
 /** The rows of a text from executionsRangeJson, in order, each parsed when reached. */
 export function* jsonRows(text: string): Generator<ScannedRow> {
-  for (let at = 0; at < text.length;) {
+  for (let at = 0; at < text.length; ) {
     const end = text.indexOf('\n', at);
     const stop = end < 0 ? text.length : end;
     yield JSON.parse(text.slice(at, stop)) as ScannedRow;
@@ -102,7 +103,10 @@ export function* jsonRows(text: string): Generator<ScannedRow> {
  */
 export async function openScanClient(url: string): Promise<pg.Client> {
   const client = new pg.Client({
-    connectionString: url, application_name: 'suite-chain-scan', connectionTimeoutMillis: 5_000, statement_timeout: 30_000,
+    connectionString: url,
+    application_name: 'suite-chain-scan',
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 30_000,
   });
   // An idle connection that dies emits 'error'; unhandled, it would end the thread. The next
   // query on it fails and says why.
@@ -144,8 +148,24 @@ export function scanExecutionRange(client: pg.Client, from: number, to: number, 
 // seq is int8 within the range asked for, so a safe integer; scope and the jsonb columns are JSON
 // text (SQL NULL stays null, as the pool's parsers leave it).
 const fromText = (a: (string | null)[]): ScannedRow => [
-  Number(a[0]), a[1], a[2], a[3], parsed(a[4]), a[5], a[6], a[7], a[8], a[9], parsed(a[10]), parsed(a[11]), parsed(a[12]),
-  a[13], a[14], a[15], a[16], a[17] === 't',
+  Number(a[0]),
+  a[1],
+  a[2],
+  a[3],
+  parsed(a[4]),
+  a[5],
+  a[6],
+  a[7],
+  a[8],
+  a[9],
+  parsed(a[10]),
+  parsed(a[11]),
+  parsed(a[12]),
+  a[13],
+  a[14],
+  a[15],
+  a[16],
+  a[17] === 't',
 ];
 
 const parsed = (text: string | null | undefined): unknown => (text == null ? null : JSON.parse(text));
@@ -158,8 +178,22 @@ const parsed = (text: string | null | undefined): unknown => (text == null ? nul
 export function scannedExecution(a: ScannedRow): ExecutionRecord | PrunedExecution {
   if (a[17] === true) return { pruned: true, seq: a[0], id: a[1], prevHash: a[13], keyId: a[14], hash: a[15], signature: a[16] } as PrunedExecution;
   return {
-    seq: a[0], id: a[1], timestamp: a[2], subject: a[3], scope: a[4], module: a[5], action: a[6], outcome: a[7],
-    inputHash: a[8], outputHash: a[9], cost: a[10], governance: a[11], attested: a[12], prevHash: a[13], keyId: a[14],
-    hash: a[15], signature: a[16],
+    seq: a[0],
+    id: a[1],
+    timestamp: a[2],
+    subject: a[3],
+    scope: a[4],
+    module: a[5],
+    action: a[6],
+    outcome: a[7],
+    inputHash: a[8],
+    outputHash: a[9],
+    cost: a[10],
+    governance: a[11],
+    attested: a[12],
+    prevHash: a[13],
+    keyId: a[14],
+    hash: a[15],
+    signature: a[16],
   } as ExecutionRecord;
 }

@@ -4,33 +4,72 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, executionHash, GENESIS_HASH, hashCanonical, type ExecutionFields } from '../core/chain/index.ts';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
-  acquireChainLease, currentTraceKey, executionHashAt, executionsPageAfter, findExecutionByIdempotencyKey, findTraceKeys,
-  getExecution, insertExecutions, registerTraceKey, type NewExecution,
+  acquireChainLease,
+  currentTraceKey,
+  executionHashAt,
+  executionsPageAfter,
+  findExecutionByIdempotencyKey,
+  findTraceKeys,
+  getExecution,
+  insertExecutions,
+  registerTraceKey,
+  type NewExecution,
 } from './index.ts';
 
 // Text that Postgres and RFC 8785 accept (no NUL; fast-check's strings are well-formed UTF-16).
 const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\u0000'));
-const cost = fc.option(fc.record({
-  amount: fc.maxSafeNat(),
-  currency: fc.constantFrom('EUR', 'USD', 'JPY'),
-  source: text.filter((s) => s.length > 0),
-  unit: fc.option(text, { nil: undefined }),
-  quantity: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: undefined }),
-}, { requiredKeys: ['amount', 'currency', 'source'] }), { nil: null });
-const governance = fc.option(fc.record({
-  policyRef: text, policyVersion: text, decision: text, evidence: fc.array(text, { maxLength: 4 }), evaluatedBy: text,
-}, { requiredKeys: [] }), { nil: null });
+const cost = fc.option(
+  fc.record(
+    {
+      amount: fc.maxSafeNat(),
+      currency: fc.constantFrom('EUR', 'USD', 'JPY'),
+      source: text.filter((s) => s.length > 0),
+      unit: fc.option(text, { nil: undefined }),
+      quantity: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: undefined }),
+    },
+    { requiredKeys: ['amount', 'currency', 'source'] },
+  ),
+  { nil: null },
+);
+const governance = fc.option(
+  fc.record(
+    {
+      policyRef: text,
+      policyVersion: text,
+      decision: text,
+      evidence: fc.array(text, { maxLength: 4 }),
+      evaluatedBy: text,
+    },
+    { requiredKeys: [] },
+  ),
+  { nil: null },
+);
 const attested = fc.record({
-  jti: fc.option(fc.uuid(), { nil: null }), sub: text, scope: fc.array(text, { maxLength: 3 }),
-  proven: fc.boolean(), tenantId: fc.option(text, { nil: null }),
+  jti: fc.option(fc.uuid(), { nil: null }),
+  sub: text,
+  scope: fc.array(text, { maxLength: 3 }),
+  proven: fc.boolean(),
+  tenantId: fc.option(text, { nil: null }),
 });
 
 let counter = 0;
 function row(seq: number, prevHash: string, c: { cost: unknown; governance: unknown; attested: unknown; subject: string }): NewExecution {
   const fields = {
-    seq, id: `exec_${(counter++).toString(16).padStart(32, '0')}`, timestamp: new Date(1_750_000_000_000 + seq).toISOString(),
-    subject: c.subject, scope: ['a:b'], module: 'm', action: 'a', outcome: 'success', inputHash: hashCanonical(seq), outputHash: null,
-    cost: c.cost, governance: c.governance, attested: c.attested, prevHash, keyId: 'ed25519-0000000000000000',
+    seq,
+    id: `exec_${(counter++).toString(16).padStart(32, '0')}`,
+    timestamp: new Date(1_750_000_000_000 + seq).toISOString(),
+    subject: c.subject,
+    scope: ['a:b'],
+    module: 'm',
+    action: 'a',
+    outcome: 'success',
+    inputHash: hashCanonical(seq),
+    outputHash: null,
+    cost: c.cost,
+    governance: c.governance,
+    attested: c.attested,
+    prevHash,
+    keyId: 'ed25519-0000000000000000',
   } as ExecutionFields;
   return { ...fields, hash: executionHash(fields), signature: 'c2ln', idempotencyKey: seq % 2 ? `key-${seq}` : null };
 }
@@ -46,21 +85,27 @@ describe.each(storageKinds())('execution storage on $kind', ({ open }) => {
   let prev = GENESIS_HASH;
 
   it('round-trips cost, governance and attested exactly: every record read back hashes as it was written', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(fc.record({ cost, governance, attested, subject: text }), { minLength: 1, maxLength: 8 }), async (claims) => {
-      const batch = claims.map((c) => {
-        const r = row(++seq, prev, c);
-        prev = r.hash;
-        return r;
-      });
-      await t.storage.pool.transaction((tx) => insertExecutions(tx, batch));
-      const back = await executionsPageAfter(t.storage.pool, batch[0]!.seq - 1, batch.length);
-      expect(back.map((r) => executionHash(r))).toEqual(batch.map((r) => r.hash));
-      expect(back.map((r) => canonicalJson(r))).toEqual(batch.map(({ idempotencyKey: _, ...r }) => canonicalJson(r)));
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ cost, governance, attested, subject: text }), { minLength: 1, maxLength: 8 }), async (claims) => {
+        const batch = claims.map((c) => {
+          const r = row(++seq, prev, c);
+          prev = r.hash;
+          return r;
+        });
+        await t.storage.pool.transaction((tx) => insertExecutions(tx, batch));
+        const back = await executionsPageAfter(t.storage.pool, batch[0]!.seq - 1, batch.length);
+        expect(back.map((r) => executionHash(r))).toEqual(batch.map((r) => r.hash));
+        expect(back.map((r) => canonicalJson(r))).toEqual(batch.map(({ idempotencyKey: _, ...r }) => canonicalJson(r)));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('finds a record by id, by (token subject, idempotency key), and the hash at a sequence number', async () => {
-    const r = { ...row(++seq, prev, { cost: null, governance: null, attested: { jti: null, sub: 'who', scope: [], proven: false, tenantId: 't1' }, subject: 's' }), idempotencyKey: 'key-find' };
+    const r = {
+      ...row(++seq, prev, { cost: null, governance: null, attested: { jti: null, sub: 'who', scope: [], proven: false, tenantId: 't1' }, subject: 's' }),
+      idempotencyKey: 'key-find',
+    };
     prev = r.hash;
     await insertExecutions(t.storage.pool, [r]);
     const { idempotencyKey: _, ...record } = r;
@@ -73,7 +118,9 @@ describe.each(storageKinds())('execution storage on $kind', ({ open }) => {
 
   it('refuses a second record extending the same predecessor (no fork)', async () => {
     const a = row(seq + 1, prev, { cost: null, governance: null, attested: { jti: null, sub: 'x', scope: [], proven: false, tenantId: null }, subject: 'a' });
-    const b = { ...row(seq + 2, prev, { cost: null, governance: null, attested: { jti: null, sub: 'x', scope: [], proven: false, tenantId: null }, subject: 'b' }) };
+    const b = {
+      ...row(seq + 2, prev, { cost: null, governance: null, attested: { jti: null, sub: 'x', scope: [], proven: false, tenantId: null }, subject: 'b' }),
+    };
     await expect(insertExecutions(t.storage.pool, [a, b])).rejects.toThrow();
   });
 

@@ -16,7 +16,9 @@ export type NewExecution = ExecutionRecord & { idempotencyKey: string | null; ca
  * The audit entry of the decision that let an append through, committed with its record (migration
  * 013, `audit_outbox`): the record's commit makes both durable. Its JSON as the edge's sink made it.
  */
-export interface OutboxEntry { id: string }
+export interface OutboxEntry {
+  id: string;
+}
 
 /**
  * The insert of a group commit (storage/chains.ts insertMovingHead): the batch arrives as ONE json
@@ -37,7 +39,13 @@ const insertStatement = (batch: string) => sql.fragment`
 export async function insertExecutions(db: CommonQueryMethods, records: readonly NewExecution[], move?: HeadMove): Promise<number> {
   if (records.length === 0) return 0;
   const outbox = move ? outboxJson(records) : undefined;
-  return insertMovingHead(db, 'suite_insert_executions', insertStatement(executionBatchJson(records)), move, outbox === undefined ? undefined : outboxStatement(outbox));
+  return insertMovingHead(
+    db,
+    'suite_insert_executions',
+    insertStatement(executionBatchJson(records)),
+    move,
+    outbox === undefined ? undefined : outboxStatement(outbox),
+  );
 }
 
 /** The batch's carried audit entries as one json array, or undefined when none carries one. */
@@ -62,7 +70,8 @@ export function executionBatchJson(records: readonly NewExecution[]): string {
   for (let i = 0; i < records.length; i++) {
     const r = records[i] as NewExecution;
     const canonical = r.canonical ?? executionCanonicalJson(r);
-    out += `${i === 0 ? '' : ','}{"hash":${JSON.stringify(r.hash)},"signature":${JSON.stringify(r.signature)},` +
+    out +=
+      `${i === 0 ? '' : ','}{"hash":${JSON.stringify(r.hash)},"signature":${JSON.stringify(r.signature)},` +
       `"idempotencyKey":${JSON.stringify(r.idempotencyKey)},${canonical.slice(1)}`;
   }
   return `${out}]`;
@@ -78,12 +87,27 @@ export const EXECUTION_COLUMNS = sql.fragment`seq, id, ts as timestamp, subject,
  * cost, governance and attested are read as unknown on purpose: a row edited in the database must
  * reach the verifier and be reported ("content does not match its hash"), not fail a row schema.
  */
-export const ExecutionRow = rowSchema(Type.Object({
-  seq: Type.Number(), id: Type.String(), timestamp: Type.String(), subject: Type.String(), scope: Type.Array(Type.String()),
-  module: Type.String(), action: Type.String(), outcome: Type.String(), inputHash: Type.String(),
-  outputHash: Type.Union([Type.String(), Type.Null()]), cost: Type.Unknown(), governance: Type.Unknown(), attested: Type.Unknown(),
-  prevHash: Type.String(), keyId: Type.String(), hash: Type.String(), signature: Type.String(),
-}));
+export const ExecutionRow = rowSchema(
+  Type.Object({
+    seq: Type.Number(),
+    id: Type.String(),
+    timestamp: Type.String(),
+    subject: Type.String(),
+    scope: Type.Array(Type.String()),
+    module: Type.String(),
+    action: Type.String(),
+    outcome: Type.String(),
+    inputHash: Type.String(),
+    outputHash: Type.Union([Type.String(), Type.Null()]),
+    cost: Type.Unknown(),
+    governance: Type.Unknown(),
+    attested: Type.Unknown(),
+    prevHash: Type.String(),
+    keyId: Type.String(),
+    hash: Type.String(),
+    signature: Type.String(),
+  }),
+);
 
 type Row = { cost: unknown; governance: unknown; attested: unknown } & Omit<ExecutionRecord, 'cost' | 'governance' | 'attested'>;
 export const asRecord = (r: Row): ExecutionRecord => r as ExecutionRecord & { cost: Cost | null; governance: Governance | null; attested: Attestation };
@@ -142,9 +166,15 @@ export interface PublishedKey extends TraceKey {
   usable: boolean;
 }
 
-const KeyRow = rowSchema(Type.Object({
-  keyId: Type.String(), publicKeyPem: Type.String(), ephemeral: Type.Boolean(), holder: Type.String(), usable: Type.Boolean(),
-}));
+const KeyRow = rowSchema(
+  Type.Object({
+    keyId: Type.String(),
+    publicKeyPem: Type.String(),
+    ephemeral: Type.Boolean(),
+    holder: Type.String(),
+    usable: Type.Boolean(),
+  }),
+);
 // The lease row is read in the same statement, so "its holder still leads" is judged at one instant.
 const KEY_COLUMNS = sql.fragment`k.key_id as "keyId", k.public_key_pem as "publicKeyPem", k.ephemeral, k.holder,
   (not k.ephemeral or coalesce(l.holder = k.holder and l.expires_at > now(), false)) as usable`;

@@ -5,8 +5,16 @@ import { openStorage } from './open.ts';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import type { Storage } from './types.ts';
 import {
-  consumeNonce, findIdentity, insertIdentity, insertIssuedToken, insertNonce, insertRevocations, liveTokensOf, pruneNonces,
-  revocationSnapshot, suspendIdentity,
+  consumeNonce,
+  findIdentity,
+  insertIdentity,
+  insertIssuedToken,
+  insertNonce,
+  insertRevocations,
+  liveTokensOf,
+  pruneNonces,
+  revocationSnapshot,
+  suspendIdentity,
 } from './index.ts';
 
 const pem = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -24,7 +32,9 @@ async function raceFor(storages: Storage[], count: number): Promise<boolean[]> {
   const sub = await enrol(storages[0]!);
   const value = nonce();
   expect(await insertNonce(storages[0]!.pool, { nonce: value, subject: sub, ttlMs: 60_000 })).not.toBeNull();
-  return Promise.all(Array.from({ length: count }, (_, i) => storages[i % storages.length]!.pool.transaction((tx) => consumeNonce(tx, { nonce: value, subject: sub }))));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => storages[i % storages.length]!.pool.transaction((tx) => consumeNonce(tx, { nonce: value, subject: sub }))),
+  );
 }
 
 describe.each(storageKinds())('identity storage on $kind', (kind) => {
@@ -70,10 +80,12 @@ describe.each(storageKinds())('identity storage on $kind', (kind) => {
     const sub = await enrol(t.storage);
     const value = nonce();
     await insertNonce(t.storage.pool, { nonce: value, subject: sub, ttlMs: 60_000 });
-    await expect(t.storage.pool.transaction(async (tx) => {
-      expect(await consumeNonce(tx, { nonce: value, subject: sub })).toBe(true);
-      throw new Error('issuance failed after the proof');
-    })).rejects.toThrow('issuance failed');
+    await expect(
+      t.storage.pool.transaction(async (tx) => {
+        expect(await consumeNonce(tx, { nonce: value, subject: sub })).toBe(true);
+        throw new Error('issuance failed after the proof');
+      }),
+    ).rejects.toThrow('issuance failed');
     expect(await consumeNonce(t.storage.pool, { nonce: value, subject: sub })).toBe(true);
   });
 
@@ -89,10 +101,14 @@ describe.each(storageKinds())('identity storage on $kind', (kind) => {
     expect(await insertNonce(t.storage.pool, { nonce: nonce(), subject: sub, ttlMs: 60_000 })).toBeNull();
   });
 
-  it('suspends an active identity once, keeping the first reason, and lists the subject\'s live tokens', async () => {
+  it("suspends an active identity once, keeping the first reason, and lists the subject's live tokens", async () => {
     const sub = await enrol(t.storage);
     const now = Math.floor(Date.now() / 1000);
-    for (const [jti, exp] of [['live-1', now + 600], ['live-2', now + 60], ['dead', now - 1]] as const) {
+    for (const [jti, exp] of [
+      ['live-1', now + 600],
+      ['live-2', now + 60],
+      ['dead', now - 1],
+    ] as const) {
       await insertIssuedToken(t.storage.pool, { jti: `${sub}-${jti}`, sub, scope: ['a:b'], tenantId: null, kid: 'k', iat: now - 10, exp, proven: false });
     }
     const suspended = await suspendIdentity(t.storage.pool, { subject: sub, reason: 'key leaked', by: 'admin' });
@@ -105,9 +121,27 @@ describe.each(storageKinds())('identity storage on $kind', (kind) => {
   it('records many revocations with consecutive versions, skipping those already revoked', async () => {
     const exp = Math.floor(Date.now() / 1000) + 600;
     const before = await revocationSnapshot(t.storage.pool, 0);
-    const first = await insertRevocations(t.storage.pool, [{ jti: 'bulk-a', exp }, { jti: 'bulk-b', exp }, { jti: 'bulk-a', exp }], 'admin');
-    expect(first.created.map((c) => [c.jti, c.version])).toEqual([['bulk-a', before.version + 1], ['bulk-b', before.version + 2]]);
-    const second = await insertRevocations(t.storage.pool, [{ jti: 'bulk-b', exp }, { jti: 'bulk-c', exp }], 'admin');
+    const first = await insertRevocations(
+      t.storage.pool,
+      [
+        { jti: 'bulk-a', exp },
+        { jti: 'bulk-b', exp },
+        { jti: 'bulk-a', exp },
+      ],
+      'admin',
+    );
+    expect(first.created.map((c) => [c.jti, c.version])).toEqual([
+      ['bulk-a', before.version + 1],
+      ['bulk-b', before.version + 2],
+    ]);
+    const second = await insertRevocations(
+      t.storage.pool,
+      [
+        { jti: 'bulk-b', exp },
+        { jti: 'bulk-c', exp },
+      ],
+      'admin',
+    );
     expect(second.created.map((c) => [c.jti, c.version])).toEqual([['bulk-c', before.version + 3]]);
     expect(second.version).toBe(before.version + 3);
     expect((await revocationSnapshot(t.storage.pool, 0)).entries.map((e) => e.jti)).toEqual(expect.arrayContaining(['bulk-a', 'bulk-b', 'bulk-c']));

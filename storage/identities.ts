@@ -17,15 +17,17 @@ export interface Identity {
   suspendedAt: string | null;
 }
 
-const IdentityRow = rowSchema(Type.Object({
-  subject: Type.String(),
-  kind: Type.Union([Type.Literal('agent'), Type.Literal('human'), Type.Literal('service')]),
-  publicKeyPem: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
-  enrolledAt: Type.String(),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  suspendedAt: Type.Union([Type.String(), Type.Null()]),
-}));
+const IdentityRow = rowSchema(
+  Type.Object({
+    subject: Type.String(),
+    kind: Type.Union([Type.Literal('agent'), Type.Literal('human'), Type.Literal('service')]),
+    publicKeyPem: Type.String(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+    enrolledAt: Type.String(),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    suspendedAt: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 const COLUMNS = sql.fragment`subject, kind, public_key_pem as "publicKeyPem", status, enrolled_at as "enrolledAt",
   suspension_reason as reason, suspended_at as "suspendedAt"`;
 
@@ -44,9 +46,10 @@ const SUBJECT_LOCK_SPACE = 0x1d3e_0001;
  * enrolled has no row to lock, hence an advisory lock rather than `select ... for share`.
  */
 export async function lockSubject(tx: CommonQueryMethods, subject: string, mode: 'shared' | 'exclusive'): Promise<void> {
-  const query = mode === 'shared'
-    ? sql.type(LockRow)`select 1 as locked from pg_advisory_xact_lock_shared(${SUBJECT_LOCK_SPACE}, hashtext(${subject}))`
-    : sql.type(LockRow)`select 1 as locked from pg_advisory_xact_lock(${SUBJECT_LOCK_SPACE}, hashtext(${subject}))`;
+  const query =
+    mode === 'shared'
+      ? sql.type(LockRow)`select 1 as locked from pg_advisory_xact_lock_shared(${SUBJECT_LOCK_SPACE}, hashtext(${subject}))`
+      : sql.type(LockRow)`select 1 as locked from pg_advisory_xact_lock(${SUBJECT_LOCK_SPACE}, hashtext(${subject}))`;
   await tx.one(query);
 }
 
@@ -75,10 +78,7 @@ export async function findIdentityByKey(db: CommonQueryMethods, publicKeyPem: st
  * Suspend an active identity. Null when the subject is unknown or already suspended (the caller
  * reads it again to tell which); an earlier suspension keeps its reason and time.
  */
-export async function suspendIdentity(
-  db: CommonQueryMethods,
-  s: { subject: string; reason: string; by: string },
-): Promise<Identity | null> {
+export async function suspendIdentity(db: CommonQueryMethods, s: { subject: string; reason: string; by: string }): Promise<Identity | null> {
   return db.maybeOne(sql.type(IdentityRow)`
     update identities set status = 'suspended', suspension_reason = ${s.reason}, suspended_at = now(), suspended_by = ${s.by}
     where subject = ${s.subject} and status = 'active'
@@ -91,10 +91,7 @@ const ExpiresRow = rowSchema(Type.Object({ expiresAt: Type.String() }));
  * Store a challenge nonce for an enrolled, active subject, expiring `ttlMs` from now by the
  * database clock (the one that consumes it). Null when the subject is unknown or suspended.
  */
-export async function insertNonce(
-  db: CommonQueryMethods,
-  n: { nonce: string; subject: string; ttlMs: number },
-): Promise<{ expiresAt: string } | null> {
+export async function insertNonce(db: CommonQueryMethods, n: { nonce: string; subject: string; ttlMs: number }): Promise<{ expiresAt: string } | null> {
   return db.maybeOne(sql.type(ExpiresRow)`
     insert into identity_nonces (nonce, subject, expires_at)
     select ${n.nonce}, subject, now() + make_interval(secs => ${n.ttlMs / 1000})

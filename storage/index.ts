@@ -28,7 +28,12 @@ export {
 export { executionsRangeJson, jsonRows, openScanClient, scanExecutionRange, scannedExecution, traceKeyIds, type ScannedRow } from './execution-scan.ts';
 export { executionsExportJson } from './execution-export.ts';
 export {
-  takePruneLock, pruneExecutions, pruneAuditEntries, getPrunedExecution, prunedExecutionsBetween, prunedAuditBetween,
+  takePruneLock,
+  pruneExecutions,
+  pruneAuditEntries,
+  getPrunedExecution,
+  prunedExecutionsBetween,
+  prunedAuditBetween,
   type PlanCutoff,
 } from './retention.ts';
 export {

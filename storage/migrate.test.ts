@@ -73,9 +73,7 @@ describe('migrating one Postgres database', () => {
       '002_more.sql': `INSERT INTO applied VALUES (2);`,
     });
     const logs = [recordingLogger(), recordingLogger(), recordingLogger()];
-    const storages = await Promise.all(
-      logs.map(({ logger }) => openStorage({ databaseUrl: db.url, migrationsDir: folder.dir, logger, poolSize: 2 })),
-    );
+    const storages = await Promise.all(logs.map(({ logger }) => openStorage({ databaseUrl: db.url, migrationsDir: folder.dir, logger, poolSize: 2 })));
     cleanups.push(async () => {
       await Promise.all(storages.map((storage) => storage.close()));
     });
@@ -124,8 +122,9 @@ describe('migrating one Postgres database', () => {
   it('refuses a migration set whose name could not be a table name of ours', async () => {
     const db = await database();
     const suite = await migrations({});
-    await expect(migrate({ url: db.url, dir: suite.dir, sets: [{ name: 'x; drop table a', dir: suite.dir }], logger: silentLogger, connectionTimeoutMs: 5_000 }))
-      .rejects.toMatchObject({ code: 'MIGRATION_INVALID' });
+    await expect(
+      migrate({ url: db.url, dir: suite.dir, sets: [{ name: 'x; drop table a', dir: suite.dir }], logger: silentLogger, connectionTimeoutMs: 5_000 }),
+    ).rejects.toMatchObject({ code: 'MIGRATION_INVALID' });
   });
 
   it('fails with DATABASE_UNAVAILABLE when the server cannot be reached', async () => {

@@ -88,12 +88,7 @@ export async function migrate(options: MigrateOptions): Promise<number[]> {
   }
 }
 
-async function applyPending(
-  client: pg.Client,
-  files: readonly MigrationFile[],
-  logger: StorageLogger,
-  table: string,
-): Promise<number[]> {
+async function applyPending(client: pg.Client, files: readonly MigrationFile[], logger: StorageLogger, table: string): Promise<number[]> {
   // Inside the lock: concurrent CREATE TABLE IF NOT EXISTS can still collide on the catalog.
   // `table` is ours (schema_migrations or schema_migrations_<checked set name>), never input.
   await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
@@ -102,9 +97,7 @@ async function applyPending(
     checksum text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
-  const applied = await client.query<{ version: number; name: string; checksum: string }>(
-    `SELECT version, name, checksum FROM ${table} ORDER BY version`,
-  );
+  const applied = await client.query<{ version: number; name: string; checksum: string }>(`SELECT version, name, checksum FROM ${table} ORDER BY version`);
   const byVersion = new Map(files.map((file) => [file.version, file]));
   let highestApplied = 0;
   for (const row of applied.rows) {
@@ -134,8 +127,7 @@ async function applyPending(
     if (file.version < highestApplied) {
       throw new StorageError(
         'MIGRATION_OUT_OF_ORDER',
-        `Migration ${formatName(file)} is new but migration ${highestApplied} is already applied; ` +
-          'give it a number above every applied one.',
+        `Migration ${formatName(file)} is new but migration ${highestApplied} is already applied; ` + 'give it a number above every applied one.',
       );
     }
     await applyOne(client, file, table);
@@ -150,11 +142,7 @@ async function applyOne(client: pg.Client, file: MigrationFile, table: string): 
   try {
     // No parameters: pg sends it with the simple query protocol, which runs several statements.
     await client.query(file.sql);
-    await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [
-      file.version,
-      file.name,
-      file.checksum,
-    ]);
+    await client.query(`INSERT INTO ${table} (version, name, checksum) VALUES ($1, $2, $3)`, [file.version, file.name, file.checksum]);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
@@ -178,10 +166,7 @@ export async function readMigrations(dirOrUrl: string | URL): Promise<MigrationF
   for (const entry of entries.filter((name) => name.endsWith('.sql')).sort()) {
     const match = FILE_NAME.exec(entry);
     if (match === null) {
-      throw new StorageError(
-        'MIGRATION_INVALID',
-        `Migration file "${entry}" is not named NNN_name.sql (digits, underscore, lowercase name).`,
-      );
+      throw new StorageError('MIGRATION_INVALID', `Migration file "${entry}" is not named NNN_name.sql (digits, underscore, lowercase name).`);
     }
     const sql = await readFile(join(dir, entry), 'utf8');
     const version = Number(match[1]);

@@ -3,7 +3,11 @@ import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import { currentPin, insertAttestation, insertPin, listAttestations, listCurrentPins, pinHistory, supersedePin, type NewPin } from './index.ts';
 
 const pin = (name: string, version = '2024-05-13'): NewPin => ({
-  name, fingerprint: { provider: 'openai', model: 'gpt-4o', version }, approvedBy: 'risk board', basis: 'eval run 17', recordedBy: 'admin',
+  name,
+  fingerprint: { provider: 'openai', model: 'gpt-4o', version },
+  approvedBy: 'risk board',
+  basis: 'eval run 17',
+  recordedBy: 'admin',
 });
 
 describe.each(storageKinds())('model pin storage on $kind', (kind) => {
@@ -15,7 +19,13 @@ describe.each(storageKinds())('model pin storage on $kind', (kind) => {
 
   it('pins baseline 1 of a name once; a second pin of the name returns nothing and changes nothing', async () => {
     const first = await insertPin(t.storage.pool, pin('support-bot'));
-    expect(first).toMatchObject({ name: 'support-bot', baseline: 1, fingerprint: { provider: 'openai', model: 'gpt-4o', version: '2024-05-13' }, supersedes: null, supersededAt: null });
+    expect(first).toMatchObject({
+      name: 'support-bot',
+      baseline: 1,
+      fingerprint: { provider: 'openai', model: 'gpt-4o', version: '2024-05-13' },
+      supersedes: null,
+      supersededAt: null,
+    });
     expect(await insertPin(t.storage.pool, pin('support-bot', 'other'))).toBeNull();
     expect(await currentPin(t.storage.pool, 'support-bot')).toEqual(first);
   });
@@ -40,8 +50,14 @@ describe.each(storageKinds())('model pin storage on $kind', (kind) => {
     await insertPin(t.storage.pool, pin('attested'));
     for (let i = 0; i < 3; i++) {
       await insertAttestation(t.storage.pool, {
-        id: `att_${i}`, name: 'attested', baseline: 1, observed: { provider: 'openai', model: 'gpt-4o', version: `v${i}` }, state: 'FAILED',
-        drift: [{ field: 'version', approved: '2024-05-13', observed: `v${i}` }], finding: `finding ${i}`, attestedBy: 'admin',
+        id: `att_${i}`,
+        name: 'attested',
+        baseline: 1,
+        observed: { provider: 'openai', model: 'gpt-4o', version: `v${i}` },
+        state: 'FAILED',
+        drift: [{ field: 'version', approved: '2024-05-13', observed: `v${i}` }],
+        finding: `finding ${i}`,
+        attestedBy: 'admin',
       });
     }
     const { attestations, total } = await listAttestations(t.storage.pool, 'attested', 2);

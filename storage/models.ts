@@ -43,24 +43,41 @@ export interface ModelAttestation {
 }
 
 const FingerprintSchema = Type.Object({ provider: Type.String(), model: Type.String(), version: Type.String() });
-const PinRow = rowSchema(Type.Object({
-  name: Type.String(), baseline: Type.Number(), fingerprint: FingerprintSchema, approvedBy: Type.String(),
-  basis: Type.String(), approvedAt: Type.String(), supersedes: Type.Union([Type.Number(), Type.Null()]),
-  supersededAt: Type.Union([Type.String(), Type.Null()]),
-}));
+const PinRow = rowSchema(
+  Type.Object({
+    name: Type.String(),
+    baseline: Type.Number(),
+    fingerprint: FingerprintSchema,
+    approvedBy: Type.String(),
+    basis: Type.String(),
+    approvedAt: Type.String(),
+    supersedes: Type.Union([Type.Number(), Type.Null()]),
+    supersededAt: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 const PIN = sql.fragment`name, baseline,
   json_build_object('provider', provider, 'model', model, 'version', model_version) as fingerprint,
   approved_by as "approvedBy", basis, approved_at as "approvedAt", supersedes, superseded_at as "supersededAt"`;
 
-const AttestationRow = rowSchema(Type.Object({
-  id: Type.String(), name: Type.String(), baseline: Type.Number(), observed: FingerprintSchema,
-  state: Type.Union([Type.Literal('MATCHED'), Type.Literal('FAILED')]),
-  drift: Type.Array(Type.Object({
-    field: Type.Union([Type.Literal('provider'), Type.Literal('model'), Type.Literal('version')]),
-    approved: Type.String(), observed: Type.String(),
-  })),
-  finding: Type.String(), attestedAt: Type.String(), attestedBy: Type.String(),
-}));
+const AttestationRow = rowSchema(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    baseline: Type.Number(),
+    observed: FingerprintSchema,
+    state: Type.Union([Type.Literal('MATCHED'), Type.Literal('FAILED')]),
+    drift: Type.Array(
+      Type.Object({
+        field: Type.Union([Type.Literal('provider'), Type.Literal('model'), Type.Literal('version')]),
+        approved: Type.String(),
+        observed: Type.String(),
+      }),
+    ),
+    finding: Type.String(),
+    attestedAt: Type.String(),
+    attestedBy: Type.String(),
+  }),
+);
 const ATTESTATION = sql.fragment`id, name, baseline,
   json_build_object('provider', provider, 'model', model, 'version', model_version) as observed,
   state, drift, finding, attested_at as "attestedAt", attested_by as "attestedBy"`;
@@ -111,12 +128,12 @@ export async function currentPin(db: CommonQueryMethods, name: string): Promise<
 
 /** Every baseline of a name, newest first (empty when the name is unknown). */
 export async function pinHistory(db: CommonQueryMethods, name: string): Promise<ModelPin[]> {
-  return [...await db.any(sql.type(PinRow)`select ${PIN} from model_pins where name = ${name} order by baseline desc`)];
+  return [...(await db.any(sql.type(PinRow)`select ${PIN} from model_pins where name = ${name} order by baseline desc`))];
 }
 
 /** The current baseline of every name, by name. */
 export async function listCurrentPins(db: CommonQueryMethods): Promise<ModelPin[]> {
-  return [...await db.any(sql.type(PinRow)`select ${PIN} from model_pins where superseded_at is null order by name`)];
+  return [...(await db.any(sql.type(PinRow)`select ${PIN} from model_pins where superseded_at is null order by name`))];
 }
 
 export async function insertAttestation(db: CommonQueryMethods, a: Omit<ModelAttestation, 'attestedAt'>): Promise<ModelAttestation> {
@@ -128,9 +145,7 @@ export async function insertAttestation(db: CommonQueryMethods, a: Omit<ModelAtt
 }
 
 /** A name's attestations, newest first, and how many there are in all. */
-export async function listAttestations(
-  db: CommonQueryMethods, name: string, limit: number,
-): Promise<{ attestations: ModelAttestation[]; total: number }> {
+export async function listAttestations(db: CommonQueryMethods, name: string, limit: number): Promise<{ attestations: ModelAttestation[]; total: number }> {
   const rows = await db.any(sql.type(AttestationRow)`
     select ${ATTESTATION} from model_attestations where name = ${name} order by attested_at desc, id desc limit ${limit}`);
   const total = await db.oneFirst(sql.type(TotalRow)`

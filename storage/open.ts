@@ -148,4 +148,8 @@ async function embeddedEngine(dbPath: string, wanted: OpenStorageOptions['embedd
   return undefined;
 }
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );

@@ -27,11 +27,15 @@ export async function createDurablePglite(dataDir: string): Promise<PGlite> {
 /** PGlite's own start parameters, less `-F` (fsync off), plus a WAL sync method that reaches the disk. */
 export const DURABLE_START_PARAMS: readonly string[] = [
   ...PGlite.defaultStartParams.filter((p) => p !== '-F'),
-  '-c', 'fsync=on',
-  '-c', 'wal_sync_method=fsync',
+  '-c',
+  'fsync=on',
+  '-c',
+  'wal_sync_method=fsync',
   // Postgres's defaults, spelled out: a torn page is rebuilt from the WAL after a power loss.
-  '-c', 'full_page_writes=on',
-  '-c', 'synchronous_commit=on',
+  '-c',
+  'full_page_writes=on',
+  '-c',
+  'synchronous_commit=on',
 ];
 
 interface NodeFsStream {

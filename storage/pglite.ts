@@ -95,8 +95,7 @@ function nextMessage(child: ChildProcess): Promise<ChildToParent> {
   return new Promise((resolve) => {
     const onMessage = (message: ChildToParent): void => settle(message);
     const onError = (error: Error): void => settle({ type: 'failed', message: error.message });
-    const onExit = (code: number | null, signal: string | null): void =>
-      settle({ type: 'failed', message: `the PGlite process exited (${signal ?? code})` });
+    const onExit = (code: number | null, signal: string | null): void => settle({ type: 'failed', message: `the PGlite process exited (${signal ?? code})` });
     const settle = (message: ChildToParent): void => {
       child.off('message', onMessage).off('error', onError).off('exit', onExit);
       resolve(message);

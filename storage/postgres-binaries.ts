@@ -63,7 +63,13 @@ async function locate(): Promise<BinariesOutcome> {
 async function program(name: string): Promise<string | undefined> {
   for (const dir of SYSTEM_BIN) {
     const path = `${dir}/${name}`;
-    if (await access(path, constants.X_OK).then(() => true, () => false)) return path;
+    if (
+      await access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return path;
   }
   return undefined;
 }

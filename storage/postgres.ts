@@ -21,11 +21,7 @@ export interface PoolSettings {
 }
 
 /** A slonik pool with the suite's type parsers (type-parsers.ts); fails if the database is unreachable. */
-export async function createSuitePool(
-  url: string,
-  settings: PoolSettings,
-  logger: StorageLogger,
-): Promise<DatabasePool> {
+export async function createSuitePool(url: string, settings: PoolSettings, logger: StorageLogger): Promise<DatabasePool> {
   const configuration: ClientConfigurationInput = {
     maxPoolSize: settings.maxPoolSize,
     statementTimeout: settings.statementTimeoutMs,

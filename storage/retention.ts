@@ -34,14 +34,21 @@ export async function takePruneLock(tx: DatabaseTransactionConnection): Promise<
  * once a signed checkpoint covers its leaf). Answers the seqs pruned.
  */
 export async function pruneExecutions(
-  tx: DatabaseTransactionConnection, o: { cutoffs: readonly PlanCutoff[]; through: number; limit: number; now: Date },
+  tx: DatabaseTransactionConnection,
+  o: { cutoffs: readonly PlanCutoff[]; through: number; limit: number; now: Date },
 ): Promise<number[]> {
   if (o.cutoffs.length === 0 || o.through < 1 || o.limit < 1) return [];
   const rows = await tx.anyFirst(sql.type(SeqRow)`
     with doomed as (
       select e.seq from executions e
       join tenants t on t.id = e.tenant_id
-      join unnest(${sql.array(o.cutoffs.map((c) => c.plan), 'text')}, ${sql.array(o.cutoffs.map((c) => c.before), 'text')}) as p(plan, before)
+      join unnest(${sql.array(
+        o.cutoffs.map((c) => c.plan),
+        'text',
+      )}, ${sql.array(
+        o.cutoffs.map((c) => c.before),
+        'text',
+      )}) as p(plan, before)
         on p.plan = t.plan
       where e.tenant_id is not null and e.ts < p.before and e.seq <= ${o.through}
       order by e.seq limit ${o.limit}
@@ -58,15 +65,19 @@ export async function pruneExecutions(
 }
 
 /** The same for audit entries (no tree over them: the only condition is the cut-off). */
-export async function pruneAuditEntries(
-  tx: DatabaseTransactionConnection, o: { cutoffs: readonly PlanCutoff[]; limit: number; now: Date },
-): Promise<number[]> {
+export async function pruneAuditEntries(tx: DatabaseTransactionConnection, o: { cutoffs: readonly PlanCutoff[]; limit: number; now: Date }): Promise<number[]> {
   if (o.cutoffs.length === 0 || o.limit < 1) return [];
   const rows = await tx.anyFirst(sql.type(SeqRow)`
     with doomed as (
       select a.seq from audit_entries a
       join tenants t on t.id = a.tenant_id
-      join unnest(${sql.array(o.cutoffs.map((c) => c.plan), 'text')}, ${sql.array(o.cutoffs.map((c) => c.before), 'text')}) as p(plan, before)
+      join unnest(${sql.array(
+        o.cutoffs.map((c) => c.plan),
+        'text',
+      )}, ${sql.array(
+        o.cutoffs.map((c) => c.before),
+        'text',
+      )}) as p(plan, before)
         on p.plan = t.plan
       where a.tenant_id is not null and a.ts < p.before
       order by a.seq limit ${o.limit}
@@ -96,14 +107,25 @@ export interface PrunedExecutionRow {
   prunedAt: Date;
 }
 
-const PrunedExecutionSchema = rowSchema(Type.Object({
-  seq: Type.Number(), id: Type.String(), tenantId: Type.Union([Type.String(), Type.Null()]), prevHash: Type.String(), hash: Type.String(),
-  keyId: Type.String(), signature: Type.String(), checkpointSize: Type.Number(), prunedAt: Type.Any(),
-}));
+const PrunedExecutionSchema = rowSchema(
+  Type.Object({
+    seq: Type.Number(),
+    id: Type.String(),
+    tenantId: Type.Union([Type.String(), Type.Null()]),
+    prevHash: Type.String(),
+    hash: Type.String(),
+    keyId: Type.String(),
+    signature: Type.String(),
+    checkpointSize: Type.Number(),
+    prunedAt: Type.Any(),
+  }),
+);
 const PRUNED_EXECUTION_COLUMNS = sql.fragment`seq, id, tenant_id as "tenantId", prev_hash as "prevHash", hash, key_id as "keyId",
   signature, checkpoint_size as "checkpointSize", pruned_at as "prunedAt"`;
 
-function prunedExecution(r: { seq: number; checkpointSize: number; prunedAt: unknown } & Omit<PrunedExecutionRow, 'seq' | 'checkpointSize' | 'prunedAt'>): PrunedExecutionRow {
+function prunedExecution(
+  r: { seq: number; checkpointSize: number; prunedAt: unknown } & Omit<PrunedExecutionRow, 'seq' | 'checkpointSize' | 'prunedAt'>,
+): PrunedExecutionRow {
   return { ...r, seq: Number(r.seq), checkpointSize: Number(r.checkpointSize), prunedAt: new Date(r.prunedAt as string) };
 }
 
@@ -124,7 +146,11 @@ export async function prunedExecutionsBetween(db: CommonQueryMethods, from: numb
 const AuditPrunedRow = rowSchema(Type.Object({ seq: Type.Number(), id: Type.String(), prevHash: Type.String(), hash: Type.String() }));
 
 /** Audit tombstones with seq in `from`..`to` (inclusive), in seq order. */
-export async function prunedAuditBetween(db: CommonQueryMethods, from: number, to: number): Promise<Array<{ seq: number; id: string; prevHash: string; hash: string }>> {
+export async function prunedAuditBetween(
+  db: CommonQueryMethods,
+  from: number,
+  to: number,
+): Promise<Array<{ seq: number; id: string; prevHash: string; hash: string }>> {
   const rows = await db.any(sql.type(AuditPrunedRow)`
     select seq, id, prev_hash as "prevHash", hash from audit_pruned where seq between ${from} and ${to} order by seq`);
   return rows.map((r) => ({ ...r, seq: Number(r.seq) }));

@@ -16,10 +16,7 @@ export interface Revocation {
  * Record a revocation. The version counter is bumped in the same transaction, so versions are
  * gapless and ordered by commit. Revoking twice is idempotent and does not bump the version.
  */
-export async function insertRevocation(
-  pool: DatabasePool,
-  r: Revocation & { by: string },
-): Promise<{ version: number; created: boolean }> {
+export async function insertRevocation(pool: DatabasePool, r: Revocation & { by: string }): Promise<{ version: number; created: boolean }> {
   return pool.transaction(async (tx) => {
     const existing = await tx.maybeOne(sql.type(VersionRow)`select version from revocations where jti = ${r.jti}`);
     if (existing) return { version: existing.version, created: false };
@@ -58,8 +55,17 @@ export async function insertRevocations(
     await tx.query(sql.unsafe`
       insert into revocations (jti, exp, version, revoked_by)
       select jti, exp, version, ${by} from unnest(
-        ${sql.array(created.map((c) => c.jti), 'text')}, ${sql.array(created.map((c) => c.exp), 'int8')},
-        ${sql.array(created.map((c) => c.version), 'int8')}) as t(jti, exp, version)`);
+        ${sql.array(
+          created.map((c) => c.jti),
+          'text',
+        )}, ${sql.array(
+          created.map((c) => c.exp),
+          'int8',
+        )},
+        ${sql.array(
+          created.map((c) => c.version),
+          'int8',
+        )}) as t(jti, exp, version)`);
     const version = current + created.length;
     await tx.query(sql.unsafe`update revocation_state set version = ${version} where id = 1`);
     return { version, created };

@@ -16,9 +16,7 @@ const MIGRATIONS = {
 };
 
 const WidgetRow = rowSchema(Type.Object({ id: Type.Number(), name: Type.String() }));
-const MigrationRow = rowSchema(
-  Type.Object({ version: Type.Number(), name: Type.String(), checksum: Type.String(), applied_at: Type.String() }),
-);
+const MigrationRow = rowSchema(Type.Object({ version: Type.Number(), name: Type.String(), checksum: Type.String(), applied_at: Type.String() }));
 
 describe.each(storageKinds())('storage on $kind', (kind) => {
   let migrations: Awaited<ReturnType<typeof writeMigrations>>;
@@ -40,9 +38,7 @@ describe.each(storageKinds())('storage on $kind', (kind) => {
     });
 
     it('has applied the migrations in order, each recorded once with its checksum', async () => {
-      const rows = await handle.storage.pool.any(
-        sql.type(MigrationRow)`SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`,
-      );
+      const rows = await handle.storage.pool.any(sql.type(MigrationRow)`SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version`);
       expect(rows.map((row) => [row.version, row.name])).toEqual([
         [1, 'widgets'],
         [2, 'widget_price'],
@@ -91,14 +87,17 @@ describe.each(storageKinds())('storage on $kind', (kind) => {
       // slonik drops a connection whenever a query or a transaction handler fails and reconnects at
       // once; on PGlite the reconnecting client must wait for the previous one, not be refused.
       const { pool } = handle.storage;
-      const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => {
-        if (i % 5 === 0) return pool.query(sql.unsafe`SELECT 1 / 0`);
-        if (i % 5 === 1) return pool.transaction(async (tx) => {
-          await tx.query(sql.unsafe`SELECT 1`);
-          throw new Error('handler refuses');
-        });
-        return pool.oneFirst(sql.unsafe`SELECT ${i}::int AS n`);
-      }));
+      const results = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) => {
+          if (i % 5 === 0) return pool.query(sql.unsafe`SELECT 1 / 0`);
+          if (i % 5 === 1)
+            return pool.transaction(async (tx) => {
+              await tx.query(sql.unsafe`SELECT 1`);
+              throw new Error('handler refuses');
+            });
+          return pool.oneFirst(sql.unsafe`SELECT ${i}::int AS n`);
+        }),
+      );
       const innocent = results.filter((_, i) => i % 5 > 1);
       expect(innocent.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
       expect(results.filter((r) => r.status === 'rejected')).toHaveLength(24);

@@ -1,8 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import {
-  claimBillingEvent, countSignupAttempt, findTenantByExternalRef, findTenantByKeyHash, getTenant, insertTenant, listTenants,
-  meterUsage, pruneSignupAttempts, releaseUsage, setTenantKeyHash, setTenantPlan, setTenantStatus, usageOf,
+  claimBillingEvent,
+  countSignupAttempt,
+  findTenantByExternalRef,
+  findTenantByKeyHash,
+  getTenant,
+  insertTenant,
+  listTenants,
+  meterUsage,
+  pruneSignupAttempts,
+  releaseUsage,
+  setTenantKeyHash,
+  setTenantPlan,
+  setTenantStatus,
+  usageOf,
 } from './index.ts';
 
 let n = 0;
@@ -42,10 +54,16 @@ describe.each(storageKinds())('tenant storage on $kind', ({ open }) => {
 
   it('suspends with a reason and who did it, and reactivates clearing both', async () => {
     const tenant = await insertTenant(db(), { id: id(), name: 'S', plan: 'free', externalRef: null, email: null, keyHash: hash('3') });
-    expect(await setTenantStatus(db(), tenant!.id, { status: 'suspended', reason: 'card declined', by: 'billing' }))
-      .toMatchObject({ status: 'suspended', statusReason: 'card declined', suspendedBy: 'billing' });
-    expect(await setTenantStatus(db(), tenant!.id, { status: 'active', reason: null }))
-      .toMatchObject({ status: 'active', statusReason: null, suspendedBy: null });
+    expect(await setTenantStatus(db(), tenant!.id, { status: 'suspended', reason: 'card declined', by: 'billing' })).toMatchObject({
+      status: 'suspended',
+      statusReason: 'card declined',
+      suspendedBy: 'billing',
+    });
+    expect(await setTenantStatus(db(), tenant!.id, { status: 'active', reason: null })).toMatchObject({
+      status: 'active',
+      statusReason: null,
+      suspendedBy: null,
+    });
     expect(await setTenantPlan(db(), tenant!.id, 'business')).toMatchObject({ plan: 'business' });
     expect((await getTenant(db(), tenant!.id))?.plan).toBe('business');
   });
@@ -78,8 +96,9 @@ describe.each(storageKinds())('tenant storage on $kind', ({ open }) => {
   it('accepts exactly the limit when many callers meter the same counter at once', async () => {
     const tenant = await insertTenant(db(), { id: id(), name: 'Race', plan: 'free', externalRef: null, email: null, keyHash: hash('5') });
     const limit = 25;
-    const results = await Promise.all(Array.from({ length: 80 }, () =>
-      meterUsage(db(), { tenantId: tenant!.id, period: '2025-05', metric: 'validations', amount: 1, limit })));
+    const results = await Promise.all(
+      Array.from({ length: 80 }, () => meterUsage(db(), { tenantId: tenant!.id, period: '2025-05', metric: 'validations', amount: 1, limit })),
+    );
     const accepted = results.filter((r) => r !== null);
     expect(accepted).toHaveLength(limit);
     expect([...accepted].sort((a, b) => a! - b!)).toEqual(Array.from({ length: limit }, (_, i) => i + 1));

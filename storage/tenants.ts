@@ -19,13 +19,19 @@ export interface StoredTenant {
 }
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const TenantRow = rowSchema(Type.Object({
-  id: Type.String(), name: Type.String(), plan: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
-  statusReason: Nullable(Type.String()),
-  suspendedBy: Type.Union([Type.Literal('operator'), Type.Literal('billing'), Type.Null()]),
-  externalRef: Nullable(Type.String()), email: Nullable(Type.String()), createdAt: Type.String(),
-}));
+const TenantRow = rowSchema(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    plan: Type.String(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+    statusReason: Nullable(Type.String()),
+    suspendedBy: Type.Union([Type.Literal('operator'), Type.Literal('billing'), Type.Null()]),
+    externalRef: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    createdAt: Type.String(),
+  }),
+);
 const COLUMNS = sql.fragment`id, name, plan, status, status_reason as "statusReason", suspended_by as "suspendedBy",
   external_ref as "externalRef", email, created_at as "createdAt"`;
 
@@ -79,9 +85,7 @@ export async function setTenantKeyHash(db: CommonQueryMethods, id: string, keyHa
     update tenants set key_hash = ${keyHash}, key_rotated_at = now() where id = ${id} returning ${COLUMNS}`);
 }
 
-export type StatusChange =
-  | { status: 'active'; reason: string | null }
-  | { status: 'suspended'; reason: string; by: SuspendedBy };
+export type StatusChange = { status: 'active'; reason: string | null } | { status: 'suspended'; reason: string; by: SuspendedBy };
 
 export async function setTenantStatus(db: CommonQueryMethods, id: string, change: StatusChange): Promise<StoredTenant | null> {
   const by = change.status === 'suspended' ? change.by : null;
@@ -112,10 +116,7 @@ export async function meterUsage(
 }
 
 /** Give back `amount` (> 0) units reserved earlier, never going below zero. Returns the new total. */
-export async function releaseUsage(
-  db: CommonQueryMethods,
-  u: { tenantId: string; period: string; metric: string; amount: number },
-): Promise<number> {
+export async function releaseUsage(db: CommonQueryMethods, u: { tenantId: string; period: string; metric: string; amount: number }): Promise<number> {
   const used = await db.maybeOneFirst(sql.type(UsedRow)`
     update tenant_usage set used = greatest(used - ${u.amount}::int8, 0)
     where tenant_id = ${u.tenantId} and period = ${u.period} and metric = ${u.metric}
@@ -126,11 +127,7 @@ export async function releaseUsage(
 const UsageRow = rowSchema(Type.Object({ tenantId: Type.String(), metric: Type.String(), used: Type.Number() }));
 
 /** Usage of the given tenants in one period, by tenant then metric (absent: nothing used). */
-export async function usageOf(
-  db: CommonQueryMethods,
-  tenantIds: readonly string[],
-  period: string,
-): Promise<Map<string, Record<string, number>>> {
+export async function usageOf(db: CommonQueryMethods, tenantIds: readonly string[], period: string): Promise<Map<string, Record<string, number>>> {
   const byTenant = new Map<string, Record<string, number>>();
   if (tenantIds.length === 0) return byTenant;
   const rows = await db.any(sql.type(UsageRow)`

@@ -2,10 +2,18 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { Type } from 'typebox';
 import { rowSchema } from './row-schema.ts';
 
-const TokenRow = rowSchema(Type.Object({
-  jti: Type.String(), sub: Type.String(), scope: Type.Array(Type.String()), tenantId: Type.Union([Type.String(), Type.Null()]),
-  kid: Type.String(), iat: Type.Number(), exp: Type.Number(), proven: Type.Boolean(),
-}));
+const TokenRow = rowSchema(
+  Type.Object({
+    jti: Type.String(),
+    sub: Type.String(),
+    scope: Type.Array(Type.String()),
+    tenantId: Type.Union([Type.String(), Type.Null()]),
+    kid: Type.String(),
+    iat: Type.Number(),
+    exp: Type.Number(),
+    proven: Type.Boolean(),
+  }),
+);
 
 /** Issued capability tokens (migration 001): their claims, never the token text. */
 

@@ -35,18 +35,14 @@ export const suiteTypeParsers: readonly DriverTypeParser[] = [
 export function parseInt8(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed)) {
-    throw new StorageError(
-      'INTEGER_OUT_OF_RANGE',
-      `int8 value ${value} is outside the safe integer range of a JS number (±(2^53 - 1))`,
-    );
+    throw new StorageError('INTEGER_OUT_OF_RANGE', `int8 value ${value} is outside the safe integer range of a JS number (±(2^53 - 1))`);
   }
   return parsed;
 }
 
 // Postgres text output with DateStyle ISO (the default): `2025-01-02 03:04:05.678901+00`, the zone
 // offset being absent for `timestamp` and possibly `+05:30` or `-00:01:15` for odd session zones.
-const TIMESTAMP_TEXT =
-  /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?)?$/;
+const TIMESTAMP_TEXT = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([+-])(\d{2})(?::(\d{2}))?(?::(\d{2}))?)?$/;
 
 export function parseTimestamp(value: string): string {
   if (value === 'infinity' || value === '-infinity') return value;

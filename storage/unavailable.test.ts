@@ -9,7 +9,11 @@ import { storageOutage } from './unavailable.ts';
  * errors a real driver raises: a server that is not there, a session the server ends under a
  * statement, and ordinary statement errors on a live one.
  */
-const failureOf = (work: Promise<unknown>) => work.then(() => undefined, (err: unknown) => err);
+const failureOf = (work: Promise<unknown>) =>
+  work.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 let db: TestDatabase;
 let pool: DatabasePool;
@@ -27,14 +31,15 @@ afterAll(async () => {
 describe('storage outages', () => {
   it('a server that is not there (no socket) is an outage in which nothing was done', async () => {
     // slonik connects as it makes the pool: the refusal comes from there, or from the first query.
-    const error = await failureOf(createPool('postgres://suite@%2Ftmp%2Fsuite-no-such-socket-dir:5432/postgres', { connectionTimeout: 2_000 })
-      .then(async (gone) => {
+    const error = await failureOf(
+      createPool('postgres://suite@%2Ftmp%2Fsuite-no-such-socket-dir:5432/postgres', { connectionTimeout: 2_000 }).then(async (gone) => {
         try {
           await gone.query(sql.unsafe`SELECT 1`);
         } finally {
           await gone.end();
         }
-      }));
+      }),
+    );
     expect(error).toBeInstanceOf(Error);
     expect(storageOutage(error)).toEqual({ outcomeUnknown: false });
   });
@@ -47,7 +52,9 @@ describe('storage outages', () => {
     // The probe's backend, once its sleep is under way.
     let pid: number | null = null;
     for (let i = 0; i < 500 && pid === null; i++) {
-      pid = await pool.maybeOneFirst(sql.unsafe`SELECT pid FROM pg_stat_activity WHERE application_name = 'suite-outage-probe' AND query LIKE '%pg_sleep%'`) as number | null;
+      pid = (await pool.maybeOneFirst(
+        sql.unsafe`SELECT pid FROM pg_stat_activity WHERE application_name = 'suite-outage-probe' AND query LIKE '%pg_sleep%'`,
+      )) as number | null;
       if (pid === null) await new Promise((r) => setTimeout(r, 20));
     }
     expect(pid).not.toBeNull();

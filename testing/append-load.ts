@@ -63,7 +63,9 @@ export function startAppendLoad(o: AppendLoadOptions): AppendLoad {
     while (Date.now() < deadline) {
       const edge = typeof o.edge === 'string' ? o.edge : o.edge();
       const a = await call(`${edge}/executions`, {
-        token: o.token, timeoutMs: 10_000, headers: { 'idempotency-key': key },
+        token: o.token,
+        timeoutMs: 10_000,
+        headers: { 'idempotency-key': key },
         body: { subject: 'crash-agent', scope: ['crm:write'], module: 'crm', action: 'update', input: { i }, outcome: 'success' },
       }).catch((err: unknown) => ({ status: 0, body: undefined, code: (err as Error).name }));
       if (a.status === 200 || a.status === 201) {
@@ -81,9 +83,11 @@ export function startAppendLoad(o: AppendLoadOptions): AppendLoad {
     throw new Error(`append ${key} not acknowledged within ${o.giveUpMs ?? 60_000} ms`);
   }
 
-  const workers = Promise.all(Array.from({ length: o.workers ?? 16 }, async () => {
-    while (running) await appendUntilAcknowledged(next++);
-  })).catch((err: unknown) => {
+  const workers = Promise.all(
+    Array.from({ length: o.workers ?? 16 }, async () => {
+      while (running) await appendUntilAcknowledged(next++);
+    }),
+  ).catch((err: unknown) => {
     failure = err;
     settle();
     throw err;

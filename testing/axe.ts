@@ -5,13 +5,23 @@ import type { Page } from 'playwright-core';
 const AXE_PATH = createRequire(import.meta.url).resolve('axe-core');
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 
-export interface Violation { route: string; id: string; impact: string; targets: string[]; help: string }
+export interface Violation {
+  route: string;
+  id: string;
+  impact: string;
+  targets: string[];
+  help: string;
+}
 
 /** axe-core's violations on the page as it is now, each with the elements it names. */
 export async function axeViolations(page: Page, route: string): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE_PATH });
   const found = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run(c: Document, o: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run(c: Document, o: unknown): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown[] }[] }[] }> };
+      }
+    ).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   }, AXE_TAGS);

@@ -30,10 +30,7 @@ export function natsHarness(): Harness {
         return await connectNatsTransport({ servers: NATS_URL, name: 'bus-contract-test' });
       } catch (cause) {
         // Fail, never skip: a contract that silently did not run proves nothing.
-        throw new Error(
-          `NATS is not reachable at ${NATS_URL}; start nats-server or set SUITE_TEST_NATS_URL (${String(cause)})`,
-          { cause },
-        );
+        throw new Error(`NATS is not reachable at ${NATS_URL}; start nats-server or set SUITE_TEST_NATS_URL (${String(cause)})`, { cause });
       }
     },
   };

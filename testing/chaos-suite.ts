@@ -20,7 +20,9 @@ export interface SuiteProcess {
 export async function startSuiteProcess(name: string, args: readonly string[], env: Record<string, string>): Promise<SuiteProcess> {
   const ports = Object.fromEntries(SERVICES.map((s) => [PORT_VARIABLES[s], '0']));
   const child = new Child({
-    name, args: ['cli/suite.ts', ...args], cwd: repo,
+    name,
+    args: ['cli/suite.ts', ...args],
+    cwd: repo,
     env: { ...process.env, NODE_OPTIONS: '', SUITE_LOG_LEVEL: 'warn', SUITE_HOST: '127.0.0.1', ...ports, ...env } as Record<string, string>,
   });
   // The first screen names each listener with its bound port; it is printed once the suite serves.

@@ -22,7 +22,9 @@ export async function closedAddress(): Promise<ClosedAddress> {
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address() as { port: number };
   return {
-    host: '127.0.0.2', port, url: `http://127.0.0.2:${port}`,
+    host: '127.0.0.2',
+    port,
+    url: `http://127.0.0.2:${port}`,
     release: () => new Promise<void>((resolve) => holder.close(() => resolve())),
   };
 }

@@ -39,6 +39,11 @@ export async function testApp(routes: EdgeRoutes, overrides: Partial<EdgeOptions
     audit,
     metrics,
     rawLog: () => written.join(''),
-    logLines: () => written.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>),
+    logLines: () =>
+      written
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }

@@ -48,7 +48,11 @@ export async function startFailoverCluster(o: { natsNodes: 0 | 3 }): Promise<Fai
   try {
     for (let i = 0; i < o.natsNodes; i++) {
       const node = new NatsNode({
-        name: `n${i + 1}`, storeDir: join(store as string, `n${i + 1}`), env: inherited(), noAdvertise: true, monitor: true,
+        name: `n${i + 1}`,
+        storeDir: join(store as string, `n${i + 1}`),
+        env: inherited(),
+        noAdvertise: true,
+        monitor: true,
         cluster: { name: 'failover', routes: nodes.map((n) => n.routeUrl) },
       });
       await node.start();
@@ -167,7 +171,8 @@ export async function killEdgeNatsNode(f: FailoverCluster, load: AppendLoad): Pr
   // each), some requests were sent after it and answered over the edge's new connection.
   await load.acknowledged(before + load.workers + 1);
   const after = await Promise.all(f.nodes.map((n) => (n.running ? n.clientNames() : Promise.resolve([]))));
-  if (!after.some((list) => list.some((name) => name.includes(edgePid)))) throw new Error(`the edge answered but is connected to no surviving node: ${JSON.stringify(after)}`);
+  if (!after.some((list) => list.some((name) => name.includes(edgePid))))
+    throw new Error(`the edge answered but is connected to no surviving node: ${JSON.stringify(after)}`);
   await victim.start();
   return { fault: 'NATS node SIGKILL', at, firstAckMs, node: victim.o.name, leaderOnIt };
 }

@@ -42,7 +42,11 @@ async function serve(handler: Handler, isWrite: (call: RecordedCall) => boolean)
     url: `http://127.0.0.1:${port}`,
     calls,
     writes: () => calls.filter(isWrite),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -66,26 +70,37 @@ function parse(body: string): Record<string, unknown> | undefined {
  */
 export function fakeSlack(token: string): Promise<FakeServer> {
   let posted = 0;
-  return serve((call, res) => {
-    const auth = call.headers['authorization'];
-    if (auth === undefined) return json(res, 200, { ok: false, error: 'not_authed' });
-    if (auth !== `Bearer ${token}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
-    if (call.method !== 'POST') return json(res, 405, { ok: false, error: 'method_not_allowed' });
-    if (call.path === '/api/auth.test') {
-      return json(res, 200, { ok: true, url: 'https://suite-test.slack.com/', team: 'Suite Test', user: 'suite-bot', team_id: 'T0SUITE', user_id: 'U0BOT', bot_id: 'B0BOT' });
-    }
-    if (call.path === '/api/chat.postMessage') {
-      if (!String(call.headers['content-type']).startsWith('application/json')) return json(res, 200, { ok: false, error: 'invalid_arguments' });
-      const body = parse(call.body);
-      if (body === undefined) return json(res, 200, { ok: false, error: 'invalid_json' });
-      if (body['channel'] !== 'C0SUITE01' && body['channel'] !== 'general') return json(res, 200, { ok: false, error: 'channel_not_found' });
-      if (typeof body['text'] !== 'string' || body['text'] === '') return json(res, 200, { ok: false, error: 'no_text' });
-      posted += 1;
-      const ts = `1700000000.${String(posted).padStart(6, '0')}`;
-      return json(res, 200, { ok: true, channel: 'C0SUITE01', ts, message: { type: 'message', text: body['text'], user: 'U0BOT', ts } });
-    }
-    return json(res, 200, { ok: false, error: 'unknown_method' });
-  }, (call) => call.path !== '/api/auth.test');
+  return serve(
+    (call, res) => {
+      const auth = call.headers['authorization'];
+      if (auth === undefined) return json(res, 200, { ok: false, error: 'not_authed' });
+      if (auth !== `Bearer ${token}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
+      if (call.method !== 'POST') return json(res, 405, { ok: false, error: 'method_not_allowed' });
+      if (call.path === '/api/auth.test') {
+        return json(res, 200, {
+          ok: true,
+          url: 'https://suite-test.slack.com/',
+          team: 'Suite Test',
+          user: 'suite-bot',
+          team_id: 'T0SUITE',
+          user_id: 'U0BOT',
+          bot_id: 'B0BOT',
+        });
+      }
+      if (call.path === '/api/chat.postMessage') {
+        if (!String(call.headers['content-type']).startsWith('application/json')) return json(res, 200, { ok: false, error: 'invalid_arguments' });
+        const body = parse(call.body);
+        if (body === undefined) return json(res, 200, { ok: false, error: 'invalid_json' });
+        if (body['channel'] !== 'C0SUITE01' && body['channel'] !== 'general') return json(res, 200, { ok: false, error: 'channel_not_found' });
+        if (typeof body['text'] !== 'string' || body['text'] === '') return json(res, 200, { ok: false, error: 'no_text' });
+        posted += 1;
+        const ts = `1700000000.${String(posted).padStart(6, '0')}`;
+        return json(res, 200, { ok: true, channel: 'C0SUITE01', ts, message: { type: 'message', text: body['text'], user: 'U0BOT', ts } });
+      }
+      return json(res, 200, { ok: false, error: 'unknown_method' });
+    },
+    (call) => call.path !== '/api/auth.test',
+  );
 }
 
 /**
@@ -94,34 +109,45 @@ export function fakeSlack(token: string): Promise<FakeServer> {
  */
 export function fakeGithub(token: string): Promise<FakeServer> {
   const issues = new Map<number, Record<string, unknown>>();
-  return serve((call, res) => {
-    if (call.headers['user-agent'] === undefined) return json(res, 403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' });
-    if (call.headers['authorization'] !== `Bearer ${token}`) return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
-    const path = call.path.split('?')[0]!;
-    if (call.method === 'GET' && path === '/user') return json(res, 200, { login: 'suite-bot', id: 42, type: 'User' });
-    const repo = /^\/repos\/([^/]+)\/([^/]+)\/issues(?:\/([0-9]+))?$/.exec(path);
-    if (repo === null || repo[1] !== 'suite-org' || repo[2] !== 'suite-repo') return json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
-    if (call.method === 'POST' && repo[3] === undefined) {
-      const body = parse(call.body);
-      if (body === undefined || typeof body['title'] !== 'string' || body['title'] === '') {
-        return json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'missing_field', field: 'title' }] });
+  return serve(
+    (call, res) => {
+      if (call.headers['user-agent'] === undefined)
+        return json(res, 403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' });
+      if (call.headers['authorization'] !== `Bearer ${token}`)
+        return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+      const path = call.path.split('?')[0]!;
+      if (call.method === 'GET' && path === '/user') return json(res, 200, { login: 'suite-bot', id: 42, type: 'User' });
+      const repo = /^\/repos\/([^/]+)\/([^/]+)\/issues(?:\/([0-9]+))?$/.exec(path);
+      if (repo === null || repo[1] !== 'suite-org' || repo[2] !== 'suite-repo')
+        return json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+      if (call.method === 'POST' && repo[3] === undefined) {
+        const body = parse(call.body);
+        if (body === undefined || typeof body['title'] !== 'string' || body['title'] === '') {
+          return json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'missing_field', field: 'title' }] });
+        }
+        const number = issues.size + 1;
+        const issue = {
+          id: 1000 + number,
+          number,
+          title: body['title'],
+          body: body['body'] ?? null,
+          state: 'open',
+          html_url: `https://github.com/suite-org/suite-repo/issues/${number}`,
+          user: { login: 'suite-bot' },
+          labels: ((body['labels'] as string[] | undefined) ?? []).map((name, i) => ({ id: i + 1, name })),
+          created_at: '2026-01-01T00:00:00Z',
+        };
+        issues.set(number, issue);
+        return json(res, 201, issue);
       }
-      const number = issues.size + 1;
-      const issue = {
-        id: 1000 + number, number, title: body['title'], body: body['body'] ?? null, state: 'open',
-        html_url: `https://github.com/suite-org/suite-repo/issues/${number}`, user: { login: 'suite-bot' },
-        labels: ((body['labels'] as string[] | undefined) ?? []).map((name, i) => ({ id: i + 1, name })),
-        created_at: '2026-01-01T00:00:00Z',
-      };
-      issues.set(number, issue);
-      return json(res, 201, issue);
-    }
-    if (call.method === 'GET' && repo[3] !== undefined) {
-      const issue = issues.get(Number(repo[3]));
-      return issue === undefined ? json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }) : json(res, 200, issue);
-    }
-    return json(res, 404, { message: 'Not Found' });
-  }, (call) => call.method !== 'GET' && call.method !== 'HEAD');
+      if (call.method === 'GET' && repo[3] !== undefined) {
+        const issue = issues.get(Number(repo[3]));
+        return issue === undefined ? json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' }) : json(res, 200, issue);
+      }
+      return json(res, 404, { message: 'Not Found' });
+    },
+    (call) => call.method !== 'GET' && call.method !== 'HEAD',
+  );
 }
 
 /**
@@ -147,14 +173,17 @@ export function fakeWebhookReceiver(secret: string): Promise<FakeServer & { veri
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
   };
-  return serve((call, res) => {
-    if (call.method === 'GET' && call.path === '/health') return json(res, 200, { status: 'ok' });
-    if (call.method === 'POST' && call.path === '/hooks') {
-      if (!check(call)) return json(res, 401, { error: 'signature does not verify' });
-      verified.push(call);
-      res.writeHead(204).end();
-      return;
-    }
-    json(res, 404, { error: 'not found' });
-  }, (call) => call.method !== 'GET').then((s) => ({ ...s, verified: () => verified }));
+  return serve(
+    (call, res) => {
+      if (call.method === 'GET' && call.path === '/health') return json(res, 200, { status: 'ok' });
+      if (call.method === 'POST' && call.path === '/hooks') {
+        if (!check(call)) return json(res, 401, { error: 'signature does not verify' });
+        verified.push(call);
+        res.writeHead(204).end();
+        return;
+      }
+      json(res, 404, { error: 'not found' });
+    },
+    (call) => call.method !== 'GET',
+  ).then((s) => ({ ...s, verified: () => verified }));
 }

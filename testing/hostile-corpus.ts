@@ -62,10 +62,20 @@ function fieldValues(field: Record<string, unknown>): Array<[string, string]> {
   const surrogate: [string, string] = ['a lone surrogate', '"\\udc00x"'];
   if (field[HASHED_KEYWORD] === true) return [surrogate, ['a __proto__ key inside', '{"__proto__":1}']];
   if (field.type === 'string' || field.type === undefined) {
-    return [['a NUL', '"a\\u0000b"'], surrogate, ['a 100 KB string', JSON.stringify('x'.repeat(LONG))], ['a number', '12345'], ['an object', '{"a":"\\u0000"}']];
+    return [
+      ['a NUL', '"a\\u0000b"'],
+      surrogate,
+      ['a 100 KB string', JSON.stringify('x'.repeat(LONG))],
+      ['a number', '12345'],
+      ['an object', '{"a":"\\u0000"}'],
+    ];
   }
   // A number, boolean, array or object sent as a string, and strings nested where it has room.
-  return [['a number as a string', '"12345"'], ['a NUL inside', '["\\u0000"]'], ['a __proto__ key inside', '{"__proto__":{"x":1}}']];
+  return [
+    ['a number as a string', '"12345"'],
+    ['a NUL inside', '["\\u0000"]'],
+    ['a __proto__ key inside', '{"__proto__":{"x":1}}'],
+  ];
 }
 
 /** Numbers no field of ours can serve: past Postgres's bigint (2^63) and past a double's safe integers. */
@@ -113,7 +123,8 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
       if (!numeric(field)) continue;
       const alone = !pathRefused && queryRequired.every((r) => r === key);
       const misspelled = field.type === 'integer' ? [...MISSPELLED, '1.5'] : MISSPELLED;
-      for (const n of [...OUT_OF_RANGE, ...misspelled]) add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, ...(alone ? { outOfRange: key } : {}) });
+      for (const n of [...OUT_OF_RANGE, ...misspelled])
+        add(`query ${key}=${n}`, { path: `${base}?${key}=${n}`, ...emptyBody, ...(alone ? { outOfRange: key } : {}) });
     }
     if (!hasBody) continue;
     // Sent alone, so the answer names the field only where no other field is required; elsewhere the
@@ -122,12 +133,14 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
     for (const [key, field] of Object.entries(propertiesOf(schemas.body as Schema))) {
       if (!numeric(field)) continue;
       const alone = required.every((r) => r === key);
-      for (const n of OUT_OF_RANGE) add(`body ${key}: ${n}`, { path: base, headers: JSON_TYPE, body: `{${JSON.stringify(key)}:${n}}`, ...(alone ? { outOfRange: key } : {}) });
+      for (const n of OUT_OF_RANGE)
+        add(`body ${key}: ${n}`, { path: base, headers: JSON_TYPE, body: `{${JSON.stringify(key)}:${n}}`, ...(alone ? { outOfRange: key } : {}) });
     }
     for (const [label, body] of BODIES) add(`body: ${label}`, { path: base, headers: JSON_TYPE, body });
     add('body as text/plain', { path: base, headers: { 'content-type': 'text/plain' }, body: 'a\u0000b' });
     for (const [name, field] of Object.entries(propertiesOf(schemas.body as Schema))) {
-      for (const [label, json] of fieldValues(field)) add(`body ${name}: ${label}`, { path: base, headers: JSON_TYPE, body: `{${JSON.stringify(name)}:${json}}` });
+      for (const [label, json] of fieldValues(field))
+        add(`body ${name}: ${label}`, { path: base, headers: JSON_TYPE, body: `{${JSON.stringify(name)}:${json}}` });
     }
   }
   // What the HTTP parser must refuse before any route code: over a raw socket, once per route.
@@ -138,7 +151,8 @@ export function hostileRequests(route: RouteEntry, schemas: Readonly<Record<stri
   raw('a control byte in a header', base, { 'idempotency-key': 'a\u0001b', ...(hasBody ? JSON_TYPE : {}) });
   raw('a 100 KB header', base, { 'x-corpus': 'x'.repeat(LONG), ...(hasBody ? JSON_TYPE : {}) });
   if (url.includes(':')) raw('a raw NUL byte in the path', fill(url, 'a\u0000b'), hasBody ? JSON_TYPE : {});
-  if (route.authority.kind !== 'public') raw('a tenant key of bytes 0x80-0xFF', base, { 'x-suite-tenant-key': '\u00e9\u00ff\u0080', ...(hasBody ? JSON_TYPE : {}) });
+  if (route.authority.kind !== 'public')
+    raw('a tenant key of bytes 0x80-0xFF', base, { 'x-suite-tenant-key': '\u00e9\u00ff\u0080', ...(hasBody ? JSON_TYPE : {}) });
   return out;
 }
 
@@ -151,7 +165,9 @@ export interface Answer {
 export async function send(origin: URL, r: HostileRequest, timeoutMs = 10_000): Promise<Answer> {
   if (r.raw === true) return sendRaw(origin, r, timeoutMs);
   const res = await fetch(new URL(r.path, origin), {
-    method: r.method, headers: r.headers, signal: AbortSignal.timeout(timeoutMs),
+    method: r.method,
+    headers: r.headers,
+    signal: AbortSignal.timeout(timeoutMs),
     ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : new Uint8Array(r.body) } : {}),
   });
   const text = await res.text();

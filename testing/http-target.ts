@@ -36,7 +36,9 @@ export async function startHttpTarget(answer: Answer = () => ({ status: 200 })):
       const nth = (perPath.get(path) ?? 0) + 1;
       perPath.set(path, nth);
       const a = answer(hit, nth);
-      const send = () => { if (!res.destroyed) res.writeHead(a.status, { 'content-type': 'text/plain' }).end(a.body ?? 'ok'); };
+      const send = () => {
+        if (!res.destroyed) res.writeHead(a.status, { 'content-type': 'text/plain' }).end(a.body ?? 'ok');
+      };
       if (a.delayMs) setTimeout(send, a.delayMs).unref();
       else send();
     });
@@ -48,10 +50,11 @@ export async function startHttpTarget(answer: Answer = () => ({ status: 200 })):
     url: `http://127.0.0.1:${port}`,
     hits,
     hitsOn: (path) => hits.filter((h) => h.path === path),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

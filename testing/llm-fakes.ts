@@ -34,8 +34,16 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, body: any, res: ServerResponse, o: Required<Pick<FakeOptions, 'ttftMs' | 'itlMs' | 'tokens'>> & FakeOptions & { pace: Pace }) => void;
-interface Pace { arrived: number; record: { ttftMs: number; gapsMs: number[] } }
+type Handler = (
+  req: IncomingMessage,
+  body: any,
+  res: ServerResponse,
+  o: Required<Pick<FakeOptions, 'ttftMs' | 'itlMs' | 'tokens'>> & FakeOptions & { pace: Pace },
+) => void;
+interface Pace {
+  arrived: number;
+  record: { ttftMs: number; gapsMs: number[] };
+}
 
 async function startFake(o: FakeOptions, path: string, basePath: string, handle: Handler): Promise<FakeServer> {
   const requests: FakeServer['requests'] = [];
@@ -66,10 +74,11 @@ async function startFake(o: FakeOptions, path: string, basePath: string, handle:
     base: `http://127.0.0.1:${port}${basePath}`,
     requests,
     pacing,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -108,7 +117,8 @@ export function startOpenAiFake(o: FakeOptions = {}): Promise<FakeServer> {
     }
     const id = 'chatcmpl-fake';
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (delta: unknown, finish: string | null) => sseData({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const chunk = (delta: unknown, finish: string | null) =>
+      sseData({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     // The role arrives at once with empty content: time to first token is to the first text, not the first byte.
     res.write(chunk({ role: 'assistant', content: '', refusal: null }, null));
@@ -120,7 +130,16 @@ export function startOpenAiFake(o: FakeOptions = {}): Promise<FakeServer> {
       if (broken) return res.end();
       res.write(chunk({}, 'stop'));
       if (body.stream_options?.include_usage) {
-        res.write(sseData({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { prompt_tokens: 12, completion_tokens: opt.tokens, total_tokens: 12 + opt.tokens } }));
+        res.write(
+          sseData({
+            id,
+            object: 'chat.completion.chunk',
+            created,
+            model: body.model,
+            choices: [],
+            usage: { prompt_tokens: 12, completion_tokens: opt.tokens, total_tokens: 12 + opt.tokens },
+          }),
+        );
       }
       res.end('data: [DONE]\n\n');
     });
@@ -139,16 +158,34 @@ export function startAnthropicFake(o: FakeOptions = {}): Promise<FakeServer> {
       return anthropicError(res, 400, 'invalid_request_error', 'model, max_tokens and messages are required');
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.write(sseEvent('message_start', { type: 'message_start', message: { id: 'msg_fake', type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } }));
+    res.write(
+      sseEvent('message_start', {
+        type: 'message_start',
+        message: {
+          id: 'msg_fake',
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: body.model,
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 12, output_tokens: 1 },
+        },
+      }),
+    );
     res.write(sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
     res.write(sseEvent('ping', { type: 'ping' }));
-    const tokens = words(opt.tokens).map((w) => sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } }));
+    const tokens = words(opt.tokens).map((w) =>
+      sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: w } }),
+    );
     const broken = opt.breakAfter;
     paced(res, opt, broken ? tokens.slice(0, broken.tokens) : tokens, () => {
       if (broken?.how === 'error') res.write(sseEvent('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
       if (broken) return res.end();
       res.write(sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }));
-      res.write(sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: opt.tokens } }));
+      res.write(
+        sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: opt.tokens } }),
+      );
       res.end(sseEvent('message_stop', { type: 'message_stop' }));
     });
   });
@@ -169,10 +206,21 @@ export function startOllamaFake(o: FakeOptions & { models?: string[] } = {}): Pr
     paced(res, opt, broken ? tokens.slice(0, broken.tokens) : tokens, () => {
       if (broken?.how === 'error') res.write(`${JSON.stringify({ error: 'an error was encountered while running the model: unexpected EOF' })}\n`);
       if (broken) return res.end();
-      res.end(`${JSON.stringify({
-        model: body.model, created_at: at(), message: { role: 'assistant', content: '' }, done_reason: 'stop', done: true,
-        total_duration: 1, load_duration: 1, prompt_eval_count: 12, prompt_eval_duration: 1, eval_count: opt.tokens, eval_duration: 1,
-      })}\n`);
+      res.end(
+        `${JSON.stringify({
+          model: body.model,
+          created_at: at(),
+          message: { role: 'assistant', content: '' },
+          done_reason: 'stop',
+          done: true,
+          total_duration: 1,
+          load_duration: 1,
+          prompt_eval_count: 12,
+          prompt_eval_duration: 1,
+          eval_count: opt.tokens,
+          eval_duration: 1,
+        })}\n`,
+      );
     });
   });
 }

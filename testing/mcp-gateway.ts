@@ -11,7 +11,7 @@ import { writeUpstreamsFile } from './mcp-upstreams.ts';
 
 export async function upstreamsOf(t: TestSuite): Promise<UpstreamStatus[]> {
   const res = await fetch(t.url('token', '/mcp/upstreams'), { headers: { 'x-suite-admin-key': t.adminKey } });
-  const body = await res.json() as { upstreams: UpstreamStatus[] };
+  const body = (await res.json()) as { upstreams: UpstreamStatus[] };
   if (!res.ok) throw new Error(`GET /mcp/upstreams answered ${res.status}: ${JSON.stringify(body)}`);
   return body.upstreams;
 }
@@ -25,7 +25,12 @@ export async function waitForUpstreams(t: TestSuite, timeoutMs = 80_000): Promis
   let last: unknown = 'none ready yet';
   const ready = async () => (await upstreamsOf(t)).every((u) => u.state === 'ready');
   const deadline = Date.now() + timeoutMs;
-  while (!(await ready().catch((e: unknown) => { last = e; return false; }))) {
+  while (
+    !(await ready().catch((e: unknown) => {
+      last = e;
+      return false;
+    }))
+  ) {
     if (Date.now() > deadline) throw new Error(`the upstreams were not all ready in ${timeoutMs / 1000} s; last: ${String(last)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -34,7 +39,9 @@ export async function waitForUpstreams(t: TestSuite, timeoutMs = 80_000): Promis
 /** The SDK's client on the suite's `/mcp`, with the token as bearer and any other headers (a tenant key). */
 export async function connectMcp(t: TestSuite, token: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'mcp-gateway-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }),
+  );
   return client;
 }
 

@@ -39,10 +39,15 @@ export async function freePort(): Promise<number> {
  * (it prints the PORT it was given, not the one bound).
  */
 export async function startEverythingOverHttp(port?: number): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(NODE, [SERVER_EVERYTHING, 'streamableHttp'], { env: { PATH: '/usr/bin:/bin', PORT: String(port ?? 0) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE, [SERVER_EVERYTHING, 'streamableHttp'], {
+    env: { PATH: '/usr/bin:/bin', PORT: String(port ?? 0) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
-    createInterface({ input: child.stderr! }).on('line', (line) => { if (line.includes('listening on port')) resolve(); });
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (line.includes('listening on port')) resolve();
+    });
   });
   if (port === undefined) {
     const bound = listeningPorts(child.pid as number);
@@ -52,11 +57,12 @@ export async function startEverythingOverHttp(port?: number): Promise<{ url: str
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 

@@ -35,13 +35,23 @@ export async function clientProject(documents: ReadonlyMap<string, object>, sour
     await writeFile(join(dir, 'generated', `${listener}.ts`), astToString(ast));
   }
   for (const [name, text] of Object.entries(sources)) await writeFile(join(dir, name), text);
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'es2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true,
-      noUncheckedIndexedAccess: true, allowImportingTsExtensions: true, skipLibCheck: true, types: ['node'],
-    },
-    include: ['*.ts', 'generated/*.ts'],
-  }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2023',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        noUncheckedIndexedAccess: true,
+        allowImportingTsExtensions: true,
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: ['*.ts', 'generated/*.ts'],
+    }),
+  );
   await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   return {
     dir,

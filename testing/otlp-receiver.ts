@@ -35,10 +35,20 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-interface OtlpValue { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean }
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+}
 interface OtlpSpan {
-  traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number;
-  startTimeUnixNano: string | number; endTimeUnixNano: string | number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string | number;
+  endTimeUnixNano: string | number;
   attributes?: Array<{ key: string; value: OtlpValue }>;
   links?: Array<{ traceId: string; spanId: string }>;
 }
@@ -69,9 +79,15 @@ export function parseOtlpJson(body: string): ReceivedSpan[] {
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
         out.push({
-          traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind,
-          startNs: BigInt(s.startTimeUnixNano), endNs: BigInt(s.endTimeUnixNano),
-          attributes: attributesOf(s.attributes), links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
+          traceId: s.traceId,
+          spanId: s.spanId,
+          parentSpanId: s.parentSpanId ?? '',
+          name: s.name,
+          kind: s.kind,
+          startNs: BigInt(s.startTimeUnixNano),
+          endNs: BigInt(s.endTimeUnixNano),
+          attributes: attributesOf(s.attributes),
+          links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
           service,
         });
       }

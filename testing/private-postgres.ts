@@ -29,7 +29,13 @@ async function binDir(): Promise<string> {
   const versions = (await readdir(root)).sort((a, b) => Number(b) - Number(a));
   for (const v of versions) {
     const dir = join(root, v, 'bin');
-    if (await access(join(dir, 'postgres'), constants.X_OK).then(() => true, () => false)) return dir;
+    if (
+      await access(join(dir, 'postgres'), constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
   }
   throw new Error(`no Postgres binaries under ${root}/*/bin`);
 }

@@ -13,8 +13,7 @@ import type { Storage, StorageOptions } from '../storage/index.ts';
  * reached the test fails with a message saying so, it is never skipped (a green run must mean
  * "tested on Postgres").
  */
-export const TEST_DATABASE_URL =
-  process.env.SUITE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_DATABASE_URL = process.env.SUITE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestDatabase {
   /** URL of a fresh, empty database. */

@@ -24,7 +24,9 @@ export async function expectSuiteWorks(t: TestSuite, label: string): Promise<voi
   expect(valid.status, `${label}: validate ${JSON.stringify(valid.body)}`).toBe(200);
 
   const recorded = await call(url('/executions'), {
-    token, timeoutMs: STEP_MS, body: { subject: sub, module: 'works', action: 'check', input: { label }, outcome: 'success' },
+    token,
+    timeoutMs: STEP_MS,
+    body: { subject: sub, module: 'works', action: 'check', input: { label }, outcome: 'success' },
   });
   expect(recorded.status, `${label}: record an execution ${JSON.stringify(recorded.body)}`).toBe(201);
   const verified = await call(url('/executions/verify'), { timeoutMs: STEP_MS, body: { id: (recorded.body as { id: string }).id } });
@@ -39,7 +41,8 @@ export async function expectSuiteWorks(t: TestSuite, label: string): Promise<voi
   expect(chain.body, `${label}: the audit chain verifies`).toMatchObject({ valid: true });
   const trail = await call(url(`/audit?limit=500`), admin);
   const resources = (trail.body as { entries: Array<{ action: string; resource: string }> }).entries
-    .filter((e) => e.resource === `token:${jti}`).map((e) => e.action);
+    .filter((e) => e.resource === `token:${jti}`)
+    .map((e) => e.action);
   expect(resources, `${label}: the audit trail holds the revocation`).toContain('auth:token:revoke');
 
   const ready = await call(url('/ready'), { timeoutMs: STEP_MS });

@@ -18,8 +18,16 @@
 
 /** The strace arguments that give the log this module reads. */
 export const STRACE_ARGS: readonly string[] = [
-  '-f', '-qq', '-y', '--seccomp-bpf', '-s', '128', '-e', 'signal=none',
-  '-e', 'trace=read,recvfrom,write,sendto,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat',
+  '-f',
+  '-qq',
+  '-y',
+  '--seccomp-bpf',
+  '-s',
+  '128',
+  '-e',
+  'signal=none',
+  '-e',
+  'trace=read,recvfrom,write,sendto,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat',
 ];
 
 export interface Violation {
@@ -85,7 +93,11 @@ export function analyseTrace(log: string, dataDir: string): DurabilityReport {
   const lastRead = new Map<string, number>();
   /** Processes whose transaction under way has changed something (a CommandComplete of a change). */
   const changed = new Set<string>();
-  const unsynced = (before: number) => [...dirty].filter(([p, at]) => at < before && !NOT_DURABLE.test(p)).map(([p]) => p).sort();
+  const unsynced = (before: number) =>
+    [...dirty]
+      .filter(([p, at]) => at < before && !NOT_DURABLE.test(p))
+      .map(([p]) => p)
+      .sort();
 
   const onCall = (c: Call): void => {
     const path = FD_PATH.exec(c.args)?.[1] ?? '';

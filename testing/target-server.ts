@@ -29,9 +29,10 @@ export async function startTargetServer(o: { delayMs?: number; status?: number }
   return {
     url: `http://127.0.0.1:${port}/`,
     hits: () => hits,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,6 +1,4 @@
-import {
-  CompactTree, formatCheckpoint, leafHash, signNote, type LogKey, type NodeReader,
-} from '../core/tlog/index.ts';
+import { CompactTree, formatCheckpoint, leafHash, signNote, type LogKey, type NodeReader } from '../core/tlog/index.ts';
 
 /**
  * A log of `n` entries kept whole in memory (every node), with a signed checkpoint at any size:

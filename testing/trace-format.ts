@@ -54,12 +54,21 @@ export function signedChain(signer: TraceSigner, n: number, tenantOf: (seq: numb
   let prev = GENESIS_HASH;
   for (let i = 1; i <= n; i++) {
     const f: ExecutionFields = {
-      seq: i, id: `exec_${i.toString(16).padStart(32, '0')}`, timestamp: new Date(1_800_000_000_000 + i).toISOString(),
-      subject: `agent-${i % 3}`, scope: ['crm:write'], module: 'crm', action: 'update', outcome: i % 4 ? 'success' : 'failure',
-      inputHash: hashCanonical({ i }), outputHash: i % 2 ? hashCanonical({ o: i }) : null,
+      seq: i,
+      id: `exec_${i.toString(16).padStart(32, '0')}`,
+      timestamp: new Date(1_800_000_000_000 + i).toISOString(),
+      subject: `agent-${i % 3}`,
+      scope: ['crm:write'],
+      module: 'crm',
+      action: 'update',
+      outcome: i % 4 ? 'success' : 'failure',
+      inputHash: hashCanonical({ i }),
+      outputHash: i % 2 ? hashCanonical({ o: i }) : null,
       cost: i % 5 ? null : { amount: 120, currency: 'EUR', source: 'provider-invoice' },
-      governance: null, attested: { jti: null, sub: 'agent', scope: ['execution:record'], proven: false, tenantId: tenantOf(i) },
-      prevHash: prev, keyId: signer.keyId,
+      governance: null,
+      attested: { jti: null, sub: 'agent', scope: ['execution:record'], proven: false, tenantId: tenantOf(i) },
+      prevHash: prev,
+      keyId: signer.keyId,
     };
     const hash = executionHash(f);
     out.push({ ...f, hash, signature: signer.sign(hash) });

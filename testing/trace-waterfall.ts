@@ -41,13 +41,22 @@ export function waterfallHtml(title: string, spans: readonly ReceivedSpan[], lin
     const left = (Number(s.startNs - t0) / total) * 100;
     const width = Math.max(0.3, (Number(s.endNs - s.startNs) / total) * 100);
     const ms = (Number(s.endNs - s.startNs) / 1e6).toFixed(2);
-    return `<tr><td class="name" style="padding-left:${8 + depth * 16}px">${escape(s.name)}${note}<span class="kind">${kind}</span></td>`
-      + `<td class="bar"><div style="left:${left}%;width:${width}%;background:${COLORS[kind] ?? '#7a7f8a'}"></div></td><td class="ms">${ms} ms</td></tr>`;
+    return (
+      `<tr><td class="name" style="padding-left:${8 + depth * 16}px">${escape(s.name)}${note}<span class="kind">${kind}</span></td>` +
+      `<td class="bar"><div style="left:${left}%;width:${width}%;background:${COLORS[kind] ?? '#7a7f8a'}"></div></td><td class="ms">${ms} ms</td></tr>`
+    );
   };
-  const rows = ordered(spans).map(({ span, depth }) => row(span, depth)).join('\n');
+  const rows = ordered(spans)
+    .map(({ span, depth }) => row(span, depth))
+    .join('\n');
   const here = spans[0]?.traceId;
-  const note = (s: ReceivedSpan) => (s.links.some((l) => l.traceId === here) ? ` <span class="link">links here; its own trace ${s.traceId.slice(0, 8)}…, ${s.links.length} link${s.links.length === 1 ? "" : "s"}</span>` : '');
-  const linkedRows = ordered(linked).map(({ span, depth }) => row(span, depth, note(span))).join('\n');
+  const note = (s: ReceivedSpan) =>
+    s.links.some((l) => l.traceId === here)
+      ? ` <span class="link">links here; its own trace ${s.traceId.slice(0, 8)}…, ${s.links.length} link${s.links.length === 1 ? '' : 's'}</span>`
+      : '';
+  const linkedRows = ordered(linked)
+    .map(({ span, depth }) => row(span, depth, note(span)))
+    .join('\n');
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title><style>
 body{font:13px system-ui,sans-serif;margin:16px;color:#1d2330}
 h1{font-size:16px;margin:0 0 4px} p{margin:0 0 12px;color:#555}

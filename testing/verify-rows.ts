@@ -7,8 +7,23 @@ import type { ScannedRow } from '../storage/index.ts';
  */
 export function scannedRow(r: ExecutionRecord): ScannedRow {
   return [
-    r.seq, r.id, r.timestamp, r.subject, r.scope, r.module, r.action, r.outcome, r.inputHash, r.outputHash, r.cost,
-    r.governance, r.attested, r.prevHash, r.keyId, r.hash, r.signature,
+    r.seq,
+    r.id,
+    r.timestamp,
+    r.subject,
+    r.scope,
+    r.module,
+    r.action,
+    r.outcome,
+    r.inputHash,
+    r.outputHash,
+    r.cost,
+    r.governance,
+    r.attested,
+    r.prevHash,
+    r.keyId,
+    r.hash,
+    r.signature,
   ];
 }
 

@@ -13,9 +13,16 @@ export interface WitnessProcess {
  * `node cli/suite.ts witness` as a real process: its URL and vkey read from the lines it prints
  * once listening. `port` 0 (default) lets it pick one; a restart passes the port it had.
  */
-export async function startWitnessProcess(o: { name: string; dataDir: string; keyName: string; logVkeys: readonly string[]; port?: number }): Promise<WitnessProcess> {
+export async function startWitnessProcess(o: {
+  name: string;
+  dataDir: string;
+  keyName: string;
+  logVkeys: readonly string[];
+  port?: number;
+}): Promise<WitnessProcess> {
   const child = new Child({
-    name: o.name, cwd: repo,
+    name: o.name,
+    cwd: repo,
     args: ['cli/suite.ts', 'witness', '--data-dir', o.dataDir, '--name', o.keyName, '--port', String(o.port ?? 0), ...o.logVkeys.flatMap((v) => ['--log', v])],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_OPTIONS: '' },
   });

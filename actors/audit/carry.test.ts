@@ -39,7 +39,13 @@ async function journaled() {
   return { sink, committed, reopened };
 }
 
-const decision = (subject: string) => ({ subject, action: 'execution:record', resource: 'token POST /executions', result: 'allow' as const, reason: 'granted' });
+const decision = (subject: string) => ({
+  subject,
+  action: 'execution:record',
+  resource: 'token POST /executions',
+  result: 'allow' as const,
+  reason: 'granted',
+});
 
 describe('an audit entry carried by its write', () => {
   it('is not written to the journal when its write committed it, and still goes to the chain', async () => {

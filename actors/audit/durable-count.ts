@@ -1,6 +1,10 @@
 import { SuiteError } from '../../bus/index.ts';
 
-interface Waiter { upTo: number; resolve: () => void; reject: (err: Error) => void }
+interface Waiter {
+  upTo: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
 
 /**
  * The audit sink's durability counter: entries are numbered as they are recorded (1, 2, …); an

@@ -9,7 +9,12 @@ import { auditChainSpec } from './chain-spec.ts';
 const entry = (i: number): AuditInput => ({
   id: `aud_list${String(i).padStart(8, '0')}`,
   timestamp: new Date(1_800_000_000_000 + i * 1000).toISOString(),
-  subject: `agent-${i % 3}`, action: 'test:list', resource: `r-${i}`, result: i % 4 ? 'allow' : 'deny', reason: 'test', tenantId: i % 2 ? 'ten-a' : null,
+  subject: `agent-${i % 3}`,
+  action: 'test:list',
+  resource: `r-${i}`,
+  result: i % 4 ? 'allow' : 'deny',
+  reason: 'test',
+  tenantId: i % 2 ? 'ten-a' : null,
 });
 
 const page = { limit: 5, offset: 0 };
@@ -51,7 +56,7 @@ describe.each(storageKinds())('audit pages and their totals on $kind', (kind) =>
     expect((await listAuditEntries(storage.pool, { ...page, to })).total).toBe(10);
   });
 
-  it('takes the unfiltered total from the chain\'s head, not by counting rows: a deleted row does not shorten it', async () => {
+  it("takes the unfiltered total from the chain's head, not by counting rows: a deleted row does not shorten it", async () => {
     const storage = await withChain(12);
     // Tampering (verification reports it); a filtered page still counts the rows that are left.
     await storage.pool.query(sql.unsafe`delete from audit_entries where id = ${entry(2).id}`);

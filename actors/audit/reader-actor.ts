@@ -20,14 +20,17 @@ export class AuditReaderActor extends BusActor {
 
   protected subscriptions(): Subscription[] {
     return [
-      this.#bus.serve(subjects.auditList, async ({ data }) => {
-        const { entries, total } = await listAuditEntries(this.#storage.pool, data);
-        return { ok: true, value: { entries: entries.map(toEntry), total } };
-      }, { queue: 'audit' }),
+      this.#bus.serve(
+        subjects.auditList,
+        async ({ data }) => {
+          const { entries, total } = await listAuditEntries(this.#storage.pool, data);
+          return { ok: true, value: { entries: entries.map(toEntry), total } };
+        },
+        { queue: 'audit' },
+      ),
       this.#bus.serve(subjects.auditVerify, async () => ({ ok: true, value: await verifyAuditChain(this.#storage) }), { queue: 'audit' }),
     ];
   }
-
 }
 
 /**

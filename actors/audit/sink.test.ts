@@ -20,10 +20,17 @@ function harness(options: { stallMs?: number; effectWaitMs?: number } = {}) {
   });
   const log = (level: string) => (o: object, m?: string) => lines.push({ level, o: o as Record<string, unknown>, ...(m !== undefined ? { m } : {}) });
   const sink = new AuditBatcher({
-    bus, clock: () => now, logger: { info: log('info'), warn: log('warn'), error: log('error') }, ...options,
+    bus,
+    clock: () => now,
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+    ...options,
   });
   return {
-    bus, sink, committed, lines, writer,
+    bus,
+    sink,
+    committed,
+    lines,
+    writer,
     advance: (ms: number) => (now += ms),
     async close() {
       sink.close();
@@ -167,19 +174,27 @@ describe('the audit sink at a failover of its writer (issue 34, item 2)', () => 
     const received: string[] = [];
     const hung: Array<() => void> = [];
     // The old leader took the batch and died before answering.
-    const dead = writers.serve(subjects.auditAppend, ({ data }) => {
-      received.push(`dead ${data.entries.length} retry=${data.retry === true}`);
-      return new Promise<never>((_, reject) => hung.push(() => reject(new Error('the test is over'))));
-    }, { queue: 'chain-writer.audit' });
+    const dead = writers.serve(
+      subjects.auditAppend,
+      ({ data }) => {
+        received.push(`dead ${data.entries.length} retry=${data.retry === true}`);
+        return new Promise<never>((_, reject) => hung.push(() => reject(new Error('the test is over'))));
+      },
+      { queue: 'chain-writer.audit' },
+    );
     const sink = new AuditBatcher({ bus: edge });
     const started = Date.now();
     const durable = sink.recordAndWait(entry());
     while (received.length === 0) await new Promise((r) => setImmediate(r));
     await Promise.race([dead.unsubscribe(), new Promise((r) => setTimeout(r, 10))]);
-    writers.serve(subjects.auditAppend, ({ data }) => {
-      received.push(`new ${data.entries.length} retry=${data.retry === true}`);
-      return { ok: true, value: { records: data.entries.map((e, i) => ({ id: e.id, seq: i + 1, hash: 'h' })) } };
-    }, { queue: 'chain-writer.audit' });
+    writers.serve(
+      subjects.auditAppend,
+      ({ data }) => {
+        received.push(`new ${data.entries.length} retry=${data.retry === true}`);
+        return { ok: true, value: { records: data.entries.map((e, i) => ({ id: e.id, seq: i + 1, hash: 'h' })) } };
+      },
+      { queue: 'chain-writer.audit' },
+    );
     await writers.flush();
     writers.publish(subjects.auditWriterLeads, { holder: 'standby' });
     await durable;

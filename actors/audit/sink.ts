@@ -209,7 +209,8 @@ export class AuditBatcher {
       const timer = setTimeout(() => resolve(false), this.#effectWaitMs);
       timer.unref();
       this.#push({
-        entry: this.#complete(entry), at: this.#clock(),
+        entry: this.#complete(entry),
+        at: this.#clock(),
         done: (err) => {
           clearTimeout(timer);
           resolve(err === undefined);
@@ -360,7 +361,8 @@ export class AuditBatcher {
    */
   async useJournal(folder: string): Promise<number> {
     const { journal, kept, unreadable } = await AuditJournal.open(folder);
-    if (unreadable > 0) this.#logger?.warn({ unreadable, folder }, 'audit journal: unreadable lines skipped (a write cut short before its sync: never answered)');
+    if (unreadable > 0)
+      this.#logger?.warn({ unreadable, folder }, 'audit journal: unreadable lines skipped (a write cut short before its sync: never answered)');
     this.#journal = journal;
     const now = this.#clock();
     this.#buffer.unshift(...kept.map((entry) => ({ entry, at: now })));
@@ -391,9 +393,12 @@ export class AuditBatcher {
       // A carried entry is not journaled: its own request waits for it (CarriedEntry.durable), so for
       // everyone else's `durable(upTo)` it counts as soon as the entries recorded before it are synced.
       const synced = carried ? this.#journalTail : journal.append(b.entry);
-      const counted = synced.then(() => this.#durable.journaled(1), (err: unknown) => {
-        if (!carried) this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain');
-      });
+      const counted = synced.then(
+        () => this.#durable.journaled(1),
+        (err: unknown) => {
+          if (!carried) this.#logger?.error({ err }, 'audit journal cannot be written: decisions now wait for the chain');
+        },
+      );
       this.#journalTail = synced;
       void counted;
     }
@@ -433,8 +438,14 @@ export class AuditBatcher {
     // A random prefix per sink and a counter: unique across processes, and cheaper than random bytes per entry.
     const id = `aud_${this.#idPrefix}${(this.#idCounter++).toString(36)}`;
     return {
-      id, timestamp: this.#isoNow(), subject: e.subject, action: e.action, resource: e.resource,
-      result: e.result, reason: e.reason, tenantId: e.tenantId ?? null,
+      id,
+      timestamp: this.#isoNow(),
+      subject: e.subject,
+      action: e.action,
+      resource: e.resource,
+      result: e.result,
+      reason: e.reason,
+      tenantId: e.tenantId ?? null,
     };
   }
 
@@ -454,10 +465,12 @@ export class AuditBatcher {
     // one chain commit for all of them costs one sync instead of one per decision.
     if (this.#mayWait()) {
       if (this.#coalesceTimer) return;
-      this.#coalesceTimer = detached(() => setTimeout(() => {
-        this.#coalesceTimer = undefined;
-        this.#sendNow();
-      }, this.#coalesceMs));
+      this.#coalesceTimer = detached(() =>
+        setTimeout(() => {
+          this.#coalesceTimer = undefined;
+          this.#sendNow();
+        }, this.#coalesceMs),
+      );
       this.#coalesceTimer.unref();
       return;
     }
@@ -466,8 +479,15 @@ export class AuditBatcher {
 
   /** The buffer may gather for the coalescing window: journaled, nobody waiting on a commit, not full. */
   #mayWait(): boolean {
-    return this.#journal !== undefined && this.#coalesceMs > 0 && this.#waitedOn === 0 && this.#replayLeft === 0
-      && this.#idle.length === 0 && this.#settledWaiters.length === 0 && this.#buffer.length < this.#maxBatch;
+    return (
+      this.#journal !== undefined &&
+      this.#coalesceMs > 0 &&
+      this.#waitedOn === 0 &&
+      this.#replayLeft === 0 &&
+      this.#idle.length === 0 &&
+      this.#settledWaiters.length === 0 &&
+      this.#buffer.length < this.#maxBatch
+    );
   }
 
   /** Send what is buffered at the next turn of the event loop, whatever the coalescing window. */
@@ -478,10 +498,12 @@ export class AuditBatcher {
     this.#scheduled = true;
     // setImmediate: everything recorded during this turn of the event loop goes in one request.
     // Detached: the batch serves every request of this turn, and its retries none in particular.
-    detached(() => setImmediate(() => {
-      this.#scheduled = false;
-      void this.#send();
-    }));
+    detached(() =>
+      setImmediate(() => {
+        this.#scheduled = false;
+        void this.#send();
+      }),
+    );
   }
 
   async #send(): Promise<void> {
@@ -496,14 +518,21 @@ export class AuditBatcher {
         // 3 s: a commit takes milliseconds; an append sent as the broker connection died must not
         // hold the backlog for long (a retry is safe: the writer dedupes by entry id).
         const entries = batch.map((b) => b.entry);
-        const result = await batchSpan('audit.append', batch.map((b) => b.link), { 'suite.audit.entries': batch.length }, () =>
-          this.#carrier.request(subjects.auditAppend, { entries, ...(retry ? { retry } : {}) }, { deadlineMs: 3000, again: { entries, retry: true } }));
+        const result = await batchSpan(
+          'audit.append',
+          batch.map((b) => b.link),
+          { 'suite.audit.entries': batch.length },
+          () => this.#carrier.request(subjects.auditAppend, { entries, ...(retry ? { retry } : {}) }, { deadlineMs: 3000, again: { entries, retry: true } }),
+        );
         if (this.#closed) return;
         if (!result.ok && result.error.code === 'INVALID_REQUEST' && this.#dropRefused(batch) > 0) continue;
         if (!result.ok) {
           this.#retryDelay = Math.min(2000, this.#retryDelay ? this.#retryDelay * 2 : 50);
           if (this.#journal === undefined) this.#durable.failAll('audit trail unavailable; try again shortly');
-          this.#logger?.warn({ code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length }, 'audit append failed; will retry');
+          this.#logger?.warn(
+            { code: result.error.code, reason: result.error.message, transport: result.transport, backlog: this.#buffer.length },
+            'audit append failed; will retry',
+          );
           this.#retryTimer = setTimeout(() => {
             this.#retryTimer = undefined;
             void this.#send();

@@ -6,7 +6,14 @@ import { AuditWriterActor } from './writer-actor.ts';
 import { verifyAuditChain } from './reader-actor.ts';
 
 const entry = (id: string): AuditInput => ({
-  id, timestamp: new Date().toISOString(), subject: 's', action: 'a:b', resource: 'r', result: 'allow', reason: 'test', tenantId: null,
+  id,
+  timestamp: new Date().toISOString(),
+  subject: 's',
+  action: 'a:b',
+  resource: 'r',
+  result: 'allow',
+  reason: 'test',
+  tenantId: null,
 });
 
 describe('audit writer actor', () => {
@@ -61,7 +68,10 @@ describe('audit writer actor, a batch sent again while its first send commits (b
         sends.push(bus.request(subjects.auditAppend, { entries, retry: true }));
       }
       const answers = await Promise.all(sends);
-      expect(answers.map((a) => a.ok), JSON.stringify(answers.find((a) => !a.ok))).toEqual(sends.map(() => true));
+      expect(
+        answers.map((a) => a.ok),
+        JSON.stringify(answers.find((a) => !a.ok)),
+      ).toEqual(sends.map(() => true));
       const records = answers.map((a) => (a.ok ? a.value.records : []));
       for (const r of records) expect(r).toEqual(records[0]);
       expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 50 });

@@ -95,14 +95,22 @@ export class AuditWriterActor {
   #serve(): void {
     this.#startSweeping();
     if (this.#serving) return;
-    this.#serving = this.#bus.serve(subjects.auditAppend, ({ data }) => replyOf(async () => ({
-      records: await this.#appendOnce(data.entries, data.retry === true),
-    })), { queue: 'chain-writer.audit' });
+    this.#serving = this.#bus.serve(
+      subjects.auditAppend,
+      ({ data }) =>
+        replyOf(async () => ({
+          records: await this.#appendOnce(data.entries, data.retry === true),
+        })),
+      { queue: 'chain-writer.audit' },
+    );
     // Once the subscription reached the server, say so: recorders send again the batch they sent to
     // the leader before (dead or stopped) rather than waiting out its timeout (bus/carry.ts).
-    void this.#bus.flush().then(() => {
-      if (this.#serving) this.#bus.publish(subjects.auditWriterLeads, { holder: this.#holder });
-    }).catch(() => undefined);
+    void this.#bus
+      .flush()
+      .then(() => {
+        if (this.#serving) this.#bus.publish(subjects.auditWriterLeads, { holder: this.#holder });
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -114,10 +122,14 @@ export class AuditWriterActor {
     // Fresh ids cannot be in the chain yet: ask the database only for a retried batch. What is being
     // committed is taken before asking: an entry committed meanwhile has left #inFlight and may not
     // be in the answer (a carried batch often arrives while its first send commits, bus/carry.ts).
-    const before = retry ? new Map(entries.flatMap((e) => {
-      const p = this.#inFlight.get(e.id);
-      return p ? [[e.id, p] as const] : [];
-    })) : undefined;
+    const before = retry
+      ? new Map(
+          entries.flatMap((e) => {
+            const p = this.#inFlight.get(e.id);
+            return p ? [[e.id, p] as const] : [];
+          }),
+        )
+      : undefined;
     const committed = retry ? await this.#committedAmong(entries) : new Map<string, Appended>();
     const answers = new Map<string, Promise<Appended>>();
     const fresh: AuditInput[] = [];
@@ -125,7 +137,7 @@ export class AuditWriterActor {
     for (const e of entries) {
       if (answers.has(e.id) || freshIds.has(e.id)) continue;
       const known = committed.get(e.id);
-      const pending = known ? Promise.resolve(known) : before?.get(e.id) ?? this.#inFlight.get(e.id);
+      const pending = known ? Promise.resolve(known) : (before?.get(e.id) ?? this.#inFlight.get(e.id));
       if (pending) answers.set(e.id, pending);
       else {
         freshIds.add(e.id);
@@ -149,7 +161,10 @@ export class AuditWriterActor {
 
   async #committedAmong(entries: readonly AuditInput[]): Promise<Map<string, Appended>> {
     try {
-      const found = await findAuditIds(this.#storage.pool, entries.map((e) => e.id));
+      const found = await findAuditIds(
+        this.#storage.pool,
+        entries.map((e) => e.id),
+      );
       this.#lookups.succeeded();
       return found;
     } catch (err) {

@@ -37,9 +37,12 @@ describe('replyOf', () => {
 
   it('hands a failure to onUnexpected instead, when one is given', async () => {
     const seen: unknown[] = [];
-    const result = await replyOf(async () => {
-      throw new TypeError('boom');
-    }, (err) => seen.push(err));
+    const result = await replyOf(
+      async () => {
+        throw new TypeError('boom');
+      },
+      (err) => seen.push(err),
+    );
     expect(result).toEqual({ ok: false, error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
     expect(seen).toHaveLength(1);
   });
@@ -58,7 +61,10 @@ describe('storage outages on the bus', () => {
           await gone.end();
         }
       })
-      .then(() => undefined, (err: unknown) => err);
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
   }
 
   it('a handler whose storage refused the connection answers 503 SERVICE_UNAVAILABLE, through replyOf and through a bus given classifyError, never INTERNAL_ERROR', async () => {
@@ -86,7 +92,11 @@ describe('storage outages on the bus', () => {
       return { ok: true, value: { ok: true } };
     });
     const late = await bus.request(echo, { fail: 'x' }, { timeoutMs: 50 });
-    expect(late).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('the outcome is unknown: it may have been carried out') }, transport: 'BUS_TIMEOUT' });
+    expect(late).toMatchObject({
+      ok: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('the outcome is unknown: it may have been carried out') },
+      transport: 'BUS_TIMEOUT',
+    });
     const nobody = requestSubject('test.errors.nobody', Type.Object({}), Type.Object({}));
     const unserved = await bus.request(nobody, {});
     expect(unserved).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' }, transport: 'BUS_NO_RESPONDERS' });

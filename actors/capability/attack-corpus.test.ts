@@ -43,8 +43,7 @@ function casings(word: string): string[] {
 }
 
 const refused: Array<{ name: string; token: string; audience?: string }> = [];
-const add = (name: string, token: string, audience?: string) =>
-  refused.push(audience === undefined ? { name, token } : { name, token, audience });
+const add = (name: string, token: string, audience?: string) => refused.push(audience === undefined ? { name, token } : { name, token, audience });
 
 const good = hmacJwt(goodHeader, goodPayload);
 const [gh, gp, gs] = good.split('.') as [string, string, string];
@@ -137,8 +136,7 @@ add('empty token', '');
 
 const ring = await createHmacKeyRing([SECRET]);
 const revocations = { isRevoked: () => false, trusted: () => true };
-const checkerFor = (audience?: string) =>
-  new TokenChecker({ ring, revocations, clock: () => NOW * 1000, ...(audience !== undefined ? { audience } : {}) });
+const checkerFor = (audience?: string) => new TokenChecker({ ring, revocations, clock: () => NOW * 1000, ...(audience !== undefined ? { audience } : {}) });
 
 describe('token attack corpus', () => {
   let refusedCount = 0;

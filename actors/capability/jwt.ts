@@ -150,7 +150,13 @@ function classify(err: unknown): ErrorData {
 
 /** The claims of a payload `tokenClaimsProblem` accepted. */
 function toClaims(p: JWTPayload): CapabilityClaims {
-  const claims: CapabilityClaims = { sub: p.sub as string, scope: (p as { scope: string[] }).scope, jti: p.jti as string, iat: p.iat as number, exp: p.exp as number };
+  const claims: CapabilityClaims = {
+    sub: p.sub as string,
+    scope: (p as { scope: string[] }).scope,
+    jti: p.jti as string,
+    iat: p.iat as number,
+    exp: p.exp as number,
+  };
   if (typeof p.aud === 'string') claims.aud = p.aud;
   const ten = (p as { ten?: unknown }).ten;
   if (typeof ten === 'string') claims.ten = ten;

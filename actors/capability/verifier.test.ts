@@ -18,7 +18,11 @@ describe('token checker', () => {
     const checker = new TokenChecker({ ring: rotated, revocations: { isRevoked: () => false, trusted: () => true }, clock: () => now * 1000 });
     expect((await checker.check(before.token)).ok).toBe(true);
     expect((await checker.check(after.token)).ok).toBe(true);
-    const onlyNew = new TokenChecker({ ring: await createHmacKeyRing([B]), revocations: { isRevoked: () => false, trusted: () => true }, clock: () => now * 1000 });
+    const onlyNew = new TokenChecker({
+      ring: await createHmacKeyRing([B]),
+      revocations: { isRevoked: () => false, trusted: () => true },
+      clock: () => now * 1000,
+    });
     expect(await onlyNew.check(before.token)).toMatchObject({ ok: false, error: { code: 'TOKEN_INVALID' } });
   });
 

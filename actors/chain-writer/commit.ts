@@ -79,8 +79,18 @@ export function commitSealed<Input, Rec extends Head>(
   after: Promise<unknown> | undefined,
 ): Promise<void> {
   const { spec } = o;
-  const attributes = { 'suite.chain': spec.chain, 'suite.chain.records': sealed.records.length, 'suite.chain.seq.first': sealed.from.seq + 1, 'suite.chain.seq.last': sealed.last.seq };
-  return batchSpan(`chain.commit ${spec.chain}`, sealed.batch.map((p) => p.link), attributes, () => commitStatement(o, sealed, after));
+  const attributes = {
+    'suite.chain': spec.chain,
+    'suite.chain.records': sealed.records.length,
+    'suite.chain.seq.first': sealed.from.seq + 1,
+    'suite.chain.seq.last': sealed.last.seq,
+  };
+  return batchSpan(
+    `chain.commit ${spec.chain}`,
+    sealed.batch.map((p) => p.link),
+    attributes,
+    () => commitStatement(o, sealed, after),
+  );
 }
 
 async function commitStatement<Input, Rec extends Head>(
@@ -94,7 +104,13 @@ async function commitStatement<Input, Rec extends Head>(
   if (after && (await after) !== undefined) throw fenced();
   const started = performance.now();
   const inserted = await spec.insert(storage.pool, records, {
-    chain: spec.chain, fromSeq: from.seq, fromHash: from.hash, toSeq: last.seq, toHash: last.hash, holder, epoch: o.epoch,
+    chain: spec.chain,
+    fromSeq: from.seq,
+    fromHash: from.hash,
+    toSeq: last.seq,
+    toHash: last.hash,
+    holder,
+    epoch: o.epoch,
   });
   sealed.seconds = (performance.now() - started) / 1000;
   if (inserted === 0) throw fenced();
@@ -142,7 +158,10 @@ export function fail<Input, Rec>(batch: readonly Pending<Input, Rec>[], err: unk
 
 /** What a commit came to: undefined when it committed, else why not. */
 export function settled(commit: Promise<void>): Promise<unknown> {
-  return commit.then(() => undefined, (err: unknown) => err ?? new Error('commit failed'));
+  return commit.then(
+    () => undefined,
+    (err: unknown) => err ?? new Error('commit failed'),
+  );
 }
 
 function fenced(): SuiteError {

@@ -38,8 +38,10 @@ export class ChainLease {
    * lease come here (issue 36 item 8: the commit's path stood the writer down).
    */
   async keep(): Promise<boolean> {
-    return await renewChainLease(this.#db, this.#chain, this.#holder, this.#epoch, this.#leaseMs)
-      || await reclaimChainLease(this.#db, this.#chain, this.#holder, this.#epoch, this.#leaseMs);
+    return (
+      (await renewChainLease(this.#db, this.#chain, this.#holder, this.#epoch, this.#leaseMs)) ||
+      (await reclaimChainLease(this.#db, this.#chain, this.#holder, this.#epoch, this.#leaseMs))
+    );
   }
 
   /** How long until the lease (held by anyone) runs out by the database clock, in ms. */

@@ -9,7 +9,12 @@ import { ChainWriter } from './writer.ts';
 const entry = (i: number): AuditInput => ({
   id: `aud_test${String(i).padStart(8, '0')}`,
   timestamp: new Date(1_800_000_000_000 + i).toISOString(),
-  subject: `agent-${i % 7}`, action: 'test:append', resource: `r-${i}`, result: i % 5 ? 'allow' : 'deny', reason: 'test', tenantId: null,
+  subject: `agent-${i % 7}`,
+  action: 'test:append',
+  resource: `r-${i}`,
+  result: i % 5 ? 'allow' : 'deny',
+  reason: 'test',
+  tenantId: null,
 });
 
 async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -38,7 +43,10 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     await writer.start();
     expect(writer.isLeader).toBe(true);
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => writer.append([entry(2 * i), entry(2 * i + 1)])));
-    const seqs = results.flat().map((r) => r.seq).sort((a, b) => a - b);
+    const seqs = results
+      .flat()
+      .map((r) => r.seq)
+      .sort((a, b) => a - b);
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     for (const pair of results) expect(pair[1]!.prevHash).toBe(pair[0]!.hash);
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 100 });
@@ -146,7 +154,12 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     const bad = writer.append([{ ...entry(0), resource: 'unsealable' }]);
     await expect(bad).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     const good = await Promise.all(Array.from({ length: 5 }, (_, i) => writer.append([entry(1 + i)])));
-    expect(good.flat().map((r) => r.seq).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      good
+        .flat()
+        .map((r) => r.seq)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5]);
     expect(await verifyAuditChain(storage)).toMatchObject({ valid: true, checked: 5 });
     await writer.stop();
   });
@@ -199,7 +212,11 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
         return auditChainSpec.insert(...args);
       },
     };
-    const logger = { info() {}, error() {}, warn: (o: object, m?: string) => warnings.push({ o: o as Record<string, unknown>, ...(m !== undefined ? { m } : {}) }) };
+    const logger = {
+      info() {},
+      error() {},
+      warn: (o: object, m?: string) => warnings.push({ o: o as Record<string, unknown>, ...(m !== undefined ? { m } : {}) }),
+    };
     const writer = new ChainWriter({ storage, spec, holder: 'w1', stallMs: 10_000, clock: () => now, logger });
     await writer.start();
     await expect(writer.append([entry(1)])).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });

@@ -145,9 +145,14 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     // Detached: the timer would otherwise carry the context it was set in (a request's) for good.
     const renewMs = this.#o.renewMs ?? Math.max(50, Math.floor(this.#o.leaseMs / 3));
     const retryInMs = this.#state === 'standby' ? this.#retryInMs : undefined;
-    this.#timer = detached(() => setTimeout(() => {
-      this.#leaseTick = backgroundSpan('chain.lease', () => this.#tickLease(), { 'suite.chain': this.#o.spec.chain }).finally(() => this.#schedule());
-    }, retryInMs === undefined ? renewMs : Math.min(renewMs, retryInMs)));
+    this.#timer = detached(() =>
+      setTimeout(
+        () => {
+          this.#leaseTick = backgroundSpan('chain.lease', () => this.#tickLease(), { 'suite.chain': this.#o.spec.chain }).finally(() => this.#schedule());
+        },
+        retryInMs === undefined ? renewMs : Math.min(renewMs, retryInMs),
+      ),
+    );
     this.#timer.unref();
   }
 
@@ -195,10 +200,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     if (this.#flushing) return;
     // Detached: the drain serves every append that comes while it runs, not the one that kicked it
     // (each commit is a span of its own, linked to the requests it serves).
-    this.#flushing = detached(() => this.#drainQueue().finally(() => {
-      this.#flushing = undefined;
-      if (this.#queue.length > 0 && this.#state === 'leader') this.#kick();
-    }));
+    this.#flushing = detached(() =>
+      this.#drainQueue().finally(() => {
+        this.#flushing = undefined;
+        if (this.#queue.length > 0 && this.#state === 'leader') this.#kick();
+      }),
+    );
   }
 
   /**
@@ -240,7 +247,11 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       await this.#resync(err);
       const again: Sealed<Input, Rec>[] = [];
       const settledBatches = [oldest, ...after];
-      const settlements = settleAfterFailure(settledBatches.map((c) => c.sealed.last), [err, ...outcomes], this.#head.hash);
+      const settlements = settleAfterFailure(
+        settledBatches.map((c) => c.sealed.last),
+        [err, ...outcomes],
+        this.#head.hash,
+      );
       settledBatches.forEach((c, i) => {
         const settlement = settlements[i];
         if (settlement === 'committed') this.#committed(c.sealed);

@@ -37,7 +37,10 @@ describe('address rules', () => {
 
 describe('outbound policy', () => {
   it('allows loopback in the embedded mode and nothing private in the distributed mode or production', () => {
-    expect(outboundPolicy({ allowList: undefined, distributed: false, production: false })).toEqual({ source: 'embedded-default', allow: ['127.0.0.0/8', '::1/128'] });
+    expect(outboundPolicy({ allowList: undefined, distributed: false, production: false })).toEqual({
+      source: 'embedded-default',
+      allow: ['127.0.0.0/8', '::1/128'],
+    });
     expect(outboundPolicy({ allowList: undefined, distributed: true, production: false })).toEqual({ source: 'distributed-default', allow: [] });
     expect(outboundPolicy({ allowList: undefined, distributed: false, production: true })).toEqual({ source: 'production-default', allow: [] });
   });

@@ -55,7 +55,10 @@ export function createOutboundGuard(options: OutboundGuardOptions): OutboundGuar
     const family = familyOf(address);
     if (family !== undefined && allowed.check(address, family)) return;
     // The address itself is not shown: a refusal must not turn the guard into an internal DNS oracle.
-    throw new OutboundRefusedError(reason, `outbound call to ${shown} refused: it is a ${reason} address, which the outbound policy (${policy.source}) does not allow`);
+    throw new OutboundRefusedError(
+      reason,
+      `outbound call to ${shown} refused: it is a ${reason} address, which the outbound policy (${policy.source}) does not allow`,
+    );
   };
 
   const resolveChecked = async (hostname: string): Promise<string> => {

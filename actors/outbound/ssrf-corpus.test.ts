@@ -45,10 +45,16 @@ const direct = (p: () => number) => [
 ];
 
 // Each goes to the allowed redirector, which answers 302 to the canary in one spelling or another.
-const viaRedirect = () => [
-  'http://127.0.0.1:$P/', 'http://localhost:$P/', 'http://2130706433:$P/', 'http://[::1]:$P/', 'http://[::ffff:127.0.0.1]:$P/',
-  'http://169.254.169.254/', 'file:///etc/passwd',
-].map((to) => `http://127.0.0.2:${R}/?to=${encodeURIComponent(to)}`);
+const viaRedirect = () =>
+  [
+    'http://127.0.0.1:$P/',
+    'http://localhost:$P/',
+    'http://2130706433:$P/',
+    'http://[::1]:$P/',
+    'http://[::ffff:127.0.0.1]:$P/',
+    'http://169.254.169.254/',
+    'file:///etc/passwd',
+  ].map((to) => `http://127.0.0.2:${R}/?to=${encodeURIComponent(to)}`);
 
 async function attempt(guard: OutboundGuard, url: string): Promise<unknown> {
   try {

@@ -9,16 +9,19 @@ import { Type } from 'typebox';
 
 const Seq = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 
-export const ExportPageRequest = Type.Object({
-  /** Records after this seq (the first page: `from - 1`). */
-  afterSeq: Seq,
-  /** The last seq of the export; absent on the first page: the chain's head, or `to` when lower. */
-  toSeq: Type.Optional(Seq),
-  /** Only this tenant's records. */
-  tenantId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  /** At most this many records (the first page is small, so that the first bytes go out early). */
-  limit: Type.Integer({ minimum: 1, maximum: 1000 }),
-}, { additionalProperties: false });
+export const ExportPageRequest = Type.Object(
+  {
+    /** Records after this seq (the first page: `from - 1`). */
+    afterSeq: Seq,
+    /** The last seq of the export; absent on the first page: the chain's head, or `to` when lower. */
+    toSeq: Type.Optional(Seq),
+    /** Only this tenant's records. */
+    tenantId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** At most this many records (the first page is small, so that the first bytes go out early). */
+    limit: Type.Integer({ minimum: 1, maximum: 1000 }),
+  },
+  { additionalProperties: false },
+);
 
 export const ExportPageReply = Type.Object({
   /** The export lines of the page, each ending with a newline, as base64 of their UTF-8 bytes. */

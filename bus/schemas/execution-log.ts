@@ -23,20 +23,26 @@ export const LogVkeyReply = Type.Object({
   origin: Type.String(),
 });
 
-export const LogTileRequest = Type.Object({
-  /** A hash tile's level, or `entries` for an entry bundle. */
-  level: Type.Union([Type.Integer({ minimum: 0, maximum: 63 }), Type.Literal('entries')]),
-  index: Size,
-  /** 256 for a full tile, 1 to 255 for a partial one. */
-  width: Type.Integer({ minimum: 1, maximum: 256 }),
-}, { additionalProperties: false });
+export const LogTileRequest = Type.Object(
+  {
+    /** A hash tile's level, or `entries` for an entry bundle. */
+    level: Type.Union([Type.Integer({ minimum: 0, maximum: 63 }), Type.Literal('entries')]),
+    index: Size,
+    /** 256 for a full tile, 1 to 255 for a partial one. */
+    width: Type.Integer({ minimum: 1, maximum: 256 }),
+  },
+  { additionalProperties: false },
+);
 export const LogTileReply = Type.Object({ bytes: Type.String({ contentEncoding: 'base64' }) });
 
-export const LogProofRequest = Type.Object({
-  id: ExecutionId,
-  /** The tree size to prove inclusion in; default: the latest checkpoint's. */
-  size: Type.Optional(Size),
-}, { additionalProperties: false });
+export const LogProofRequest = Type.Object(
+  {
+    id: ExecutionId,
+    /** The tree size to prove inclusion in; default: the latest checkpoint's. */
+    size: Type.Optional(Size),
+  },
+  { additionalProperties: false },
+);
 export const LogProofReply = Type.Object({
   id: ExecutionId,
   /** The record's leaf: `seq - 1`. */

@@ -21,8 +21,12 @@ export const ConditionStateSchema = Type.Enum(['DEMONSTRATED', 'FAILED', 'UNKNOW
 export const AttentionKindSchema = Type.Enum(['outcome', 'identity', 'capability', 'governance'] as const);
 
 const Filters = {
-  subject: Type.Optional(Word), outcome: Type.Optional(Word), module: Type.Optional(Word), action: Type.Optional(Word),
-  from: Type.Optional(Iso), to: Type.Optional(Iso),
+  subject: Type.Optional(Word),
+  outcome: Type.Optional(Word),
+  module: Type.Optional(Word),
+  action: Type.Optional(Word),
+  from: Type.Optional(Iso),
+  to: Type.Optional(Iso),
 };
 
 export const ListRequest = Type.Object({ tenantId: TenantId, limit: Limit, cursor: Type.Optional(Cursor), ...Filters }, { additionalProperties: false });
@@ -32,10 +36,16 @@ export const ListReply = Type.Object({ records: Type.Array(SuppliedRecordSchema)
 export const RecordReadRequest = Type.Object({ id: ExecutionId, tenantId: TenantId }, { additionalProperties: false });
 
 export const ConditionSchema = Type.Object({
-  condition: ConditionNameSchema, state: ConditionStateSchema, field: Type.String(), detail: Type.String(),
+  condition: ConditionNameSchema,
+  state: ConditionStateSchema,
+  field: Type.String(),
+  detail: Type.String(),
 });
 export const ConditionsReply = Type.Object({
-  id: Type.String(), seq: Type.Integer(), conditions: Type.Array(ConditionSchema, { minItems: 5, maxItems: 5 }), conclusion: Type.String(),
+  id: Type.String(),
+  seq: Type.Integer(),
+  conditions: Type.Array(ConditionSchema, { minItems: 5, maxItems: 5 }),
+  conclusion: Type.String(),
 });
 
 export const ExplainReply = Type.Object({
@@ -46,9 +56,15 @@ export const ExplainReply = Type.Object({
 });
 
 /** Only hashes travel: the candidate input and output are hashed on the edge and dropped (core rule 1). */
-export const ReplayRequest = Type.Object({
-  id: ExecutionId, tenantId: TenantId, candidateInputHash: Type.Optional(Hash), candidateOutputHash: Type.Optional(Hash),
-}, { additionalProperties: false });
+export const ReplayRequest = Type.Object(
+  {
+    id: ExecutionId,
+    tenantId: TenantId,
+    candidateInputHash: Type.Optional(Hash),
+    candidateOutputHash: Type.Optional(Hash),
+  },
+  { additionalProperties: false },
+);
 export const ReplayReply = Type.Object({
   id: Type.String(),
   inputHash: Type.String(),
@@ -61,9 +77,15 @@ export const ReplayReply = Type.Object({
   conclusion: Type.String(),
 });
 
-export const LineageRequest = Type.Object({
-  id: ExecutionId, tenantId: TenantId, depth: Type.Integer({ minimum: 1, maximum: 20 }), limit: Type.Integer({ minimum: 1, maximum: 1000 }),
-}, { additionalProperties: false });
+export const LineageRequest = Type.Object(
+  {
+    id: ExecutionId,
+    tenantId: TenantId,
+    depth: Type.Integer({ minimum: 1, maximum: 20 }),
+    limit: Type.Integer({ minimum: 1, maximum: 1000 }),
+  },
+  { additionalProperties: false },
+);
 const LineageRecord = Type.Object({ id: Type.String(), subject: Type.String(), outcome: Type.String(), depth: Type.Integer({ minimum: 1 }) });
 const Reach = { count: Count, maxDepth: Count, truncated: Type.Boolean() };
 export const LineageReply = Type.Object({
@@ -74,37 +96,68 @@ export const LineageReply = Type.Object({
   meaning: Type.String(),
 });
 
-export const AttentionRequest = Type.Object({
-  tenantId: TenantId, limit: Limit, cursor: Type.Optional(Cursor), kinds: Type.Array(AttentionKindSchema, { minItems: 1, maxItems: 4 }),
-}, { additionalProperties: false });
+export const AttentionRequest = Type.Object(
+  {
+    tenantId: TenantId,
+    limit: Limit,
+    cursor: Type.Optional(Cursor),
+    kinds: Type.Array(AttentionKindSchema, { minItems: 1, maxItems: 4 }),
+  },
+  { additionalProperties: false },
+);
 const Reason = Type.Object({
-  kind: AttentionKindSchema, field: Type.String(), state: Type.Optional(ConditionStateSchema), detail: Type.String(),
+  kind: AttentionKindSchema,
+  field: Type.String(),
+  state: Type.Optional(ConditionStateSchema),
+  detail: Type.String(),
 });
 export const AttentionReply = Type.Object({
-  records: Type.Array(Type.Object({
-    id: Type.String(), seq: Type.Integer(), timestamp: Type.String(), subject: Type.String(), module: Type.String(),
-    action: Type.String(), outcome: Type.String(), reasons: Type.Array(Reason, { minItems: 1 }),
-  })),
+  records: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      seq: Type.Integer(),
+      timestamp: Type.String(),
+      subject: Type.String(),
+      module: Type.String(),
+      action: Type.String(),
+      outcome: Type.String(),
+      reasons: Type.Array(Reason, { minItems: 1 }),
+    }),
+  ),
   nextCursor: NextCursor,
 });
 
 /** Pages of subjects (authority, cost). */
-export const SubjectPageRequest = Type.Object({
-  tenantId: TenantId, limit: Limit, cursor: Type.Optional(Cursor), subject: Type.Optional(Word), from: Type.Optional(Iso), to: Type.Optional(Iso),
-}, { additionalProperties: false });
+export const SubjectPageRequest = Type.Object(
+  {
+    tenantId: TenantId,
+    limit: Limit,
+    cursor: Type.Optional(Cursor),
+    subject: Type.Optional(Word),
+    from: Type.Optional(Iso),
+    to: Type.Optional(Iso),
+  },
+  { additionalProperties: false },
+);
 
 const ScopeCount = Type.Object({ scope: Type.String(), count: Count });
 const ModuleCount = Type.Object({ module: Type.String(), count: Count });
 const OutcomeCount = Type.Object({ outcome: Type.String(), count: Count });
 export const AuthorityReply = Type.Object({
-  subjects: Type.Array(Type.Object({
-    subject: Type.String(), records: Count, firstSeen: Type.String(), lastSeen: Type.String(),
-    scopes: Type.Array(ScopeCount), modules: Type.Array(ModuleCount),
-    actions: Type.Array(Type.Object({ module: Type.String(), action: Type.String(), count: Count })),
-    outcomes: Type.Array(OutcomeCount),
-    capability: Type.Array(Type.Object({ state: ConditionStateSchema, count: Count })),
-    truncated: Type.Boolean(),
-  })),
+  subjects: Type.Array(
+    Type.Object({
+      subject: Type.String(),
+      records: Count,
+      firstSeen: Type.String(),
+      lastSeen: Type.String(),
+      scopes: Type.Array(ScopeCount),
+      modules: Type.Array(ModuleCount),
+      actions: Type.Array(Type.Object({ module: Type.String(), action: Type.String(), count: Count })),
+      outcomes: Type.Array(OutcomeCount),
+      capability: Type.Array(Type.Object({ state: ConditionStateSchema, count: Count })),
+      truncated: Type.Boolean(),
+    }),
+  ),
   nextCursor: NextCursor,
 });
 
@@ -124,8 +177,13 @@ export const TenantRequest = Type.Object({ tenantId: TenantId }, { additionalPro
 const StateCounts = Type.Object({ DEMONSTRATED: Count, FAILED: Count, UNKNOWN: Count, ABSENT: Count });
 export const StatsReply = Type.Object({
   records: Type.Object({
-    total: Count, subjects: Count, priced: Count, unpriced: Count, withoutOutput: Count,
-    firstTimestamp: Type.Union([Type.String(), Type.Null()]), lastTimestamp: Type.Union([Type.String(), Type.Null()]),
+    total: Count,
+    subjects: Count,
+    priced: Count,
+    unpriced: Count,
+    withoutOutput: Count,
+    firstTimestamp: Type.Union([Type.String(), Type.Null()]),
+    lastTimestamp: Type.Union([Type.String(), Type.Null()]),
   }),
   byOutcome: Type.Object({ counts: Type.Array(OutcomeCount), distinct: Count }),
   byModule: Type.Object({ counts: Type.Array(ModuleCount), distinct: Count }),
@@ -136,9 +194,14 @@ export const StatsReply = Type.Object({
 
 export const UnknownsReply = Type.Object({
   records: Count,
-  unknowns: Type.Array(Type.Object({
-    resolvedBy: Type.String(), field: Type.String(), condition: Type.Optional(ConditionNameSchema),
-    states: Type.Optional(Type.Array(ConditionStateSchema)), records: Count,
-  })),
+  unknowns: Type.Array(
+    Type.Object({
+      resolvedBy: Type.String(),
+      field: Type.String(),
+      condition: Type.Optional(ConditionNameSchema),
+      states: Type.Optional(Type.Array(ConditionStateSchema)),
+      records: Count,
+    }),
+  ),
   meaning: Type.String(),
 });

@@ -21,44 +21,56 @@ export const Outcome = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' });
  * Cost as recorded (spec, "Cost object rules"). The rules are also checked by `costProblem`
  * (services/spine/executions/cost-rules.ts), which names the rule broken; this schema is the last word.
  */
-export const CostSchema = Type.Object({
-  amount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-  currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-  source: Text(256),
-  unit: Type.Optional(Text(64)),
-  quantity: Type.Optional(Type.Number()),
-}, { additionalProperties: false });
+export const CostSchema = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+    source: Text(256),
+    unit: Type.Optional(Text(64)),
+    quantity: Type.Optional(Type.Number()),
+  },
+  { additionalProperties: false },
+);
 
 /** A governance decision made elsewhere, recorded as a claim and never asserted correct (core rule 4). */
-export const GovernanceSchema = Type.Object({
-  policyRef: Type.Optional(Text(512)),
-  policyVersion: Type.Optional(Text(128)),
-  decision: Type.Optional(Text(64)),
-  evidence: Type.Optional(Type.Array(Text(2048), { maxItems: 100 })),
-  evaluatedBy: Type.Optional(Text(512)),
-}, { additionalProperties: false });
+export const GovernanceSchema = Type.Object(
+  {
+    policyRef: Type.Optional(Text(512)),
+    policyVersion: Type.Optional(Text(128)),
+    decision: Type.Optional(Text(64)),
+    evidence: Type.Optional(Type.Array(Text(2048), { maxItems: 100 })),
+    evaluatedBy: Type.Optional(Text(512)),
+  },
+  { additionalProperties: false },
+);
 
 /** What the edge knows for certain about the recording call (from the verified token). */
-export const AttestationSchema = Type.Object({
-  jti: Type.Union([Text(128), Type.Null()]),
-  sub: Text(512),
-  scope: Type.Array(Text(200), { maxItems: 100 }),
-  proven: Type.Boolean(),
-  tenantId: Type.Union([Text(128), Type.Null()]),
-}, { additionalProperties: false });
+export const AttestationSchema = Type.Object(
+  {
+    jti: Type.Union([Text(128), Type.Null()]),
+    sub: Text(512),
+    scope: Type.Array(Text(200), { maxItems: 100 }),
+    proven: Type.Boolean(),
+    tenantId: Type.Union([Text(128), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 
 /** The claimed part of a record: what the caller said (input and output only as their hashes). */
-export const ExecutionClaimSchema = Type.Object({
-  subject: Text(512),
-  scope: Type.Array(Text(200), { maxItems: 100 }),
-  module: Text(256),
-  action: Text(256),
-  outcome: Outcome,
-  inputHash: Hash,
-  outputHash: Type.Union([Hash, Type.Null()]),
-  cost: Type.Union([CostSchema, Type.Null()]),
-  governance: Type.Union([GovernanceSchema, Type.Null()]),
-}, { additionalProperties: false });
+export const ExecutionClaimSchema = Type.Object(
+  {
+    subject: Text(512),
+    scope: Type.Array(Text(200), { maxItems: 100 }),
+    module: Text(256),
+    action: Text(256),
+    outcome: Outcome,
+    inputHash: Hash,
+    outputHash: Type.Union([Hash, Type.Null()]),
+    cost: Type.Union([CostSchema, Type.Null()]),
+    governance: Type.Union([GovernanceSchema, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 export type ExecutionClaim = Static<typeof ExecutionClaimSchema>;
 
 export const RecordRequest = Type.Object({
@@ -144,21 +156,35 @@ const Failure = {
 };
 /** Spec, "Chain verification result", plus `mode`. */
 export const ChainVerifyReply = Type.Object({
-  mode: Type.Literal('chain'), valid: Type.Boolean(), checked: Type.Integer(), headHash: Type.String(), ...Failure,
+  mode: Type.Literal('chain'),
+  valid: Type.Boolean(),
+  checked: Type.Integer(),
+  headHash: Type.String(),
+  ...Failure,
   /** Records pruned under retention among those checked (links and signatures checked, content gone; docs/TENANCY.md). */
   pruned: Type.Optional(Type.Integer()),
 });
 /** One record: same failure fields, so a client reads both answers alike; `inChain` when stored as given. */
 export const RecordVerifyReply = Type.Object({
-  mode: Type.Literal('record'), valid: Type.Boolean(), checked: Type.Literal(1),
-  id: Type.String(), seq: Type.Integer(), hash: Type.String(), keyId: Type.String(), inChain: Type.Boolean(), ...Failure,
+  mode: Type.Literal('record'),
+  valid: Type.Boolean(),
+  checked: Type.Literal(1),
+  id: Type.String(),
+  seq: Type.Integer(),
+  hash: Type.String(),
+  keyId: Type.String(),
+  inChain: Type.Boolean(),
+  ...Failure,
 });
 export const VerifyReply = Type.Union([ChainVerifyReply, RecordVerifyReply]);
 
 export const KeysRequest = Type.Object({ keyId: Type.Optional(KeyId) });
 /** Spec, "Trace public key response". */
 export const KeysReply = Type.Object({
-  keyId: Type.String(), algorithm: Type.Literal('Ed25519'), publicKey: Type.String(), ephemeral: Type.Boolean(),
+  keyId: Type.String(),
+  algorithm: Type.Literal('Ed25519'),
+  publicKey: Type.String(),
+  ephemeral: Type.Boolean(),
 });
 
 /**
@@ -169,5 +195,9 @@ export const KeyPublishedEvent = Type.Object({ keyId: KeyId });
 
 /** Broadcast after each commit: identifiers only, never payloads (issue 3, "Events"). */
 export const AppendedEvent = Type.Object({
-  id: Type.String(), seq: Type.Integer(), hash: Type.String(), subject: Type.String(), outcome: Type.String(),
+  id: Type.String(),
+  seq: Type.Integer(),
+  hash: Type.String(),
+  subject: Type.String(),
+  outcome: Type.String(),
 });

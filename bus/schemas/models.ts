@@ -9,11 +9,14 @@ import { CallerSchema } from './tokens.ts';
  */
 export const ModelName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$' });
 
-export const FingerprintSchema = Type.Object({
-  provider: Text(256),
-  model: Text(256),
-  version: Text(256),
-}, { additionalProperties: false });
+export const FingerprintSchema = Type.Object(
+  {
+    provider: Text(256),
+    model: Text(256),
+    version: Text(256),
+  },
+  { additionalProperties: false },
+);
 
 export const PinSchema = Type.Object({
   name: Type.String(),

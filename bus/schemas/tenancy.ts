@@ -6,9 +6,7 @@ export const TenantIdSchema = Type.String({ pattern: '^ten_[0-9a-f]{24}$' });
 export const PlanIdSchema = Type.Union([Type.Literal('free'), Type.Literal('team'), Type.Literal('business'), Type.Literal('enterprise')]);
 export const TenantStatusSchema = Type.Union([Type.Literal('active'), Type.Literal('suspended')]);
 /** The metered limits of a plan (`auditRetentionDays` is a limit, not a counter). */
-export const MetricSchema = Type.Union([
-  Type.Literal('agents'), Type.Literal('validations'), Type.Literal('schedules'), Type.Literal('benchmarkRuns'),
-]);
+export const MetricSchema = Type.Union([Type.Literal('agents'), Type.Literal('validations'), Type.Literal('schedules'), Type.Literal('benchmarkRuns')]);
 export type Metric = Static<typeof MetricSchema>;
 export const PeriodSchema = Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' });
 const Iso = Type.String({ format: 'date-time' });
@@ -31,25 +29,40 @@ export type Tenant = Static<typeof TenantSchema>;
 export const TenantWithKeySchema = Type.Intersect([TenantSchema, Type.Object({ apiKey: Type.String() })]);
 
 const Limits = Type.Object({
-  agents: Type.Integer(), validations: Type.Integer(), auditRetentionDays: Type.Integer(),
-  schedules: Type.Integer(), benchmarkRuns: Type.Integer(),
+  agents: Type.Integer(),
+  validations: Type.Integer(),
+  auditRetentionDays: Type.Integer(),
+  schedules: Type.Integer(),
+  benchmarkRuns: Type.Integer(),
 });
 export const PlanSchema = Type.Object({
-  id: PlanIdSchema, label: Type.String(), priceCents: Type.Integer(), limits: Limits, features: Type.Array(Type.String()),
+  id: PlanIdSchema,
+  label: Type.String(),
+  priceCents: Type.Integer(),
+  limits: Limits,
+  features: Type.Array(Type.String()),
 });
 
 /** One metered limit for the period; `-1` limit and remaining mean unlimited. */
 export const QuotaSchema = Type.Object({
-  metric: MetricSchema, limit: Type.Integer(), used: Type.Integer({ minimum: 0 }), remaining: Type.Integer(),
+  metric: MetricSchema,
+  limit: Type.Integer(),
+  used: Type.Integer({ minimum: 0 }),
+  remaining: Type.Integer(),
 });
 /** A quota at 80% or more of its limit, or with at most one unit left (spec, "Limits"). */
 export const ApproachingSchema = Type.Object({
-  metric: MetricSchema, limit: Type.Integer(), used: Type.Integer({ minimum: 0 }), remaining: Type.Integer(),
+  metric: MetricSchema,
+  limit: Type.Integer(),
+  used: Type.Integer({ minimum: 0 }),
+  remaining: Type.Integer(),
   percentUsed: Type.Integer({ minimum: 0 }),
 });
 export const UsageSchema = Type.Object({
-  agents: Type.Integer({ minimum: 0 }), validations: Type.Integer({ minimum: 0 }),
-  schedules: Type.Integer({ minimum: 0 }), benchmarkRuns: Type.Integer({ minimum: 0 }),
+  agents: Type.Integer({ minimum: 0 }),
+  validations: Type.Integer({ minimum: 0 }),
+  schedules: Type.Integer({ minimum: 0 }),
+  benchmarkRuns: Type.Integer({ minimum: 0 }),
 });
 export const UsageReportSchema = Type.Object({
   tenant: TenantSchema,
@@ -68,12 +81,18 @@ const ExternalRef = Type.String({ minLength: 1, maxLength: 200 });
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 
 export const CreateRequest = Type.Object({
-  name: Name, plan: Type.Optional(PlanIdSchema), externalRef: Type.Optional(ExternalRef), email: Type.Optional(Email), by: By,
+  name: Name,
+  plan: Type.Optional(PlanIdSchema),
+  externalRef: Type.Optional(ExternalRef),
+  email: Type.Optional(Email),
+  by: By,
 });
 export const CreateReply = TenantWithKeySchema;
 
 export const ListRequest = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0, maximum: 1_000_000 }), period: PeriodSchema,
+  limit: Type.Integer({ minimum: 1, maximum: 500 }),
+  offset: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  period: PeriodSchema,
 });
 export const ListReply = Type.Object({ tenants: Type.Array(UsageReportSchema), total: Type.Integer({ minimum: 0 }) });
 
@@ -83,7 +102,10 @@ export const GetReply = UsageReportSchema;
 export const SetPlanRequest = Type.Object({ id: TenantIdSchema, plan: PlanIdSchema, by: By });
 export const RotateKeyRequest = Type.Object({ id: TenantIdSchema, by: By });
 export const SetStatusRequest = Type.Object({
-  id: TenantIdSchema, status: TenantStatusSchema, reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })), by: By,
+  id: TenantIdSchema,
+  status: TenantStatusSchema,
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  by: By,
 });
 
 /** The edge sends the key's SHA-256, never the key. */
@@ -123,10 +145,12 @@ export const UsageRequest = Type.Object({ tenantId: TenantIdSchema, period: Peri
 export const BillingEventSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 255 }),
   type: Type.String({ minLength: 1, maxLength: 100 }),
-  data: Type.Optional(Type.Object({
-    externalRef: Type.Optional(ExternalRef),
-    plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  })),
+  data: Type.Optional(
+    Type.Object({
+      externalRef: Type.Optional(ExternalRef),
+      plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    }),
+  ),
 });
 export type BillingEvent = Static<typeof BillingEventSchema>;
 export const BillingEventRequest = Type.Object({ event: BillingEventSchema });
@@ -139,7 +163,9 @@ export const BillingEventReply = Type.Object({
 
 /** Public signup: a free tenant, at most a few per client address and hour. */
 export const SignupRequest = Type.Object({
-  name: Name, email: Type.Optional(Email), clientIp: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Name,
+  email: Type.Optional(Email),
+  clientIp: Type.String({ minLength: 1, maxLength: 100 }),
 });
 export const SignupReply = Type.Union([
   Type.Object({ created: Type.Literal(true), tenant: TenantWithKeySchema }),

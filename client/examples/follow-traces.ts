@@ -47,7 +47,8 @@ const APPENDED = 'suite.events.v1.executions.appended';
 export async function followTraces(o: FollowOptions): Promise<void> {
   let last = await readLastSeq(o.stateFile);
   const nc: NatsConnection = await connect({
-    servers: o.natsUrl, name: 'follow-traces',
+    servers: o.natsUrl,
+    name: 'follow-traces',
     ...(o.natsUser !== undefined ? { user: o.natsUser, pass: o.natsPassword ?? '' } : {}),
   });
   // Subscribe before catching up, so nothing appended during the catch-up falls between the two.
@@ -109,16 +110,29 @@ async function writeLastSeq(file: string, lastSeq: number): Promise<void> {
 
 if (import.meta.main) {
   const env = process.env;
-  const need = (name: string) => env[name] ?? (() => { throw new Error(`set ${name} (see the comment at the top of this file)`); })();
+  const need = (name: string) =>
+    env[name] ??
+    (() => {
+      throw new Error(`set ${name} (see the comment at the top of this file)`);
+    })();
   const stop = new AbortController();
   process.once('SIGTERM', () => stop.abort());
   process.once('SIGINT', () => stop.abort());
   const following = followTraces({
-    natsUrl: need('FOLLOW_NATS_URL'), natsUser: env.FOLLOW_NATS_USER, natsPassword: env.FOLLOW_NATS_PASSWORD,
-    namespace: env.SUITE_BUS_NAMESPACE, tokenUrl: env.SUITE_TOKEN_URL ?? 'http://127.0.0.1:8081', token: need('SUITE_TOKEN'),
-    stateFile: env.FOLLOW_STATE ?? 'follow-traces.json', signal: stop.signal,
-    handle: (r) => { process.stdout.write(`${JSON.stringify(r)}\n`); },
+    natsUrl: need('FOLLOW_NATS_URL'),
+    natsUser: env.FOLLOW_NATS_USER,
+    natsPassword: env.FOLLOW_NATS_PASSWORD,
+    namespace: env.SUITE_BUS_NAMESPACE,
+    tokenUrl: env.SUITE_TOKEN_URL ?? 'http://127.0.0.1:8081',
+    token: need('SUITE_TOKEN'),
+    stateFile: env.FOLLOW_STATE ?? 'follow-traces.json',
+    signal: stop.signal,
+    handle: (r) => {
+      process.stdout.write(`${JSON.stringify(r)}\n`);
+    },
   });
   // Stopped while reading the export: the state file holds the last record handled; nothing is lost.
-  await following.catch((e: unknown) => { if (!stop.signal.aborted) throw e; });
+  await following.catch((e: unknown) => {
+    if (!stop.signal.aborted) throw e;
+  });
 }

@@ -16,7 +16,7 @@ export async function generatedTypes(): Promise<Record<(typeof LISTENERS)[number
   try {
     const out = {} as Record<(typeof LISTENERS)[number], string>;
     for (const listener of LISTENERS) {
-      const document = await (await fetch(suite.url(listener, '/openapi.json'))).json() as Parameters<typeof openapiTS>[0];
+      const document = (await (await fetch(suite.url(listener, '/openapi.json'))).json()) as Parameters<typeof openapiTS>[0];
       out[listener] = HEADER + astToString(await openapiTS(document, { alphabetize: true }));
     }
     return out;

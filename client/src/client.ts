@@ -12,8 +12,11 @@ export type Listener = 'token' | 'scheduler' | 'bench' | 'connector' | 'trust';
 
 /** Where each listener answers when nothing else is said: the embedded default on this machine. */
 export const LOCAL_URLS: Readonly<Record<Listener, string>> = Object.freeze({
-  token: 'http://127.0.0.1:8081', scheduler: 'http://127.0.0.1:8082', bench: 'http://127.0.0.1:8083',
-  connector: 'http://127.0.0.1:8084', trust: 'http://127.0.0.1:8085',
+  token: 'http://127.0.0.1:8081',
+  scheduler: 'http://127.0.0.1:8082',
+  bench: 'http://127.0.0.1:8083',
+  connector: 'http://127.0.0.1:8084',
+  trust: 'http://127.0.0.1:8085',
 });
 
 export interface SuiteClientOptions {
@@ -100,7 +103,8 @@ export function createSuiteClient(options: SuiteClientOptions = {}): SuiteClient
       mint: async (body, o = {}) => (await token.call('post', '/auth/token', { ...o, body })).body as SuccessBody<MintOp>,
       async validate(t, requiredScope, o = {}) {
         try {
-          return (await token.call('post', '/auth/token/validate', { ...o, body: { token: t, ...(requiredScope !== undefined ? { requiredScope } : {}) } })).body as Validation;
+          return (await token.call('post', '/auth/token/validate', { ...o, body: { token: t, ...(requiredScope !== undefined ? { requiredScope } : {}) } }))
+            .body as Validation;
         } catch (e) {
           const body = e instanceof InvalidRequestError ? e.body : undefined;
           if (isInvalid(body)) return body;
@@ -112,9 +116,16 @@ export function createSuiteClient(options: SuiteClientOptions = {}): SuiteClient
     executions: {
       async record(body, o = {}) {
         const idempotencyKey = o.idempotencyKey ?? crypto.randomUUID();
-        const { status, body: record } = await token.call('post', '/executions', {
-          ...o, body, headers: { ...o.headers, 'idempotency-key': idempotencyKey },
-        }, { retry });
+        const { status, body: record } = await token.call(
+          'post',
+          '/executions',
+          {
+            ...o,
+            body,
+            headers: { ...o.headers, 'idempotency-key': idempotencyKey },
+          },
+          { retry },
+        );
         return { record: record as SuccessBody<ExecutionOp>, replayed: status === 200, idempotencyKey };
       },
     },

@@ -30,18 +30,32 @@ export class SuiteApiError extends SuiteError {
 }
 
 /** 400: the request broke a rule; sending it again changes nothing. */
-export class InvalidRequestError extends SuiteApiError { override name = 'InvalidRequestError'; }
+export class InvalidRequestError extends SuiteApiError {
+  override name = 'InvalidRequestError';
+}
 /** 401 (no, bad, expired or revoked credential) and 403 (not granted by it). */
-export class AuthError extends SuiteApiError { override name = 'AuthError'; }
+export class AuthError extends SuiteApiError {
+  override name = 'AuthError';
+}
 /** 402: the tenant's quota for the period is used up. */
-export class QuotaExceededError extends SuiteApiError { override name = 'QuotaExceededError'; }
-export class NotFoundError extends SuiteApiError { override name = 'NotFoundError'; }
+export class QuotaExceededError extends SuiteApiError {
+  override name = 'QuotaExceededError';
+}
+export class NotFoundError extends SuiteApiError {
+  override name = 'NotFoundError';
+}
 /** 409: contradicts existing state (e.g. an Idempotency-Key reused for another execution). */
-export class ConflictError extends SuiteApiError { override name = 'ConflictError'; }
+export class ConflictError extends SuiteApiError {
+  override name = 'ConflictError';
+}
 /** 429: slow down; `retryAfter` says for how long. */
-export class RateLimitedError extends SuiteApiError { override name = 'RateLimitedError'; }
+export class RateLimitedError extends SuiteApiError {
+  override name = 'RateLimitedError';
+}
 /** 503 (and other 5xx): the suite could not answer now; a write may or may not have happened. */
-export class UnavailableError extends SuiteApiError { override name = 'UnavailableError'; }
+export class UnavailableError extends SuiteApiError {
+  override name = 'UnavailableError';
+}
 
 /** No answer: the connection failed or was reset, or the time allowed ran out. */
 export class TransportError extends SuiteError {

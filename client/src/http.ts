@@ -35,7 +35,11 @@ export function serviceClient<P>(t: Transport): ServiceClient<P> {
   const typed = (method: Method) => async (path: string, init?: UntypedInit) =>
     (await call(t, method, path, init ?? {}, method === 'get' ? t.retry : NO_RETRY)).body;
   return {
-    get: typed('get'), post: typed('post'), put: typed('put'), patch: typed('patch'), delete: typed('delete'),
+    get: typed('get'),
+    post: typed('post'),
+    put: typed('put'),
+    patch: typed('patch'),
+    delete: typed('delete'),
     call: (method, path, init = {}, o = {}) => call(t, method, path, init, o.retry ?? (method === 'get' ? t.retry : NO_RETRY)),
   } as ServiceClient<P>;
 }
@@ -67,7 +71,12 @@ async function attempt(t: Transport, method: Method, url: string, init: UntypedI
     const timedOut = timeout.aborted;
     // Refused before anything was sent: the request cannot have taken effect. Anything else might have.
     const refused = (cause as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-    throw new TransportError(timedOut ? `no answer from ${method.toUpperCase()} ${url} within the time allowed` : `${method.toUpperCase()} ${url} failed: ${String((cause as Error).cause ?? cause)}`, { ambiguous: !refused, timedOut, cause });
+    throw new TransportError(
+      timedOut
+        ? `no answer from ${method.toUpperCase()} ${url} within the time allowed`
+        : `${method.toUpperCase()} ${url} failed: ${String((cause as Error).cause ?? cause)}`,
+      { ambiguous: !refused, timedOut, cause },
+    );
   }
   const text = await res.text().catch((cause: unknown) => {
     throw new TransportError(`the answer of ${method.toUpperCase()} ${url} was cut off`, { ambiguous: true, timedOut: timeout.aborted, cause });

@@ -7,8 +7,16 @@ export { createSuiteClient, LOCAL_URLS, type SuiteClient, type SuiteClientOption
 export type { ServiceClient, UntypedInit } from './http.ts';
 export type { CallInit, CallOptions, SuccessBody, OperationOf, PathsWith, Method } from './types.ts';
 export {
-  SuiteError, SuiteApiError, InvalidRequestError, AuthError, QuotaExceededError, NotFoundError, ConflictError,
-  RateLimitedError, UnavailableError, TransportError,
+  SuiteError,
+  SuiteApiError,
+  InvalidRequestError,
+  AuthError,
+  QuotaExceededError,
+  NotFoundError,
+  ConflictError,
+  RateLimitedError,
+  UnavailableError,
+  TransportError,
 } from './errors.ts';
 export { DEFAULT_RETRY, NO_RETRY, type RetryPolicy } from './retry.ts';
 export { clientCredentialsToken, deviceToken, OAuthTokenError, type OAuthToken, type DeviceUserCode } from './oauth.ts';

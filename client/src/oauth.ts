@@ -55,14 +55,22 @@ async function post(c: Common, url: unknown, form: Record<string, string | undef
   if (typeof url !== 'string') throw new OAuthTokenError('discovery_failed', 'the suite names no such endpoint');
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) params.set(k, v);
-  const res = await (c.fetch ?? globalThis.fetch)(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: params.toString() });
+  const res = await (c.fetch ?? globalThis.fetch)(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: params.toString(),
+  });
   const body = (await res.json().catch(() => ({}))) as Body;
-  if (!res.ok) throw new OAuthTokenError(String(body.error ?? `http_${res.status}`), typeof body.error_description === 'string' ? body.error_description : undefined);
+  if (!res.ok)
+    throw new OAuthTokenError(String(body.error ?? `http_${res.status}`), typeof body.error_description === 'string' ? body.error_description : undefined);
   return body;
 }
 
 const tokenOf = (b: Body): OAuthToken => ({
-  accessToken: String(b.access_token), tokenType: String(b.token_type), expiresIn: Number(b.expires_in), scope: String(b.scope ?? ''),
+  accessToken: String(b.access_token),
+  tokenType: String(b.token_type),
+  expiresIn: Number(b.expires_in),
+  scope: String(b.scope ?? ''),
   ...(typeof b.refresh_token === 'string' ? { refreshToken: b.refresh_token } : {}),
 });
 
@@ -70,7 +78,9 @@ const tokenOf = (b: Body): OAuthToken => ({
 export async function clientCredentialsToken(c: Common & { clientSecret: string }): Promise<OAuthToken> {
   const m = await metadata(c);
   const basic = btoa(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.clientSecret)}`);
-  return tokenOf(await post(c, m.token_endpoint, { grant_type: 'client_credentials', scope: c.scope, resource: c.resource }, { authorization: `Basic ${basic}` }));
+  return tokenOf(
+    await post(c, m.token_endpoint, { grant_type: 'client_credentials', scope: c.scope, resource: c.resource }, { authorization: `Basic ${basic}` }),
+  );
 }
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -84,8 +94,10 @@ export async function deviceToken(c: Common & { onUserCode: (code: DeviceUserCod
   const m = await metadata(c);
   const started = await post(c, m.device_authorization_endpoint, { client_id: c.clientId, scope: c.scope, resource: c.resource });
   c.onUserCode({
-    userCode: String(started.user_code), verificationUri: String(started.verification_uri),
-    verificationUriComplete: String(started.verification_uri_complete), expiresIn: Number(started.expires_in),
+    userCode: String(started.user_code),
+    verificationUri: String(started.verification_uri),
+    verificationUriComplete: String(started.verification_uri_complete),
+    expiresIn: Number(started.expires_in),
   });
   let interval = Number(started.interval ?? 5);
   for (;;) {
@@ -109,6 +121,13 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

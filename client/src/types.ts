@@ -8,7 +8,8 @@ export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 /** The paths of `P` that declare `M` (openapi-typescript writes `get?: never` for the others). */
 export type PathsWith<P, M extends Method> = {
   [K in keyof P]: P[K] extends { [k in M]: infer O } ? ([O] extends [never] ? never : K) : never;
-}[keyof P] & string;
+}[keyof P] &
+  string;
 
 export type OperationOf<P, K extends keyof P, M extends Method> = P[K] extends { [k in M]: infer O } ? O : never;
 
@@ -16,18 +17,27 @@ type Params<O> = O extends { parameters: infer X } ? X : object;
 
 type PathPart<O> = Params<O> extends { path: infer X } ? ([X] extends [never] ? object : { path: X }) : object;
 
-type QueryPart<O> = Params<O> extends { query: infer Q }
-  ? ([Q] extends [never] ? object : { query: Q })
-  : Params<O> extends { query?: infer Q }
-    ? ([Exclude<Q, undefined>] extends [never] ? object : { query?: Exclude<Q, undefined> })
-    : object;
+type QueryPart<O> =
+  Params<O> extends { query: infer Q }
+    ? [Q] extends [never]
+      ? object
+      : { query: Q }
+    : Params<O> extends { query?: infer Q }
+      ? [Exclude<Q, undefined>] extends [never]
+        ? object
+        : { query?: Exclude<Q, undefined> }
+      : object;
 
 type JsonOf<C> = C extends { content: { 'application/json': infer B } } ? B : C extends { content: { 'application/json; charset=utf-8': infer B } } ? B : never;
 
 type BodyPart<O> = O extends { requestBody: infer R }
-  ? ([JsonOf<R>] extends [never] ? object : { body: JsonOf<R> })
+  ? [JsonOf<R>] extends [never]
+    ? object
+    : { body: JsonOf<R> }
   : O extends { requestBody?: infer R }
-    ? ([JsonOf<Exclude<R, undefined>>] extends [never] ? object : { body?: JsonOf<Exclude<R, undefined>> })
+    ? [JsonOf<Exclude<R, undefined>>] extends [never]
+      ? object
+      : { body?: JsonOf<Exclude<R, undefined>> }
     : object;
 
 /** Options of every call, beside its parameters. */

@@ -5,7 +5,15 @@
  * Its own entry point (`@agent-authority/client/verify`), so the HTTP client stays browser-safe.
  */
 import type { KeyObject } from 'node:crypto';
-import { checkExecution, ed25519PublicKey, ExportVerifier, keyIdOf, type ExecutionRecord, type ExportVerification, type KeyLookup } from '../../core/chain/index.ts';
+import {
+  checkExecution,
+  ed25519PublicKey,
+  ExportVerifier,
+  keyIdOf,
+  type ExecutionRecord,
+  type ExportVerification,
+  type KeyLookup,
+} from '../../core/chain/index.ts';
 
 import { checkpointPolicyOf, verifyReceipt as verifyLogReceipt, type ExecutionReceipt, type ReceiptVerification } from '../../core/tlog/index.ts';
 

@@ -7,9 +7,22 @@ import { attentionReasons } from './attention.ts';
 function record(o: Partial<Omit<ExecutionRecord, 'attested'>> & { attested?: Partial<ExecutionRecord['attested']> } = {}): ExecutionRecord {
   const { attested, ...rest } = o;
   return {
-    seq: 7, id: 'exec_0123456789abcdef0123456789abcdef', timestamp: '2025-01-02T03:04:05.006Z', subject: 'agent-crm',
-    scope: ['crm:write'], module: 'crm', action: 'update-contact', outcome: 'success', inputHash: 'a'.repeat(64), outputHash: null,
-    cost: null, governance: null, prevHash: 'b'.repeat(64), keyId: 'ed25519-0000000000000000', hash: 'c'.repeat(64), signature: 'c2ln',
+    seq: 7,
+    id: 'exec_0123456789abcdef0123456789abcdef',
+    timestamp: '2025-01-02T03:04:05.006Z',
+    subject: 'agent-crm',
+    scope: ['crm:write'],
+    module: 'crm',
+    action: 'update-contact',
+    outcome: 'success',
+    inputHash: 'a'.repeat(64),
+    outputHash: null,
+    cost: null,
+    governance: null,
+    prevHash: 'b'.repeat(64),
+    keyId: 'ed25519-0000000000000000',
+    hash: 'c'.repeat(64),
+    signature: 'c2ln',
     ...rest,
     attested: { jti: 'j', sub: 'agent-crm', scope: ['crm:*'], proven: true, tenantId: null, ...attested },
   };
@@ -21,7 +34,11 @@ describe('the five-condition assessment', () => {
   it('reports the five conditions in the spec order, each with a state and the field it was read from, and no score', () => {
     const a = assessConditions(record());
     expect(a.conditions.map((c) => [c.condition, c.field])).toEqual([
-      ['Identity', 'attested.proven'], ['Capability', 'scope'], ['Evidence', 'governance.evidence'], ['Governance', 'governance'], ['Time', 'timestamp'],
+      ['Identity', 'attested.proven'],
+      ['Capability', 'scope'],
+      ['Evidence', 'governance.evidence'],
+      ['Governance', 'governance'],
+      ['Time', 'timestamp'],
     ]);
     expect(Object.keys(a).sort()).toEqual(['conclusion', 'conditions']);
     for (const c of a.conditions) {
@@ -41,10 +58,10 @@ describe('the five-condition assessment', () => {
 
   it.each<[string, ConditionState, Parameters<typeof record>[0]]>([
     ['no scope claimed', 'ABSENT', { scope: [] }],
-    ['claimed scopes granted by a wildcard of the subject\'s own token', 'DEMONSTRATED', { scope: ['crm:write', 'crm:read'] }],
-    ['a claimed scope the subject\'s own token does not grant', 'FAILED', { scope: ['crm:write', 'billing:refund'] }],
+    ["claimed scopes granted by a wildcard of the subject's own token", 'DEMONSTRATED', { scope: ['crm:write', 'crm:read'] }],
+    ["a claimed scope the subject's own token does not grant", 'FAILED', { scope: ['crm:write', 'billing:refund'] }],
     ['a claimed scope deeper than the wildcard (segment-exact)', 'FAILED', { scope: ['crm:write:all'] }],
-    ['scopes recorded by another subject\'s token', 'UNKNOWN', { attested: { sub: 'orchestrator', scope: ['*'] } }],
+    ["scopes recorded by another subject's token", 'UNKNOWN', { attested: { sub: 'orchestrator', scope: ['*'] } }],
     ['the bare * grants everything', 'DEMONSTRATED', { scope: ['any:thing:at:all'], attested: { scope: ['*'] } }],
   ])('Capability: %s gives %s', (_name, state, o) => {
     expect(stateOf(record(o), 'Capability').state).toBe(state);
@@ -72,7 +89,7 @@ describe('the five-condition assessment', () => {
     expect(g.detail).toContain('never asserts');
   });
 
-  it('Time is DEMONSTRATED from the suite\'s own signed timestamp, FAILED for one the suite never writes', () => {
+  it("Time is DEMONSTRATED from the suite's own signed timestamp, FAILED for one the suite never writes", () => {
     expect(stateOf(record(), 'Time')).toMatchObject({ state: 'DEMONSTRATED', field: 'timestamp' });
     expect(stateOf(record(), 'Time').detail).toContain('2025-01-02T03:04:05.006Z');
     expect(stateOf(record({ timestamp: 'yesterday' }), 'Time').state).toBe('FAILED');
@@ -85,8 +102,10 @@ describe('the five-condition assessment', () => {
 
   it('concludes in words, naming each condition under its state', () => {
     const a = assessConditions(record({ scope: [], attested: { proven: false } }));
-    expect(a.conclusion).toBe('Of the five conditions, 1 demonstrated (Time), 1 unknown (Identity) and 3 absent (Capability, Evidence, Governance). '
-      + 'Each is reported on its own, read from the record\'s fields; no score is derived from them.');
+    expect(a.conclusion).toBe(
+      'Of the five conditions, 1 demonstrated (Time), 1 unknown (Identity) and 3 absent (Capability, Evidence, Governance). ' +
+        "Each is reported on its own, read from the record's fields; no score is derived from them.",
+    );
     expect(conclude([])).toContain('none assessed');
   });
 });
@@ -97,7 +116,9 @@ describe('reasons for attention', () => {
   it('names the field that says so for each reason, and only for the kinds asked', () => {
     const r = record({ outcome: 'failure', scope: ['billing:refund'], governance: { decision: 'DENIED' } });
     expect(attentionReasons(r, all).map((x) => [x.kind, x.field, x.state])).toEqual([
-      ['outcome', 'outcome', undefined], ['capability', 'scope vs attested.scope', 'FAILED'], ['governance', 'governance.decision', 'FAILED'],
+      ['outcome', 'outcome', undefined],
+      ['capability', 'scope vs attested.scope', 'FAILED'],
+      ['governance', 'governance.decision', 'FAILED'],
     ]);
     expect(attentionReasons(r, ['governance']).map((x) => x.kind)).toEqual(['governance']);
     expect(attentionReasons(record({ attested: { proven: false } }), all)).toEqual([

@@ -59,9 +59,10 @@ interface Facts {
 function factsOf(r: Readable): Facts {
   const a = (typeof r.attested === 'object' && r.attested !== null ? r.attested : {}) as Record<string, unknown>;
   const g = (typeof r.governance === 'object' && r.governance !== null ? r.governance : {}) as Record<string, unknown>;
-  const policy = typeof g.policyRef === 'string'
-    ? `policy ${JSON.stringify(g.policyRef)}${typeof g.policyVersion === 'string' ? ` version ${JSON.stringify(g.policyVersion)}` : ''}`
-    : 'an unnamed policy';
+  const policy =
+    typeof g.policyRef === 'string'
+      ? `policy ${JSON.stringify(g.policyRef)}${typeof g.policyVersion === 'string' ? ` version ${JSON.stringify(g.policyVersion)}` : ''}`
+      : 'an unnamed policy';
   return {
     sub: typeof a.sub === 'string' ? a.sub : undefined,
     proven: a.proven === true,
@@ -78,12 +79,21 @@ const list = (xs: readonly string[]) => (xs.length ? xs.map(q).join(', ') : 'non
 export function identityOf(r: Readable, f = factsOf(r)): Condition {
   const at = (state: ConditionState, detail: string): Condition => ({ condition: 'Identity', state, field: 'attested.proven', detail });
   if (f.proven && f.sub === r.subject) {
-    return at('DEMONSTRATED', `recorded under a token issued with proof of the enrolled identity ${q(r.subject)}'s private key, and that identity is the claimed subject`);
+    return at(
+      'DEMONSTRATED',
+      `recorded under a token issued with proof of the enrolled identity ${q(r.subject)}'s private key, and that identity is the claimed subject`,
+    );
   }
   if (f.proven) {
-    return at('FAILED', `the recording token proved the identity ${q(f.sub ?? '')} (attested.sub), but the record claims the subject ${q(r.subject)}: the only identity demonstrated is not the one claimed`);
+    return at(
+      'FAILED',
+      `the recording token proved the identity ${q(f.sub ?? '')} (attested.sub), but the record claims the subject ${q(r.subject)}: the only identity demonstrated is not the one claimed`,
+    );
   }
-  return at('UNKNOWN', `the recording token (attested.sub ${q(f.sub ?? '')}) was not issued with proof of an enrolled identity's key; the subject ${q(r.subject)} is a claim`);
+  return at(
+    'UNKNOWN',
+    `the recording token (attested.sub ${q(f.sub ?? '')}) was not issued with proof of an enrolled identity's key; the subject ${q(r.subject)} is a claim`,
+  );
 }
 
 export function capabilityOf(r: Readable, f = factsOf(r)): Condition {
@@ -91,13 +101,22 @@ export function capabilityOf(r: Readable, f = factsOf(r)): Condition {
   const claimed = Array.isArray(r.scope) ? r.scope : [];
   if (claimed.length === 0) return at('ABSENT', 'no scope was claimed for this action');
   if (f.sub !== r.subject) {
-    return at('UNKNOWN', `the claimed scopes (${list(claimed)}) were recorded by another subject's token (attested.sub ${q(f.sub ?? '')}), whose scopes do not speak for ${q(r.subject)}`);
+    return at(
+      'UNKNOWN',
+      `the claimed scopes (${list(claimed)}) were recorded by another subject's token (attested.sub ${q(f.sub ?? '')}), whose scopes do not speak for ${q(r.subject)}`,
+    );
   }
   const missing = claimed.filter((s) => !scopeGrants(f.grantedScope, s));
   if (missing.length === 0) {
-    return at('DEMONSTRATED', `every claimed scope (${list(claimed)}) is granted by the subject's own recording token (attested.scope: ${list(f.grantedScope)})`);
+    return at(
+      'DEMONSTRATED',
+      `every claimed scope (${list(claimed)}) is granted by the subject's own recording token (attested.scope: ${list(f.grantedScope)})`,
+    );
   }
-  return at('FAILED', `claimed scope${missing.length > 1 ? 's' : ''} ${list(missing)} not granted by the subject's own recording token (attested.scope: ${list(f.grantedScope)})`);
+  return at(
+    'FAILED',
+    `claimed scope${missing.length > 1 ? 's' : ''} ${list(missing)} not granted by the subject's own recording token (attested.scope: ${list(f.grantedScope)})`,
+  );
 }
 
 export function governanceOf(r: Readable, rules: ConditionRules = CONDITION_RULES, f = factsOf(r)): Condition {
@@ -114,7 +133,10 @@ export function governanceOf(r: Readable, rules: ConditionRules = CONDITION_RULE
 export function evidenceOf(r: Readable, f = factsOf(r)): Condition {
   const at = (state: ConditionState, detail: string): Condition => ({ condition: 'Evidence', state, field: 'governance.evidence', detail });
   if (f.evidence > 0) {
-    return at('DEMONSTRATED', `${f.evidence} evidence reference${f.evidence > 1 ? 's' : ''} recorded with the governance claim; the suite keeps them as given and does not fetch or judge them`);
+    return at(
+      'DEMONSTRATED',
+      `${f.evidence} evidence reference${f.evidence > 1 ? 's' : ''} recorded with the governance claim; the suite keeps them as given and does not fetch or judge them`,
+    );
   }
   if (f.decision !== undefined) return at('UNKNOWN', `a governance decision (${q(f.decision)}) was recorded without the evidence it rested on`);
   return at('ABSENT', 'no evidence was recorded');
@@ -123,7 +145,10 @@ export function evidenceOf(r: Readable, f = factsOf(r)): Condition {
 export function timeOf(r: Readable): Condition {
   const at = (state: ConditionState, detail: string): Condition => ({ condition: 'Time', state, field: 'timestamp', detail });
   if (typeof r.timestamp === 'string' && TIMESTAMP_SHAPE.test(r.timestamp)) {
-    return at('DEMONSTRATED', `the suite accepted the record at ${r.timestamp} by its own clock and signed that time with key ${q(r.keyId)}; it is when the record was made, not a claim of when the action happened`);
+    return at(
+      'DEMONSTRATED',
+      `the suite accepted the record at ${r.timestamp} by its own clock and signed that time with key ${q(r.keyId)}; it is when the record was made, not a claim of when the action happened`,
+    );
   }
   return at('FAILED', 'the timestamp is not one the suite writes (the stored record was edited; verify it)');
 }
@@ -136,7 +161,10 @@ export function assessConditions(r: Readable, rules: ConditionRules = CONDITION_
 }
 
 const STATE_WORDS: Record<ConditionState, string> = {
-  DEMONSTRATED: 'demonstrated', FAILED: 'failed', UNKNOWN: 'unknown', ABSENT: 'absent',
+  DEMONSTRATED: 'demonstrated',
+  FAILED: 'failed',
+  UNKNOWN: 'unknown',
+  ABSENT: 'absent',
 };
 
 export function conclude(conditions: readonly Condition[]): string {

@@ -17,12 +17,13 @@ export interface Explanation {
   basis: string;
 }
 
-export const EXPLANATION_BASIS = 'Every sentence is a fixed template filled with the record\'s signed fields (named in `fields`), '
-  + 'so anyone holding the record can rebuild it; no model wrote it. Claims of the recorder are called claims: '
-  + 'the suite attests only the time it accepted the record, the recording token (attested) and the chain position.';
+export const EXPLANATION_BASIS =
+  "Every sentence is a fixed template filled with the record's signed fields (named in `fields`), " +
+  'so anyone holding the record can rebuild it; no model wrote it. Claims of the recorder are called claims: ' +
+  'the suite attests only the time it accepted the record, the recording token (attested) and the chain position.';
 
 const q = (v: unknown) => JSON.stringify(v);
-const obj = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined);
+const obj = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 const quoted = (xs: readonly string[]) => xs.map(q).join(', ');
 
@@ -34,13 +35,20 @@ export function explainRecord(r: Explainable): Explanation {
     text: `Record ${r.seq} of the execution chain (${r.id}) was accepted by the suite at ${r.timestamp}. It says that the subject ${q(r.subject)} performed the action ${q(r.action)} in the module ${q(r.module)}, with the outcome ${q(r.outcome)}; these are the recorder's claims.`,
     fields: ['seq', 'id', 'timestamp', 'subject', 'action', 'module', 'outcome'],
   });
-  s.push(r.scope.length
-    ? { text: `It claims the action was taken under the scope${r.scope.length > 1 ? 's' : ''} ${quoted(r.scope)}.`, fields: ['scope'] }
-    : { text: 'It claims no scope for the action.', fields: ['scope'] });
+  s.push(
+    r.scope.length
+      ? { text: `It claims the action was taken under the scope${r.scope.length > 1 ? 's' : ''} ${quoted(r.scope)}.`, fields: ['scope'] }
+      : { text: 'It claims no scope for the action.', fields: ['scope'] },
+  );
   s.push(recordedBy(r.attested));
-  s.push(r.outputHash === null
-    ? { text: `The input is kept only as its SHA-256 hash ${r.inputHash}; no output was recorded.`, fields: ['inputHash', 'outputHash'] }
-    : { text: `The input and output are kept only as their SHA-256 hashes: input ${r.inputHash}, output ${r.outputHash}.`, fields: ['inputHash', 'outputHash'] });
+  s.push(
+    r.outputHash === null
+      ? { text: `The input is kept only as its SHA-256 hash ${r.inputHash}; no output was recorded.`, fields: ['inputHash', 'outputHash'] }
+      : {
+          text: `The input and output are kept only as their SHA-256 hashes: input ${r.inputHash}, output ${r.outputHash}.`,
+          fields: ['inputHash', 'outputHash'],
+        },
+  );
   s.push(costSentence(obj(r.cost)));
   s.push(governanceSentence(obj(r.governance)));
   s.push({
@@ -53,9 +61,7 @@ export function explainRecord(r: Explainable): Explanation {
 function recordedBy(attested: unknown): Sentence {
   const a = obj(attested) ?? {};
   const scope = strings(a.scope);
-  const proof = a.proven === true
-    ? 'issued with proof of the enrolled identity\'s private key'
-    : 'not issued with proof of an enrolled identity\'s key';
+  const proof = a.proven === true ? "issued with proof of the enrolled identity's private key" : "not issued with proof of an enrolled identity's key";
   const tenant = typeof a.tenantId === 'string' ? `, under the tenant ${q(a.tenantId)}` : '';
   const jti = typeof a.jti === 'string' ? ` ${q(a.jti)}` : '';
   return {
@@ -92,7 +98,9 @@ function governanceSentence(g: Record<string, unknown> | undefined): Sentence {
   fields.push('governance.decision');
   const evidence = strings(g.evidence);
   fields.push('governance.evidence');
-  const cited = evidence.length ? `, citing ${evidence.length} piece${evidence.length > 1 ? 's' : ''} of evidence (${quoted(evidence)})` : ', citing no evidence';
+  const cited = evidence.length
+    ? `, citing ${evidence.length} piece${evidence.length > 1 ? 's' : ''} of evidence (${quoted(evidence)})`
+    : ', citing no evidence';
   return {
     text: `It records that ${policy}${by} ${decision}${cited}; the decision was made elsewhere and the suite never asserts it was correct.`,
     fields,

@@ -1,7 +1,14 @@
 /** The five conditions of a record, its explanation and its reasons for attention: read from signed fields, no I/O. */
 export {
-  assessConditions, CONDITION_RULES, CONDITIONS, CONDITION_STATES,
-  type Assessment, type Condition, type ConditionName, type ConditionRules, type ConditionState,
+  assessConditions,
+  CONDITION_RULES,
+  CONDITIONS,
+  CONDITION_STATES,
+  type Assessment,
+  type Condition,
+  type ConditionName,
+  type ConditionRules,
+  type ConditionState,
 } from './conditions.ts';
 export { explainRecord, type Explanation, type Sentence } from './explain.ts';
 export { attentionReasons, ATTENTION_KINDS, type AttentionKind, type AttentionReason } from './attention.ts';

@@ -16,7 +16,11 @@ export interface StateCombination {
 }
 
 const KEY: Record<ConditionName, keyof Omit<StateCombination, 'n'>> = {
-  Identity: 'identity', Capability: 'capability', Evidence: 'evidence', Governance: 'governance', Time: 'time',
+  Identity: 'identity',
+  Capability: 'capability',
+  Evidence: 'evidence',
+  Governance: 'governance',
+  Time: 'time',
 };
 
 /** Records whose `condition` is in one of `states`. */
@@ -34,18 +38,30 @@ export function conditionTable(rows: readonly StateCombination[]) {
 /** What the suite does not track or cannot check, whatever the counts say (core rule 4). */
 export function unverifiable(c: { identityNotDemonstrated: number; unpriced: number }) {
   return [
-    { what: 'outcome', why: 'the outcome of every record is the recorder\'s claim; the suite did not observe the action' },
+    { what: 'outcome', why: "the outcome of every record is the recorder's claim; the suite did not observe the action" },
     { what: 'cost', why: `cost figures are claims with a named source; the suite does not measure cost, and ${c.unpriced} records carry no cost claim at all` },
-    { what: 'governance', why: 'governance decisions and their evidence are claims of decisions made elsewhere; the suite records them and never asserts they were correct' },
-    { what: 'identity', why: `the subject of ${c.identityNotDemonstrated} records is not demonstrated (Identity UNKNOWN or FAILED): only tokens issued with proof of an enrolled identity's key tie a record to its subject` },
-    { what: 'input and output content', why: 'only SHA-256 hashes are kept; content cannot be recovered, only matched against a candidate (GET|POST /executions/{id}/replay)' },
+    {
+      what: 'governance',
+      why: 'governance decisions and their evidence are claims of decisions made elsewhere; the suite records them and never asserts they were correct',
+    },
+    {
+      what: 'identity',
+      why: `the subject of ${c.identityNotDemonstrated} records is not demonstrated (Identity UNKNOWN or FAILED): only tokens issued with proof of an enrolled identity's key tie a record to its subject`,
+    },
+    {
+      what: 'input and output content',
+      why: 'only SHA-256 hashes are kept; content cannot be recovered, only matched against a candidate (GET|POST /executions/{id}/replay)',
+    },
     { what: 'time of the action', why: 'timestamp is when the suite accepted the record, not when the action happened' },
-    { what: 'completeness', why: 'actions that were never recorded are not counted anywhere; the chain proves what it holds, not that nothing is missing from it' },
+    {
+      what: 'completeness',
+      why: 'actions that were never recorded are not counted anywhere; the chain proves what it holds, not that nothing is missing from it',
+    },
   ];
 }
 
-export const UNKNOWNS_MEANING = 'Counts of records each action would resolve. The list is in a fixed order and carries no priority; '
-  + 'a record may be counted under several actions.';
+export const UNKNOWNS_MEANING =
+  'Counts of records each action would resolve. The list is in a fixed order and carries no priority; ' + 'a record may be counted under several actions.';
 
 /** Unknowns grouped by the action that would resolve them (GET /executions/unknowns), fixed order. */
 export function unknownGroups(rows: readonly StateCombination[], c: { unpriced: number; withoutOutput: number }) {
@@ -53,30 +69,51 @@ export function unknownGroups(rows: readonly StateCombination[], c: { unpriced: 
   return [
     {
       resolvedBy: 'Enrol the subject as an identity (POST /identities) and record its executions with a token issued with proof of its key',
-      field: 'attested.proven', condition: 'Identity' as const, states: ['UNKNOWN' as const], records: countIn(rows, 'Identity', ['UNKNOWN']),
+      field: 'attested.proven',
+      condition: 'Identity' as const,
+      states: ['UNKNOWN' as const],
+      records: countIn(rows, 'Identity', ['UNKNOWN']),
     },
     {
       resolvedBy: 'Record each execution with a token issued to the acting subject itself, so that its scopes speak for the actor',
-      field: 'attested.sub', condition: 'Capability' as const, states: ['UNKNOWN' as const], records: countIn(rows, 'Capability', ['UNKNOWN']),
+      field: 'attested.sub',
+      condition: 'Capability' as const,
+      states: ['UNKNOWN' as const],
+      records: countIn(rows, 'Capability', ['UNKNOWN']),
     },
     {
       resolvedBy: 'Record the scopes the action was taken under',
-      field: 'scope', condition: 'Capability' as const, states: ['ABSENT' as const], records: countIn(rows, 'Capability', ['ABSENT']),
+      field: 'scope',
+      condition: 'Capability' as const,
+      states: ['ABSENT' as const],
+      records: countIn(rows, 'Capability', ['ABSENT']),
     },
     {
       resolvedBy: 'Record the governance decision made for the action',
-      field: 'governance', condition: 'Governance' as const, states: ['ABSENT' as const], records: countIn(rows, 'Governance', ['ABSENT']),
+      field: 'governance',
+      condition: 'Governance' as const,
+      states: ['ABSENT' as const],
+      records: countIn(rows, 'Governance', ['ABSENT']),
     },
     {
       resolvedBy: `Record the governance decision in words the assessment recognises (${decisionWords})`,
-      field: 'governance.decision', condition: 'Governance' as const, states: ['UNKNOWN' as const], records: countIn(rows, 'Governance', ['UNKNOWN']),
+      field: 'governance.decision',
+      condition: 'Governance' as const,
+      states: ['UNKNOWN' as const],
+      records: countIn(rows, 'Governance', ['UNKNOWN']),
     },
     {
       resolvedBy: 'Record the evidence the governance decision rested on',
-      field: 'governance.evidence', condition: 'Evidence' as const, states: ['UNKNOWN' as const, 'ABSENT' as const],
+      field: 'governance.evidence',
+      condition: 'Evidence' as const,
+      states: ['UNKNOWN' as const, 'ABSENT' as const],
       records: countIn(rows, 'Evidence', ['UNKNOWN', 'ABSENT']),
     },
     { resolvedBy: 'Record the cost of the execution with the source of the figure', field: 'cost', records: c.unpriced },
-    { resolvedBy: 'Send the output with the record, so that it can be matched (replay) and followed downstream (lineage)', field: 'outputHash', records: c.withoutOutput },
+    {
+      resolvedBy: 'Send the output with the record, so that it can be matched (replay) and followed downstream (lineage)',
+      field: 'outputHash',
+      records: c.withoutOutput,
+    },
   ];
 }

@@ -6,7 +6,7 @@ const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
 describe('PKCE', () => {
-  it('computes RFC 7636 Appendix B\'s challenge from its verifier', () => {
+  it("computes RFC 7636 Appendix B's challenge from its verifier", () => {
     expect(s256(VERIFIER)).toBe(CHALLENGE);
     expect(verifierMatches(VERIFIER, CHALLENGE)).toBe(true);
   });
@@ -28,7 +28,7 @@ describe('PKCE', () => {
 });
 
 describe('device user codes', () => {
-  it('are eight letters of RFC 8628\'s consonant alphabet shown as XXXX-XXXX', () => {
+  it("are eight letters of RFC 8628's consonant alphabet shown as XXXX-XXXX", () => {
     for (let i = 0; i < 50; i++) {
       const code = newUserCode();
       expect(code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { CONSENT_PAGE_HEADERS, csrfMatches, csrfToken, narrowedConsent, renderConsentPage } from './index.ts';
 
 const secret = new Uint8Array(32).fill(7);
-const view = { action: '/oauth/consent', requestId: 'req-1', csrf: csrfToken(secret, 'req-1'), clientName: 'Desk <App>', scopes: ['tool:search', 'tool:invoice:read'], resource: 'https://suite.example/mcp', maxLifetimeSeconds: 3600 };
+const view = {
+  action: '/oauth/consent',
+  requestId: 'req-1',
+  csrf: csrfToken(secret, 'req-1'),
+  clientName: 'Desk <App>',
+  scopes: ['tool:search', 'tool:invoice:read'],
+  resource: 'https://suite.example/mcp',
+  maxLifetimeSeconds: 3600,
+};
 
 describe('the consent page', () => {
   it('shows the client, one labelled checkbox per scope, the resource and Approve and Deny', () => {
@@ -15,7 +23,7 @@ describe('the consent page', () => {
     expect(html).toMatch(/value="approve">Approve<\/button>.*value="deny">Deny<\/button>/);
   });
 
-  it('offers only lifetimes up to the request\'s', () => {
+  it("offers only lifetimes up to the request's", () => {
     const html = renderConsentPage({ ...view, maxLifetimeSeconds: 900 });
     expect(html).toContain('<option value="900" selected>');
     expect(html).toContain('<option value="300">');

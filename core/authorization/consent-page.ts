@@ -33,15 +33,13 @@ export function consentHeaders(redirectTo?: string): Record<string, string> {
   };
 }
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * CSRF: the form carries an HMAC of the pending request's id under a server secret, checked on
  * submit (constant time). Bound to one request, so a token from another consent is worthless.
  */
-export const csrfToken = (secret: Uint8Array, requestId: string): string =>
-  createHmac('sha256', secret).update(`consent:${requestId}`).digest('base64url');
+export const csrfToken = (secret: Uint8Array, requestId: string): string => createHmac('sha256', secret).update(`consent:${requestId}`).digest('base64url');
 
 export function csrfMatches(secret: Uint8Array, requestId: string, presented: string | undefined): boolean {
   if (presented === undefined) return false;
@@ -67,8 +65,12 @@ const lifetimeLabel = (s: number): string => (s % 3600 === 0 ? `${s / 3600} hour
 
 export function renderConsentPage(view: ConsentView): string {
   const lifetimes = [...new Set([...LIFETIMES.filter((s) => s < view.maxLifetimeSeconds), view.maxLifetimeSeconds])];
-  const scopeBoxes = view.scopes.map((s, i) =>
-    `<li><input type="checkbox" id="scope-${i}" name="scope" value="${escapeHtml(s)}" checked><label for="scope-${i}">${escapeHtml(s)}</label></li>`).join('');
+  const scopeBoxes = view.scopes
+    .map(
+      (s, i) =>
+        `<li><input type="checkbox" id="scope-${i}" name="scope" value="${escapeHtml(s)}" checked><label for="scope-${i}">${escapeHtml(s)}</label></li>`,
+    )
+    .join('');
   const options = lifetimes.map((s) => `<option value="${s}"${s === view.maxLifetimeSeconds ? ' selected' : ''}>${lifetimeLabel(s)}</option>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Authorize ${escapeHtml(view.clientName)}</title></head>
@@ -97,11 +99,14 @@ ${inner}
 
 /** The device grant's first page (RFC 8628 §3.3): a person types the code the device shows. */
 export function renderUserCodePage(view: { readonly action: string; readonly error?: string; readonly userCode?: string }): string {
-  return page('Connect a device', `${view.error === undefined ? '' : `<p role="alert">${escapeHtml(view.error)}</p>`}
+  return page(
+    'Connect a device',
+    `${view.error === undefined ? '' : `<p role="alert">${escapeHtml(view.error)}</p>`}
 <form method="get" action="${escapeHtml(view.action)}">
 <p><label for="user-code">User code</label> <input type="text" id="user-code" name="user_code" autocomplete="off" autocapitalize="characters" spellcheck="false" value="${escapeHtml(view.userCode ?? '')}"></p>
 <p><button type="submit">Continue</button></p>
-</form>`);
+</form>`,
+  );
 }
 
 /** What the person sees once decided, or when the request cannot be decided any more. */
@@ -113,8 +118,12 @@ export function renderNoticePage(title: string, message: string): string {
  * What a person's submission may give: only scopes that were requested (unticking narrows; a scope
  * added to the form by hand is refused) and a lifetime no longer than offered.
  */
-export function narrowedConsent(requested: readonly string[], ticked: readonly string[], maxLifetimeSeconds: number, lifetime: string | undefined):
-  { ok: true; scope: string[]; lifetimeSeconds: number } | { ok: false; problem: string } {
+export function narrowedConsent(
+  requested: readonly string[],
+  ticked: readonly string[],
+  maxLifetimeSeconds: number,
+  lifetime: string | undefined,
+): { ok: true; scope: string[]; lifetimeSeconds: number } | { ok: false; problem: string } {
   const extra = ticked.find((s) => !requested.includes(s));
   if (extra !== undefined) return { ok: false, problem: `scope ${extra} was not requested` };
   if (ticked.length === 0) return { ok: false, problem: 'no scope approved' };

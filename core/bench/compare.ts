@@ -60,8 +60,12 @@ export function compareLatencies(baseline: readonly number[], candidate: readonl
   const significant = welch.pValue < ALPHA && mw.pValue < ALPHA && Math.abs(deltaPercent) >= MINIMUM_DELTA_PERCENT;
   const verdict: Verdict = !significant ? 'no significant change' : deltaMeanMs > 0 ? 'regression' : 'improvement';
   return {
-    deltaMeanMs: round(deltaMeanMs), deltaPercent: round(deltaPercent, 3), significant, verdict,
-    alpha: ALPHA, minimumDeltaPercent: MINIMUM_DELTA_PERCENT,
+    deltaMeanMs: round(deltaMeanMs),
+    deltaPercent: round(deltaPercent, 3),
+    significant,
+    verdict,
+    alpha: ALPHA,
+    minimumDeltaPercent: MINIMUM_DELTA_PERCENT,
     baseline: { n: a.n, meanMs: round(a.mean), stddevMs: round(a.stddev) },
     candidate: { n: b.n, meanMs: round(b.mean), stddevMs: round(b.stddev) },
     welch: { t: finiteOrNull(welch.t), df: round(welch.df), pValue: welch.pValue },

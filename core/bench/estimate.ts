@@ -5,7 +5,7 @@
  */
 export function estimateDurationSeconds(provider: string, calls: number, concurrency: number): number {
   const perCall = provider === 'http' ? 0.05 : 2;
-  return Math.max(1, Math.ceil((Math.ceil(calls / Math.max(1, concurrency)) * perCall)));
+  return Math.max(1, Math.ceil(Math.ceil(calls / Math.max(1, concurrency)) * perCall));
 }
 
 export function formatDuration(seconds: number): string {

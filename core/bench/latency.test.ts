@@ -17,7 +17,7 @@ describe('latency summaries from the HDR histogram', () => {
     expect(Math.abs(s.stddevMs - Math.sqrt(9999 / 12)) / 28.866).toBeLessThan(0.001);
   });
 
-  it('never shows a percentile above the maximum (a bucket\'s top is above the samples in it)', () => {
+  it("never shows a percentile above the maximum (a bucket's top is above the samples in it)", () => {
     const s = summarizeLatencies([10, 20, 160.6]);
     expect(s.maxMs).toBe(160.6);
     expect(s.p999Ms).toBeLessThanOrEqual(160.6);

@@ -19,7 +19,11 @@ export interface LatencySummary {
 }
 
 export const PERCENTILES = [
-  ['p50Ms', 50], ['p90Ms', 90], ['p95Ms', 95], ['p99Ms', 99], ['p999Ms', 99.9],
+  ['p50Ms', 50],
+  ['p90Ms', 90],
+  ['p95Ms', 95],
+  ['p99Ms', 99],
+  ['p999Ms', 99.9],
 ] as const;
 
 const HIGHEST_US = 3_600_000_000;
@@ -38,7 +42,11 @@ function read(histogram: hdr.Histogram): LatencySummary {
     meanMs: toMs(histogram.mean),
     stddevMs: toMs(histogram.stdDeviation),
     minMs: toMs(histogram.totalCount === 0 ? 0 : histogram.minNonZeroValue),
-    p50Ms: 0, p90Ms: 0, p95Ms: 0, p99Ms: 0, p999Ms: 0,
+    p50Ms: 0,
+    p90Ms: 0,
+    p95Ms: 0,
+    p99Ms: 0,
+    p999Ms: 0,
     maxMs: toMs(histogram.maxValue),
   };
   // A percentile is its bucket's highest equivalent value (up to 0.1% above the samples in it): never

@@ -23,7 +23,7 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
   const n = all.length;
   let rankSumA = 0;
   let tieTerm = 0;
-  for (let i = 0; i < n;) {
+  for (let i = 0; i < n; ) {
     let j = i;
     while (j + 1 < n && all[j + 1]!.v === all[i]!.v) j++;
     const rank = (i + j + 2) / 2;

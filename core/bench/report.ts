@@ -33,19 +33,25 @@ export function markdownReport(r: ReportInput): string {
   const lines: string[] = [];
   const title = r.name ?? r.jobId;
   lines.push(`# Benchmark ${title}`, '');
-  lines.push(`${r.provider}${r.model ? ` model ${r.model}` : ''}${r.target ? ` at ${r.target}` : ''}: ` +
-    `${r.succeeded} of ${r.succeeded + r.failed} calls succeeded in ${(r.durationMs / 1000).toFixed(2)} s ` +
-    `(${r.throughputPerSecond.toFixed(1)} calls/s, concurrency ${r.settings.concurrency}, ${r.settings.warmupRuns} warm-up calls discarded). ` +
-    `Median latency ${ms(r.latency.p50Ms)}, p99 ${ms(r.latency.p99Ms)}.`, '');
+  lines.push(
+    `${r.provider}${r.model ? ` model ${r.model}` : ''}${r.target ? ` at ${r.target}` : ''}: ` +
+      `${r.succeeded} of ${r.succeeded + r.failed} calls succeeded in ${(r.durationMs / 1000).toFixed(2)} s ` +
+      `(${r.throughputPerSecond.toFixed(1)} calls/s, concurrency ${r.settings.concurrency}, ${r.settings.warmupRuns} warm-up calls discarded). ` +
+      `Median latency ${ms(r.latency.p50Ms)}, p99 ${ms(r.latency.p99Ms)}.`,
+    '',
+  );
   if (r.ttft) lines.push(`Time to first token: median ${ms(r.ttft.p50Ms)}, p99 ${ms(r.ttft.p99Ms)}.`);
   if (r.interTokenLatency) lines.push(`Inter-token latency: median ${ms(r.interTokenLatency.p50Ms)}, p99 ${ms(r.interTokenLatency.p99Ms)}.`);
   if (r.outputTokensPerSecond !== undefined) lines.push(`Output tokens per second (per call, mean): ${r.outputTokensPerSecond.toFixed(1)}.`);
   if (r.ttft || r.interTokenLatency || r.outputTokensPerSecond !== undefined) lines.push('');
-  lines.push(`Machine: ${r.machine.cpuModel}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.platform}. ` +
-    `Status: ${r.status}; started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}.`, '');
+  lines.push(
+    `Machine: ${r.machine.cpuModel}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.platform}. ` +
+      `Status: ${r.status}; started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}.`,
+    '',
+  );
 
-  const table = (label: string, s: LatencySummary) => `| ${label} | ${s.count} | ${ms(s.meanMs)} | ${ms(s.stddevMs)} | ` +
-    `${PERCENTILES.map(([key]) => ms(s[key])).join(' | ')} | ${ms(s.maxMs)} |`;
+  const table = (label: string, s: LatencySummary) =>
+    `| ${label} | ${s.count} | ${ms(s.meanMs)} | ${ms(s.stddevMs)} | ` + `${PERCENTILES.map(([key]) => ms(s[key])).join(' | ')} | ${ms(s.maxMs)} |`;
   lines.push('| Latency | n | mean | stddev | p50 | p90 | p95 | p99 | p99.9 | max |', '|---|---|---|---|---|---|---|---|---|---|');
   lines.push(table('measured', r.latency));
   if (r.latencyCorrected) lines.push(table('corrected for coordinated omission', r.latencyCorrected));

@@ -31,7 +31,7 @@ export interface WelchResult {
  * Each sample needs at least two values.
  */
 export function welchTTest(a: readonly number[], b: readonly number[]): WelchResult {
-  if (a.length < 2 || b.length < 2) throw new RangeError('Welch\'s t-test needs at least two values in each sample');
+  if (a.length < 2 || b.length < 2) throw new RangeError("Welch's t-test needs at least two values in each sample");
   const x = meanAndStddev(a);
   const y = meanAndStddev(b);
   const va = (x.stddev * x.stddev) / x.n;

@@ -32,13 +32,7 @@ export async function createHmacKeyRing(secrets: readonly string[]): Promise<Hma
       throw new Error(`HMAC secrets must be at least ${MIN_SECRET_LENGTH} characters`);
     }
     // Imported once: jose would otherwise import raw bytes on every verification.
-    const key = await crypto.subtle.importKey(
-      'raw',
-      new TextEncoder().encode(secret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign', 'verify'],
-    );
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
     keys.push({ kid: kidFor(secret), key });
   }
   const map = new Map(keys.map((k) => [k.kid, k]));

@@ -10,19 +10,32 @@ import { scopeGrantsOne } from './scope.ts';
 export const SUITE_SCOPES: readonly string[] = [
   'approval:read',
   'audit:read',
-  'auth:token:create', 'auth:token:revoke', 'auth:token:validate',
-  'bench:read', 'bench:run',
-  'connector:execute', 'connector:read',
-  'execution:read', 'execution:record',
+  'auth:token:create',
+  'auth:token:revoke',
+  'auth:token:validate',
+  'bench:read',
+  'bench:run',
+  'connector:execute',
+  'connector:read',
+  'execution:read',
+  'execution:record',
   'gateway:read',
   'identity:read',
   'model:read',
-  'oauth:client:admin', 'oauth:read',
-  'queue:read', 'queue:write',
+  'oauth:client:admin',
+  'oauth:read',
+  'queue:read',
+  'queue:write',
   'runtime:read',
-  'schedule:create', 'schedule:read',
+  'schedule:create',
+  'schedule:read',
   'tenant:manage',
-  'trust:appeal', 'trust:arbitrate', 'trust:manage', 'trust:read', 'trust:verify', 'trust:write',
+  'trust:appeal',
+  'trust:arbitrate',
+  'trust:manage',
+  'trust:read',
+  'trust:verify',
+  'trust:write',
 ];
 
 /**
@@ -48,8 +61,10 @@ export function suiteScopeProblem(scope: string): string | undefined {
   const sameResource = KNOWN_SCOPES.filter((s) => s.startsWith(`${resource}:`));
   let nearest = sameResource[0]!;
   for (const s of sameResource) if (editDistance(scope, s) < editDistance(scope, nearest)) nearest = s;
-  return `scope "${scope}" names the suite's resource "${resource}" with an action it does not have `
-    + `(did you mean "${nearest}"? the ${resource} scopes are ${sameResource.join(', ')})`;
+  return (
+    `scope "${scope}" names the suite's resource "${resource}" with an action it does not have ` +
+    `(did you mean "${nearest}"? the ${resource} scopes are ${sameResource.join(', ')})`
+  );
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours. */

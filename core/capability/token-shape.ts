@@ -88,7 +88,10 @@ export function tokenClaimsProblem(p: Readonly<Record<string, unknown>>, now: nu
   if (ten !== undefined && (typeof ten !== 'string' || ten === '')) return 'ten must be a string';
   if (aud !== undefined && typeof aud !== 'string') return 'aud must be a string';
   if (prf !== undefined && typeof prf !== 'boolean') return 'prf must be a boolean';
-  if (cnd !== undefined && (typeof cnd !== 'object' || cnd === null || Array.isArray(cnd)
-    || !Object.entries(cnd).every(([k, v]) => isValidScope(k) && typeof v === 'string'))) return 'cnd must map scopes to conditions';
+  if (
+    cnd !== undefined &&
+    (typeof cnd !== 'object' || cnd === null || Array.isArray(cnd) || !Object.entries(cnd).every(([k, v]) => isValidScope(k) && typeof v === 'string'))
+  )
+    return 'cnd must map scopes to conditions';
   return undefined;
 }

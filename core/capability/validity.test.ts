@@ -31,7 +31,7 @@ describe('decideValidity', () => {
     });
   });
 
-  it('hands out a copy of the scope, never the claims\' own array', () => {
+  it("hands out a copy of the scope, never the claims' own array", () => {
     const { answer } = decideValidity({ ok: true, claims }, undefined);
     expect(answer.valid && answer.scope).not.toBe(claims.scope);
   });

@@ -42,7 +42,9 @@ function q(s: string | null): string {
  */
 export function auditCanonicalJson(f: AuditFields): string {
   if (!Number.isSafeInteger(f.seq)) throw new TypeError('audit entry seq must be a safe integer');
-  return `{"action":${q(f.action)},"chain":"audit","id":${q(f.id)},"prevHash":${q(f.prevHash)},"reason":${q(f.reason)},` +
+  return (
+    `{"action":${q(f.action)},"chain":"audit","id":${q(f.id)},"prevHash":${q(f.prevHash)},"reason":${q(f.reason)},` +
     `"resource":${q(f.resource)},"result":${JSON.stringify(f.result)},"seq":${f.seq},"subject":${q(f.subject)},"tenantId":${q(f.tenantId)},` +
-    `"timestamp":${q(f.timestamp)},"v":${AUDIT_FORMAT_VERSION}}`;
+    `"timestamp":${q(f.timestamp)},"v":${AUDIT_FORMAT_VERSION}}`
+  );
 }

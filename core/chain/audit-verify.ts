@@ -45,7 +45,10 @@ export class AuditChainVerifier {
   /** Compare the end of the stream with the recorded head, which catches truncation. */
   finish(head?: { seq: number; hash: string }): AuditVerification {
     if (!this.#broken && head && (head.seq !== this.#expectedSeq - 1 || head.hash !== this.#prevHash)) {
-      this.#fail(this.#expectedSeq, head.seq > this.#expectedSeq - 1 ? `records after ${this.#expectedSeq - 1} are missing` : 'chain head does not match the last record');
+      this.#fail(
+        this.#expectedSeq,
+        head.seq > this.#expectedSeq - 1 ? `records after ${this.#expectedSeq - 1} are missing` : 'chain head does not match the last record',
+      );
     }
     const base = { checked: this.#checked, headHash: head?.hash ?? this.#prevHash, ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}) };
     if (this.#broken) return { valid: false, ...base, brokenAt: this.#broken.at, reason: this.#broken.reason };

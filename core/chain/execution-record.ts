@@ -102,15 +102,43 @@ export function executionCanonicalJson(f: ExecutionFields): string {
   const attested = known(f.attested, ATTESTED_KEYS);
   const cost = known(f.cost, COST_KEYS);
   const governance = known(f.governance, GOVERNANCE_KEYS);
-  if (attested === undefined || cost === undefined || governance === undefined || !Number.isSafeInteger(f.seq) ||
-    !text(f.action) || !text(f.id) || !text(f.inputHash) || !text(f.keyId) || !text(f.module) || !text(f.outcome) ||
-    !(f.outputHash === null || text(f.outputHash)) || !text(f.prevHash) || !texts(f.scope) || !text(f.subject) || !text(f.timestamp)) {
+  if (
+    attested === undefined ||
+    cost === undefined ||
+    governance === undefined ||
+    !Number.isSafeInteger(f.seq) ||
+    !text(f.action) ||
+    !text(f.id) ||
+    !text(f.inputHash) ||
+    !text(f.keyId) ||
+    !text(f.module) ||
+    !text(f.outcome) ||
+    !(f.outputHash === null || text(f.outputHash)) ||
+    !text(f.prevHash) ||
+    !texts(f.scope) ||
+    !text(f.subject) ||
+    !text(f.timestamp)
+  ) {
     return canonicalJson(executionSignedObject(f));
   }
   return JSON.stringify({
-    action: f.action, attested, chain: 'executions', cost, governance, id: f.id, inputHash: f.inputHash, keyId: f.keyId,
-    module: f.module, outcome: f.outcome, outputHash: f.outputHash, prevHash: f.prevHash, scope: f.scope, seq: f.seq,
-    subject: f.subject, timestamp: f.timestamp, v: EXECUTION_FORMAT_VERSION,
+    action: f.action,
+    attested,
+    chain: 'executions',
+    cost,
+    governance,
+    id: f.id,
+    inputHash: f.inputHash,
+    keyId: f.keyId,
+    module: f.module,
+    outcome: f.outcome,
+    outputHash: f.outputHash,
+    prevHash: f.prevHash,
+    scope: f.scope,
+    seq: f.seq,
+    subject: f.subject,
+    timestamp: f.timestamp,
+    v: EXECUTION_FORMAT_VERSION,
   });
 }
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import {
-  createTraceSigner, ExecutionChainVerifier, type ExecutionRecord, type TraceSigner,
-} from './index.ts';
+import { createTraceSigner, ExecutionChainVerifier, type ExecutionRecord, type TraceSigner } from './index.ts';
 import { signedChain } from '../../testing/trace-format.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -32,11 +30,22 @@ describe('execution chain verification', () => {
   it('reports a record signed with another key as content intact', () => {
     const other = createTraceSigner(pem());
     const resigned = records.map((r) => (r.seq === 9 ? { ...r, signature: other.sign(r.hash) } : r));
-    expect(verify(resigned, signer, head)).toMatchObject({ valid: false, brokenAt: 9, contentIntact: true, reason: 'signature does not verify against the public key' });
+    expect(verify(resigned, signer, head)).toMatchObject({
+      valid: false,
+      brokenAt: 9,
+      contentIntact: true,
+      reason: 'signature does not verify against the public key',
+    });
   });
 
   it('reports a deleted record at its position and a truncated tail against the head', () => {
-    expect(verify(records.filter((r) => r.seq !== 30), signer, head)).toMatchObject({ valid: false, brokenAt: 30, contentIntact: true });
+    expect(
+      verify(
+        records.filter((r) => r.seq !== 30),
+        signer,
+        head,
+      ),
+    ).toMatchObject({ valid: false, brokenAt: 30, contentIntact: true });
     expect(verify(records.slice(0, 40), signer, head)).toMatchObject({ valid: false, brokenAt: 41, contentIntact: true });
   });
 

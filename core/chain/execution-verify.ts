@@ -46,7 +46,11 @@ export function checkExecution(
   pre?: PrecomputedChecks,
 ): { ok: true } | { ok: false; reason: string; contentIntact: boolean } {
   if (r.seq !== expected.seq) {
-    return { ok: false, contentIntact: true, reason: r.seq > expected.seq ? `record ${expected.seq} is missing (found ${r.seq})` : `sequence ${r.seq} repeats or is out of order` };
+    return {
+      ok: false,
+      contentIntact: true,
+      reason: r.seq > expected.seq ? `record ${expected.seq} is missing (found ${r.seq})` : `sequence ${r.seq} repeats or is out of order`,
+    };
   }
   const contentOk = pre ? pre.contentOk : isPruned(r) || contentHash(r) === r.hash;
   if (!contentOk) return { ok: false, contentIntact: false, reason: 'content does not match its hash' };
@@ -126,7 +130,11 @@ export class ExecutionChainVerifier {
 
   finish(head?: { seq: number; hash: string }): ChainVerification {
     if (!this.#broken && head && (head.seq !== this.#expectedSeq - 1 || head.hash !== this.#prevHash)) {
-      this.#broken = { at: this.#expectedSeq, reason: head.seq > this.#expectedSeq - 1 ? `records after ${this.#expectedSeq - 1} are missing` : 'chain head does not match the last record', contentIntact: true };
+      this.#broken = {
+        at: this.#expectedSeq,
+        reason: head.seq > this.#expectedSeq - 1 ? `records after ${this.#expectedSeq - 1} are missing` : 'chain head does not match the last record',
+        contentIntact: true,
+      };
     }
     const base = { checked: this.#checked, headHash: head?.hash ?? this.#prevHash, ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}) };
     if (!this.#broken) return { valid: true, ...base };

@@ -87,13 +87,19 @@ export class ExportVerifier {
     if (!this.#broken && this.#header) this.#checkComplete(this.#header);
     const h = this.#header;
     if (h && h.from > 1 && h.tenantId === null && this.#records > 0) {
-      this.#notes.push(`the first record's link to record ${h.from - 1} is not checked: that record is not in this export (compare its prevHash with the last hash of the export before)`);
+      this.#notes.push(
+        `the first record's link to record ${h.from - 1} is not checked: that record is not in this export (compare its prevHash with the last hash of the export before)`,
+      );
     }
     if (!this.#broken && !h && this.#records > 0) {
-      this.#notes.push('no header or end line (bare record lines): only comparing the last hash with the chain\'s head shows whether records are missing at the end');
+      this.#notes.push(
+        "no header or end line (bare record lines): only comparing the last hash with the chain's head shows whether records are missing at the end",
+      );
     }
     if (this.#unlinked > 0) {
-      this.#notes.push(`${this.#unlinked} record(s) whose link to the record before is not checked: that record belongs to another tenant and is not in this export`);
+      this.#notes.push(
+        `${this.#unlinked} record(s) whose link to the record before is not checked: that record belongs to another tenant and is not in this export`,
+      );
     }
     const b = this.#broken;
     return {
@@ -263,8 +269,16 @@ const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]
 function prunedOf(v: unknown): PrunedExecution | string | undefined {
   if (!isObject(v) || v.pruned === undefined) return undefined;
   const { pruned, seq, id, prevHash, hash, keyId, signature } = v;
-  if (pruned !== 'executions' || !isCount(seq) || seq < 1 || typeof id !== 'string' || !isHex64(prevHash) || !isHex64(hash)
-    || typeof keyId !== 'string' || typeof signature !== 'string') {
+  if (
+    pruned !== 'executions' ||
+    !isCount(seq) ||
+    seq < 1 ||
+    typeof id !== 'string' ||
+    !isHex64(prevHash) ||
+    !isHex64(hash) ||
+    typeof keyId !== 'string' ||
+    typeof signature !== 'string'
+  ) {
     return 'malformed line of a pruned record: pruned, seq, id, prevHash, hash, keyId or signature';
   }
   return { pruned: true, seq, id, prevHash, hash, keyId, signature };

@@ -4,8 +4,15 @@ export { auditHash, auditCanonicalJson, AUDIT_FORMAT_VERSION, type AuditFields, 
 export { AuditChainVerifier, type AuditVerification } from './audit-verify.ts';
 export { createTraceSigner, keyIdOf, ed25519PublicKey, verifyHashSignature, type TraceSigner, type TraceSignerOptions, type BatchSigner } from './ed25519.ts';
 export {
-  executionHash, executionCanonicalJson, executionSignedObject, EXECUTION_FORMAT_VERSION,
-  type ExecutionFields, type ExecutionRecord, type Cost, type Governance, type Attestation,
+  executionHash,
+  executionCanonicalJson,
+  executionSignedObject,
+  EXECUTION_FORMAT_VERSION,
+  type ExecutionFields,
+  type ExecutionRecord,
+  type Cost,
+  type Governance,
+  type Attestation,
 } from './execution-record.ts';
 export { executionExportLine, prunedExportLine, exportHeaderLine, exportEndLine, EXPORT_FORMAT_VERSION, type ExportRange } from './execution-export.ts';
 export { ExportVerifier, type ExportVerification } from './export-verify.ts';

@@ -11,13 +11,16 @@ import { documentedBlock, runDocumentedScript, traceFormatDoc } from '../../test
  */
 const read = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const fixture = JSON.parse(read('chain-v1.json')) as {
-  publicKeyPem: string; keyId: string; head: { seq: number; hash: string }; records: ExecutionRecord[];
+  publicKeyPem: string;
+  keyId: string;
+  head: { seq: number; hash: string };
+  records: ExecutionRecord[];
 };
 const exported = read('chain-v1.trace');
 const publicKeyPem = read('chain-v1.pub.pem');
 
 describe('the frozen v1 fixture chain', () => {
-  it('keeps verifying with the code\'s verifier, up to its recorded head', () => {
+  it("keeps verifying with the code's verifier, up to its recorded head", () => {
     const key = createPublicKey(publicKeyPem);
     expect(keyIdOf(key)).toBe(fixture.keyId);
     const verifier = new ExecutionChainVerifier((id) => (id === fixture.keyId ? key : undefined));
@@ -43,12 +46,16 @@ describe('the frozen v1 fixture chain', () => {
     const keys = { [`keys/${fixture.keyId}.pem`]: publicKeyPem };
     const edited = lines.map((l, i) => (i === 4 ? l.replace('"outcome":"success"', '"outcome":"failure"') : l));
     expect(edited[4]).not.toBe(lines[4]);
-    expect(runDocumentedScript('verify-chain', { 'chain.trace': `${edited.join('\n')}\n`, ...keys }))
-      .toMatchObject({ status: 1, stdout: 'record 5: content does not match its hash\n' });
+    expect(runDocumentedScript('verify-chain', { 'chain.trace': `${edited.join('\n')}\n`, ...keys })).toMatchObject({
+      status: 1,
+      stdout: 'record 5: content does not match its hash\n',
+    });
     const swapped = [...lines];
     [swapped[6], swapped[7]] = [swapped[7] as string, swapped[6] as string];
-    expect(runDocumentedScript('verify-chain', { 'chain.trace': `${swapped.join('\n')}\n`, ...keys }))
-      .toMatchObject({ status: 1, stdout: 'record 7: prevHash does not link to record 6\n' });
+    expect(runDocumentedScript('verify-chain', { 'chain.trace': `${swapped.join('\n')}\n`, ...keys })).toMatchObject({
+      status: 1,
+      stdout: 'record 7: prevHash does not link to record 6\n',
+    });
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
     const foreign = runDocumentedScript('verify-chain', { 'chain.trace': exported, [`keys/${fixture.keyId}.pem`]: other });
     expect(foreign).toMatchObject({ status: 1, stdout: `record 1: signature does not verify with keys/${fixture.keyId}.pem\n` });

@@ -5,8 +5,16 @@
  */
 export {
   ConnectorError,
-  type Connector, type ConnectorActionManifest, type ConnectorActionRun, type ConnectorContext, type ConnectorFailureKind,
-  type ConnectorManifest, type ConnectorVariable, type HttpAnswer, type HttpCall, type Verification,
+  type Connector,
+  type ConnectorActionManifest,
+  type ConnectorActionRun,
+  type ConnectorContext,
+  type ConnectorFailureKind,
+  type ConnectorManifest,
+  type ConnectorVariable,
+  type HttpAnswer,
+  type HttpCall,
+  type Verification,
 } from './types.ts';
 export { BUILT_IN_MANIFESTS, CONNECTOR_VARIABLES, GITHUB, HTTP, POSTGRES, SLACK, WEBHOOK } from './catalogue.ts';
 export { configurationState, settingProblem, settingsOf, type ConfigurationState, type VariableState } from './settings.ts';

@@ -3,8 +3,14 @@ import { GITHUB, HTTP, POSTGRES, WEBHOOK } from './catalogue.ts';
 import { configurationState, settingProblem, settingsOf } from './settings.ts';
 import type { ConnectorVariable } from './types.ts';
 
-const variable = (kind: ConnectorVariable['kind'], extra: Partial<ConnectorVariable> = {}): ConnectorVariable =>
-  ({ name: 'X', description: '', secret: false, required: false, kind, ...extra });
+const variable = (kind: ConnectorVariable['kind'], extra: Partial<ConnectorVariable> = {}): ConnectorVariable => ({
+  name: 'X',
+  description: '',
+  secret: false,
+  required: false,
+  kind,
+  ...extra,
+});
 
 describe('settingProblem', () => {
   it('accepts good values of each kind and says what is wrong with bad ones, never quoting the value', () => {
@@ -42,6 +48,10 @@ describe('configurationState', () => {
 describe('settingsOf', () => {
   it('gives a connector its values set and the defaults of the rest, and nothing of other connectors', () => {
     const settings = settingsOf(POSTGRES, { CONNECTOR_POSTGRES_URL: 'postgres://h/db', CONNECTOR_GITHUB_TOKEN: 'ghp_x' });
-    expect(settings).toEqual({ CONNECTOR_POSTGRES_URL: 'postgres://h/db', CONNECTOR_POSTGRES_ROW_LIMIT: '1000', CONNECTOR_POSTGRES_STATEMENT_TIMEOUT_MS: '5000' });
+    expect(settings).toEqual({
+      CONNECTOR_POSTGRES_URL: 'postgres://h/db',
+      CONNECTOR_POSTGRES_ROW_LIMIT: '1000',
+      CONNECTOR_POSTGRES_STATEMENT_TIMEOUT_MS: '5000',
+    });
   });
 });

@@ -58,10 +58,16 @@ export interface ConfigurationState {
 
 /** `set` is the raw values given (config/); defaults do not count as set. */
 export function configurationState(manifest: ConnectorManifest, set: ReadonlySet<string>): ConfigurationState {
-  const variables = manifest.variables.map((v): VariableState => ({
-    name: v.name, description: v.description, secret: v.secret, required: v.required, set: set.has(v.name),
-    ...(v.default !== undefined && !v.secret ? { default: v.default } : {}),
-  }));
+  const variables = manifest.variables.map(
+    (v): VariableState => ({
+      name: v.name,
+      description: v.description,
+      secret: v.secret,
+      required: v.required,
+      set: set.has(v.name),
+      ...(v.default !== undefined && !v.secret ? { default: v.default } : {}),
+    }),
+  );
   const missing = manifest.variables.filter((v) => v.required && !set.has(v.name)).map((v) => v.name);
   return { configured: missing.length === 0, missing, variables };
 }

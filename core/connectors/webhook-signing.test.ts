@@ -9,7 +9,9 @@ describe('signStandardWebhook', () => {
   it('signs v1,<base64 HMAC-SHA256 of id.timestamp.body> under the base64-decoded secret', () => {
     const body = '{"type":"invoice.paid","data":{}}';
     const headers = signStandardWebhook(SECRET, 'msg_1', 1_700_000_000, body);
-    const expected = createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64')).update(`msg_1.1700000000.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from(SECRET.slice(6), 'base64'))
+      .update(`msg_1.1700000000.${body}`)
+      .digest('base64');
     expect(headers).toEqual({ 'webhook-id': 'msg_1', 'webhook-timestamp': '1700000000', 'webhook-signature': `v1,${expected}` });
   });
 

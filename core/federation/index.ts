@@ -2,4 +2,11 @@
 export { parseTrustedIssuers, parseLifetime, type TrustedIssuer, type TrustedIssuers, type SubjectRule } from './trusted-issuers.ts';
 export { globMatches, matchSubject, federatedSubject } from './subject-match.ts';
 export { exchangeScope, exchangeLifetime } from './ceiling.ts';
-export { verifySubjectToken, SUBJECT_TOKEN_ALGORITHMS, CLOCK_TOLERANCE_SECONDS, type KeyResolverFor, type VerifiedSubjectToken, type SubjectTokenResult } from './verify-subject-token.ts';
+export {
+  verifySubjectToken,
+  SUBJECT_TOKEN_ALGORITHMS,
+  CLOCK_TOLERANCE_SECONDS,
+  type KeyResolverFor,
+  type VerifiedSubjectToken,
+  type SubjectTokenResult,
+} from './verify-subject-token.ts';

@@ -29,15 +29,69 @@ describe('the trusted-issuer file', () => {
   });
 
   const broken: [string, (f: any) => void, RegExp][] = [
-    ['both jwks and jwksUri', (f) => { f.issuers[1].jwks = good.issuers[0]!.jwks; }, /issuers\[1\] \(https:\/\/token\.actions.*exactly one of jwks and jwksUri/],
-    ['an http jwksUri', (f) => { f.issuers[1].jwksUri = 'http://example.com/jwks'; }, /issuers\[1\].*jwksUri: an https URL/],
-    ['an http jwksUri to a name that only looks local', (f) => { f.issuers[1].jwksUri = 'http://127.0.0.1.example.com/jwks'; }, /jwksUri: an https URL/],
-    ['a private key in jwks', (f) => { f.issuers[0].jwks.keys[0].d = 'secret'; }, /issuers\[0\].*private key/],
-    ['a missing audience', (f) => { delete f.issuers[0].audience; }, /issuers\[0\].*audience/],
-    ['an invalid scope', (f) => { f.issuers[0].subjects[0].scope = ['has space']; }, /issuers\[0\].*subjects\[0\]\.scope/],
-    ['a lifetime over a day', (f) => { f.issuers[0].subjects[0].maxLifetime = '2d'; }, /subjects\[0\]\.maxLifetime/],
-    ['an issuer listed twice', (f) => { f.issuers[1].issuer = f.issuers[0].issuer; }, /issuers\[1\].*listed twice/],
-    ['no subjects', (f) => { f.issuers[0].subjects = []; }, /issuers\[0\].*subjects: a non-empty list/],
+    [
+      'both jwks and jwksUri',
+      (f) => {
+        f.issuers[1].jwks = good.issuers[0]!.jwks;
+      },
+      /issuers\[1\] \(https:\/\/token\.actions.*exactly one of jwks and jwksUri/,
+    ],
+    [
+      'an http jwksUri',
+      (f) => {
+        f.issuers[1].jwksUri = 'http://example.com/jwks';
+      },
+      /issuers\[1\].*jwksUri: an https URL/,
+    ],
+    [
+      'an http jwksUri to a name that only looks local',
+      (f) => {
+        f.issuers[1].jwksUri = 'http://127.0.0.1.example.com/jwks';
+      },
+      /jwksUri: an https URL/,
+    ],
+    [
+      'a private key in jwks',
+      (f) => {
+        f.issuers[0].jwks.keys[0].d = 'secret';
+      },
+      /issuers\[0\].*private key/,
+    ],
+    [
+      'a missing audience',
+      (f) => {
+        delete f.issuers[0].audience;
+      },
+      /issuers\[0\].*audience/,
+    ],
+    [
+      'an invalid scope',
+      (f) => {
+        f.issuers[0].subjects[0].scope = ['has space'];
+      },
+      /issuers\[0\].*subjects\[0\]\.scope/,
+    ],
+    [
+      'a lifetime over a day',
+      (f) => {
+        f.issuers[0].subjects[0].maxLifetime = '2d';
+      },
+      /subjects\[0\]\.maxLifetime/,
+    ],
+    [
+      'an issuer listed twice',
+      (f) => {
+        f.issuers[1].issuer = f.issuers[0].issuer;
+      },
+      /issuers\[1\].*listed twice/,
+    ],
+    [
+      'no subjects',
+      (f) => {
+        f.issuers[0].subjects = [];
+      },
+      /issuers\[0\].*subjects: a non-empty list/,
+    ],
   ];
   for (const [what, mutate, message] of broken) {
     it(`refuses ${what} with a message naming the entry`, () => {
@@ -63,7 +117,13 @@ describe('the trusted-issuer file', () => {
 
   it('reads durations in seconds, minutes, hours and days', () => {
     expect([parseLifetime('90s'), parseLifetime('15m'), parseLifetime('1h'), parseLifetime('1d'), parseLifetime(60)]).toEqual([90, 900, 3600, 86_400, 60]);
-    expect([parseLifetime('0s'), parseLifetime('1w'), parseLifetime('-5m'), parseLifetime('25h'), parseLifetime(1.5)]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect([parseLifetime('0s'), parseLifetime('1w'), parseLifetime('-5m'), parseLifetime('25h'), parseLifetime(1.5)]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -91,10 +151,19 @@ describe('subject globs', () => {
   });
 
   it('take the first matching rule in file order', () => {
-    const r = parseTrustedIssuers(JSON.stringify({ issuers: [{ ...good.issuers[0], subjects: [
-      { match: 'system:serviceaccount:payments:admin', scope: ['tool:*'] },
-      { match: 'system:serviceaccount:payments:*', scope: ['tool:invoice:read'] },
-    ] }] }));
+    const r = parseTrustedIssuers(
+      JSON.stringify({
+        issuers: [
+          {
+            ...good.issuers[0],
+            subjects: [
+              { match: 'system:serviceaccount:payments:admin', scope: ['tool:*'] },
+              { match: 'system:serviceaccount:payments:*', scope: ['tool:invoice:read'] },
+            ],
+          },
+        ],
+      }),
+    );
     if (!r.ok) throw new Error(r.message);
     expect(matchSubject(r.config.issuers[0]!, 'system:serviceaccount:payments:admin')?.scope).toEqual(['tool:*']);
     expect(matchSubject(r.config.issuers[0]!, 'system:serviceaccount:payments:web')?.scope).toEqual(['tool:invoice:read']);

@@ -79,7 +79,8 @@ function parseIssuer(raw: unknown, where: string): TrustedIssuer | string {
   if (jwks !== undefined && (jwks.keys as Record<string, unknown>[]).some((k) => 'd' in k)) {
     return `${named}.jwks: holds a private key (a "d" member); give the public keys only`;
   }
-  if (jwksUri !== undefined && (typeof jwksUri !== 'string' || !jwksUrlAllowed(jwksUri))) return `${named}.jwksUri: an https URL (http only to a loopback host)`;
+  if (jwksUri !== undefined && (typeof jwksUri !== 'string' || !jwksUrlAllowed(jwksUri)))
+    return `${named}.jwksUri: an https URL (http only to a loopback host)`;
   if (typeof audience !== 'string' || audience === '') return `${named}.audience: a non-empty string (the aud the tokens must carry)`;
   if (!Array.isArray(subjects) || subjects.length === 0) return `${named}.subjects: a non-empty list`;
   const rules: SubjectRule[] = [];

@@ -18,32 +18,74 @@ const publicJwk = async (pair: Awaited<ReturnType<typeof generateKeyPair>>, kid:
 const keysFor = (issuer: TrustedIssuers['issuers'][number]) => createLocalJWKSet({ keys: issuer.jwks!.keys as JWK[] });
 
 function sign(key: Key, alg: string, kid: string, claims: Record<string, unknown>, times: { iat?: number; exp?: number; nbf?: number } = {}) {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg, kid }).setIssuedAt(times.iat ?? NOW - 10).setExpirationTime(times.exp ?? NOW + 600);
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg, kid })
+    .setIssuedAt(times.iat ?? NOW - 10)
+    .setExpirationTime(times.exp ?? NOW + 600);
   if (times.nbf !== undefined) jwt.setNotBefore(times.nbf);
   return jwt.sign(key);
 }
 
-const k8sToken = (over: Record<string, unknown> = {}, times = {}) => sign(k8sKey, 'RS256', 'k8s-1', {
-  iss: K8S, sub: 'system:serviceaccount:payments:invoicer', aud: ['suite'],
-  'kubernetes.io': { namespace: 'payments', serviceaccount: { name: 'invoicer', uid: 'b5c1' } }, jti: crypto.randomUUID(), ...over,
-}, times);
-const ghaToken = (over: Record<string, unknown> = {}) => sign(ghaKey, 'RS256', 'gha-1', {
-  iss: GHA, sub: 'repo:acme/api:ref:refs/heads/main', aud: 'https://suite.example', repository: 'acme/api', ref: 'refs/heads/main',
-  workflow: 'deploy', run_id: '42', jti: crypto.randomUUID(), ...over,
-});
-const svid = (over: Record<string, unknown> = {}) => sign(spiffeKey, 'ES256', 'spiffe-1', { iss: SPIFFE, sub: 'spiffe://prod.example/ns/agents/sa/planner', aud: ['suite'], ...over });
+const k8sToken = (over: Record<string, unknown> = {}, times = {}) =>
+  sign(
+    k8sKey,
+    'RS256',
+    'k8s-1',
+    {
+      iss: K8S,
+      sub: 'system:serviceaccount:payments:invoicer',
+      aud: ['suite'],
+      'kubernetes.io': { namespace: 'payments', serviceaccount: { name: 'invoicer', uid: 'b5c1' } },
+      jti: crypto.randomUUID(),
+      ...over,
+    },
+    times,
+  );
+const ghaToken = (over: Record<string, unknown> = {}) =>
+  sign(ghaKey, 'RS256', 'gha-1', {
+    iss: GHA,
+    sub: 'repo:acme/api:ref:refs/heads/main',
+    aud: 'https://suite.example',
+    repository: 'acme/api',
+    ref: 'refs/heads/main',
+    workflow: 'deploy',
+    run_id: '42',
+    jti: crypto.randomUUID(),
+    ...over,
+  });
+const svid = (over: Record<string, unknown> = {}) =>
+  sign(spiffeKey, 'ES256', 'spiffe-1', { iss: SPIFFE, sub: 'spiffe://prod.example/ns/agents/sa/planner', aud: ['suite'], ...over });
 
 beforeAll(async () => {
   const [k8s, gha, spiffe, stranger] = await Promise.all([
-    generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true }),
-    generateKeyPair('ES256', { extractable: true }), generateKeyPair('RS256', { extractable: true }),
+    generateKeyPair('RS256', { extractable: true }),
+    generateKeyPair('RS256', { extractable: true }),
+    generateKeyPair('ES256', { extractable: true }),
+    generateKeyPair('RS256', { extractable: true }),
   ]);
   [k8sKey, ghaKey, spiffeKey, strangerKey] = [k8s.privateKey, gha.privateKey, spiffe.privateKey, stranger.privateKey];
-  const file = { issuers: [
-    { issuer: K8S, jwks: { keys: [await publicJwk(k8s, 'k8s-1')] }, audience: 'suite', subjects: [{ match: 'system:serviceaccount:payments:*', scope: ['tool:invoice:*'], maxLifetime: '15m' }] },
-    { issuer: GHA, jwks: { keys: [await publicJwk(gha, 'gha-1')] }, audience: 'https://suite.example', subjects: [{ match: 'repo:acme/*:ref:refs/heads/main', scope: ['tool:deploy:*'] }] },
-    { issuer: SPIFFE, jwks: { keys: [await publicJwk(spiffe, 'spiffe-1')] }, audience: 'suite', subjects: [{ match: 'spiffe://prod.example/ns/agents/*', scope: ['tool:search'] }] },
-  ] };
+  const file = {
+    issuers: [
+      {
+        issuer: K8S,
+        jwks: { keys: [await publicJwk(k8s, 'k8s-1')] },
+        audience: 'suite',
+        subjects: [{ match: 'system:serviceaccount:payments:*', scope: ['tool:invoice:*'], maxLifetime: '15m' }],
+      },
+      {
+        issuer: GHA,
+        jwks: { keys: [await publicJwk(gha, 'gha-1')] },
+        audience: 'https://suite.example',
+        subjects: [{ match: 'repo:acme/*:ref:refs/heads/main', scope: ['tool:deploy:*'] }],
+      },
+      {
+        issuer: SPIFFE,
+        jwks: { keys: [await publicJwk(spiffe, 'spiffe-1')] },
+        audience: 'suite',
+        subjects: [{ match: 'spiffe://prod.example/ns/agents/*', scope: ['tool:search'] }],
+      },
+    ],
+  };
   const parsed = parseTrustedIssuers(JSON.stringify(file));
   if (!parsed.ok) throw new Error(parsed.message);
   trust = parsed.config;
@@ -71,8 +113,16 @@ describe('verifying an outside subject token', () => {
   });
 
   const refusals: [string, () => Promise<string>, RegExp][] = [
-    ['a token from an untrusted issuer', () => sign(strangerKey, 'RS256', 'x', { iss: 'https://evil.example', sub: 's', aud: 'suite' }), /issuer is not trusted/],
-    ['a forged token (a trusted iss signed by another key)', () => sign(strangerKey, 'RS256', 'k8s-1', { iss: K8S, sub: 'system:serviceaccount:payments:invoicer', aud: 'suite' }), /bad signature/],
+    [
+      'a token from an untrusted issuer',
+      () => sign(strangerKey, 'RS256', 'x', { iss: 'https://evil.example', sub: 's', aud: 'suite' }),
+      /issuer is not trusted/,
+    ],
+    [
+      'a forged token (a trusted iss signed by another key)',
+      () => sign(strangerKey, 'RS256', 'k8s-1', { iss: K8S, sub: 'system:serviceaccount:payments:invoicer', aud: 'suite' }),
+      /bad signature/,
+    ],
     ['an expired token', () => k8sToken({}, { iat: NOW - 3600, exp: NOW - 120 }), /expired/],
     ['a token not yet valid', () => k8sToken({}, { nbf: NOW + 600 }), /nbf/],
     ['a token issued in the future', () => k8sToken({}, { iat: NOW + 600, exp: NOW + 1200 }), /iat|future/],
@@ -90,10 +140,13 @@ describe('verifying an outside subject token', () => {
     });
   }
 
-  it('refuses an HS256 token keyed with the issuer\'s public key text (algorithm confusion)', async () => {
+  it("refuses an HS256 token keyed with the issuer's public key text (algorithm confusion)", async () => {
     const secret = new TextEncoder().encode(JSON.stringify(trust.issuers[0]!.jwks!.keys[0]));
     const token = await new SignJWT({ iss: K8S, sub: 'system:serviceaccount:payments:invoicer', aud: 'suite' })
-      .setProtectedHeader({ alg: 'HS256', kid: 'k8s-1' }).setIssuedAt(NOW).setExpirationTime(NOW + 60).sign(secret);
+      .setProtectedHeader({ alg: 'HS256', kid: 'k8s-1' })
+      .setIssuedAt(NOW)
+      .setExpirationTime(NOW + 60)
+      .sign(secret);
     const r = await verifySubjectToken(token, trust, keysFor, NOW);
     expect(r.ok).toBe(false);
   });

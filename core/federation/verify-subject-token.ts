@@ -59,24 +59,36 @@ export async function verifySubjectToken(token: string, trust: TrustedIssuers, k
   const sub = payload.sub as string;
   const rule = matchSubject(issuer, sub);
   if (rule === undefined) return { ok: false, reason: 'subject_token subject is not mapped by any rule' };
-  const replayKey = typeof payload.jti === 'string' && payload.jti !== ''
-    ? `${issuer.issuer}#jti:${payload.jti}`
-    : `${issuer.issuer}#sha256:${createHash('sha256').update(token).digest('base64url')}`;
-  return { ok: true, verified: { issuer, rule, subject: federatedSubject(issuer.issuer, sub), externalSub: sub, exp: payload.exp as number, replayKey, claims: payload } };
+  const replayKey =
+    typeof payload.jti === 'string' && payload.jti !== ''
+      ? `${issuer.issuer}#jti:${payload.jti}`
+      : `${issuer.issuer}#sha256:${createHash('sha256').update(token).digest('base64url')}`;
+  return {
+    ok: true,
+    verified: { issuer, rule, subject: federatedSubject(issuer.issuer, sub), externalSub: sub, exp: payload.exp as number, replayKey, claims: payload },
+  };
 }
 
 /** jose's error codes, said plainly; never the key material or the token. */
 function describe(e: unknown): string {
   const code = (e as { code?: string }).code;
   switch (code) {
-    case 'ERR_JWT_EXPIRED': return 'expired';
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'bad signature';
-    case 'ERR_JWKS_NO_MATCHING_KEY': return 'no key of the issuer matches';
-    case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'algorithm not allowed';
-    case 'ERR_JWKS_TIMEOUT': return 'the issuer\'s keys could not be fetched in time';
-    case 'ERR_JWKS_INVALID': return 'the issuer\'s key set is not a JWKS';
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': return `claim ${(e as { claim?: string }).claim ?? ''} invalid`.replace('  ', ' ');
+    case 'ERR_JWT_EXPIRED':
+      return 'expired';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'bad signature';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'no key of the issuer matches';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'algorithm not allowed';
+    case 'ERR_JWKS_TIMEOUT':
+      return "the issuer's keys could not be fetched in time";
+    case 'ERR_JWKS_INVALID':
+      return "the issuer's key set is not a JWKS";
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return `claim ${(e as { claim?: string }).claim ?? ''} invalid`.replace('  ', ' ');
     // The outbound guard's refusal, or a failed fetch of a jwksUri: said without the address it resolved to.
-    default: return (e as Error | undefined)?.name === 'OutboundRefusedError' ? 'the issuer\'s keys may not be fetched (outbound policy)' : 'not verifiable';
+    default:
+      return (e as Error | undefined)?.name === 'OutboundRefusedError' ? "the issuer's keys may not be fetched (outbound policy)" : 'not verifiable';
   }
 }

@@ -40,10 +40,14 @@ export type Resolution = { kind: 'new' } | { kind: 'pending' | 'run' | 'denied';
 export function resolveHeld(latest: ApprovalState | undefined, now: Date): Resolution {
   if (latest === undefined) return { kind: 'new' };
   switch (statusAt(latest, now)) {
-    case 'pending': return { kind: 'pending', id: latest.id };
-    case 'approved': return { kind: 'run', id: latest.id };
-    case 'denied': return { kind: 'denied', id: latest.id };
-    default: return { kind: 'new' };
+    case 'pending':
+      return { kind: 'pending', id: latest.id };
+    case 'approved':
+      return { kind: 'run', id: latest.id };
+    case 'denied':
+      return { kind: 'denied', id: latest.id };
+    default:
+      return { kind: 'new' };
   }
 }
 

@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { conditionsDropped, tokenConditionsProblem, unmetCondition } from './conditions.ts';
 
-const facts = (args: Record<string, unknown>) => ({ server: 'bank', tool: 'transfer', args, caller: { sub: 'agent', scope: ['mcp:bank:transfer'], tenant: null }, time: new Date() });
+const facts = (args: Record<string, unknown>) => ({
+  server: 'bank',
+  tool: 'transfer',
+  args,
+  caller: { sub: 'agent', scope: ['mcp:bank:transfer'], tenant: null },
+  time: new Date(),
+});
 
 describe('conditions a token binds to its scopes', () => {
   it('lets a call through while its condition holds and names the scope and condition when it does not', () => {
     const cnd = { 'mcp:bank:transfer': 'args.amount < 1000' };
     expect(unmetCondition(cnd, 'mcp:bank:transfer', facts({ amount: 999 }))).toBeUndefined();
-    expect(unmetCondition(cnd, 'mcp:bank:transfer', facts({ amount: 1000 }))).toEqual({ scope: 'mcp:bank:transfer', condition: 'args.amount < 1000', why: 'it does not hold for this call' });
+    expect(unmetCondition(cnd, 'mcp:bank:transfer', facts({ amount: 1000 }))).toEqual({
+      scope: 'mcp:bank:transfer',
+      condition: 'args.amount < 1000',
+      why: 'it does not hold for this call',
+    });
   });
 
   it('applies a condition on a glob to every tool it grants, and none to tools it does not', () => {

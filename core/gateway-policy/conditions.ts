@@ -15,7 +15,8 @@ const MCP_TOOL_SCOPE = /^mcp:[^:]+:[^:]+$/;
 /** Why these conditions cannot be issued (a key not an MCP tool scope, a condition not valid CEL), or undefined. */
 export function tokenConditionsProblem(conditions: TokenConditions): string | undefined {
   for (const [scope, text] of Object.entries(conditions)) {
-    if (!isValidScope(scope) || !MCP_TOOL_SCOPE.test(scope)) return `conditions: "${scope}" is not an MCP gateway tool scope (mcp:<server>:<tool>); only those calls are checked`;
+    if (!isValidScope(scope) || !MCP_TOOL_SCOPE.test(scope))
+      return `conditions: "${scope}" is not an MCP gateway tool scope (mcp:<server>:<tool>); only those calls are checked`;
     const compiled = compileCondition(text);
     if (!compiled.ok) return `conditions["${scope}"] is not valid CEL: ${compiled.message}`;
   }
@@ -45,7 +46,11 @@ function planOf(text: string): ReturnType<typeof compileCondition> {
 }
 
 /** The first condition bound to a scope that grants `required` and does not hold for this call, with why; or undefined. */
-export function unmetCondition(conditions: TokenConditions | undefined, required: string, facts: CallFacts): { scope: string; condition: string; why: string } | undefined {
+export function unmetCondition(
+  conditions: TokenConditions | undefined,
+  required: string,
+  facts: CallFacts,
+): { scope: string; condition: string; why: string } | undefined {
   for (const [scope, text] of Object.entries(conditions ?? {})) {
     if (!scopeGrantsOne(scope, required)) continue;
     const p = planOf(text);

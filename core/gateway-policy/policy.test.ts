@@ -10,8 +10,12 @@ const policyOf = (rules: unknown[]): Policy => {
   return p.policy;
 };
 const call = (over: Partial<CallFacts> = {}): CallFacts => ({
-  server: 'bank', tool: 'transfer', args: { amount: 50, to: 'bob' },
-  caller: { sub: 'agent-1', scope: ['mcp:bank:*'], tenant: null }, time: new Date('2026-11-28T10:30:00Z'), ...over,
+  server: 'bank',
+  tool: 'transfer',
+  args: { amount: 50, to: 'bob' },
+  caller: { sub: 'agent-1', scope: ['mcp:bank:*'], tenant: null },
+  time: new Date('2026-11-28T10:30:00Z'),
+  ...over,
 });
 
 describe('the policy file', () => {
@@ -37,13 +41,21 @@ describe('the policy file', () => {
   });
 
   it('refuses a bad CEL expression naming the rule by index and name', () => {
-    const p = parsePolicy(file([{ server: 'bank', tool: '*', effect: 'allow' }, { name: 'big', server: 'bank', tool: 'transfer', when: 'args.amount >', effect: 'deny', reason: 'x' }]));
+    const p = parsePolicy(
+      file([
+        { server: 'bank', tool: '*', effect: 'allow' },
+        { name: 'big', server: 'bank', tool: 'transfer', when: 'args.amount >', effect: 'deny', reason: 'x' },
+      ]),
+    );
     expect(p.ok).toBe(false);
     expect(!p.ok && p.message).toMatch(/^rule 1 \("big"\): when is not valid CEL/);
   });
 
   it('refuses a deny without a reason, an approve without approvers or ttl, an unknown effect and an unknown field', () => {
-    const bad = (rule: unknown) => { const p = parsePolicy(file([rule])); return p.ok ? '' : p.message; };
+    const bad = (rule: unknown) => {
+      const p = parsePolicy(file([rule]));
+      return p.ok ? '' : p.message;
+    };
     expect(bad({ server: 'bank', tool: 'x', effect: 'deny' })).toMatch(/rule 0: a deny rule needs a reason/);
     expect(bad({ server: 'bank', tool: 'x', effect: 'approve', ttl: '1h' })).toMatch(/needs approvers/);
     expect(bad({ server: 'bank', tool: 'x', effect: 'approve', approvers: 'approval:decide' })).toMatch(/needs a ttl/);
@@ -63,19 +75,38 @@ describe('deciding a call', () => {
 
   it('lets the first matching rule decide, and allows a call no rule matches', () => {
     expect(decideCall(policy, call())).toEqual({ effect: 'allow' });
-    expect(decideCall(policy, call({ args: { amount: 5000, to: 'mallory' } }))).toMatchObject({ effect: 'approve', rule: { index: 0, name: 'big' }, approvers: 'bank:approve', ttlSeconds: 900 });
-    expect(decideCall(policy, call({ args: { amount: 5, to: 'mallory' } }))).toEqual({ effect: 'deny', rule: { index: 1, name: 'no-mallory' }, reason: 'transfers to mallory are blocked' });
+    expect(decideCall(policy, call({ args: { amount: 5000, to: 'mallory' } }))).toMatchObject({
+      effect: 'approve',
+      rule: { index: 0, name: 'big' },
+      approvers: 'bank:approve',
+      ttlSeconds: 900,
+    });
+    expect(decideCall(policy, call({ args: { amount: 5, to: 'mallory' } }))).toEqual({
+      effect: 'deny',
+      rule: { index: 1, name: 'no-mallory' },
+      reason: 'transfers to mallory are blocked',
+    });
     expect(decideCall(policy, call({ tool: 'close_account' }))).toMatchObject({ effect: 'deny', rule: { index: 2 } });
     expect(decideCall(policy, call({ server: 'other' }))).toEqual({ effect: 'allow' });
   });
 
   it('refuses, naming the rule, a call its condition cannot be evaluated on', () => {
-    expect(decideCall(policy, call({ args: { to: 'bob' } }))).toMatchObject({ effect: 'deny', rule: { index: 0, name: 'big' }, reason: expect.stringMatching(/could not be evaluated/) });
+    expect(decideCall(policy, call({ args: { to: 'bob' } }))).toMatchObject({
+      effect: 'deny',
+      rule: { index: 0, name: 'big' },
+      reason: expect.stringMatching(/could not be evaluated/),
+    });
   });
 
   it('gives the condition the caller and the time', () => {
     const p = policyOf([
-      { server: 'bank', tool: '*', when: '!caller.scope.exists(s, s == "bank:vip") && timestamp(time).getHours("UTC") >= 10', effect: 'deny', reason: 'after hours' },
+      {
+        server: 'bank',
+        tool: '*',
+        when: '!caller.scope.exists(s, s == "bank:vip") && timestamp(time).getHours("UTC") >= 10',
+        effect: 'deny',
+        reason: 'after hours',
+      },
     ]);
     expect(decideCall(p, call()).effect).toBe('deny');
     expect(decideCall(p, call({ caller: { sub: 'a', scope: ['bank:vip'], tenant: null } })).effect).toBe('allow');
@@ -91,7 +122,8 @@ describe('budgets', () => {
     ]);
     const c = budgetCharges(p, call({ caller: { sub: 'a', scope: [], tenant: 't1' } }));
     expect(c.ok && c.charges.map((x) => [x.by, x.calls, x.windowStart.toISOString()])).toEqual([
-      ['caller:a', 3, '2026-11-28T10:00:00.000Z'], ['tenant:t1', 10, '2026-11-28T00:00:00.000Z'],
+      ['caller:a', 3, '2026-11-28T10:00:00.000Z'],
+      ['tenant:t1', 10, '2026-11-28T00:00:00.000Z'],
     ]);
     expect(p.rules).toHaveLength(0);
   });
@@ -107,7 +139,14 @@ describe('the arguments digest', () => {
 describe('an approval', () => {
   const now = new Date('2026-11-28T10:00:00Z');
   const a = (status: ApprovalState['status'], expiresAt = new Date('2026-11-28T10:15:00Z')): ApprovalState => ({
-    id: 'apr_1', status, expiresAt, callerSub: 'agent-1', server: 'bank', tool: 'transfer', argsDigest: 'd', policyVersion: 'v',
+    id: 'apr_1',
+    status,
+    expiresAt,
+    callerSub: 'agent-1',
+    server: 'bank',
+    tool: 'transfer',
+    argsDigest: 'd',
+    policyVersion: 'v',
   });
 
   it('resolves a held call: pending waits, approved runs, denied stays denied, expired or used starts anew', () => {

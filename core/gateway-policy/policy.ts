@@ -64,7 +64,12 @@ const MAX_WHEN = 4096;
 
 /** `*` any run of characters, `?` one; the rest literal (tool names hold no other glob characters). */
 function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.-]/g, '\\$&'))).join('')}$`);
+  return new RegExp(
+    `^${glob
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.-]/g, '\\$&')))
+      .join('')}$`,
+  );
 }
 
 export const describeRule = (r: RuleRef) => (r.name !== undefined ? `rule ${r.index} ("${r.name}")` : `rule ${r.index}`);
@@ -77,7 +82,8 @@ export function parsePolicy(text: string): Parsed {
   } catch (err) {
     return { ok: false, message: `the policy file is not JSON: ${(err as Error).message}` };
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { ok: false, message: 'the policy file must be a JSON object with a "rules" array' };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { ok: false, message: 'the policy file must be a JSON object with a "rules" array' };
   const extra = Object.keys(doc).filter((k) => k !== 'rules');
   if (extra.length > 0) return { ok: false, message: `the policy file has an unknown field: ${extra[0]}` };
   const rules = (doc as { rules?: unknown }).rules;
@@ -103,10 +109,14 @@ export function compileCondition(text: string): { ok: true; evaluate: (facts: Ca
     const evaluate = plan(celEnv(), parse(text));
     return {
       ok: true,
-      evaluate: (f) => evaluate({
-        args: f.args as never, time: f.time.toISOString(), server: f.server, tool: f.tool,
-        caller: { sub: f.caller.sub, scope: [...f.caller.scope], tenant: f.caller.tenant } as never,
-      }),
+      evaluate: (f) =>
+        evaluate({
+          args: f.args as never,
+          time: f.time.toISOString(),
+          server: f.server,
+          tool: f.tool,
+          caller: { sub: f.caller.sub, scope: [...f.caller.scope], tenant: f.caller.tenant } as never,
+        }),
     };
   } catch (err) {
     return { ok: false, message: (err as Error).message };
@@ -136,11 +146,12 @@ function compileRule(raw: unknown, index: number): CompiledOne {
   const unknown = Object.keys(r).find((k) => !RULE_KEYS.has(k));
   if (unknown !== undefined) return at(name, `unknown field "${unknown}"`);
   if (r.name !== undefined && (name === undefined || !NAME.test(name))) return at(undefined, 'name must be 1-64 letters, digits, "_", "." or "-"');
-  if (typeof r.server !== 'string' || !NAME.test(r.server)) return at(name, 'server must be an upstream\'s name');
+  if (typeof r.server !== 'string' || !NAME.test(r.server)) return at(name, "server must be an upstream's name");
   if (typeof r.tool !== 'string' || !GLOB.test(r.tool)) return at(name, 'tool must be a tool name or a glob ("*", "?")');
   let when: Compiled['when'];
   if (r.when !== undefined) {
-    if (typeof r.when !== 'string' || r.when.length === 0 || r.when.length > MAX_WHEN) return at(name, `when must be a CEL expression of 1-${MAX_WHEN} characters`);
+    if (typeof r.when !== 'string' || r.when.length === 0 || r.when.length > MAX_WHEN)
+      return at(name, `when must be a CEL expression of 1-${MAX_WHEN} characters`);
     const compiled = compileCondition(r.when);
     if (!compiled.ok) return at(name, `when is not valid CEL: ${compiled.message}`);
     when = compiled.evaluate;
@@ -149,7 +160,8 @@ function compileRule(raw: unknown, index: number): CompiledOne {
   const base = { index, ...(name !== undefined ? { name } : {}), server: r.server, tool: globToRegExp(r.tool), ...(when ? { when } : {}), source };
 
   if (r.budget !== undefined) {
-    if (r.effect !== undefined || r.reason !== undefined || r.approvers !== undefined || r.ttl !== undefined) return at(name, 'a budget rule has no effect, reason, approvers or ttl');
+    if (r.effect !== undefined || r.reason !== undefined || r.approvers !== undefined || r.ttl !== undefined)
+      return at(name, 'a budget rule has no effect, reason, approvers or ttl');
     const b = r.budget as Record<string, unknown>;
     if (typeof b !== 'object' || b === null) return at(name, 'budget must be {"calls": N, "per": "1h", "by": "caller"|"tenant"}');
     const bad = Object.keys(b).find((k) => !['calls', 'per', 'by'].includes(k));
@@ -167,7 +179,8 @@ function compileRule(raw: unknown, index: number): CompiledOne {
       if (r.reason !== undefined || r.approvers !== undefined || r.ttl !== undefined) return at(name, 'an allow rule has no reason, approvers or ttl');
       return { ok: true, rule: { ...base, effect: 'allow' } };
     case 'deny':
-      if (typeof r.reason !== 'string' || r.reason.length === 0 || r.reason.length > 500) return at(name, 'a deny rule needs a reason (1-500 characters) the agent is shown');
+      if (typeof r.reason !== 'string' || r.reason.length === 0 || r.reason.length > 500)
+        return at(name, 'a deny rule needs a reason (1-500 characters) the agent is shown');
       if (r.approvers !== undefined || r.ttl !== undefined) return at(name, 'a deny rule has no approvers or ttl');
       return { ok: true, rule: { ...base, effect: 'deny', reason: r.reason } };
     case 'approve': {
@@ -260,7 +273,9 @@ export interface RuleView {
 export function ruleViews(policy: Policy): RuleView[] {
   const all: Array<EffectRule | BudgetRule> = [...policy.rules, ...policy.budgets].sort((a, b) => a.index - b.index);
   return all.map((r) => ({
-    index: r.index, server: r.server, tool: r.source.tool,
+    index: r.index,
+    server: r.server,
+    tool: r.source.tool,
     effect: 'budget' in r ? 'budget' : r.effect,
     ...(r.source.when !== undefined ? { when: r.source.when } : {}),
     ...('effect' in r && r.effect === 'deny' ? { reason: r.reason } : {}),

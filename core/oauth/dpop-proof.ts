@@ -47,12 +47,12 @@ export async function verifyDpopProofContent(proof: string, check: DpopCheck): P
   const htu = typeof payload.htu === 'string' ? normaliseHtu(payload.htu) : undefined;
   if (htu === undefined || htu !== normaliseHtu(check.htu)) return { ok: false, problem: 'the DPoP proof is for another URL' };
   if (typeof payload.iat !== 'number' || Math.abs(payload.iat - check.now) > DPOP_IAT_WINDOW_SECONDS) {
-    return { ok: false, problem: 'the DPoP proof\'s iat is outside the accepted window' };
+    return { ok: false, problem: "the DPoP proof's iat is outside the accepted window" };
   }
   if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 256) return { ok: false, problem: 'the DPoP proof has no jti' };
   if (check.accessToken !== undefined) {
     const ath = createHash('sha256').update(check.accessToken, 'ascii').digest('base64url');
-    if (payload.ath !== ath) return { ok: false, problem: 'the DPoP proof\'s ath does not hash the access token' };
+    if (payload.ath !== ath) return { ok: false, problem: "the DPoP proof's ath does not hash the access token" };
   }
   return { ok: true, jkt: await calculateJwkThumbprint(jwk, 'sha256'), jti: payload.jti, iat: payload.iat };
 }

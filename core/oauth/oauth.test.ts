@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
-  authorizationServerMetadata, oauthStatus, parseBasicAuth, parseScopeParam, redirectUriMatches, redirectUriProblem, scopeBeyond, verifyDpopProofContent,
+  authorizationServerMetadata,
+  oauthStatus,
+  parseBasicAuth,
+  parseScopeParam,
+  redirectUriMatches,
+  redirectUriProblem,
+  scopeBeyond,
+  verifyDpopProofContent,
 } from './index.ts';
 
 describe('core/oauth', () => {
@@ -21,7 +28,15 @@ describe('core/oauth', () => {
     const registered = ['https://app.example/cb', 'http://127.0.0.1:4000/cb'];
     expect(redirectUriMatches(registered, 'https://app.example/cb')).toBe(true);
     expect(redirectUriMatches(registered, 'http://127.0.0.1:51234/cb')).toBe(true);
-    for (const altered of ['https://app.example/cb/', 'https://app.example/cb?x=1', 'https://app.example:8443/cb', 'https://evil.example/cb', 'http://127.0.0.1:4000/other', 'http://localhost:4000/cb', 'not a url']) {
+    for (const altered of [
+      'https://app.example/cb/',
+      'https://app.example/cb?x=1',
+      'https://app.example:8443/cb',
+      'https://evil.example/cb',
+      'http://127.0.0.1:4000/other',
+      'http://localhost:4000/cb',
+      'not a url',
+    ]) {
       expect(redirectUriMatches(registered, altered), altered).toBe(false);
     }
   });
@@ -61,11 +76,13 @@ describe('core/oauth', () => {
     async function proof(claims: Record<string, unknown>, header: Record<string, unknown> = {}) {
       const keys = await generateKeyPair('EdDSA', { extractable: true });
       const jwk = await exportJWK(keys.publicKey);
-      const jwt = await new SignJWT({ htm: 'GET', htu, jti: randomUUID(), iat: now, ...claims }).setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk, ...header }).sign(keys.privateKey);
+      const jwt = await new SignJWT({ htm: 'GET', htu, jti: randomUUID(), iat: now, ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk, ...header })
+        .sign(keys.privateKey);
       return { jwt, jkt: await calculateJwkThumbprint(jwk) };
     }
 
-    it('accepts a good proof and gives its key\'s thumbprint; the query of htu does not count', async () => {
+    it("accepts a good proof and gives its key's thumbprint; the query of htu does not count", async () => {
       const p = await proof({});
       expect(await verifyDpopProofContent(p.jwt, { htm: 'GET', htu: `${htu}?a=1`, now })).toMatchObject({ ok: true, jkt: p.jkt });
     });
@@ -74,7 +91,10 @@ describe('core/oauth', () => {
       expect(await verifyDpopProofContent((await proof({ htm: 'POST' })).jwt, { htm: 'GET', htu, now })).toMatchObject({ ok: false });
       expect(await verifyDpopProofContent((await proof({ htu: 'https://rs.example/y' })).jwt, { htm: 'GET', htu, now })).toMatchObject({ ok: false });
       expect(await verifyDpopProofContent((await proof({ iat: now - 600 })).jwt, { htm: 'GET', htu, now })).toMatchObject({ ok: false });
-      expect(await verifyDpopProofContent((await proof({})).jwt, { htm: 'GET', htu, now, accessToken: 'x' })).toMatchObject({ ok: false, problem: expect.stringMatching(/ath/) });
+      expect(await verifyDpopProofContent((await proof({})).jwt, { htm: 'GET', htu, now, accessToken: 'x' })).toMatchObject({
+        ok: false,
+        problem: expect.stringMatching(/ath/),
+      });
       expect(await verifyDpopProofContent((await proof({}, { typ: 'JWT' })).jwt, { htm: 'GET', htu, now })).toMatchObject({ ok: false });
     });
   });

@@ -35,7 +35,10 @@ export interface ConditionMatch<R> {
 }
 
 const WINDOW_LEAD = new Set(['only', 'during', 'within', 'in', 'inside', 'outside', 'of', 'on']);
-const TIMEZONES = new Map([['utc', 'UTC'], ['gmt', 'UTC']]);
+const TIMEZONES = new Map([
+  ['utc', 'UTC'],
+  ['gmt', 'UTC'],
+]);
 
 /** "only during business hours", "outside working hours", "on weekdays", "between 9am and 5pm utc". */
 export function matchTimeWindows(clause: Clause): ConditionMatch<TimeWindowRule>[] {
@@ -129,10 +132,53 @@ function clockTime(text: string): string | undefined {
 }
 
 const APPROVAL_LEAD = new Set([
-  'requires', 'require', 'required', 'requiring', 'need', 'needs', 'needing', 'needed', 'with', 'after', 'only', 'subject',
-  'to', 'prior', 'explicit', 'manual', 'a', 'an', 'the', 'must', 'get', 'gets', 'obtain', 'first', 'written', 'be', 'is',
-  'are', 'been', 'their', 'its', 'human', 'manager', 'supervisor', 'admin', 'administrator', 'owner', 'finance', 'security',
-  'legal', 'operator', 'reviewer', 'no', 'without', 'not', "doesn't", "don't",
+  'requires',
+  'require',
+  'required',
+  'requiring',
+  'need',
+  'needs',
+  'needing',
+  'needed',
+  'with',
+  'after',
+  'only',
+  'subject',
+  'to',
+  'prior',
+  'explicit',
+  'manual',
+  'a',
+  'an',
+  'the',
+  'must',
+  'get',
+  'gets',
+  'obtain',
+  'first',
+  'written',
+  'be',
+  'is',
+  'are',
+  'been',
+  'their',
+  'its',
+  'human',
+  'manager',
+  'supervisor',
+  'admin',
+  'administrator',
+  'owner',
+  'finance',
+  'security',
+  'legal',
+  'operator',
+  'reviewer',
+  'no',
+  'without',
+  'not',
+  "doesn't",
+  "don't",
 ]);
 const APPROVERS = new Set(['human', 'manager', 'supervisor', 'admin', 'administrator', 'owner', 'finance', 'security', 'legal', 'operator', 'reviewer']);
 const WAIVED = new Set(['no', 'without', 'not', "doesn't", "don't"]);
@@ -146,8 +192,10 @@ export function matchApprovals(clause: Clause): Array<ConditionMatch<ApprovalRul
   const { words } = clause;
   for (let i = 0; i < words.length; i++) {
     const w = words[i] ?? '';
-    const isApproval = w === 'approval' || w === 'approvals'
-      || (w === 'approved' && (['be', 'is', 'are', 'been', 'being', 'get'].includes(words[i - 1] ?? '') || words[i + 1] === 'by'));
+    const isApproval =
+      w === 'approval' ||
+      w === 'approvals' ||
+      (w === 'approved' && (['be', 'is', 'are', 'been', 'being', 'get'].includes(words[i - 1] ?? '') || words[i + 1] === 'by'));
     if (!isApproval || clause.used[i]) continue;
     let start = i;
     while (start > 0 && !clause.used[start - 1] && APPROVAL_LEAD.has(words[start - 1] ?? '')) start--;
@@ -181,8 +229,7 @@ function thresholdIn(clause: Clause): Money | undefined {
   const { words, tokens } = clause;
   for (let k = 0; k < words.length; k++) {
     if (clause.used[k]) continue;
-    const lead = ['over', 'above', 'exceeding'].includes(words[k] ?? '') ? 1
-      : (['more', 'greater'].includes(words[k] ?? '') && words[k + 1] === 'than') ? 2 : 0;
+    const lead = ['over', 'above', 'exceeding'].includes(words[k] ?? '') ? 1 : ['more', 'greater'].includes(words[k] ?? '') && words[k + 1] === 'than' ? 2 : 0;
     if (lead === 0) continue;
     const money = moneyAt(tokens, k + lead);
     if (!money) continue;

@@ -5,12 +5,13 @@ import type { Money } from './limits.ts';
 /** The explanation in words, built only from the generated fields (same input, same sentence). */
 export function explain(p: Omit<GeneratedPolicy, 'explanation'>): string {
   const parts: string[] = [];
-  parts.push(p.scopes.length === 0
-    ? 'Grants no scope.'
-    : `Grants ${p.scopes.length} scope${p.scopes.length === 1 ? '' : 's'}: ${p.scopes.join(', ')}.`);
+  parts.push(p.scopes.length === 0 ? 'Grants no scope.' : `Grants ${p.scopes.length} scope${p.scopes.length === 1 ? '' : 's'}: ${p.scopes.join(', ')}.`);
   const rules = p.policy.rules;
   if (rules.length > 0) {
-    const described = rules.map((r) => `${r.id} ${describeRule(r)}${r.kind === 'deny' && r.appliesTo.length === 0 ? '' : ` (${r.appliesTo.length > 0 ? r.appliesTo.join(', ') : 'no scope'})`}`);
+    const described = rules.map(
+      (r) =>
+        `${r.id} ${describeRule(r)}${r.kind === 'deny' && r.appliesTo.length === 0 ? '' : ` (${r.appliesTo.length > 0 ? r.appliesTo.join(', ') : 'no scope'})`}`,
+    );
     parts.push(`${rules.length} governance rule${rules.length === 1 ? '' : 's'}: ${described.join('; ')}.`);
   }
   if (p.policy.expiresIn !== undefined) parts.push(`Suggested token lifetime: ${p.policy.expiresIn}.`);
@@ -26,11 +27,16 @@ function money(m: Money): string {
 
 export function describeRule(r: PolicyRule): string {
   switch (r.kind) {
-    case 'rate-limit': return `at most ${r.max}${r.of !== undefined ? ` ${r.of}` : ''} per ${r.per}`;
-    case 'count-limit': return `at most ${r.max}${r.of !== undefined ? ` ${r.of}` : ''}`;
-    case 'amount-limit': return `at most ${money(r)}${r.per !== undefined ? ` per ${r.per}` : ''}`;
-    case 'approval': return `needs ${r.approver !== undefined ? `${r.approver} ` : ''}approval${r.above !== undefined ? ` above ${money(r.above)}` : ''}`;
-    case 'deny': return `denies ${r.scopes.join(', ')}`;
+    case 'rate-limit':
+      return `at most ${r.max}${r.of !== undefined ? ` ${r.of}` : ''} per ${r.per}`;
+    case 'count-limit':
+      return `at most ${r.max}${r.of !== undefined ? ` ${r.of}` : ''}`;
+    case 'amount-limit':
+      return `at most ${money(r)}${r.per !== undefined ? ` per ${r.per}` : ''}`;
+    case 'approval':
+      return `needs ${r.approver !== undefined ? `${r.approver} ` : ''}approval${r.above !== undefined ? ` above ${money(r.above)}` : ''}`;
+    case 'deny':
+      return `denies ${r.scopes.join(', ')}`;
     case 'time-window': {
       const days = r.days !== undefined ? ` on ${r.days.join(', ')}` : '';
       const hours = r.from !== undefined ? ` from ${r.from} to ${r.to ?? ''}` : '';

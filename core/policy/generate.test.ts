@@ -21,9 +21,12 @@ describe('generatePolicy: determinism', () => {
   });
 
   it('gives byte-identical output for any text, including random text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 400 }), (description) => {
-      expect(JSON.stringify(generatePolicy({ description }))).toBe(JSON.stringify(generatePolicy({ description })));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 400 }), (description) => {
+        expect(JSON.stringify(generatePolicy({ description }))).toBe(JSON.stringify(generatePolicy({ description })));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('versions the policy by its content: same content same version, different content another', () => {
@@ -91,17 +94,52 @@ describe('generatePolicy: scopes from descriptions', () => {
 
 describe('generatePolicy: wildcards', () => {
   it('never produces * unless the text says everything or all', () => {
-    const words = ['read', 'write', 'delete', 'send', 'run', 'manage', 'full', 'access', 'any', 'anything', 'the', 'crm', 'tickets',
-      'and', 'or', 'not', 'never', 'to', 'them', 'it', 'email', 'do', 'actions', 'permissions', 'invoices', ',', 'only'];
-    fc.assert(fc.property(fc.array(fc.constantFrom(...words), { maxLength: 30 }), (picked) => {
-      const { scopes, policy } = generatePolicy({ description: picked.join(' ') });
-      for (const s of [...scopes, ...policy.scopes]) expect(s.split(':')).not.toContain('*');
-    }), { numRuns: 2000 });
+    const words = [
+      'read',
+      'write',
+      'delete',
+      'send',
+      'run',
+      'manage',
+      'full',
+      'access',
+      'any',
+      'anything',
+      'the',
+      'crm',
+      'tickets',
+      'and',
+      'or',
+      'not',
+      'never',
+      'to',
+      'them',
+      'it',
+      'email',
+      'do',
+      'actions',
+      'permissions',
+      'invoices',
+      ',',
+      'only',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { maxLength: 30 }), (picked) => {
+        const { scopes, policy } = generatePolicy({ description: picked.join(' ') });
+        for (const s of [...scopes, ...policy.scopes]) expect(s.split(':')).not.toContain('*');
+      }),
+      { numRuns: 2000 },
+    );
     expect(scopesOf('read anything, read them')).toEqual([]);
   });
 
   it('grants a wildcard for an explicit "everything" or "all", with a warning', () => {
-    const cases: Array<[string, string]> = [['Read everything', '*:read'], ['read all', '*:read'], ['All actions on the crm', 'crm:*'], ['The agent can do everything', '*']];
+    const cases: Array<[string, string]> = [
+      ['Read everything', '*:read'],
+      ['read all', '*:read'],
+      ['All actions on the crm', 'crm:*'],
+      ['The agent can do everything', '*'],
+    ];
     for (const [description, scope] of cases) {
       const r = generatePolicy({ description });
       expect(r.scopes, description).toEqual([scope]);
@@ -141,12 +179,26 @@ describe('generatePolicy: governance rules', () => {
   it('reads business hours, outside hours, weekdays with clock times, and a time zone', () => {
     const business = generatePolicy({ description: 'Send emails only during business hours.' });
     expect(business.policy.rules[0]).toEqual({
-      id: 'rule-1', kind: 'time-window', mode: 'within', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '09:00', to: '17:00', timezone: null, appliesTo: ['email:send'],
+      id: 'rule-1',
+      kind: 'time-window',
+      mode: 'within',
+      days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      from: '09:00',
+      to: '17:00',
+      timezone: null,
+      appliesTo: ['email:send'],
     });
     expect(business.warnings.join(' ')).toContain('names no time zone');
     expect(rulesOf('Run backups outside business hours')[0]).toMatchObject({ mode: 'outside' });
     expect(rulesOf('Read tickets on weekdays between 8:30am and 6pm UTC')[0]).toEqual({
-      id: 'rule-1', kind: 'time-window', mode: 'within', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:30', to: '18:00', timezone: 'UTC', appliesTo: ['tickets:read'],
+      id: 'rule-1',
+      kind: 'time-window',
+      mode: 'within',
+      days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      from: '08:30',
+      to: '18:00',
+      timezone: 'UTC',
+      appliesTo: ['tickets:read'],
     });
   });
 
@@ -174,8 +226,10 @@ describe('generatePolicy: governance rules', () => {
 
   it('explains the result in words built from the fields', () => {
     const r = generatePolicy({ description: 'Read tickets and send no more than 50 emails per day. Juggle.' });
-    expect(r.explanation).toBe('Grants 2 scopes: email:send, tickets:read. 1 governance rule: rule-1 at most 50 emails per day (email:send). '
-      + '1 phrase not understood. Derived by fixed rules (suite-policy-rules/1), not by a model: review before issuing.');
+    expect(r.explanation).toBe(
+      'Grants 2 scopes: email:send, tickets:read. 1 governance rule: rule-1 at most 50 emails per day (email:send). ' +
+        '1 phrase not understood. Derived by fixed rules (suite-policy-rules/1), not by a model: review before issuing.',
+    );
   });
 });
 

@@ -41,13 +41,23 @@ export function generatePolicy(request: PolicyRequest): GeneratedPolicy {
   for (const clause of clauses) {
     const here: Found[] = [];
     const base = { clause: clause.index, named: [...new Set(clause.words.flatMap((w) => knownResource(w) ?? []))] };
-    for (const m of matchLimits(clause)) here.push({ ...base, at: m.at, phrase: m.phrase, kind: 'rule', rule: m.rule, ...(m.resource ? { resource: m.resource } : {}) });
-    for (const m of matchApprovals(clause)) here.push({ ...base, at: m.at, phrase: m.phrase, ...(m.rule ? { kind: 'rule', rule: m.rule } : { kind: 'waiver' }) });
+    for (const m of matchLimits(clause))
+      here.push({ ...base, at: m.at, phrase: m.phrase, kind: 'rule', rule: m.rule, ...(m.resource ? { resource: m.resource } : {}) });
+    for (const m of matchApprovals(clause))
+      here.push({ ...base, at: m.at, phrase: m.phrase, ...(m.rule ? { kind: 'rule', rule: m.rule } : { kind: 'waiver' }) });
     for (const m of matchTimeWindows(clause)) here.push({ ...base, at: m.at, phrase: m.phrase, kind: 'rule', rule: m.rule });
-    for (const m of matchExpiry(clause)) here.push({ ...base, at: m.at, phrase: m.phrase, kind: 'expiry', asked: m.asked, ...(m.expiresIn ? { expiresIn: m.expiresIn } : {}) });
+    for (const m of matchExpiry(clause))
+      here.push({ ...base, at: m.at, phrase: m.phrase, kind: 'expiry', asked: m.asked, ...(m.expiresIn ? { expiresIn: m.expiresIn } : {}) });
     const { grants, problems } = matchGrants(clause, ctx);
     for (const g of grants) {
-      here.push({ ...base, at: g.at, phrase: g.phrase, kind: g.kind, scopes: g.scopes, ...(g.kind === 'deny' ? { rule: { kind: 'deny', scopes: g.scopes } } : {}) });
+      here.push({
+        ...base,
+        at: g.at,
+        phrase: g.phrase,
+        kind: g.kind,
+        scopes: g.scopes,
+        ...(g.kind === 'deny' ? { rule: { kind: 'deny', scopes: g.scopes } } : {}),
+      });
     }
     unmatched.push(...problems);
     if (here.length === 0 && problems.length === 0) unmatched.push({ phrase: clause.text, reason: nothingReason(clause.words) });
@@ -58,9 +68,7 @@ export function generatePolicy(request: PolicyRequest): GeneratedPolicy {
 
 function nothingReason(words: readonly string[]): string {
   const named = words.map(knownResource).find((r) => r !== undefined);
-  return named !== undefined
-    ? `names ${named} but no action (read, write, delete, send, execute, manage)`
-    : 'no action, resource or condition recognised';
+  return named !== undefined ? `names ${named} but no action (read, write, delete, send, execute, manage)` : 'no action, resource or condition recognised';
 }
 
 function assemble(request: PolicyRequest, found: Found[], unmatched: Problem[]): GeneratedPolicy {
@@ -89,7 +97,9 @@ function assemble(request: PolicyRequest, found: Found[], unmatched: Problem[]):
   }
   for (const s of scopes.filter((x) => x.split(':').includes('*'))) {
     const from = found.find((f) => f.kind === 'grant' && f.scopes?.includes(s));
-    warnings.push(`"${s}" is a wildcard (from "${from?.phrase ?? ''}"): it grants ${s === '*' ? 'everything' : 'every match of *'}; name the resources or actions instead if you can`);
+    warnings.push(
+      `"${s}" is a wildcard (from "${from?.phrase ?? ''}"): it grants ${s === '*' ? 'everything' : 'every match of *'}; name the resources or actions instead if you can`,
+    );
   }
 
   const rules: PolicyRule[] = [];
@@ -102,13 +112,13 @@ function assemble(request: PolicyRequest, found: Found[], unmatched: Problem[]):
     const appliesTo = f.rule.kind === 'deny' ? coveringGrants(f.rule.scopes, scopes) : appliesToOf(f, found, scopes);
     rules.push({ id, ...f.rule, appliesTo });
     if (appliesTo.length === 0 && f.rule.kind !== 'deny') warnings.push(`${id} ("${f.phrase}") applies to no granted scope`);
-    if (f.rule.kind === 'time-window' && f.rule.timezone === null) warnings.push(`${id} ("${f.phrase}") names no time zone; the evaluator's local time applies`);
+    if (f.rule.kind === 'time-window' && f.rule.timezone === null)
+      warnings.push(`${id} ("${f.phrase}") names no time zone; the evaluator's local time applies`);
   }
   for (const f of found) {
     if (f.kind === 'waiver') warnings.push(`"${f.phrase}": approval is waived, so no approval rule`);
-    const produces = f.kind === 'grant' ? f.scopes ?? []
-      : f.kind === 'expiry' ? (f.expiresIn ? [f.expiresIn] : [])
-        : ruleIds.has(f) ? [ruleIds.get(f) ?? ''] : [];
+    const produces =
+      f.kind === 'grant' ? (f.scopes ?? []) : f.kind === 'expiry' ? (f.expiresIn ? [f.expiresIn] : []) : ruleIds.has(f) ? [ruleIds.get(f) ?? ''] : [];
     matched.push({ phrase: f.phrase, kind: f.kind, produces });
   }
   const expiresIn = shortestLifetime(found, warnings);
@@ -140,7 +150,10 @@ function assemble(request: PolicyRequest, found: Found[], unmatched: Problem[]):
  */
 function appliesToOf(rule: Found, found: Found[], scopes: string[]): string[] {
   const final = new Set(scopes);
-  const own = found.filter((f) => f.clause === rule.clause && f.kind === 'grant').flatMap((f) => f.scopes ?? []).filter((s) => final.has(s));
+  const own = found
+    .filter((f) => f.clause === rule.clause && f.kind === 'grant')
+    .flatMap((f) => f.scopes ?? [])
+    .filter((s) => final.has(s));
   const base = own.length > 0 ? own : scopes;
   const resourceOf = (s: string) => s.split(':')[0] ?? '';
   let result = base;
@@ -161,7 +174,8 @@ function coveringGrants(denied: readonly string[], scopes: readonly string[]): s
 
 function shortestLifetime(found: Found[], warnings: string[]): string | undefined {
   const asked = found.filter((f) => f.kind === 'expiry');
-  for (const f of asked) if (f.expiresIn === undefined) warnings.push(`"${f.phrase}": ${f.asked} is not a token lifetime (1s to 365d); no lifetime taken from it`);
+  for (const f of asked)
+    if (f.expiresIn === undefined) warnings.push(`"${f.phrase}": ${f.asked} is not a token lifetime (1s to 365d); no lifetime taken from it`);
   const valid = asked.flatMap((f) => (f.expiresIn ? [{ text: f.expiresIn, seconds: parseDurationSeconds(f.expiresIn) ?? 0 }] : []));
   if (valid.length === 0) return undefined;
   const shortest = valid.reduce((a, b) => (b.seconds < a.seconds ? b : a));

@@ -1,6 +1,4 @@
-import {
-  actionAt, CONNECTORS, GENERIC_RESOURCE, isContentWord, knownResource, LEADING, NEGATIONS, PRONOUNS, type Action,
-} from './lexicon.ts';
+import { actionAt, CONNECTORS, GENERIC_RESOURCE, isContentWord, knownResource, LEADING, NEGATIONS, PRONOUNS, type Action } from './lexicon.ts';
 import { markUsed, phraseOf, type Clause } from './text.ts';
 
 /**
@@ -37,7 +35,11 @@ interface Group {
 }
 
 /** "do everything", "all permissions": the only phrases that give the bare `*`. */
-const EVERYTHING_PHRASES = [['do', 'everything'], ['all', 'permissions'], ['all', 'scopes']];
+const EVERYTHING_PHRASES = [
+  ['do', 'everything'],
+  ['all', 'permissions'],
+  ['all', 'scopes'],
+];
 
 export function matchGrants(clause: Clause, ctx: GrantContext): { grants: GrantMatch[]; problems: Problem[] } {
   // Words a condition matcher used are skipped as if absent: "send [no more than 50] emails [per day]".
@@ -50,10 +52,10 @@ export function matchGrants(clause: Clause, ctx: GrantContext): { grants: GrantM
   const everything: Array<{ at: number; end: number }> = [];
   const negations: number[] = [];
   const loose: string[] = [];
-  const isAction = (p: number) => kinds[p] === 'word' ? actionAt(words, p) : undefined;
+  const isAction = (p: number) => (kinds[p] === 'word' ? actionAt(words, p) : undefined);
   const isNoun = (p: number) => kinds[p] === 'word' && isContentWord(words[p] ?? '') && !isAction(p);
 
-  for (let p = 0; p < words.length;) {
+  for (let p = 0; p < words.length; ) {
     const all = EVERYTHING_PHRASES.find((ph) => ph.every((w, k) => words[p + k] === w));
     if (all) {
       everything.push({ at: p, end: p + all.length });

@@ -19,14 +19,22 @@ function forms(actions: Action[], words: string): Array<[string, Action[]]> {
  * read as two verbs.
  */
 const ACTION_WORDS = new Map<string, Action[]>([
-  ...forms(['read'], 'read reads reading view viewing viewed list listing listed see seeing seen search searching searched '
-    + 'fetch fetches fetching fetched get getting query querying queried browse browsing browsed access accessing accessed '
-    + 'inspect inspecting inspected look retrieve retrieves retrieving retrieved download downloading downloaded read-only readonly'),
-  ...forms(['write'], 'write writes writing written update updating updated create creates creating created edit editing edited '
-    + 'modify modifies modifying modified add adding added change changing changed insert inserting inserted upload uploading '
-    + 'uploaded draft drafting drafted'),
-  ...forms(['delete'], 'delete deletes deleting deleted remove removes removing removed erase erasing erased purge purging purged '
-    + 'destroy destroying destroyed'),
+  ...forms(
+    ['read'],
+    'read reads reading view viewing viewed list listing listed see seeing seen search searching searched ' +
+      'fetch fetches fetching fetched get getting query querying queried browse browsing browsed access accessing accessed ' +
+      'inspect inspecting inspected look retrieve retrieves retrieving retrieved download downloading downloaded read-only readonly',
+  ),
+  ...forms(
+    ['write'],
+    'write writes writing written update updating updated create creates creating created edit editing edited ' +
+      'modify modifies modifying modified add adding added change changing changed insert inserting inserted upload uploading ' +
+      'uploaded draft drafting drafted',
+  ),
+  ...forms(
+    ['delete'],
+    'delete deletes deleting deleted remove removes removing removed erase erasing erased purge purging purged ' + 'destroy destroying destroyed',
+  ),
   ...forms(['send'], 'send sends sending sent reply replying replied forward forwarding forwarded'),
   ...forms(['execute'], 'execute executes executing executed run running trigger triggering triggered invoke invoking invoked'),
   ...forms(['read', 'write'], 'manage manages managing managed'),
@@ -34,7 +42,10 @@ const ACTION_WORDS = new Map<string, Action[]>([
 
 /** Multi-word action phrases, tried before single words. */
 const ACTION_PHRASES: Array<[string[], Action[]]> = [
-  [['full', 'access'], ['read', 'write', 'delete']],
+  [
+    ['full', 'access'],
+    ['read', 'write', 'delete'],
+  ],
   [['all', 'actions'], ['*']],
 ];
 
@@ -77,14 +88,59 @@ export const GENERIC_RESOURCE = /^[a-z][a-z0-9_-]{0,39}$/;
 
 /** Words that negate the nearest action (docs/AI-POLICY.md, "Negation"). */
 export const NEGATIONS = new Set([
-  'not', 'never', 'no', 'cannot', "can't", 'cant', "don't", 'dont', "doesn't", 'doesnt', "mustn't", "shouldn't",
-  "won't", 'nor', 'forbidden', 'prohibited', 'disallowed', 'banned',
+  'not',
+  'never',
+  'no',
+  'cannot',
+  "can't",
+  'cant',
+  "don't",
+  'dont',
+  "doesn't",
+  'doesnt',
+  "mustn't",
+  "shouldn't",
+  "won't",
+  'nor',
+  'forbidden',
+  'prohibited',
+  'disallowed',
+  'banned',
 ]);
 
 /** Words skipped before an object ("read *the* crm", "write *to* the calendar"). */
 export const LEADING = new Set([
-  'the', 'a', 'an', 'any', 'some', 'my', 'our', 'your', 'their', 'his', 'her', 'its', 'this', 'that', 'these', 'those',
-  'to', 'from', 'in', 'on', 'of', 'at', 'into', 'onto', 'about', 'over', 'all', 'every', 'each', 'existing', 'new',
+  'the',
+  'a',
+  'an',
+  'any',
+  'some',
+  'my',
+  'our',
+  'your',
+  'their',
+  'his',
+  'her',
+  'its',
+  'this',
+  'that',
+  'these',
+  'those',
+  'to',
+  'from',
+  'in',
+  'on',
+  'of',
+  'at',
+  'into',
+  'onto',
+  'about',
+  'over',
+  'all',
+  'every',
+  'each',
+  'existing',
+  'new',
 ]);
 
 /** Pronouns standing for the resources named last. */
@@ -95,13 +151,94 @@ export const CONNECTORS = new Set(['and', 'or', ',', '&', '/', 'and/or', 'plus']
 
 /** Words that are never a resource and end a noun phrase. */
 const STOP = new Set([
-  ...LEADING, ...NEGATIONS, ...PRONOUNS, ...CONNECTORS,
-  'with', 'for', 'by', 'under', 'within', 'during', 'without', 'via', 'through', 'across', 'per', 'than', 'as', 'so', 'if',
-  'when', 'while', 'where', 'which', 'who', 'whom', 'whose', 'then', 'also', 'only', 'just', 'too', 'but', 'except',
-  'i', 'we', 'you', 'he', 'she', 'us', 'me', 'him', 'can', 'could', 'may', 'might', 'must', 'shall', 'should', 'will',
-  'would', 'do', 'does', 'did', 'be', 'is', 'are', 'was', 'were', 'been', 'being', 'am', 'has', 'have', 'had', 'able',
-  'allowed', 'permitted', 'permission', 'permissions', 'please', 'everything', 'anything', 'nothing', 'something',
-  'up', 'out', 'more', 'most', 'less', 'least', 'other', 'else', 'here', 'there', 'now', 'once', 'twice', 'always',
+  ...LEADING,
+  ...NEGATIONS,
+  ...PRONOUNS,
+  ...CONNECTORS,
+  'with',
+  'for',
+  'by',
+  'under',
+  'within',
+  'during',
+  'without',
+  'via',
+  'through',
+  'across',
+  'per',
+  'than',
+  'as',
+  'so',
+  'if',
+  'when',
+  'while',
+  'where',
+  'which',
+  'who',
+  'whom',
+  'whose',
+  'then',
+  'also',
+  'only',
+  'just',
+  'too',
+  'but',
+  'except',
+  'i',
+  'we',
+  'you',
+  'he',
+  'she',
+  'us',
+  'me',
+  'him',
+  'can',
+  'could',
+  'may',
+  'might',
+  'must',
+  'shall',
+  'should',
+  'will',
+  'would',
+  'do',
+  'does',
+  'did',
+  'be',
+  'is',
+  'are',
+  'was',
+  'were',
+  'been',
+  'being',
+  'am',
+  'has',
+  'have',
+  'had',
+  'able',
+  'allowed',
+  'permitted',
+  'permission',
+  'permissions',
+  'please',
+  'everything',
+  'anything',
+  'nothing',
+  'something',
+  'up',
+  'out',
+  'more',
+  'most',
+  'less',
+  'least',
+  'other',
+  'else',
+  'here',
+  'there',
+  'now',
+  'once',
+  'twice',
+  'always',
 ]);
 
 /**

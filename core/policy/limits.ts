@@ -10,15 +10,32 @@ export interface Money {
 export type Period = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month';
 
 const PERIODS = new Map<string, Period>([
-  ...(['second', 'minute', 'hour', 'day', 'week', 'month'] as const).flatMap((p): Array<[string, Period]> => [[p, p], [`${p}s`, p]]),
+  ...(['second', 'minute', 'hour', 'day', 'week', 'month'] as const).flatMap(
+    (p): Array<[string, Period]> => [
+      [p, p],
+      [`${p}s`, p],
+    ],
+  ),
 ]);
-const PERIOD_ADVERBS = new Map<string, Period>([['hourly', 'hour'], ['daily', 'day'], ['weekly', 'week'], ['monthly', 'month']]);
+const PERIOD_ADVERBS = new Map<string, Period>([
+  ['hourly', 'hour'],
+  ['daily', 'day'],
+  ['weekly', 'week'],
+  ['monthly', 'month'],
+]);
 const PERIOD_LEADS = new Set(['per', 'a', 'an', 'each', 'every']);
 
 const SYMBOLS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP' };
 const CURRENCY_WORDS = new Map<string, string>([
-  ['usd', 'USD'], ['dollar', 'USD'], ['dollars', 'USD'], ['eur', 'EUR'], ['euro', 'EUR'], ['euros', 'EUR'],
-  ['gbp', 'GBP'], ['pound', 'GBP'], ['pounds', 'GBP'],
+  ['usd', 'USD'],
+  ['dollar', 'USD'],
+  ['dollars', 'USD'],
+  ['eur', 'EUR'],
+  ['euro', 'EUR'],
+  ['euros', 'EUR'],
+  ['gbp', 'GBP'],
+  ['pound', 'GBP'],
+  ['pounds', 'GBP'],
 ]);
 
 /** A whole number written with digits (thousands commas allowed), or undefined. */
@@ -64,8 +81,18 @@ export interface LimitMatch {
 }
 
 const LIMIT_LEADS: string[][] = [
-  ['no', 'more', 'than'], ['not', 'more', 'than'], ['a', 'maximum', 'of'], ['a', 'limit', 'of'], ['maximum', 'of'],
-  ['limit', 'of'], ['limited', 'to'], ['capped', 'at'], ['at', 'most'], ['up', 'to'], ['maximum'], ['max'],
+  ['no', 'more', 'than'],
+  ['not', 'more', 'than'],
+  ['a', 'maximum', 'of'],
+  ['a', 'limit', 'of'],
+  ['maximum', 'of'],
+  ['limit', 'of'],
+  ['limited', 'to'],
+  ['capped', 'at'],
+  ['at', 'most'],
+  ['up', 'to'],
+  ['maximum'],
+  ['max'],
 ];
 
 function leadAt(clause: Clause, i: number): number {
@@ -98,11 +125,12 @@ export function matchLimits(clause: Clause): LimitMatch[] {
     markUsed(clause, i, afterNumber - 1);
     if (period) markUsed(clause, period.at, last);
     const of = unit.length > 0 ? unit.join(' ') : undefined;
-    const rule: LimitRule = money !== undefined
-      ? { kind: 'amount-limit', amount: money.money.amount, currency: money.money.currency, ...(period ? { per: period.per } : {}) }
-      : period
-        ? { kind: 'rate-limit', max: count ?? 0, per: period.per, ...(of !== undefined ? { of } : {}) }
-        : { kind: 'count-limit', max: count ?? 0, ...(of !== undefined ? { of } : {}) };
+    const rule: LimitRule =
+      money !== undefined
+        ? { kind: 'amount-limit', amount: money.money.amount, currency: money.money.currency, ...(period ? { per: period.per } : {}) }
+        : period
+          ? { kind: 'rate-limit', max: count ?? 0, per: period.per, ...(of !== undefined ? { of } : {}) }
+          : { kind: 'count-limit', max: count ?? 0, ...(of !== undefined ? { of } : {}) };
     const resource = resourceOfUnit(unit);
     found.push({ rule, at: i, phrase: phraseOf(clause, i, Math.max(last, unitEnd - 1)), ...(resource !== undefined ? { resource } : {}) });
     i = last;

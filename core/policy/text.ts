@@ -26,7 +26,11 @@ export interface Clause {
  * apostrophes made plain, whitespace collapsed.
  */
 export function normalise(description: string): string {
-  return description.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u02bc`]/g, "'").replace(/[ \t\f\v]+/g, ' ');
+  return description
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc`]/g, "'")
+    .replace(/[ \t\f\v]+/g, ' ');
 }
 
 /**
@@ -36,13 +40,16 @@ export function normalise(description: string): string {
  */
 const CLAUSE_BREAK = /[.!?](?=\s|$)|[;\r\n]+|\b(?:but|except|however|although|whereas)\b/g;
 
-const TOKEN = new RegExp([
-  String.raw`(?<money>[$€£] ?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)`,
-  String.raw`(?<time>\d{1,2}(?::\d{2})? ?(?:am|pm)\b|\d{1,2}:\d{2}\b)`,
-  String.raw`(?<number>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)`,
-  String.raw`(?<word>[\p{L}\p{N}][\p{L}\p{N}_'-]*)`,
-  String.raw`(?<punct>[,&/])`,
-].join('|'), 'gu');
+const TOKEN = new RegExp(
+  [
+    String.raw`(?<money>[$€£] ?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)`,
+    String.raw`(?<time>\d{1,2}(?::\d{2})? ?(?:am|pm)\b|\d{1,2}:\d{2}\b)`,
+    String.raw`(?<number>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)`,
+    String.raw`(?<word>[\p{L}\p{N}][\p{L}\p{N}_'-]*)`,
+    String.raw`(?<punct>[,&/])`,
+  ].join('|'),
+  'gu',
+);
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];

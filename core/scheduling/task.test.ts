@@ -5,7 +5,9 @@ const on = { scriptsEnabled: true };
 
 describe('task rules', () => {
   it('accepts an http task with method, headers and a JSON body', () => {
-    expect(taskProblem({ type: 'http', url: 'https://example.com/hook', method: 'POST', headers: { 'x-api-key': 'k' }, body: { a: [1, 2] } }, on)).toBeUndefined();
+    expect(
+      taskProblem({ type: 'http', url: 'https://example.com/hook', method: 'POST', headers: { 'x-api-key': 'k' }, body: { a: [1, 2] } }, on),
+    ).toBeUndefined();
   });
 
   it('names the field of each problem of an http task', () => {

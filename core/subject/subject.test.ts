@@ -28,7 +28,21 @@ describe('the subject rule', () => {
 
   it('refuses invisible, bidi and control characters anywhere, naming the code point', () => {
     expect(refused('agent\u200b-1')).toMatch(/U\+200B/);
-    for (const s of ['agent\u200c1', 'agent\u200d1', '\ufeffagent', 'agent\u202e1-', 'agent\u2066x', 'age\u00adnt', 'a\u0000b', 'a\u0007b', 'a\u2028b', 'a\ue000b', 'a\u2060b', 'a\u180eb']) refused(s);
+    for (const s of [
+      'agent\u200c1',
+      'agent\u200d1',
+      '\ufeffagent',
+      'agent\u202e1-',
+      'agent\u2066x',
+      'age\u00adnt',
+      'a\u0000b',
+      'a\u0007b',
+      'a\u2028b',
+      'a\ue000b',
+      'a\u2060b',
+      'a\u180eb',
+    ])
+      refused(s);
   });
 
   it('refuses full-width and other compatibility look-alikes', () => {

@@ -10,7 +10,7 @@ const BODY = '{"id":"evt_1","type":"payment.failed","data":{"externalRef":"cus_4
 function verify(o: { header?: string | undefined; body?: string | Buffer; secrets?: string[]; now?: number }) {
   return verifyWebhookSignature({
     header: 'header' in o ? o.header : signWebhook(BODY, [SECRET], NOW),
-    rawBody: typeof o.body === 'string' ? Buffer.from(o.body) : o.body ?? Buffer.from(BODY),
+    rawBody: typeof o.body === 'string' ? Buffer.from(o.body) : (o.body ?? Buffer.from(BODY)),
     secrets: o.secrets ?? [SECRET],
     nowSeconds: o.now ?? NOW,
   });
@@ -55,8 +55,17 @@ describe('billing webhook signature', () => {
     expect(verify({ header: '' }).ok).toBe(false);
     const sig = signWebhook(BODY, [SECRET], NOW).split(',')[1]!;
     for (const garbled of [
-      'garbage', `v1=${sig.slice(3)}`, `t=${NOW}`, `t=${NOW},v1=zz`, `t=${NOW},${sig.slice(0, -1)}`, `t=abc,${sig}`,
-      `t=${NOW},t=${NOW},${sig}`, `t=-5,${sig}`, `${sig},t`, `t=${NOW},v1=${'a'.repeat(63)}`, `t=${NOW},${sig}`.padEnd(3000, ','),
+      'garbage',
+      `v1=${sig.slice(3)}`,
+      `t=${NOW}`,
+      `t=${NOW},v1=zz`,
+      `t=${NOW},${sig.slice(0, -1)}`,
+      `t=abc,${sig}`,
+      `t=${NOW},t=${NOW},${sig}`,
+      `t=-5,${sig}`,
+      `${sig},t`,
+      `t=${NOW},v1=${'a'.repeat(63)}`,
+      `t=${NOW},${sig}`.padEnd(3000, ','),
     ]) {
       expect(verify({ header: garbled }).ok, garbled.slice(0, 80)).toBe(false);
     }

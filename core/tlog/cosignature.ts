@@ -1,7 +1,13 @@
 import { sign, createPublicKey, type KeyObject } from 'node:crypto';
 import {
-  SIG_COSIGNATURE_V1, ed25519PublicKeyFromRaw, isKeyName, noteKeyId, rawEd25519PublicKey, safeVerify,
-  type NoteSignature, type NoteVerifier,
+  SIG_COSIGNATURE_V1,
+  ed25519PublicKeyFromRaw,
+  isKeyName,
+  noteKeyId,
+  rawEd25519PublicKey,
+  safeVerify,
+  type NoteSignature,
+  type NoteVerifier,
 } from './note.ts';
 
 /**
@@ -26,7 +32,9 @@ export function ed25519Cosigner(name: string, privateKey: KeyObject): Cosigner {
   const publicKey = rawEd25519PublicKey(createPublicKey(privateKey));
   const keyId = noteKeyId(name, SIG_COSIGNATURE_V1, publicKey);
   return {
-    name, keyId, publicKey,
+    name,
+    keyId,
+    publicKey,
     cosign(checkpointText, time) {
       if (!Number.isSafeInteger(time) || time < 0) throw new RangeError('a cosignature time is POSIX seconds');
       const stamp = Buffer.alloc(8);

@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../chain/index.ts';
 import {
-  CompactTree, TILE_HEIGHT, TILE_WIDTH, consistencyProof, encodeEntryBundle, fsckLog, leafHash, nodeReaderFromTiles, tileWidthAt,
-  type Checkpoint, type LogSource, type TileRef,
+  CompactTree,
+  TILE_HEIGHT,
+  TILE_WIDTH,
+  consistencyProof,
+  encodeEntryBundle,
+  fsckLog,
+  leafHash,
+  nodeReaderFromTiles,
+  tileWidthAt,
+  type Checkpoint,
+  type LogSource,
+  type TileRef,
 } from './index.ts';
 
 /** A log of `size` entries built the way the maintainer does (nodes at tile heights into tiles), and its checkpoints. */
@@ -36,7 +46,11 @@ function makeLog(size: number) {
       return encodeEntryBundle(entries.slice(ref.index * TILE_WIDTH, ref.index * TILE_WIDTH + ref.width));
     },
     async consistency(from: number, to: number) {
-      return consistencyProof(from, to, nodeReaderFromTiles((l, i) => bytes.get(`${l}/${i}`)));
+      return consistencyProof(
+        from,
+        to,
+        nodeReaderFromTiles((l, i) => bytes.get(`${l}/${i}`)),
+      );
     },
   };
   return { source, checkpoint };
@@ -47,8 +61,13 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
   const SIZE = 70_000;
   const log = makeLog(SIZE);
 
-  it('a log served as built checks: every tile above level 0 rebuilt, the root the checkpoint\'s, earlier checkpoints prefixes', async () => {
-    const report = await fsckLog({ checkpoint: log.checkpoint(SIZE), chainHead: SIZE, earlier: [log.checkpoint(1), log.checkpoint(256), log.checkpoint(65_537), log.checkpoint(SIZE)], source: log.source });
+  it("a log served as built checks: every tile above level 0 rebuilt, the root the checkpoint's, earlier checkpoints prefixes", async () => {
+    const report = await fsckLog({
+      checkpoint: log.checkpoint(SIZE),
+      chainHead: SIZE,
+      earlier: [log.checkpoint(1), log.checkpoint(256), log.checkpoint(65_537), log.checkpoint(SIZE)],
+      source: log.source,
+    });
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
     // 274 level-0 tiles, 2 level-1 tiles (one full, one partial), 1 partial level-2 tile.
@@ -64,7 +83,7 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
     expect(report.problems).toEqual([`the checkpoint's size is ${SIZE - 1}, the chain's head is seq ${SIZE}`]);
   });
 
-  it('a checkpoint whose root is not the tree\'s fails', async () => {
+  it("a checkpoint whose root is not the tree's fails", async () => {
     const report = await fsckLog({ checkpoint: { ...log.checkpoint(SIZE), root: log.checkpoint(SIZE - 1).root }, source: log.source });
     expect(report.problems).toEqual([`the root rebuilt from the tiles is not the checkpoint's (size ${SIZE})`]);
   });
@@ -84,17 +103,22 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
     const report = await fsckLog({ checkpoint: cp, source });
     expect(report.problems).toEqual([
       'leaf 261: its entry does not hash to the leaf hash the tile serves',
-      'the root rebuilt from the tiles is not the checkpoint\'s (size 300)',
+      "the root rebuilt from the tiles is not the checkpoint's (size 300)",
     ]);
   });
 
   it('entries out of place or whose content is not their hash fail', async () => {
     const { source, checkpoint } = makeLog(10);
     const swapped = { ...source, entries: async (ref: TileRef) => encodeEntryBundle([...source.entryList.slice(0, ref.width)].reverse()) };
-    expect((await fsckLog({ checkpoint: checkpoint(10), source: swapped })).problems[0]).toBe('leaf 0: its entry does not hash to the leaf hash the tile serves');
+    expect((await fsckLog({ checkpoint: checkpoint(10), source: swapped })).problems[0]).toBe(
+      'leaf 0: its entry does not hash to the leaf hash the tile serves',
+    );
     // A log whose leaves commit to entries naming another seq (a log of some other chain's order).
     const other = makeLog(2);
-    const shifted = { ...other.source, entries: async () => encodeEntryBundle(other.source.entryList.map((e) => Buffer.from(e.toString().replace('"seq":1', '"seq":5')))) };
+    const shifted = {
+      ...other.source,
+      entries: async () => encodeEntryBundle(other.source.entryList.map((e) => Buffer.from(e.toString().replace('"seq":1', '"seq":5')))),
+    };
     const report = await fsckLog({ checkpoint: other.checkpoint(2), source: shifted });
     expect(report.problems).toEqual(['leaf 0: its entry does not hash to the leaf hash the tile serves']);
   });
@@ -104,7 +128,7 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
     const forked = { ...fork.checkpoint(300), root: Buffer.alloc(32, 1) };
     const report = await fsckLog({ checkpoint: fork.checkpoint(400), earlier: [forked], source: fork.source });
     expect(report.problems).toEqual([
-      'the tree rebuilt at size 300 is not the earlier checkpoint\'s: history was rewritten',
+      "the tree rebuilt at size 300 is not the earlier checkpoint's: history was rewritten",
       'the consistency proof from size 300 to 400 does not verify',
     ]);
   });
@@ -118,8 +142,9 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
 
   it('an earlier checkpoint larger than the current one says the log shrank; a tile cut short is named', async () => {
     const { source, checkpoint } = makeLog(300);
-    expect((await fsckLog({ checkpoint: checkpoint(200), earlier: [checkpoint(300)], source })).problems)
-      .toEqual(['an earlier checkpoint has size 300, more than the checkpoint\'s 200: the log shrank']);
+    expect((await fsckLog({ checkpoint: checkpoint(200), earlier: [checkpoint(300)], source })).problems).toEqual([
+      "an earlier checkpoint has size 300, more than the checkpoint's 200: the log shrank",
+    ]);
     const short = { ...source, tile: async (ref: TileRef) => (await source.tile(ref)).subarray(0, 32) };
     expect((await fsckLog({ checkpoint: checkpoint(300), source: short })).problems).toEqual(['tile/0/000 holds 32 bytes, not 256 hashes']);
   });
@@ -128,6 +153,13 @@ describe('the fsck of a transparency log (tessera cmd/fsck)', () => {
     const { source, checkpoint } = makeLog(300);
     const report = await fsckLog({ checkpoint: checkpoint(300), source: { ...source, entries: async () => undefined } });
     expect(report).toMatchObject({ ok: true, entries: 0, unreadBundles: 2 });
-    expect((await fsckLog({ checkpoint: { ...checkpoint(1), size: 0, root: Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex') }, source })).ok).toBe(true);
+    expect(
+      (
+        await fsckLog({
+          checkpoint: { ...checkpoint(1), size: 0, root: Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex') },
+          source,
+        })
+      ).ok,
+    ).toBe(true);
   });
 });

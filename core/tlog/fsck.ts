@@ -148,7 +148,10 @@ export async function fsckLog(input: FsckInput): Promise<FsckReport> {
   if (input.chainHead !== undefined && input.chainHead !== checkpoint.size) {
     problems.push(`the checkpoint's size is ${checkpoint.size}, the chain's head is seq ${input.chainHead}`);
   }
-  const rebuild = new TreeRebuild(checkpoint.size, earlier.map((c) => c.size));
+  const rebuild = new TreeRebuild(
+    checkpoint.size,
+    earlier.map((c) => c.size),
+  );
   const compare = async (expected: ExpectedTile) => {
     const served = await source.tile(expected.ref);
     report.tiles += 1;
@@ -189,7 +192,8 @@ export async function fsckLog(input: FsckInput): Promise<FsckReport> {
       report.consistentWith.push(0);
       continue;
     }
-    if (!sameHash(rebuilt.rootsAt.get(old.size), old.root)) problems.push(`the tree rebuilt at size ${old.size} is not the earlier checkpoint's: history was rewritten`);
+    if (!sameHash(rebuilt.rootsAt.get(old.size), old.root))
+      problems.push(`the tree rebuilt at size ${old.size} is not the earlier checkpoint's: history was rewritten`);
     const proof = old.size === checkpoint.size ? [] : await source.consistency(old.size, checkpoint.size);
     if (!verifyConsistency(old.size, checkpoint.size, proof, old.root, checkpoint.root)) {
       problems.push(`the consistency proof from size ${old.size} to ${checkpoint.size} does not verify`);

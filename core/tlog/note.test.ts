@@ -1,9 +1,25 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  CompactTree, cosignatureTime, cosignatureVerifier, ed25519Cosigner, ed25519NoteSigner, ed25519NoteVerifier, ed25519PrivateKeyFromSeed,
-  formatCheckpoint, formatVkey, leafHash, openCheckpoint, openNote, parseCheckpoint, parseNote, parseVkey, signNote, signatureLine,
-  SIG_ED25519, rawEd25519PublicKey,
+  CompactTree,
+  cosignatureTime,
+  cosignatureVerifier,
+  ed25519Cosigner,
+  ed25519NoteSigner,
+  ed25519NoteVerifier,
+  ed25519PrivateKeyFromSeed,
+  formatCheckpoint,
+  formatVkey,
+  leafHash,
+  openCheckpoint,
+  openNote,
+  parseCheckpoint,
+  parseNote,
+  parseVkey,
+  signNote,
+  signatureLine,
+  SIG_ED25519,
+  rawEd25519PublicKey,
 } from './index.ts';
 import { createPublicKey } from 'node:crypto';
 
@@ -43,7 +59,14 @@ describe('signed notes against the Go sumdb vectors', () => {
     expect(openNote(bad, [verifierOf(PETER_VKEY)])).toMatch(/does not verify|base64/);
     const edited = `${TEXT.replace('answer', 'question')}\n${PETER_SIG}`;
     expect(openNote(edited, [verifierOf(PETER_VKEY)])).toMatch(/does not verify/);
-    for (const m of [TEXT, `${TEXT}\n`, `${TEXT}\n${PETER_SIG.slice(0, -1)}`, `\x01${TEXT}\n${PETER_SIG}`, `${TEXT}\n— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`, `${TEXT}\n${PETER_SIG}Unexpected line.\n`]) {
+    for (const m of [
+      TEXT,
+      `${TEXT}\n`,
+      `${TEXT}\n${PETER_SIG.slice(0, -1)}`,
+      `\x01${TEXT}\n${PETER_SIG}`,
+      `${TEXT}\n— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`,
+      `${TEXT}\n${PETER_SIG}Unexpected line.\n`,
+    ]) {
       expect(typeof parseNote(m) === 'string' || typeof openNote(m, [verifierOf(PETER_VKEY)]) === 'string', JSON.stringify(m)).toBe(true);
     }
   });
@@ -90,7 +113,14 @@ describe('checkpoints and cosignatures', () => {
   });
 
   it('malformed checkpoints are refused: leading zeroes, a short root, a missing line, an empty extension', () => {
-    for (const t of ['o\n012\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n', 'o\n12\nCsUYapGG\n', 'o\n12\n', 'o\n1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n\n', '\n1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n', 'o\n-1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n']) {
+    for (const t of [
+      'o\n012\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n',
+      'o\n12\nCsUYapGG\n',
+      'o\n12\n',
+      'o\n1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n\n',
+      '\n1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n',
+      'o\n-1\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n',
+    ]) {
       expect(typeof parseCheckpoint(t), JSON.stringify(t)).toBe('string');
     }
   });

@@ -43,7 +43,13 @@ export interface NoteSigner {
 
 /** key ID = SHA-256(key name || 0x0A || signature type || public key)[:4], as 8 hex digits. */
 export function noteKeyId(name: string, type: number, publicKey: Uint8Array): string {
-  return createHash('sha256').update(name).update(Buffer.from([0x0a, type])).update(publicKey).digest().subarray(0, 4).toString('hex');
+  return createHash('sha256')
+    .update(name)
+    .update(Buffer.from([0x0a, type]))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4)
+    .toString('hex');
 }
 
 /** A key name: non-empty, no Unicode spaces, no `+` (signed-note "Format"). */

@@ -67,10 +67,18 @@ describe('RFC 6962 tree and proofs against published vectors', () => {
   it('the proofs generated from stored nodes are the published happy-path proofs', () => {
     const happy = vectors.inclusion.filter((v) => !v.wantErr && v.treeSize <= 8 && v.treeSize > 0 && roots[v.treeSize]?.equals(b64(v.root)));
     expect(happy.length).toBeGreaterThan(3);
-    for (const v of happy) expect(inclusionProof(v.leafIdx, v.treeSize, read).map((p) => p.toString('base64')), v.file).toEqual(v.proof ?? []);
+    for (const v of happy)
+      expect(
+        inclusionProof(v.leafIdx, v.treeSize, read).map((p) => p.toString('base64')),
+        v.file,
+      ).toEqual(v.proof ?? []);
     const happyC = vectors.consistency.filter((v) => !v.wantErr && v.size2 <= 8 && v.size1 > 0 && roots[v.size2]?.equals(b64(v.root2)));
     expect(happyC.length).toBeGreaterThan(3);
-    for (const v of happyC) expect(consistencyProof(v.size1, v.size2, read).map((p) => p.toString('base64')), v.file).toEqual(v.proof ?? []);
+    for (const v of happyC)
+      expect(
+        consistencyProof(v.size1, v.size2, read).map((p) => p.toString('base64')),
+        v.file,
+      ).toEqual(v.proof ?? []);
   });
 });
 
@@ -120,7 +128,15 @@ describe('adversarial proofs are refused', () => {
     const f = flipped[2] as Buffer;
     f[5] = (f[5] as number) ^ 1;
     expect(verifyInclusion(37, 70, leaf, flipped, root)).toBe(false);
-    expect(verifyInclusion(37, 70, leaf, proof.map((p, i) => (i === 1 ? p.subarray(0, 31) : p)), root)).toBe(false);
+    expect(
+      verifyInclusion(
+        37,
+        70,
+        leaf,
+        proof.map((p, i) => (i === 1 ? p.subarray(0, 31) : p)),
+        root,
+      ),
+    ).toBe(false);
   });
 
   it('a consistency proof for a forked history fails against the real one', () => {

@@ -15,9 +15,7 @@ export interface ExecutionReceipt {
   checkpoint: string;
 }
 
-export type ReceiptVerification =
-  | { ok: true; leafIndex: number; treeSize: number; cosignedBy: string[] }
-  | { ok: false; reason: string };
+export type ReceiptVerification = { ok: true; leafIndex: number; treeSize: number; cosignedBy: string[] } | { ok: false; reason: string };
 
 /**
  * Verify a receipt offline, with public keys only (docs/TRACE-FORMAT.md, "Receipts"): the record's

@@ -47,7 +47,10 @@ describe('the tile node cache', () => {
     for (const v of valid) {
       const build = (r: NodeReader) => inclusionProof(v.leafIdx, v.treeSize, r);
       const read = await cache.reader(build, log.fetch);
-      expect(build(read).map((p) => p.toString('base64')), v.file).toEqual(v.proof ?? []);
+      expect(
+        build(read).map((p) => p.toString('base64')),
+        v.file,
+      ).toEqual(v.proof ?? []);
     }
   });
 

@@ -67,7 +67,7 @@ export class TileNodeCache {
       const at = place(height, index);
       const tile = rebuilt.get(at.key);
       if (tile) {
-        const from = (2 * TILE_WIDTH - (2 * TILE_WIDTH >> at.height) + (at.offset >> at.height)) * HASH_SIZE;
+        const from = (2 * TILE_WIDTH - ((2 * TILE_WIDTH) >> at.height) + (at.offset >> at.height)) * HASH_SIZE;
         return Buffer.from(tile.subarray(from, from + HASH_SIZE));
       }
       const bytes = fetched.get(at.key);

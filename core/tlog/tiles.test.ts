@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CompactTree, decodeEntryBundle, encodeEntryBundle, leafHash, nodeReaderFromTiles, parseTilePath, rangeHash, tileIndexPath, tilePath, tileWidthAt,
+  CompactTree,
+  decodeEntryBundle,
+  encodeEntryBundle,
+  leafHash,
+  nodeReaderFromTiles,
+  parseTilePath,
+  rangeHash,
+  tileIndexPath,
+  tilePath,
+  tileWidthAt,
   TILE_WIDTH,
 } from './index.ts';
 
@@ -21,8 +30,29 @@ describe('tile coordinates and paths (C2SP tlog-tiles)', () => {
   });
 
   it('wrong or truncated tile paths are refused with a reason', () => {
-    for (const bad of ['', '0', '0/', '0/1', '0/01', '0/0001', '0/x001', '0/001/002', '00/000', '64/000', 'x/000', '0/000.p/0', '0/000.p/256', '0/000.p/07',
-      '0/000.p/', '0/000.p', '0/x000/001', 'entries/000.p/1/2', '0/x1234/000', '-1/000', '0/000/']) {
+    for (const bad of [
+      '',
+      '0',
+      '0/',
+      '0/1',
+      '0/01',
+      '0/0001',
+      '0/x001',
+      '0/001/002',
+      '00/000',
+      '64/000',
+      'x/000',
+      '0/000.p/0',
+      '0/000.p/256',
+      '0/000.p/07',
+      '0/000.p/',
+      '0/000.p',
+      '0/x000/001',
+      'entries/000.p/1/2',
+      '0/x1234/000',
+      '-1/000',
+      '0/000/',
+    ]) {
       expect(typeof parseTilePath(bad), bad).toBe('string');
     }
   });

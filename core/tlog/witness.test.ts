@@ -1,7 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  addCheckpoint, consistencyProof, cosignatureVerifier, ed25519Cosigner, formatCheckpoint, logKey, openCheckpoint, parseAddCheckpoint, signNote,
+  addCheckpoint,
+  consistencyProof,
+  cosignatureVerifier,
+  ed25519Cosigner,
+  formatCheckpoint,
+  logKey,
+  openCheckpoint,
+  parseAddCheckpoint,
+  signNote,
   type WitnessedLog,
 } from './index.ts';
 import { addCheckpointBody, tlogHistory } from '../../testing/tlog-history.ts';
@@ -41,7 +49,12 @@ describe('a witness (C2SP tlog-witness add-checkpoint)', () => {
     const second = w.submit(body(20, consistencyProof(20, 30, real.read), real.checkpoint(30)));
     expect(second.status).toBe(200);
     const cosigned = real.checkpoint(30) + second.body;
-    const opened = openCheckpoint(cosigned, { log: log.verifier, origin: ORIGIN, witnesses: [cosignatureVerifier(cosigner.name, cosigner.publicKey)], quorum: 1 });
+    const opened = openCheckpoint(cosigned, {
+      log: log.verifier,
+      origin: ORIGIN,
+      witnesses: [cosignatureVerifier(cosigner.name, cosigner.publicKey)],
+      quorum: 1,
+    });
     expect(typeof opened === 'string' ? opened : opened.cosignedBy).toEqual(['witness.test/w1']);
     expect(w.state.get(ORIGIN)?.size).toBe(30);
   });
@@ -64,7 +77,7 @@ describe('a witness (C2SP tlog-witness add-checkpoint)', () => {
     expect(w.state.get(ORIGIN)?.size).toBe(20);
   });
 
-  it('refuses a size-0 checkpoint whose root is not the empty tree\'s, keeps it as evidence, and cosigns the true empty root', () => {
+  it("refuses a size-0 checkpoint whose root is not the empty tree's, keeps it as evidence, and cosigns the true empty root", () => {
     const w = witness();
     const sized0 = (root: string) => signNote(formatCheckpoint({ origin: ORIGIN, size: 0, root: Buffer.from(root, 'base64'), extensions: [] }), [log.signer]);
     // The two roots the probe of issue 31 had cosigned, each signed by the log's own key.

@@ -58,9 +58,16 @@ export interface WitnessPolicy {
 }
 
 export function addCheckpoint(
-  request: AddCheckpointRequest, known: (origin: string) => WitnessedLog | undefined, policy: WitnessPolicy, nowSeconds: number,
+  request: AddCheckpointRequest,
+  known: (origin: string) => WitnessedLog | undefined,
+  policy: WitnessPolicy,
+  nowSeconds: number,
 ): WitnessDecision {
-  const text = (reason: string, status: WitnessDecision['status']): WitnessDecision => ({ status, body: `${reason}\n`, contentType: 'text/plain; charset=utf-8' });
+  const text = (reason: string, status: WitnessDecision['status']): WitnessDecision => ({
+    status,
+    body: `${reason}\n`,
+    contentType: 'text/plain; charset=utf-8',
+  });
   const origin = request.note.slice(0, request.note.indexOf('\n'));
   const verifiers = policy.logs.get(origin);
   if (!verifiers) return text('unknown log origin', 404);
@@ -74,15 +81,28 @@ export function addCheckpoint(
   // The tree of size 0 has one root by definition (RFC 6962: SHA-256 of the empty string), so a
   // signed size-0 checkpoint with any other root contradicts the log as surely as a split view.
   if (cp.size === 0 && !sameHash(cp.root, EMPTY_ROOT)) {
-    return { ...text('a tree of size 0 has the empty root', 409), evidence: { origin, note: request.note, reason: `split view: size 0 with root ${cp.root.toString('base64')}, not the empty tree's ${EMPTY_ROOT.toString('base64')}` } };
+    return {
+      ...text('a tree of size 0 has the empty root', 409),
+      evidence: {
+        origin,
+        note: request.note,
+        reason: `split view: size 0 with root ${cp.root.toString('base64')}, not the empty tree's ${EMPTY_ROOT.toString('base64')}`,
+      },
+    };
   }
   const lastRoot = last.size > 0 ? Buffer.from(last.root, 'base64') : undefined;
   if (last.size === cp.size && lastRoot && !sameHash(lastRoot, cp.root)) {
-    return { ...text('a different root for a size already cosigned', 409), evidence: { origin, note: request.note, reason: `split view: size ${cp.size} cosigned with root ${last.root}` } };
+    return {
+      ...text('a different root for a size already cosigned', 409),
+      evidence: { origin, note: request.note, reason: `split view: size ${cp.size} cosigned with root ${last.root}` },
+    };
   }
   if (last.size > 0 && last.size < cp.size) {
     if (!verifyConsistency(last.size, cp.size, request.proof, lastRoot as Buffer, cp.root)) {
-      return { ...text('the consistency proof does not verify', 422), evidence: { origin, note: request.note, reason: `not shown consistent with size ${last.size} root ${last.root}` } };
+      return {
+        ...text('the consistency proof does not verify', 422),
+        evidence: { origin, note: request.note, reason: `not shown consistent with size ${last.size} root ${last.root}` },
+      };
     }
   } else if (request.proof.length > 0) {
     return text('the proof must be empty from size 0 or to the same size', 422);

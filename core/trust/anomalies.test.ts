@@ -4,7 +4,7 @@ import { disagreementOf, findingsOnInsert, isStalled, placeOf } from './anomalie
 const bounds = { maxDepth: 3, maxFanOut: 2, stallMs: 1000 };
 
 describe('anomaly rules', () => {
-  it('places a child on its parent\'s path of agents, one deeper', () => {
+  it("places a child on its parent's path of agents, one deeper", () => {
     const root = placeOf({ id: 'i1', chainId: 'c', parentId: null, caller: 'a', callee: 'b' }, null);
     expect(root).toEqual({ path: ['a', 'b'], depth: 1 });
     expect(placeOf({ id: 'i2', chainId: 'c', parentId: 'i1', caller: 'b', callee: 'c' }, root)).toEqual({ path: ['a', 'b', 'c'], depth: 2 });
@@ -12,8 +12,9 @@ describe('anomaly rules', () => {
 
   it('finds a cycle when a callee is already on its own call path', () => {
     const place = { path: ['a', 'b', 'a'], depth: 2 };
-    expect(findingsOnInsert({ id: 'i2', chainId: 'c', parentId: 'i1', caller: 'b', callee: 'a' }, place, 1, bounds))
-      .toEqual([{ kind: 'cycle', key: 'cycle:i2', detail: 'a is called again within its own call path (a -> b -> a)' }]);
+    expect(findingsOnInsert({ id: 'i2', chainId: 'c', parentId: 'i1', caller: 'b', callee: 'a' }, place, 1, bounds)).toEqual([
+      { kind: 'cycle', key: 'cycle:i2', detail: 'a is called again within its own call path (a -> b -> a)' },
+    ]);
   });
 
   it('finds a runaway past the depth bound and past the fan-out bound', () => {
@@ -25,9 +26,18 @@ describe('anomaly rules', () => {
   });
 
   it('finds disagreement only when observers differ on the outcome', () => {
-    expect(disagreementOf('i1', [{ observer: 'o1', outcome: 'success' }, { observer: 'o2', outcome: 'success' }])).toBeNull();
-    expect(disagreementOf('i1', [{ observer: 'o1', outcome: 'success' }, { observer: 'o2', outcome: 'failure' }])?.detail)
-      .toBe('observers of i1 disagree on its outcome: failure (o2) vs success (o1)');
+    expect(
+      disagreementOf('i1', [
+        { observer: 'o1', outcome: 'success' },
+        { observer: 'o2', outcome: 'success' },
+      ]),
+    ).toBeNull();
+    expect(
+      disagreementOf('i1', [
+        { observer: 'o1', outcome: 'success' },
+        { observer: 'o2', outcome: 'failure' },
+      ])?.detail,
+    ).toBe('observers of i1 disagree on its outcome: failure (o2) vs success (o1)');
   });
 
   it('calls a chain stalled only when its newest interaction is pending past the window', () => {

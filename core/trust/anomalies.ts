@@ -38,12 +38,7 @@ export function placeOf(i: Placed, parent: { path: readonly string[]; depth: num
 }
 
 /** What one new interaction reveals: a cycle on its path, a chain too deep, a parent with too many children. */
-export function findingsOnInsert(
-  i: Placed,
-  place: { path: readonly string[]; depth: number },
-  parentChildren: number,
-  bounds: AnomalyBounds,
-): Finding[] {
+export function findingsOnInsert(i: Placed, place: { path: readonly string[]; depth: number }, parentChildren: number, bounds: AnomalyBounds): Finding[] {
   const out: Finding[] = [];
   const before = place.path.slice(0, -1);
   if (before.includes(i.callee)) {
@@ -63,8 +58,18 @@ export function disagreementOf(interactionId: string, opinions: ReadonlyArray<{ 
   const outcomes = [...new Set(opinions.map((o) => o.outcome))].sort();
   if (outcomes.length < 2) return null;
   return {
-    kind: 'disagreement', key: `disagreement:${interactionId}`,
-    detail: `observers of ${interactionId} disagree on its outcome: ${outcomes.map((o) => `${o} (${opinions.filter((x) => x.outcome === o).map((x) => x.observer).sort().join(', ')})`).join(' vs ')}`,
+    kind: 'disagreement',
+    key: `disagreement:${interactionId}`,
+    detail: `observers of ${interactionId} disagree on its outcome: ${outcomes
+      .map(
+        (o) =>
+          `${o} (${opinions
+            .filter((x) => x.outcome === o)
+            .map((x) => x.observer)
+            .sort()
+            .join(', ')})`,
+      )
+      .join(' vs ')}`,
   };
 }
 

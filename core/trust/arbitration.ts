@@ -89,7 +89,10 @@ export function evaluate(opinions: readonly Opinion[], irreversible: boolean): E
   const top = positions[0];
   const tied = positions.length > 1 && positions[1]!.countedWeight === top?.countedWeight;
   const consensus = top !== undefined && !tied && top.share >= CONSENSUS_SHARE;
-  const unknownFamily = opinions.filter((o) => o.modelFamily === undefined).map((o) => o.participant).sort();
+  const unknownFamily = opinions
+    .filter((o) => o.modelFamily === undefined)
+    .map((o) => o.participant)
+    .sort();
   const reason = irreversible
     ? 'the question is irreversible: it is escalated to a human, whatever the opinions say'
     : consensus

@@ -6,7 +6,14 @@ describe('trust rule 5: POST /verify returns risk signals against the sources, n
   it('the labelled corpus holds at least 30 pairs of every kind', () => {
     expect(CORPUS.length).toBeGreaterThanOrEqual(30);
     const kinds = new Set(CORPUS.map((p) => p.defect?.type ?? 'supported'));
-    expect([...kinds].sort()).toEqual(['date-not-in-sources', 'entity-not-in-sources', 'number-not-in-sources', 'quotation-not-found', 'supported', 'unsupported-claim']);
+    expect([...kinds].sort()).toEqual([
+      'date-not-in-sources',
+      'entity-not-in-sources',
+      'number-not-in-sources',
+      'quotation-not-found',
+      'supported',
+      'unsupported-claim',
+    ]);
   });
 
   it.each(CORPUS.filter((p) => p.defect === null))('gives no signal on a supported output ($name)', ({ output, sources }) => {

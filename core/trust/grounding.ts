@@ -32,8 +32,9 @@ export interface GroundingReport {
   notice: string;
 }
 
-export const GROUNDING_NOTICE = 'Risk signals only: each marks a span of the output not found in the sources given. '
-  + 'No signal does not make the output true, and a signal does not make it false.';
+export const GROUNDING_NOTICE =
+  'Risk signals only: each marks a span of the output not found in the sources given. ' +
+  'No signal does not make the output true, and a signal does not make it false.';
 
 export function checkGrounding(output: string, sources: readonly string[]): GroundingReport {
   const sourceSentences = sources.flatMap((text, source) => sentences(text).map((s) => ({ source, text: s.text, words: new Set(contentWords(s.text)) })));
@@ -52,7 +53,8 @@ export function checkGrounding(output: string, sources: readonly string[]): Grou
     const best = closestSentence(words, sourceSentences, index, counts);
     if (best.coverage < SUPPORT_THRESHOLD) {
       signals.push({
-        type: 'unsupported-claim', span: sentence,
+        type: 'unsupported-claim',
+        span: sentence,
         detail: `no source sentence covers at least ${SUPPORT_THRESHOLD * 100}% of this sentence's content words (best ${Math.round(best.coverage * 100)}%)`,
         ...(best.source >= 0 ? { closest: best } : {}),
       });
@@ -89,7 +91,13 @@ export function checkGrounding(output: string, sources: readonly string[]): Grou
   signals.sort((a, b) => a.span.start - b.span.start || a.type.localeCompare(b.type));
   return {
     signals,
-    checked: { sentences: claimSentences.length, numbers: outputNumbers.length, dates: outputDates.length, quotations: quotations.length, entities: entities.length },
+    checked: {
+      sentences: claimSentences.length,
+      numbers: outputNumbers.length,
+      dates: outputDates.length,
+      quotations: quotations.length,
+      entities: entities.length,
+    },
     notice: GROUNDING_NOTICE,
   };
 }
@@ -155,7 +163,7 @@ function names(text: string, sentenceSpans: readonly Span[]): Array<{ span: Span
   const out: Array<{ span: Span; words: string[] }> = [];
   for (const m of text.matchAll(/\p{Lu}[\p{L}\p{N}&'’-]*(?: \p{Lu}[\p{L}\p{N}&'’-]*)*/gu)) {
     let start = m.index;
-    let tokens = m[0].split(" ");
+    let tokens = m[0].split(' ');
     while (tokens.length > 0 && NOT_NAMES.has(bare(tokens[0]!))) {
       start = text.indexOf(tokens[1] ?? '', start + tokens[0]!.length);
       tokens = tokens.slice(1);
@@ -177,7 +185,11 @@ function trimTrailing(tokens: string[]): string[] {
   return t;
 }
 
-const bare = (token: string) => token.toLowerCase().replace(/['’]s$/, '').replace(/[^\p{L}\p{N}]+$/u, '');
+const bare = (token: string) =>
+  token
+    .toLowerCase()
+    .replace(/['’]s$/, '')
+    .replace(/[^\p{L}\p{N}]+$/u, '');
 
 function firstWordStart(text: string, s: Span): number {
   const m = /[\p{L}\p{N}]/u.exec(text.slice(s.start, s.end));

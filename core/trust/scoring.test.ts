@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { gate, scoreOf } from './scoring.ts';
 
 describe('scoreOf', () => {
-  it('starts at 50 and adds each event kind\'s weight, listing every contribution', () => {
-    const s = scoreOf([{ id: 'e1', kind: 'task-succeeded', appealUpheld: false }, { id: 'e2', kind: 'commitment-broken', appealUpheld: false }], []);
+  it("starts at 50 and adds each event kind's weight, listing every contribution", () => {
+    const s = scoreOf(
+      [
+        { id: 'e1', kind: 'task-succeeded', appealUpheld: false },
+        { id: 'e2', kind: 'commitment-broken', appealUpheld: false },
+      ],
+      [],
+    );
     expect(s).toMatchObject({ score: 47, unclamped: 47, baseline: 50, method: 'additive-v1' });
     expect(s.contributions).toEqual([
       { source: 'event', id: 'e1', reason: 'task-succeeded', delta: 2 },
@@ -17,12 +23,15 @@ describe('scoreOf', () => {
     expect(s.excluded).toEqual([{ source: 'event', id: 'e1', reason: 'an appeal against this event was upheld' }]);
   });
 
-  it('trust rule 7: charges the agent\'s own breaches and never the operator\'s', () => {
-    const s = scoreOf([], [
-      { id: 'b1', contractId: 'c', party: 'agent', state: 'open' },
-      { id: 'b2', contractId: 'c', party: 'agent', state: 'remediated' },
-      { id: 'b3', contractId: 'c', party: 'operator', state: 'open' },
-    ]);
+  it("trust rule 7: charges the agent's own breaches and never the operator's", () => {
+    const s = scoreOf(
+      [],
+      [
+        { id: 'b1', contractId: 'c', party: 'agent', state: 'open' },
+        { id: 'b2', contractId: 'c', party: 'agent', state: 'remediated' },
+        { id: 'b3', contractId: 'c', party: 'operator', state: 'open' },
+      ],
+    );
     expect(s.score).toBe(50 - 5 - 2);
     expect(s.excluded).toEqual([{ source: 'breach', id: 'b3', reason: 'breach by the operator: never charged to the agent' }]);
   });

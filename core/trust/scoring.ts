@@ -18,10 +18,10 @@ export const EVENT_WEIGHTS = Object.freeze({
   'commitment-kept': 3,
   'commitment-broken': -5,
   'policy-violation': -8,
-  'commendation': 1,
-  'complaint': -1,
+  commendation: 1,
+  complaint: -1,
   /** A fact worth recording that does not move a score. */
-  'note': 0,
+  note: 0,
 } as const);
 export type EventKind = keyof typeof EVENT_WEIGHTS;
 export const EVENT_KINDS = Object.freeze(Object.keys(EVENT_WEIGHTS) as EventKind[]);
@@ -109,11 +109,19 @@ export function gate(settings: { gating: boolean; threshold: number }, score: nu
   }
   const { threshold } = settings;
   if (score === undefined) {
-    return { allowed: false, gating: 'enabled', threshold, reason: `gating is enabled and nothing is recorded about this agent, so it has no score to meet the threshold ${threshold}` };
+    return {
+      allowed: false,
+      gating: 'enabled',
+      threshold,
+      reason: `gating is enabled and nothing is recorded about this agent, so it has no score to meet the threshold ${threshold}`,
+    };
   }
   const allowed = score >= threshold;
   return {
-    allowed, gating: 'enabled', threshold, score,
+    allowed,
+    gating: 'enabled',
+    threshold,
+    score,
     reason: allowed ? `score ${score} meets the threshold ${threshold}` : `score ${score} is below the threshold ${threshold}`,
   };
 }

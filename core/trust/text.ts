@@ -31,11 +31,13 @@ function pushTrimmed(out: Span[], text: string, start: number, end: number): voi
   if (trimmed !== '') out.push({ start: start + lead, end: start + lead + trimmed.length, text: trimmed });
 }
 
-export const STOPWORDS = new Set(`a an the and or but if then than so of to in on at by for with from into onto over under about
+export const STOPWORDS = new Set(
+  `a an the and or but if then than so of to in on at by for with from into onto over under about
 as is are was were be been being has have had do does did will would shall should can could may might must it its it's this that
 these those there here their they them he she his her him we our us you your i me my not no nor also very just only more most
 which who whom whose what when where why how all any both each few other some such own same too up down out off again further
-once per via while during before after above below between through until against among upon across`.split(/\s+/));
+once per via while during before after above below between through until against among upon across`.split(/\s+/),
+);
 
 /** Lower-case content words (stop words dropped, a plural's final s dropped) of a text. */
 export function contentWords(text: string): string[] {

@@ -8,7 +8,11 @@ export type ApiResult<T> =
   | { kind: 'unreachable'; message: string };
 
 /** A call's method, JSON body, and extra headers (`x-suite-admin-key`, `x-suite-tenant-key`) for this call only. */
-export interface CallOptions { method?: string; body?: unknown; headers?: Record<string, string> }
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
 
 /** Same-origin call with the pasted token; never throws. */
 export async function api<T>(path: string, init: CallOptions = {}): Promise<ApiResult<T>> {

@@ -5,20 +5,52 @@ export type ServiceHealth =
   | { service: string; state: 'not-ready'; checkedAt: string; latencyMs: number; checks: Record<string, boolean>; reason: string }
   | { service: string; state: 'unknown'; checkedAt: string; reason: string };
 
-export interface TraceAppended { kind: 'trace.appended'; id: string; seq: number; hash: string; subject: string; outcome: string }
+export interface TraceAppended {
+  kind: 'trace.appended';
+  id: string;
+  seq: number;
+  hash: string;
+  subject: string;
+  outcome: string;
+}
 
-export interface BenchProgress { kind: 'bench.progress'; jobId: string; status: 'queued' | 'running' | 'succeeded' | 'failed'; done: number; total: number; tenantId?: string }
+export interface BenchProgress {
+  kind: 'bench.progress';
+  jobId: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  done: number;
+  total: number;
+  tenantId?: string;
+}
 export interface SchedulerEvent {
   kind: 'scheduler.event';
   /** `kind`: schedule-created, -fired, -paused, -resumed, -deleted; task-queued, -attempt, -reclaimed, -dead. */
   event: { namespace: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string; at: string };
 }
-export interface Revocation { kind: 'revocation'; jti: string; exp: number }
+export interface Revocation {
+  kind: 'revocation';
+  jti: string;
+  exp: number;
+}
 /** The trust service wrote something (`what`: record-event, appeal, decide-appeal, create-dispute, …): read again. */
-export interface TrustChanged { kind: 'trust.changed'; what: string; id?: string; subjectId?: string; tenantId?: string }
+export interface TrustChanged {
+  kind: 'trust.changed';
+  what: string;
+  id?: string;
+  subjectId?: string;
+  tenantId?: string;
+}
 
 /** A held MCP gateway call changed (`what`: held, decided, ran): the approvals inbox reads again. */
-export interface ApprovalChanged { kind: 'approval.changed'; what: 'held' | 'decided' | 'ran'; id: string; status: string; server: string; tool: string; tenantId?: string }
+export interface ApprovalChanged {
+  kind: 'approval.changed';
+  what: 'held' | 'decided' | 'ran';
+  id: string;
+  status: string;
+  server: string;
+  tool: string;
+  tenantId?: string;
+}
 
 /** The socket's events a view may follow (docs/DASHBOARD.md, "The socket"). */
 export type LiveEvent = TraceAppended | BenchProgress | SchedulerEvent | Revocation | TrustChanged | ApprovalChanged;
@@ -44,7 +76,9 @@ export { connection, health, who };
 
 /** Follow one kind of live event; returns the function that stops following (call it in onCleanup). */
 export function onLive<K extends LiveEvent['kind']>(kind: K, listener: (e: Extract<LiveEvent, { kind: K }>) => void): () => void {
-  const l = (e: LiveEvent) => { if (e.kind === kind) listener(e as Extract<LiveEvent, { kind: K }>); };
+  const l = (e: LiveEvent) => {
+    if (e.kind === kind) listener(e as Extract<LiveEvent, { kind: K }>);
+  };
   listeners.add(l);
   return () => listeners.delete(l);
 }

@@ -9,7 +9,15 @@ import { unbase64 } from './verify';
  * against: transparency-dev/merkle testdata/inclusion (issue 35 item 9). Node's WebCrypto is the
  * browser's API, so the code under test is the code the page runs.
  */
-interface InclusionVector { file: string; leafIdx: number; treeSize: number; root: string; leafHash: string; proof: string[] | null; wantErr: boolean }
+interface InclusionVector {
+  file: string;
+  leafIdx: number;
+  treeSize: number;
+  root: string;
+  leafHash: string;
+  proof: string[] | null;
+  wantErr: boolean;
+}
 
 const bytes = (s: string) => {
   const b = unbase64(s);
@@ -17,7 +25,7 @@ const bytes = (s: string) => {
   return b;
 };
 
-describe('the dashboard\'s inclusion verifier against the transparency-dev vectors', () => {
+describe("the dashboard's inclusion verifier against the transparency-dev vectors", () => {
   it('every published inclusion vector verifies or fails exactly as published', async () => {
     const inclusion = (vectors as { inclusion: InclusionVector[] }).inclusion;
     expect(inclusion.length).toBeGreaterThan(90);

@@ -9,15 +9,32 @@ import { checkSigned, hex, sha256, unbase64, type KeyLookup } from './verify';
  * RFC 9162 inclusion proof to the checkpoint's root. Witness cosignatures are counted, not checked:
  * this page holds no witness keys (suite verify and the client library take them).
  */
-export interface ReceiptResult { ok: boolean; reason: string; leafIndex?: number; treeSize?: number; origin?: string; cosignatures: number }
+export interface ReceiptResult {
+  ok: boolean;
+  reason: string;
+  leafIndex?: number;
+  treeSize?: number;
+  origin?: string;
+  cosignatures: number;
+}
 
-interface Receipt { record: Record<string, unknown>; entry: string; leafIndex: number; treeSize: number; proof: string[]; checkpoint: string }
+interface Receipt {
+  record: Record<string, unknown>;
+  entry: string;
+  leafIndex: number;
+  treeSize: number;
+  proof: string[];
+  checkpoint: string;
+}
 
 const encoder = new TextEncoder();
 const concat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 };
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -50,7 +67,10 @@ export async function verifyInclusionProof(index: number, size: number, leaf: Ui
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {
       r = await nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
     } else {
       r = await nodeHash(r, p);
     }
@@ -76,15 +96,22 @@ export async function verifyReceiptInBrowser(receipt: Receipt, logVkey: string, 
   const split = receipt.checkpoint.lastIndexOf('\n\n');
   if (split < 0) return fail('the checkpoint is not a signed note');
   const text = receipt.checkpoint.slice(0, split + 1);
-  const lines = receipt.checkpoint.slice(split + 2).split('\n').filter((l) => l !== '');
+  const lines = receipt.checkpoint
+    .slice(split + 2)
+    .split('\n')
+    .filter((l) => l !== '');
   let signedByLog = false;
   let others = 0;
   for (const line of lines) {
     const m = /^\u2014 (\S+) (\S+)$/u.exec(line);
     const bytes = m ? unbase64(m[2] as string) : null;
     if (!m || bytes === null || bytes.length < 5) return fail('a checkpoint signature line is malformed');
-    if (m[1] !== log.name || hex(bytes.subarray(0, 4)) !== log.keyId) { others += 1; continue; }
-    if (!(await crypto.subtle.verify({ name: 'Ed25519' }, log.key, bytes.subarray(4) as BufferSource, encoder.encode(text) as BufferSource))) return fail("the log's checkpoint signature does not verify");
+    if (m[1] !== log.name || hex(bytes.subarray(0, 4)) !== log.keyId) {
+      others += 1;
+      continue;
+    }
+    if (!(await crypto.subtle.verify({ name: 'Ed25519' }, log.key, bytes.subarray(4) as BufferSource, encoder.encode(text) as BufferSource)))
+      return fail("the log's checkpoint signature does not verify");
     signedByLog = true;
   }
   if (!signedByLog) return fail('the checkpoint is not signed by the log key', others);
@@ -93,8 +120,10 @@ export async function verifyReceiptInBrowser(receipt: Receipt, logVkey: string, 
   if (Number(size) !== receipt.treeSize) return fail(`the checkpoint is of size ${String(size)}, the proof of ${receipt.treeSize}`, others);
   const rootBytes = unbase64(root ?? '');
   const proof = receipt.proof.map(unbase64);
-  if (rootBytes === null || rootBytes.length !== 32 || proof.some((p) => p === null || p.length !== 32)) return fail('a hash is not 32 bytes of base64', others);
+  if (rootBytes === null || rootBytes.length !== 32 || proof.some((p) => p === null || p.length !== 32))
+    return fail('a hash is not 32 bytes of base64', others);
   const leaf = await sha256(concat(Uint8Array.of(0), encoder.encode(receipt.entry)));
-  if (!(await verifyInclusionProof(receipt.leafIndex, receipt.treeSize, leaf, proof as Uint8Array[], rootBytes))) return fail("the inclusion proof does not lead to the checkpoint's root", others);
+  if (!(await verifyInclusionProof(receipt.leafIndex, receipt.treeSize, leaf, proof as Uint8Array[], rootBytes)))
+    return fail("the inclusion proof does not lead to the checkpoint's root", others);
   return { ok: true, reason: 'verified', leafIndex: receipt.leafIndex, treeSize: receipt.treeSize, origin: log.name, cosignatures: others };
 }

@@ -6,7 +6,11 @@ import { TRUST_ROUTES } from './views/trust/routes';
  * Every view: its hash route, its name in the navigation, and its component. Views other than the
  * overview load on first visit (their own chunk), so the first screen's bundle stays small.
  */
-export interface ViewRoute { path: string; label?: string; component: Component }
+export interface ViewRoute {
+  path: string;
+  label?: string;
+  component: Component;
+}
 
 export const ROUTES: readonly ViewRoute[] = [
   { path: '/', label: 'Overview', component: Overview },

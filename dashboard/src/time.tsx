@@ -26,15 +26,16 @@ export function relative(iso: string, at = Math.max(now(), Date.now())): string 
 export function RelativeTime(props: { iso: string | null | undefined; none?: string }) {
   return (
     <>
-      {props.iso == null
-        ? (props.none ?? '—')
-        : (
-          // A span, not <time>: a focusable <time> has the role "time", which takes no name, and
-          // would be a tab stop a screen reader cannot name. Built as WithReason is (views/Unknown.tsx).
-          <span class="relative with-reason" data-datetime={props.iso} title={props.iso} tabindex="0">
-            {relative(props.iso)}<span class="visually-hidden"> ({props.iso})</span>
-          </span>
-        )}
+      {props.iso == null ? (
+        (props.none ?? '—')
+      ) : (
+        // A span, not <time>: a focusable <time> has the role "time", which takes no name, and
+        // would be a tab stop a screen reader cannot name. Built as WithReason is (views/Unknown.tsx).
+        <span class="relative with-reason" data-datetime={props.iso} title={props.iso} tabindex="0">
+          {relative(props.iso)}
+          <span class="visually-hidden"> ({props.iso})</span>
+        </span>
+      )}
     </>
   );
 }

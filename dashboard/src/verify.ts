@@ -5,8 +5,19 @@ import canonicalize from 'canonicalize';
  * WebCrypto against the published public key, without calling the suite's verify route. Written
  * here rather than imported from core/chain, whose signing and hashing use node:crypto.
  */
-export interface Check { seq: number | null; id: string | null; ok: boolean; reason: string }
-export interface Report { kind: 'record' | 'chain'; checked: number; valid: boolean; checks: Check[]; firstFailure: Check | null }
+export interface Check {
+  seq: number | null;
+  id: string | null;
+  ok: boolean;
+  reason: string;
+}
+export interface Report {
+  kind: 'record' | 'chain';
+  checked: number;
+  valid: boolean;
+  checks: Check[];
+  firstFailure: Check | null;
+}
 
 /** The public key of a keyId, as WebCrypto wants it; throws with a reason a person can read. */
 export type KeyLookup = (keyId: string) => Promise<CryptoKey>;
@@ -50,13 +61,20 @@ export async function checkSigned(signed: Uint8Array, hash: string, signature: s
   return ok ? null : `signature does not verify with ${keyId}`;
 }
 
-interface Entry { seq: number | null; id: string | null; prevHash: unknown; hash: string; problem: string | null }
+interface Entry {
+  seq: number | null;
+  id: string | null;
+  prevHash: unknown;
+  hash: string;
+  problem: string | null;
+}
 
 async function recordEntry(record: Record<string, unknown>, keys: KeyLookup): Promise<Entry> {
   const { hash, signature, ...fields } = record;
   const seq = typeof record.seq === 'number' ? record.seq : null;
   const id = typeof record.id === 'string' ? record.id : null;
-  if (typeof hash !== 'string' || typeof signature !== 'string') return { seq, id, prevHash: record.prevHash, hash: String(hash), problem: 'hash or signature missing' };
+  if (typeof hash !== 'string' || typeof signature !== 'string')
+    return { seq, id, prevHash: record.prevHash, hash: String(hash), problem: 'hash or signature missing' };
   const text = canonicalize({ ...fields, v: 1, chain: 'executions' });
   if (text === undefined) return { seq, id, prevHash: record.prevHash, hash, problem: 'the record cannot be canonicalised' };
   const problem = await checkSigned(encoder.encode(text), hash, signature, fields.keyId, keys);
@@ -88,7 +106,8 @@ function link(entries: Entry[]): Check[] {
   return entries.map((e, i) => {
     const prev = entries[i - 1];
     let problem = e.problem;
-    if (problem === null && prev !== undefined && prev.seq !== null && e.seq !== prev.seq + 1) problem = `seq ${e.seq} follows ${prev.seq}: records are missing or out of order`;
+    if (problem === null && prev !== undefined && prev.seq !== null && e.seq !== prev.seq + 1)
+      problem = `seq ${e.seq} follows ${prev.seq}: records are missing or out of order`;
     if (problem === null && prev !== undefined && e.prevHash !== prev.hash) problem = `prevHash is not the hash of record ${prev.seq}`;
     if (problem === null && prev === undefined && e.seq === 1 && e.prevHash !== GENESIS) problem = 'record 1 must follow the genesis hash (64 zeros)';
     return { seq: e.seq, id: e.id, ok: problem === null, reason: problem ?? 'hash, signature and link check' };
@@ -112,11 +131,15 @@ export async function verifyText(text: string, keys: KeyLookup): Promise<Report>
     entries = [];
     for (const r of records) entries.push(await recordEntry(r as Record<string, unknown>, keys));
   } else {
-    const lines = trimmed.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = trimmed
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''))
+      .filter((l) => l !== '' && !l.startsWith('#'));
     entries = [];
     for (const l of lines) entries.push(await lineEntry(l, keys));
   }
-  const checks = kind === 'record' ? entries.map((e) => ({ seq: e.seq, id: e.id, ok: e.problem === null, reason: e.problem ?? 'hash and signature check' })) : link(entries);
+  const checks =
+    kind === 'record' ? entries.map((e) => ({ seq: e.seq, id: e.id, ok: e.problem === null, reason: e.problem ?? 'hash and signature check' })) : link(entries);
   const firstFailure = checks.find((c) => !c.ok) ?? null;
   return { kind, checked: checks.length, valid: checks.length > 0 && firstFailure === null, checks, firstFailure };
 }

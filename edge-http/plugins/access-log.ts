@@ -7,10 +7,7 @@ import type { ResponseHook } from './http-metrics.ts';
  */
 export function accessLogger(route: string): ResponseHook {
   return function logAccess(request, reply, done) {
-    request.log.info(
-      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
-      'request completed',
-    );
+    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
     done();
   };
 }

@@ -50,11 +50,10 @@ export function declaredAuthority(
   const where = `${methods.join(',')} ${route.url}`;
   const authority = route.config?.authority;
   if (authority === undefined) {
-    throw new RouteDeclarationError(
-      `route ${where} declares no authority; set config.authority (public, scope, token, admin or tenant)`,
-    );
+    throw new RouteDeclarationError(`route ${where} declares no authority; set config.authority (public, scope, token, admin or tenant)`);
   }
-  if (typeof authority !== 'object' || authority === null || !KINDS.has(authority.kind)) throw new RouteDeclarationError(`route ${where}: unknown authority kind`);
+  if (typeof authority !== 'object' || authority === null || !KINDS.has(authority.kind))
+    throw new RouteDeclarationError(`route ${where}: unknown authority kind`);
   if (authority.kind === 'scope' && !isValidScope(authority.scope)) {
     throw new RouteDeclarationError(`route ${where}: invalid scope ${JSON.stringify(authority.scope)}`);
   }

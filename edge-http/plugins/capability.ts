@@ -81,14 +81,7 @@ function allow(d: Decision, request: FastifyRequest, principal: Principal, subje
   setPrincipal(request, principal);
 }
 
-function deny(
-  d: Decision,
-  request: FastifyRequest,
-  subject: string,
-  code: ErrorCode,
-  message: string,
-  tenantId?: string,
-): never {
+function deny(d: Decision, request: FastifyRequest, subject: string, code: ErrorCode, message: string, tenantId?: string): never {
   d.audit.record({ subject, action: d.action, resource: resourceOf(d, request), result: 'deny', reason: code, tenantId });
   throw new SuiteError(code, message);
 }
@@ -113,13 +106,7 @@ async function admitAdminKey(d: Decision, request: FastifyRequest, key: string, 
  * 403 `CAPABILITY_INSUFFICIENT`: the key cannot move a token into a tenant it was not issued for.
  * The request is then billed to the tenant (plugins/metering.ts).
  */
-async function withTenantKey(
-  d: Decision,
-  request: FastifyRequest,
-  principal: Principal,
-  key: string,
-  tenants: TenantResolver | undefined,
-): Promise<Principal> {
+async function withTenantKey(d: Decision, request: FastifyRequest, principal: Principal, key: string, tenants: TenantResolver | undefined): Promise<Principal> {
   const subject = principal.sub ?? 'anonymous';
   if (tenants === undefined) deny(d, request, subject, 'TENANT_KEY_INVALID', 'tenant keys are not accepted by this deployment', principal.tenantId);
   if (key === '') deny(d, request, subject, 'TENANT_KEY_INVALID', `the ${TENANT_KEY_HEADER} header is empty`, principal.tenantId);
@@ -183,12 +170,7 @@ function scopeGuard(scope: string | null, acceptsAdmin: boolean, resources: Reso
   };
 }
 
-async function verifyOrDeny(
-  d: Decision,
-  request: FastifyRequest,
-  verifier: CapabilityVerifier,
-  token: string,
-): Promise<Extract<Verified, { ok: true }>> {
+async function verifyOrDeny(d: Decision, request: FastifyRequest, verifier: CapabilityVerifier, token: string): Promise<Extract<Verified, { ok: true }>> {
   let verified: Verified;
   try {
     verified = await verifier.verifyBearer(token);

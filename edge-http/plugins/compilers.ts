@@ -9,8 +9,11 @@ import { PART } from './names.ts';
  * when it is registered, so every part that adds a route depends on this one. A route that needs
  * another body type (the billing webhook's raw body) adds its parser in its own plugin.
  */
-export const compilersPlugin = fp(async (app: FastifyInstance) => {
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  app.removeContentTypeParser('text/plain');
-}, { name: PART.compilers });
+export const compilersPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    app.removeContentTypeParser('text/plain');
+  },
+  { name: PART.compilers },
+);

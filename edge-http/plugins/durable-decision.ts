@@ -39,7 +39,10 @@ export function durableDecision(audit: AuditSink) {
         return payload;
       } catch (err) {
         if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode >= 400) {
-          request.log.warn({ reason: (err as Error).message, status: reply.statusCode }, 'answered before the audit entry of its decision was durable: the route had acted');
+          request.log.warn(
+            { reason: (err as Error).message, status: reply.statusCode },
+            'answered before the audit entry of its decision was durable: the route had acted',
+          );
           return payload;
         }
         reply.code(503).header('content-type', 'application/json; charset=utf-8').removeHeader('content-length');

@@ -132,9 +132,10 @@ function retryAdvice(request: FastifyRequest, reply: FastifyReply, payload: unkn
   }
   if (typeof body.error?.message !== 'string') return payload;
   const key = request.headers['idempotency-key'];
-  const advice = typeof key === 'string' && key !== ''
-    ? `retry with the same Idempotency-Key: ${JSON.stringify(key.slice(0, 200))}`
-    : 'a retry without an Idempotency-Key may carry it out twice';
+  const advice =
+    typeof key === 'string' && key !== ''
+      ? `retry with the same Idempotency-Key: ${JSON.stringify(key.slice(0, 200))}`
+      : 'a retry without an Idempotency-Key may carry it out twice';
   return JSON.stringify(errorBody(body.error.code, `${body.error.message}; ${advice}`));
 }
 
@@ -152,7 +153,10 @@ function methodsServing(app: FastifyInstance): (path: string) => string[] {
       if (urls.has('GET')) urls.set('HEAD', [...(urls.get('HEAD') ?? []), ...(urls.get('GET') ?? [])]);
       byMethod = [...urls].map(([method, patterns]) => [method, routeMatcher(patterns)]);
     }
-    return byMethod.filter(([, matches]) => matches(path)).map(([method]) => method).sort();
+    return byMethod
+      .filter(([, matches]) => matches(path))
+      .map(([method]) => method)
+      .sort();
   };
 }
 

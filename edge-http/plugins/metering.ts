@@ -71,14 +71,17 @@ function reserveHook(metric: Metric, meter: Meter | undefined): preHandlerHookHa
     }
     // Fail closed: a billed call is never let through uncounted.
     if (meter === undefined) return answer(reply, 'SERVICE_UNAVAILABLE', 'metering is not available on this listener');
-    meter.meter({ tenantId, metric, amount: 1 }).then((result) => {
-      if (!result.ok) return answer(reply, result.error.code, result.error.message);
-      const q = result.value;
-      setQuotaHeaders(reply, q);
-      if (!q.accepted) return answer(reply, 'QUOTA_EXCEEDED', `the plan's monthly ${metric} limit (${q.limit}) is reached; it resets at ${q.resetAt}`);
-      reserved.set(request, { tenantId, metric, period: q.period, remaining: q.remaining, limit: q.limit });
-      done();
-    }, (err: unknown) => done(err as Error));
+    meter.meter({ tenantId, metric, amount: 1 }).then(
+      (result) => {
+        if (!result.ok) return answer(reply, result.error.code, result.error.message);
+        const q = result.value;
+        setQuotaHeaders(reply, q);
+        if (!q.accepted) return answer(reply, 'QUOTA_EXCEEDED', `the plan's monthly ${metric} limit (${q.limit}) is reached; it resets at ${q.resetAt}`);
+        reserved.set(request, { tenantId, metric, period: q.period, remaining: q.remaining, limit: q.limit });
+        done();
+      },
+      (err: unknown) => done(err as Error),
+    );
   };
 }
 
@@ -96,11 +99,14 @@ function settleHook(meter: Meter | undefined): onSendHookHandler {
       return;
     }
     reserved.delete(request);
-    meter.meter({ tenantId: unit.tenantId, metric: unit.metric, amount: -1, period: unit.period }).then((result) => {
-      if (result.ok) reply.header(QUOTA_HEADERS.remaining, String(result.value.remaining));
-      else request.log.warn({ code: result.error.code, tenantId: unit.tenantId, metric: unit.metric }, 'a metered unit could not be given back');
-      done(null, payload);
-    }, () => done(null, payload));
+    meter.meter({ tenantId: unit.tenantId, metric: unit.metric, amount: -1, period: unit.period }).then(
+      (result) => {
+        if (result.ok) reply.header(QUOTA_HEADERS.remaining, String(result.value.remaining));
+        else request.log.warn({ code: result.error.code, tenantId: unit.tenantId, metric: unit.metric }, 'a metered unit could not be given back');
+        done(null, payload);
+      },
+      () => done(null, payload),
+    );
   };
 }
 

@@ -30,12 +30,12 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description: 'A capability token of this suite (`POST /auth/token`); the required scope is named in the security requirement.',
   },
-  adminKey: { type: 'apiKey', in: 'header', name: 'X-Suite-Admin-Key', description: 'The operator\'s admin key.' },
+  adminKey: { type: 'apiKey', in: 'header', name: 'X-Suite-Admin-Key', description: "The operator's admin key." },
   tenantKey: {
     type: 'apiKey',
     in: 'header',
     name: 'X-Suite-Tenant-Key',
-    description: 'A tenant\'s key; beside the credential of any guarded route it names the billed tenant (docs/TENANCY.md).',
+    description: "A tenant's key; beside the credential of any guarded route it names the billed tenant (docs/TENANCY.md).",
   },
 } as const;
 
@@ -49,11 +49,16 @@ type Requirement = Record<string, string[]>;
 function securityOf(authority: Authority): Requirement[] {
   const orAdmin = 'admin' in authority && authority.admin === true ? [{ adminKey: [] }] : [];
   switch (authority.kind) {
-    case 'public': return [];
-    case 'scope': return [{ bearer: [authority.scope] }, ...orAdmin];
-    case 'token': return [{ bearer: [] }, ...orAdmin];
-    case 'admin': return [{ adminKey: [] }];
-    case 'tenant': return [{ tenantKey: [] }];
+    case 'public':
+      return [];
+    case 'scope':
+      return [{ bearer: [authority.scope] }, ...orAdmin];
+    case 'token':
+      return [{ bearer: [] }, ...orAdmin];
+    case 'admin':
+      return [{ adminKey: [] }];
+    case 'tenant':
+      return [{ tenantKey: [] }];
   }
 }
 
@@ -117,18 +122,22 @@ async function installOpenApi(app: FastifyInstance, options: OpenApiOptions): Pr
   app.addHook('onRoute', describeRouteErrors);
   await app.register(fastifySwagger, swaggerOptions);
   let body: string | undefined;
-  (app as unknown as EdgeApp).get(OPENAPI_PATH, {
-    config: { authority: { kind: 'public' } },
-    schema: {
-      ...operation('operations', 'getOpenApiDocument', 'This listener\'s OpenAPI 3.1 document'),
-      response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)' }) },
+  (app as unknown as EdgeApp).get(
+    OPENAPI_PATH,
+    {
+      config: { authority: { kind: 'public' } },
+      schema: {
+        ...operation('operations', 'getOpenApiDocument', "This listener's OpenAPI 3.1 document"),
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)' }) },
+      },
     },
-  }, async (_request, reply) => {
-    // Built on the first call, then served as is: routes are fixed once the app is ready.
-    body ??= JSON.stringify(app.swagger());
-    // Sent as the JSON text it is (a string skips the serializer); the schema describes its shape.
-    return reply.type('application/json; charset=utf-8').send(body as unknown as Record<string, unknown>);
-  });
+    async (_request, reply) => {
+      // Built on the first call, then served as is: routes are fixed once the app is ready.
+      body ??= JSON.stringify(app.swagger());
+      // Sent as the JSON text it is (a string skips the serializer); the schema describes its shape.
+      return reply.type('application/json; charset=utf-8').send(body as unknown as Record<string, unknown>);
+    },
+  );
 }
 
 /**
@@ -197,7 +206,9 @@ function withNamedParts<T>(document: T): T {
       }
     }
   }
-  doc.tags = Object.entries(TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  doc.tags = Object.entries(TAGS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
   // A new object: the schemes given to @fastify/swagger are shared by every listener's document.
   if (doc.components?.securitySchemes !== undefined) {
     doc.components.securitySchemes = Object.fromEntries(Object.entries(doc.components.securitySchemes).filter(([name]) => schemes.has(name)));

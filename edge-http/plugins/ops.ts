@@ -9,17 +9,23 @@ import { operation } from '../operations.ts';
 import { statusOf } from '../status.ts';
 import type { EdgeApp } from '../types.ts';
 
-export const HealthSchema = Type.Object({
-  status: Type.String(),
-  service: Type.String(),
-  uptime: Type.Integer({ description: 'seconds since the process started' }),
-}, { description: 'The process is up' });
+export const HealthSchema = Type.Object(
+  {
+    status: Type.String(),
+    service: Type.String(),
+    uptime: Type.Integer({ description: 'seconds since the process started' }),
+  },
+  { description: 'The process is up' },
+);
 
 const ChecksSchema = Type.Record(Type.String(), Type.Boolean());
 
 export const ReadySchema = Type.Object({ ready: Type.Literal(true), checks: ChecksSchema }, { description: 'Ready: every dependency is usable' });
 /** Not ready: the error shape every error answer has, plus the checks that say which dependency. */
-export const NotReadySchema = Type.Object({ error: ErrorDataSchema, checks: ChecksSchema }, { description: 'Not ready (SERVICE_UNAVAILABLE): `checks` names the dependency' });
+export const NotReadySchema = Type.Object(
+  { error: ErrorDataSchema, checks: ChecksSchema },
+  { description: 'Not ready (SERVICE_UNAVAILABLE): `checks` names the dependency' },
+);
 
 export interface OpsOptions {
   service: string;
@@ -39,14 +45,18 @@ const OPS_CONFIG = Object.freeze({ authority: PUBLIC, rateLimit: false as const 
 function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
   const { service, readiness, metrics } = options;
 
-  app.get('/health', {
-    config: OPS_CONFIG,
-    schema: { ...operation('operations', 'getHealth', 'Whether the process is up'), response: { 200: HealthSchema } },
-  }, async () => ({
-    status: 'ok',
-    service,
-    uptime: Math.floor(process.uptime()),
-  }));
+  app.get(
+    '/health',
+    {
+      config: OPS_CONFIG,
+      schema: { ...operation('operations', 'getHealth', 'Whether the process is up'), response: { 200: HealthSchema } },
+    },
+    async () => ({
+      status: 'ok',
+      service,
+      uptime: Math.floor(process.uptime()),
+    }),
+  );
 
   app.get(
     '/ready',
@@ -76,16 +86,20 @@ function installOpsRoutes(app: EdgeApp, options: OpsOptions): void {
   // This listener's own HTTP series, plus the process-wide ones on one listener of the process:
   // scraping every listener counts nothing twice (docs/OBSERVABILITY.md, "Scraping").
   const exposition = metrics.exposition(service);
-  app.get('/metrics', {
-    config: OPS_CONFIG,
-    schema: {
-      ...operation('operations', 'getMetrics', 'Metrics in the Prometheus text exposition format'),
-      response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } },
+  app.get(
+    '/metrics',
+    {
+      config: OPS_CONFIG,
+      schema: {
+        ...operation('operations', 'getMetrics', 'Metrics in the Prometheus text exposition format'),
+        response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } },
+      },
     },
-  }, async (_request, reply) => {
-    reply.type(metrics.contentType);
-    return exposition();
-  });
+    async (_request, reply) => {
+      reply.type(metrics.contentType);
+      return exposition();
+    },
+  );
 }
 
 /** The operations routes: guarded (public, no rate limit) by the route pipeline, described in OpenAPI. */

@@ -90,8 +90,7 @@ export async function createLimiter(app: FastifyInstance, options: RateLimitOpti
     // The informational x-ratelimit-* headers cost CPU and bytes on every answer (measurably, on a
     // small GET); the spec asks only for Retry-After, which a 429 still carries along with them.
     addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    errorResponseBuilder: (_request, context) =>
-      new SuiteError('RATE_LIMITED', `rate limit exceeded, retry in ${context.after}`),
+    errorResponseBuilder: (_request, context) => new SuiteError('RATE_LIMITED', `rate limit exceeded, retry in ${context.after}`),
   });
   return app.rateLimit() as unknown as Limiter;
 }

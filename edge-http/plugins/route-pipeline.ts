@@ -73,14 +73,17 @@ export interface RoutePipelineOptions {
  * hook must see every route, so every part that adds a route depends on it; it sets the principal
  * (a request decoration) and throws errors the error handler shapes, so it depends on those two.
  */
-export const routePipelinePlugin = fp(async (app: FastifyInstance, o: RoutePipelineOptions) => {
-  const keys = createRateLimitKeys();
-  installRoutePipeline(app, {
-    service: o.service,
-    table: createRouteTable(app),
-    limiter: await createLimiter(app, o.rateLimit, keys),
-    capability: { ...o.capability, admitted: keys.admit },
-    metrics: o.metrics,
-    accessLog: o.accessLog,
-  });
-}, { name: PART.routePipeline, dependencies: [PART.tracing, PART.principal, PART.errors] });
+export const routePipelinePlugin = fp(
+  async (app: FastifyInstance, o: RoutePipelineOptions) => {
+    const keys = createRateLimitKeys();
+    installRoutePipeline(app, {
+      service: o.service,
+      table: createRouteTable(app),
+      limiter: await createLimiter(app, o.rateLimit, keys),
+      capability: { ...o.capability, admitted: keys.admit },
+      metrics: o.metrics,
+      accessLog: o.accessLog,
+    });
+  },
+  { name: PART.routePipeline, dependencies: [PART.tracing, PART.principal, PART.errors] },
+);

@@ -20,7 +20,12 @@ afterAll(async () => {
   for (const s of running) await s.child.stop();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
-printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
+printOutputOnFailure(() =>
+  running
+    .map((s) => s.child.output())
+    .join('\n')
+    .slice(-8000),
+);
 
 const RECORD = { subject: 'kill-recorder', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, output: { ok: true }, outcome: 'success' };
 
@@ -44,13 +49,23 @@ describe('the embedded suite killed right after answers', () => {
     let validations = 0;
     for (let kill = 0; kill < 2; kill++) {
       const base = suite.base;
-      const appends = runLoad(3, () => `${base}/executions`, () => ({ token: recorder.token, body: RECORD }), (a) => {
-        if (a.status === 201) appended++;
-      });
+      const appends = runLoad(
+        3,
+        () => `${base}/executions`,
+        () => ({ token: recorder.token, body: RECORD }),
+        (a) => {
+          if (a.status === 201) appended++;
+        },
+      );
       // One client one at a time beside three together: the coalescing window is open most of the time.
-      const validates = runLoad(4, () => `${base}/auth/token/validate`, () => ({ token: caller.token, body: { token: validated.token } }), (a) => {
-        if (a.status === 200 && (a.body as { valid?: boolean }).valid === true) validations++;
-      });
+      const validates = runLoad(
+        4,
+        () => `${base}/auth/token/validate`,
+        () => ({ token: caller.token, body: { token: validated.token } }),
+        (a) => {
+          if (a.status === 200 && (a.body as { valid?: boolean }).valid === true) validations++;
+        },
+      );
       const [a0, v0] = [appended, validations];
       while (appended < a0 + 100 || validations < v0 + 100) await new Promise((r) => setTimeout(r, 5));
       // Right after answers: the whole group, the suite and its Postgres, at once.
@@ -62,13 +77,19 @@ describe('the embedded suite killed right after answers', () => {
       running.push(suite);
     }
     // The restarted suite commits what the journal kept; every answered decision is in the chain.
-    const counts = async () => [await allowsOf(suite.base, adminKey, 'kill-recorder'), await allowsOf(suite.base, adminKey, 'kill-caller'), await allowsOf(suite.base, adminKey, 'kill-validated')];
+    const counts = async () => [
+      await allowsOf(suite.base, adminKey, 'kill-recorder'),
+      await allowsOf(suite.base, adminKey, 'kill-caller'),
+      await allowsOf(suite.base, adminKey, 'kill-validated'),
+    ];
     let [recorded, callers, validatedEntries] = await counts();
     for (let i = 0; i < 100 && (recorded! < appended || callers! < validations || validatedEntries! < validations); i++) {
       await new Promise((r) => setTimeout(r, 100));
       [recorded, callers, validatedEntries] = await counts();
     }
-    console.info(`[audit kill] answered appends ${appended} (entries ${recorded}), validations ${validations} (caller entries ${callers}, token entries ${validatedEntries})`);
+    console.info(
+      `[audit kill] answered appends ${appended} (entries ${recorded}), validations ${validations} (caller entries ${callers}, token entries ${validatedEntries})`,
+    );
     expect(recorded).toBeGreaterThanOrEqual(appended);
     expect(callers).toBeGreaterThanOrEqual(validations);
     expect(validatedEntries).toBeGreaterThanOrEqual(validations);

@@ -21,19 +21,29 @@ afterAll(async () => {
   for (const c of children.reverse()) await c.stop();
   await postgres?.destroy();
 });
-printOutputOnFailure(() => children.map((c) => c.output()).join('\n').slice(-8000));
+printOutputOnFailure(() =>
+  children
+    .map((c) => c.output())
+    .join('\n')
+    .slice(-8000),
+);
 
 const RECORD = { subject: 'chaos-recorder', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, output: { ok: true }, outcome: 'success' };
 
 describe('Postgres killed in distributed mode', () => {
-  it('answers 503 and never 500 on every route while it is down, says when a write\'s outcome is unknown, and resumes by itself', async () => {
+  it("answers 503 and never 500 on every route while it is down, says when a write's outcome is unknown, and resumes by itself", async () => {
     postgres = await startPrivatePostgres();
     const env = {
-      SUITE_NATS_URL: NATS_URL, SUITE_BUS_NAMESPACE: `chaos${randomBytes(4).toString('hex')}`, SUITE_DATABASE_URL: postgres.url,
-      SUITE_HMAC_SECRET: randomBytes(32).toString('hex'), SUITE_ADMIN_KEY: randomBytes(24).toString('hex'),
+      SUITE_NATS_URL: NATS_URL,
+      SUITE_BUS_NAMESPACE: `chaos${randomBytes(4).toString('hex')}`,
+      SUITE_DATABASE_URL: postgres.url,
+      SUITE_HMAC_SECRET: randomBytes(32).toString('hex'),
+      SUITE_ADMIN_KEY: randomBytes(24).toString('hex'),
     };
     const actors = new Child({
-      name: 'actors', args: ['cli/suite.ts', 'run', ...ACTORS], cwd: repo,
+      name: 'actors',
+      args: ['cli/suite.ts', 'run', ...ACTORS],
+      cwd: repo,
       env: { ...process.env, NODE_OPTIONS: '', SUITE_LOG_LEVEL: 'warn', ...env } as Record<string, string>,
     });
     children.push(actors);
@@ -56,11 +66,36 @@ describe('Postgres killed in distributed mode', () => {
     };
     let n = 0;
     const loads: Record<string, Load> = {
-      'POST /executions (Idempotency-Key)': runLoad(3, () => `${base}/executions`, () => ({ token: recorder.token, body: RECORD, headers: { 'idempotency-key': `chaos-${++n}` } }), keep('append')),
-      'POST /auth/token/validate': runLoad(2, () => `${base}/auth/token/validate`, () => ({ token: caller.token, body: { token: recorder.token } }), keep('validate')),
-      'POST /auth/token': runLoad(1, () => `${base}/auth/token`, () => ({ adminKey, body: { sub: 'chaos-issued', scope: ['crm:read'] } }), keep('issue')),
-      'GET /audit': runLoad(1, () => `${base}/audit?limit=5`, () => ({ adminKey }), keep('audit')),
-      'GET /executions': runLoad(1, () => `${base}/executions?limit=5`, () => ({ token: reader.token }), keep('list')),
+      'POST /executions (Idempotency-Key)': runLoad(
+        3,
+        () => `${base}/executions`,
+        () => ({ token: recorder.token, body: RECORD, headers: { 'idempotency-key': `chaos-${++n}` } }),
+        keep('append'),
+      ),
+      'POST /auth/token/validate': runLoad(
+        2,
+        () => `${base}/auth/token/validate`,
+        () => ({ token: caller.token, body: { token: recorder.token } }),
+        keep('validate'),
+      ),
+      'POST /auth/token': runLoad(
+        1,
+        () => `${base}/auth/token`,
+        () => ({ adminKey, body: { sub: 'chaos-issued', scope: ['crm:read'] } }),
+        keep('issue'),
+      ),
+      'GET /audit': runLoad(
+        1,
+        () => `${base}/audit?limit=5`,
+        () => ({ adminKey }),
+        keep('audit'),
+      ),
+      'GET /executions': runLoad(
+        1,
+        () => `${base}/executions?limit=5`,
+        () => ({ token: reader.token }),
+        keep('list'),
+      ),
     };
     const appends = loads['POST /executions (Idempotency-Key)'] as Load;
     try {
@@ -77,11 +112,16 @@ describe('Postgres killed in distributed mode', () => {
       while ((recoveredAt = appends.firstAfter(201, restartAt)) === undefined) await new Promise((r) => setTimeout(r, 20));
       for (const l of Object.values(loads)) await l.stop();
 
-      const summary = Object.entries(loads).map(([name, l]) => `${name} ${tally(l)}`).join('; ');
+      const summary = Object.entries(loads)
+        .map(([name, l]) => `${name} ${tally(l)}`)
+        .join('; ');
       console.info(`[chaos distributed] down ${restartAt - killedAt} ms; first 201 append ${recoveredAt - restartAt} ms after the restart; ${summary}`);
       for (const [name, l] of Object.entries(loads)) {
         expect(l.statuses.get(500) ?? 0, `${name}: ${tally(l)} ${JSON.stringify(examples.get(`${name} 500`)?.body ?? '')}`).toBe(0);
-        expect([...l.statuses.keys()].filter((s) => s !== 'error' && s >= 500 && s !== 503), `${name}: ${tally(l)}`).toEqual([]);
+        expect(
+          [...l.statuses.keys()].filter((s) => s !== 'error' && s >= 500 && s !== 503),
+          `${name}: ${tally(l)}`,
+        ).toEqual([]);
         // No answer at all (a time-out of 10 s, a reset) is a failure too: the edge is up, only its database is down.
         expect(l.statuses.get('error') ?? 0, `${name}: ${tally(l)}`).toBe(0);
       }

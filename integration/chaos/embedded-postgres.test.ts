@@ -18,7 +18,12 @@ afterAll(async () => {
   for (const s of running) await s.child.stop();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
-printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
+printOutputOnFailure(() =>
+  running
+    .map((s) => s.child.output())
+    .join('\n')
+    .slice(-8000),
+);
 
 /** Entries of `subject` with result allow, as GET /audit counts them (admin key: its reads are not the subject's). */
 async function allowsOf(base: string, adminKey: string, subject: string): Promise<number> {
@@ -41,11 +46,24 @@ describe('the embedded Postgres killed under load', () => {
     const recorder = await mint(suite.base, adminKey, 'chaos-recorder', ['execution:record']);
 
     let acked = 0;
-    const validations = runLoad(6, () => `${suite.base}/auth/token/validate`, () => ({ token: caller.token, body: { token: validated.token } }), (a) => {
-      if (a.status === 200 && (a.body as { valid?: boolean }).valid === true) acked++;
-    });
-    const appends = runLoad(2, () => `${suite.base}/executions`, () => ({ token: recorder.token, body: RECORD }));
-    const readiness = runLoad(1, () => `${suite.base}/ready`, () => ({}));
+    const validations = runLoad(
+      6,
+      () => `${suite.base}/auth/token/validate`,
+      () => ({ token: caller.token, body: { token: validated.token } }),
+      (a) => {
+        if (a.status === 200 && (a.body as { valid?: boolean }).valid === true) acked++;
+      },
+    );
+    const appends = runLoad(
+      2,
+      () => `${suite.base}/executions`,
+      () => ({ token: recorder.token, body: RECORD }),
+    );
+    const readiness = runLoad(
+      1,
+      () => `${suite.base}/ready`,
+      () => ({}),
+    );
     try {
       while (acked < 200) await new Promise((r) => setTimeout(r, 20));
       const logBefore = await servedCheckpoint(suite.base);
@@ -85,8 +103,10 @@ describe('the embedded Postgres killed under load', () => {
         if (present < acked || edgePresent < acked) await new Promise((r) => setTimeout(r, 50));
       }
       const verify = await call(`${suite.base}/audit/verify`, { adminKey, timeoutMs: 30_000 });
-      console.info(`[chaos embedded] acked ${acked}, present ${present} (edge ${edgePresent}), lost ${Math.max(0, acked - present)}; `
-        + `recovery (kill -9 to first 201 append) ${recoveryMs} ms; validations ${tally(validations)}; appends ${tally(appends)}; ready ${tally(readiness)}`);
+      console.info(
+        `[chaos embedded] acked ${acked}, present ${present} (edge ${edgePresent}), lost ${Math.max(0, acked - present)}; ` +
+          `recovery (kill -9 to first 201 append) ${recoveryMs} ms; validations ${tally(validations)}; appends ${tally(appends)}; ready ${tally(readiness)}`,
+      );
       expect(present).toBeGreaterThanOrEqual(acked);
       expect(edgePresent).toBeGreaterThanOrEqual(acked);
       expect(verify.status).toBe(200);
@@ -108,7 +128,10 @@ describe('the embedded Postgres killed under load', () => {
     process.kill(await postmasterPid(dataDir), 'SIGKILL');
     const exit = await suite.child.exited();
     expect(exit.code).toBe(1);
-    const fatal = suite.child.output().split('\n').filter((l) => l.includes('could not be restarted'));
+    const fatal = suite.child
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('could not be restarted'));
     expect(fatal, suite.child.output().slice(-3000)).toHaveLength(1);
     expect(fatal[0]).toContain(cluster);
     expect(fatal[0]).toContain('2 attempts');

@@ -39,7 +39,11 @@ beforeAll(async () => {
   store = await mkdtemp(join(tmpdir(), 'suite-nats-cluster-'));
   for (const name of ['n1', 'n2', 'n3']) {
     const node = new NatsNode({
-      name, storeDir: join(store, name), env: inherited(), noAdvertise: true, monitor: true,
+      name,
+      storeDir: join(store, name),
+      env: inherited(),
+      noAdvertise: true,
+      monitor: true,
       cluster: { name: 'chaos', routes: nodes.map((n) => n.routeUrl) },
     });
     await node.start();
@@ -103,8 +107,11 @@ describe('a three-node NATS cluster losing a node', () => {
     const probe = (async () => {
       while (probing) {
         const sentAt = performance.now();
-        const answer = await call(partitioned, { token: t.token, timeoutMs: 5000 })
-          .catch((err: unknown) => ({ status: 0, body: undefined, code: (err as Error).name }));
+        const answer = await call(partitioned, { token: t.token, timeoutMs: 5000 }).catch((err: unknown) => ({
+          status: 0,
+          body: undefined,
+          code: (err as Error).name,
+        }));
         answers.push({ sentAt, answer });
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -129,10 +136,15 @@ describe('a three-node NATS cluster losing a node', () => {
 
     const after = answers.filter((a) => a.sentAt >= answeredAt);
     const tally = new Map<string, number>();
-    for (const a of after) tally.set(`${a.answer.status} ${a.answer.code ?? ''}`.trim(), (tally.get(`${a.answer.status} ${a.answer.code ?? ''}`.trim()) ?? 0) + 1);
+    for (const a of after)
+      tally.set(`${a.answer.status} ${a.answer.code ?? ''}`.trim(), (tally.get(`${a.answer.status} ${a.answer.code ?? ''}`.trim()) ?? 0) + 1);
     process.stdout.write(`chaos revoke while partitioned: answers of the partitioned edge after the revoke: ${JSON.stringify(Object.fromEntries(tally))}\n`);
     expect(after.filter((a) => a.answer.status === 200)).toEqual([]);
     expect(after.length).toBeGreaterThan(0);
-    await expectLogIntact({ base: edge, token: (await mint(edge, cluster.adminKey, 'log-auditor', ['execution:read'])).token, databaseUrl: cluster.databaseUrl });
+    await expectLogIntact({
+      base: edge,
+      token: (await mint(edge, cluster.adminKey, 'log-auditor', ['execution:read'])).token,
+      databaseUrl: cluster.databaseUrl,
+    });
   });
 });

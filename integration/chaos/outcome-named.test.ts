@@ -18,11 +18,19 @@ afterAll(async () => {
   for (const s of running) await s.child.stop();
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
 });
-printOutputOnFailure(() => running.map((s) => s.child.output()).join('\n').slice(-8000));
+printOutputOnFailure(() =>
+  running
+    .map((s) => s.child.output())
+    .join('\n')
+    .slice(-8000),
+);
 
 const RECORD = { subject: 'outcome-agent', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, outcome: 'success' };
 
-interface Refusal { key: string; answer: Answer }
+interface Refusal {
+  key: string;
+  answer: Answer;
+}
 
 describe('appends while the embedded Postgres is killed', () => {
   it('name every uncertain outcome with the Idempotency-Key to retry with, and a refusal that says nothing was done made nothing', async () => {
@@ -37,8 +45,10 @@ describe('appends while the embedded Postgres is killed', () => {
     let acked = 0;
     let n = 0;
     let going = true;
-    const append = async (key: string) => call(`${suite.base}/executions`, { token, body: { ...RECORD, input: { key } }, headers: { 'idempotency-key': key }, timeoutMs: 15_000 })
-      .catch((err: unknown) => ({ status: 0, body: String(err), code: undefined }) as Answer);
+    const append = async (key: string) =>
+      call(`${suite.base}/executions`, { token, body: { ...RECORD, input: { key } }, headers: { 'idempotency-key': key }, timeoutMs: 15_000 }).catch(
+        (err: unknown) => ({ status: 0, body: String(err), code: undefined }) as Answer,
+      );
     // One worker sends one append after another (an agent), eight send at once (a busy platform).
     const workers = Array.from({ length: 9 }, async () => {
       while (going) {
@@ -49,8 +59,7 @@ describe('appends while the embedded Postgres is killed', () => {
           refusals.push({ key, answer: a });
           // While no writer leads, refusals come at once: do not spin.
           await new Promise((r) => setTimeout(r, 20));
-        }
-        else if (a.status !== 0) throw new Error(`append ${key}: ${a.status} ${JSON.stringify(a.body)}`);
+        } else if (a.status !== 0) throw new Error(`append ${key}: ${a.status} ${JSON.stringify(a.body)}`);
       }
     });
     const until = async (count: number) => {
@@ -84,12 +93,19 @@ describe('appends while the embedded Postgres is killed', () => {
     for (const { key, answer } of refusals) {
       const again = await append(key);
       const nothingDone = JSON.stringify(answer.body).includes('nothing was done');
-      if (nothingDone ? again.status !== 201 : again.status !== 201 && again.status !== 200) wrongReplays.push(`${key}: ${JSON.stringify(answer.body)} then ${again.status}`);
+      if (nothingDone ? again.status !== 201 : again.status !== 201 && again.status !== 200)
+        wrongReplays.push(`${key}: ${JSON.stringify(answer.body)} then ${again.status}`);
     }
     expect(wrongReplays).toEqual([]);
-    console.info(`[chaos outcome] acked ${acked}, refused ${refusals.length}: ${JSON.stringify(Object.fromEntries(refusals.reduce((m, r) => {
-      const k = JSON.stringify(r.answer.body).slice(0, 120);
-      return m.set(k, (m.get(k) ?? 0) + 1);
-    }, new Map<string, number>())))}`);
+    console.info(
+      `[chaos outcome] acked ${acked}, refused ${refusals.length}: ${JSON.stringify(
+        Object.fromEntries(
+          refusals.reduce((m, r) => {
+            const k = JSON.stringify(r.answer.body).slice(0, 120);
+            return m.set(k, (m.get(k) ?? 0) + 1);
+          }, new Map<string, number>()),
+        ),
+      )}`,
+    );
   }, 120_000);
 });

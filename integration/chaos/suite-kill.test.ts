@@ -34,7 +34,9 @@ printOutputOnFailure(() => children.map((c) => c.output()).join('\n'));
 /** Starts the embedded suite on `dataDir`; resolves with its token listener once /ready answers 200. */
 async function startEmbedded(dataDir: string, run: number): Promise<{ child: Child; edge: string }> {
   const child = new Child({
-    name: `suite-${run}`, args: ['cli/suite.ts', 'start', '--data-dir', dataDir], cwd: REPO_ROOT,
+    name: `suite-${run}`,
+    args: ['cli/suite.ts', 'start', '--data-dir', dataDir],
+    cwd: REPO_ROOT,
     env: { ...inherited(), SUITE_LOG_LEVEL: 'warn', ...zeroPorts() },
   });
   children.push(child);

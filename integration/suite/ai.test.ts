@@ -17,15 +17,18 @@ afterAll(async () => {
 
 async function generate(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; body: any }> {
   const res = await fetch(plain.url('token', '/ai/policy/generate'), {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) };
 }
 
 describe('POST /ai/policy/generate', () => {
-  const description = 'The agent can read the CRM and update calendar events. It may send no more than 50 emails per day, '
-    + 'only during business hours. Deleting tickets requires manager approval.';
+  const description =
+    'The agent can read the CRM and update calendar events. It may send no more than 50 emails per day, ' +
+    'only during business hours. Deleting tickets requires manager approval.';
 
   it('answers without a credential: scopes, a governance policy, what matched, what did not, and an explanation', async () => {
     const r = await generate({ description, subject: 'agent-7' });

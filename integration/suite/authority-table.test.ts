@@ -22,12 +22,18 @@ function expected(authority: Authority, c: Case): Expected {
   }
   if (authority.kind === 'tenant') return refuse(401, 'TENANT_KEY_INVALID');
   switch (c) {
-    case 'none': return refuse(401, 'TOKEN_MISSING');
-    case 'bad signature': return refuse(401, 'TOKEN_INVALID');
-    case 'expired': return refuse(401, 'TOKEN_EXPIRED');
-    case 'revoked': return refuse(401, 'TOKEN_REVOKED');
-    case 'wrong scope': return authority.kind === 'token' ? PASSES : refuse(403, 'CAPABILITY_INSUFFICIENT');
-    case 'admin key': return authority.kind === 'scope' && !authority.admin ? refuse(401, 'TOKEN_MISSING') : PASSES;
+    case 'none':
+      return refuse(401, 'TOKEN_MISSING');
+    case 'bad signature':
+      return refuse(401, 'TOKEN_INVALID');
+    case 'expired':
+      return refuse(401, 'TOKEN_EXPIRED');
+    case 'revoked':
+      return refuse(401, 'TOKEN_REVOKED');
+    case 'wrong scope':
+      return authority.kind === 'token' ? PASSES : refuse(403, 'CAPABILITY_INSUFFICIENT');
+    case 'admin key':
+      return authority.kind === 'scope' && !authority.admin ? refuse(401, 'TOKEN_MISSING') : PASSES;
   }
 }
 
@@ -53,7 +59,8 @@ beforeAll(async () => {
   const full = await t.mint(['*']);
   const revoked = await t.mint(['*']);
   const res = await fetch(t.url('token', '/auth/token/revoke'), {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
     body: JSON.stringify({ jti: revoked.jti }),
   });
   expect(await res.json()).toEqual({ revoked: true, jti: revoked.jti });

@@ -132,7 +132,7 @@ describe('an http run', () => {
     expect(job.result.settings).toEqual({ testRuns: 60, warmupRuns: 5, concurrency: 2 });
   });
 
-  it('shows a tenant\'s job to that tenant only', async () => {
+  it("shows a tenant's job to that tenant only", async () => {
     expect((await call(`/run/${jobId}`, { token: reader })).status).toBe(404);
   });
 
@@ -168,7 +168,12 @@ describe('GET /compare', () => {
     const steadySlow = await startTargetServer({ delayMs: 120 });
     const ids: Record<string, string> = {};
     try {
-      for (const [name, server] of [['cmp-fast-a', steadyFast], ['cmp-slow', steadySlow], ['cmp-fast-b', steadyFast], ['cmp-fast-c', steadyFast]] as const) {
+      for (const [name, server] of [
+        ['cmp-fast-a', steadyFast],
+        ['cmp-slow', steadySlow],
+        ['cmp-fast-b', steadyFast],
+        ['cmp-fast-c', steadyFast],
+      ] as const) {
         const r = await run({ provider: 'http', url: server.url, name, testRuns: 40, warmupRuns: 5 });
         ids[name] = r.body.jobId;
         await finished(r.body.jobId);
@@ -194,13 +199,20 @@ describe('GET /compare', () => {
     // at least 5% of the mean; the noise measured here (the standard error of the difference of
     // the two means, from the runs' own spread) is printed beside the 5%. Measured at load ~2: 0.14%.
     const twice = await call(`/compare?baseline=cmp-fast-b&candidate=cmp-fast-c`, { token: reader });
-    const { baseline: b, candidate: c, minimumDeltaPercent } = twice.body as { baseline: { n: number; meanMs: number; stddevMs: number }; candidate: typeof b; minimumDeltaPercent: number };
+    const {
+      baseline: b,
+      candidate: c,
+      minimumDeltaPercent,
+    } = twice.body as { baseline: { n: number; meanMs: number; stddevMs: number }; candidate: typeof b; minimumDeltaPercent: number };
     const noisePercent = (100 * Math.sqrt(b.stddevMs ** 2 / b.n + c.stddevMs ** 2 / c.n)) / b.meanMs;
-    process.stdout.write(`bench no-false-positive: two runs of one 60 ms server: means ${b.meanMs} and ${c.meanMs} ms (stddev ${b.stddevMs}, ${c.stddevMs}); ` +
-      `noise (standard error of the difference) ${noisePercent.toFixed(2)}% of the mean, bound ${minimumDeltaPercent}%; verdict ${twice.body.verdict}\n`);
+    process.stdout.write(
+      `bench no-false-positive: two runs of one 60 ms server: means ${b.meanMs} and ${c.meanMs} ms (stddev ${b.stddevMs}, ${c.stddevMs}); ` +
+        `noise (standard error of the difference) ${noisePercent.toFixed(2)}% of the mean, bound ${minimumDeltaPercent}%; verdict ${twice.body.verdict}\n`,
+    );
     // On a machine busier than the bound was chosen for (CI beside other work: 10.7% at load 11), the
     // verdict is still asserted: a noisy pair must not be called a change either.
-    if (noisePercent >= minimumDeltaPercent) process.stdout.write(`bench no-false-positive: noise ${noisePercent.toFixed(2)}% is above the ${minimumDeltaPercent}% bound: a busy machine\n`);
+    if (noisePercent >= minimumDeltaPercent)
+      process.stdout.write(`bench no-false-positive: noise ${noisePercent.toFixed(2)}% is above the ${minimumDeltaPercent}% bound: a busy machine\n`);
     expect(twice.body, JSON.stringify(twice.body)).toMatchObject({ verdict: 'no significant change', significant: false });
   }, 90_000);
 

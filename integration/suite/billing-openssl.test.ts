@@ -28,7 +28,9 @@ async function runDocumented(body: string, secret = SECRET): Promise<unknown> {
   });
   expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
   const res = await fetch(t.url('token', '/billing/webhook'), {
-    method: 'POST', headers: { 'content-type': 'application/json', 'billing-signature': signature }, body,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'billing-signature': signature },
+    body,
   });
   return res.json();
 }

@@ -24,7 +24,8 @@ function post(raw: string | Buffer, signature: string | undefined, suite = t) {
   });
 }
 const signed = (raw: string, secrets = [SECRET], at = now()) => post(raw, signWebhook(raw, secrets, at));
-const status = async (id: string) => (await call(t, `/admin/tenants/${id}`, { admin: true })).body.tenant as { status: string; plan: string; statusReason: string | null };
+const status = async (id: string) =>
+  (await call(t, `/admin/tenants/${id}`, { admin: true })).body.tenant as { status: string; plan: string; statusReason: string | null };
 const refused = (a: { status: number; body: { error?: { code?: string; message?: string } } }) => ({ status: a.status, code: a.body.error?.code });
 
 describe('POST /billing/webhook', () => {
@@ -41,7 +42,7 @@ describe('POST /billing/webhook', () => {
     expect((await call(t, '/usage', { tenantKey: tenant.apiKey })).status).toBe(200);
   });
 
-  it('does not lift an operator\'s suspension on payment.succeeded', async () => {
+  it("does not lift an operator's suspension on payment.succeeded", async () => {
     const tenant = await createTenant(t, { externalRef: 'cus_pay_2' });
     await call(t, `/admin/tenants/${tenant.id}/status`, { admin: true, body: { status: 'suspended', reason: 'abuse' } });
     const paid = await signed(JSON.stringify({ id: eventId(), type: 'payment.succeeded', data: { externalRef: 'cus_pay_2' } }));
@@ -51,7 +52,9 @@ describe('POST /billing/webhook', () => {
 
   it('moves the tenant to the plan of subscription.updated, and ignores a plan it does not know', async () => {
     const tenant = await createTenant(t, { externalRef: 'cus_plan_1' });
-    const up = await signed(JSON.stringify({ id: eventId(), type: 'subscription.updated', data: { externalRef: 'cus_plan_1', plan: 'business' }, extra: [1, 2] }));
+    const up = await signed(
+      JSON.stringify({ id: eventId(), type: 'subscription.updated', data: { externalRef: 'cus_plan_1', plan: 'business' }, extra: [1, 2] }),
+    );
     expect(up.body).toMatchObject({ outcome: 'plan changed to business' });
     expect((await status(tenant.id)).plan).toBe('business');
     const odd = await signed(JSON.stringify({ id: eventId(), type: 'subscription.updated', data: { externalRef: 'cus_plan_1', plan: 'diamond' } }));
@@ -109,7 +112,15 @@ describe('POST /billing/webhook', () => {
   it('refuses a missing or garbled billing-signature header', async () => {
     const body = JSON.stringify({ id: eventId(), type: 'ping' });
     const good = signWebhook(body, [SECRET], now());
-    for (const header of [undefined, '', 'garbage', good.replace('v1=', 'v2='), good.replace(/,v1=.*/, ''), `${good.slice(0, -2)}zz`, `t=soon,${good.split(',')[1]}`]) {
+    for (const header of [
+      undefined,
+      '',
+      'garbage',
+      good.replace('v1=', 'v2='),
+      good.replace(/,v1=.*/, ''),
+      `${good.slice(0, -2)}zz`,
+      `t=soon,${good.split(',')[1]}`,
+    ]) {
       const a = await post(body, header);
       expect(refused(a), String(header)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
       expect(a.body.error.message).toMatch(/billing signature refused/);
@@ -138,7 +149,9 @@ describe('POST /billing/webhook', () => {
   it('reads any content type as the raw bytes that were signed', async () => {
     const raw = JSON.stringify({ id: eventId(), type: 'ping' });
     const a = await call(t, '/billing/webhook', {
-      method: 'POST', body: raw, headers: { 'content-type': 'text/plain', 'billing-signature': signWebhook(raw, [SECRET], now()) },
+      method: 'POST',
+      body: raw,
+      headers: { 'content-type': 'text/plain', 'billing-signature': signWebhook(raw, [SECRET], now()) },
     });
     expect(a.status).toBe(200);
   });

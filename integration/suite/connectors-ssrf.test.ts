@@ -28,9 +28,11 @@ const corpus = ssrfCorpus;
 
 async function actWith(t: TestSuite, token: string, id: string, action: string, body: unknown) {
   const res = await fetch(t.url('connector', `/connectors/${id}/actions/${action}`), {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() as { error?: { code: string; message: string }; output?: { status: number; body: string } } };
+  return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string }; output?: { status: number; body: string } } };
 }
 
 describe('connector actions under the distributed default', () => {
@@ -86,7 +88,15 @@ describe('connector actions and redirects', () => {
 
   it('follows no redirect from an allowed host to a refused address: the canary receives 0 connections', async () => {
     const before = canary.connections();
-    const targets = ['http://127.0.0.1:$P/', 'http://localhost:$P/', 'http://2130706433:$P/', 'http://[::1]:$P/', 'http://[::ffff:127.0.0.1]:$P/', 'http://169.254.169.254/', 'file:///etc/passwd'];
+    const targets = [
+      'http://127.0.0.1:$P/',
+      'http://localhost:$P/',
+      'http://2130706433:$P/',
+      'http://[::1]:$P/',
+      'http://[::ffff:127.0.0.1]:$P/',
+      'http://169.254.169.254/',
+      'file:///etc/passwd',
+    ];
     for (const to of targets) {
       const r = await actWith(t, token, 'http', 'request', { method: 'GET', url: `http://127.0.0.2:${R}/?to=${encodeURIComponent(to)}` });
       expect(r.status, `${to}: ${JSON.stringify(r.body)}`).not.toBe(200);
@@ -94,7 +104,7 @@ describe('connector actions and redirects', () => {
     expect(canary.connections() - before).toBe(0);
   });
 
-  it('reaches the allowed redirector itself, so the refusals above are the guard\'s and not a broken setup', async () => {
+  it("reaches the allowed redirector itself, so the refusals above are the guard's and not a broken setup", async () => {
     const r = await actWith(t, token, 'http', 'request', { method: 'GET', url: `http://127.0.0.2:${R}/?to=` });
     expect(r.status).toBe(200);
     expect(r.body.output?.status).toBe(302);

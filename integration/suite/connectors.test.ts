@@ -67,11 +67,13 @@ const allCalls = () => slack.calls.length + github.calls.length + hooks.calls.le
 
 /** The record verifies against the published public key (POST /executions/verify on the token listener). */
 async function expectVerifiedTrace(record: { id: string }) {
-  const keys = await (await fetch(t.url('token', '/executions/public-key'))).json() as { publicKey: string };
+  const keys = (await (await fetch(t.url('token', '/executions/public-key'))).json()) as { publicKey: string };
   const res = await fetch(t.url('token', '/executions/verify'), {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: record.id, publicKey: keys.publicKey }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: record.id, publicKey: keys.publicKey }),
   });
-  const verdict = await res.json() as { valid: boolean };
+  const verdict = (await res.json()) as { valid: boolean };
   expect(res.status).toBe(200);
   expect(verdict.valid).toBe(true);
 }
@@ -92,7 +94,7 @@ describe('GET /connectors', () => {
     for (const secret of [SLACK_TOKEN, GITHUB_TOKEN, WEBHOOK_SECRET, db.url]) expect(r.text).not.toContain(secret);
   });
 
-  it('shows one connector with its actions\' input schemas, and 404 NOT_FOUND for an unknown id', async () => {
+  it("shows one connector with its actions' input schemas, and 404 NOT_FOUND for an unknown id", async () => {
     const r = await call('/connectors/github');
     expect(r.status).toBe(200);
     expect(r.body.actions.map((a: { name: string }) => a.name)).toEqual(['create_issue', 'get_issue']);
@@ -102,7 +104,7 @@ describe('GET /connectors', () => {
 });
 
 describe('POST /connectors/{id}/verify', () => {
-  it('checks each connector\'s credentials read-only: 200, and no provider receives a single write', async () => {
+  it("checks each connector's credentials read-only: 200, and no provider receives a single write", async () => {
     for (const id of ['slack', 'github', 'webhook', 'http', 'postgres']) {
       const r = await verify(id);
       expect(r.status, `${id}: ${r.text}`).toBe(200);
@@ -123,7 +125,7 @@ describe('POST /connectors/{id}/verify', () => {
 });
 
 describe('POST /connectors/{id}/actions/{action}', () => {
-  it('posts a Slack message and records it as a signed execution trace of the token\'s subject', async () => {
+  it("posts a Slack message and records it as a signed execution trace of the token's subject", async () => {
     const input = { channel: 'C0SUITE01', text: 'deploy finished' };
     const r = await act('slack', 'post_message', input);
     expect(r.status, r.text).toBe(200);
@@ -140,14 +142,17 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     await expectVerifiedTrace(record);
   });
 
-  it('maps a Slack error to PROVIDER_REJECTED naming Slack\'s code, and records the failed attempt', async () => {
+  it("maps a Slack error to PROVIDER_REJECTED naming Slack's code, and records the failed attempt", async () => {
     const r = await act('slack', 'post_message', { channel: 'nowhere', text: 'x' });
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('PROVIDER_REJECTED');
     expect(r.body.error.message).toMatch(/channel_not_found/);
     const id = /exec_[0-9a-f]{32}/.exec(r.body.error.message)![0];
     const readToken2 = (await t.mint(['execution:read'])).token;
-    const rec = await (await fetch(t.url('token', `/executions/${id}`), { headers: { authorization: `Bearer ${readToken2}` } })).json() as Record<string, unknown>;
+    const rec = (await (await fetch(t.url('token', `/executions/${id}`), { headers: { authorization: `Bearer ${readToken2}` } })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(rec).toMatchObject({ action: 'slack.post_message', outcome: 'failure', subject: 'agent-7' });
     expect(rec['outputHash']).toBe(hashCanonical({ error: { code: 'PROVIDER_REJECTED', message: 'slack chat.postMessage: channel_not_found' } }));
     await expectVerifiedTrace({ id });
@@ -182,8 +187,12 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     await expectVerifiedTrace(r.body.execution);
   });
 
-  it('makes an HTTP request and returns the answer\'s status and body', async () => {
-    const r = await act('http', 'request', { method: 'GET', url: `${github.url}/user`, headers: { 'user-agent': 'x', authorization: `Bearer ${GITHUB_TOKEN}` } });
+  it("makes an HTTP request and returns the answer's status and body", async () => {
+    const r = await act('http', 'request', {
+      method: 'GET',
+      url: `${github.url}/user`,
+      headers: { 'user-agent': 'x', authorization: `Bearer ${GITHUB_TOKEN}` },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.output.status).toBe(200);
     expect(JSON.parse(r.body.output.body)).toMatchObject({ login: 'suite-bot' });
@@ -253,7 +262,11 @@ describe('POST /connectors/{id}/actions/{action}', () => {
       expect(r.body.error.message).toMatch(field);
     }
     const long = 'x'.repeat(65);
-    for (const [path, method] of [[`/connectors/${long}`, 'GET'], [`/connectors/${long}/verify`, 'POST'], [`/connectors/slack/actions/${long}`, 'POST']] as const) {
+    for (const [path, method] of [
+      [`/connectors/${long}`, 'GET'],
+      [`/connectors/${long}/verify`, 'POST'],
+      [`/connectors/slack/actions/${long}`, 'POST'],
+    ] as const) {
       const r = await call(path, { token: executeToken, method, ...(method === 'POST' && path.includes('actions') ? { body: {} } : {}) });
       expect(r.status, path).toBe(400);
       expect(r.body.error.message).toMatch(/params\/(id|action)/);
@@ -272,7 +285,11 @@ describe('POST /connectors/{id}/actions/{action}', () => {
       ['/generate', `{"prompt":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
     ];
     for (const [path, body] of bodies) {
-      const res = await fetch(t.url('connector', path), { method: 'POST', headers: { authorization: `Bearer ${executeToken}`, 'content-type': 'application/json' }, body });
+      const res = await fetch(t.url('connector', path), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${executeToken}`, 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status, `${path} ${body.slice(0, 60)}: ${await res.clone().text()}`).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
     }
@@ -320,12 +337,16 @@ describe('a connector not configured, or whose credentials the provider rejects'
     badSlack = await fakeSlack('xoxb-the-real-one');
     // A careless provider that quotes the credential it was sent in its error message.
     const { createServer } = await import('node:http');
-    echo = createServer((req, res) => res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad request from ${req.headers['authorization']}` })));
+    echo = createServer((req, res) =>
+      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad request from ${req.headers['authorization']}` })),
+    );
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     echoUrl = `http://127.0.0.1:${(echo.address() as import('node:net').AddressInfo).port}`;
     bad = await startTestSuite({
-      CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-a-wrong-token', CONNECTOR_SLACK_API_URL: `${badSlack.url}/api`,
-      CONNECTOR_GITHUB_TOKEN: GITHUB_TOKEN, CONNECTOR_GITHUB_API_URL: echoUrl,
+      CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-a-wrong-token',
+      CONNECTOR_SLACK_API_URL: `${badSlack.url}/api`,
+      CONNECTOR_GITHUB_TOKEN: GITHUB_TOKEN,
+      CONNECTOR_GITHUB_API_URL: echoUrl,
     });
   }, 60_000);
   afterAll(async () => {
@@ -337,7 +358,9 @@ describe('a connector not configured, or whose credentials the provider rejects'
   it('never answers a configured secret, even when the provider quotes it back', async () => {
     const token = (await bad.mint(['connector:execute'])).token;
     const res = await fetch(bad.url('connector', '/connectors/github/actions/get_issue'), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner: 'a', repo: 'b', number: 1 }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner: 'a', repo: 'b', number: 1 }),
     });
     expect(res.status).toBe(422);
     const text = await res.text();
@@ -347,10 +370,12 @@ describe('a connector not configured, or whose credentials the provider rejects'
 
   it('answers verify with 503 saying which: CREDENTIALS_REJECTED, or CONNECTOR_NOT_CONFIGURED naming the variables', async () => {
     const token = (await bad.mint(['connector:read', 'connector:execute'])).token;
-    const post = (id: string, path: string, body?: unknown) => fetch(bad.url('connector', `/connectors/${id}${path}`), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    }).then(async (r) => ({ status: r.status, body: await r.json() as { error: { code: string; message: string } } }));
+    const post = (id: string, path: string, body?: unknown) =>
+      fetch(bad.url('connector', `/connectors/${id}${path}`), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: { code: string; message: string } } }));
     const rejected = await post('slack', '/verify');
     expect(rejected).toMatchObject({ status: 503, body: { error: { code: 'CREDENTIALS_REJECTED' } } });
     expect(rejected.body.error.message).toMatch(/invalid_auth/);
@@ -360,7 +385,7 @@ describe('a connector not configured, or whose credentials the provider rejects'
     expect(unset.body.error.message).toMatch(/CONNECTOR_WEBHOOK_URL, CONNECTOR_WEBHOOK_SECRET/);
     const action = await post('webhook', '/actions/send', { type: 'x', data: {} });
     expect(action).toMatchObject({ status: 503, body: { error: { code: 'CONNECTOR_NOT_CONFIGURED' } } });
-    const listed = await (await fetch(bad.url('connector', '/connectors/webhook'))).json() as { configured: boolean; missing: string[] };
+    const listed = (await (await fetch(bad.url('connector', '/connectors/webhook'))).json()) as { configured: boolean; missing: string[] };
     expect(listed).toMatchObject({ configured: false, missing: ['CONNECTOR_WEBHOOK_URL', 'CONNECTOR_WEBHOOK_SECRET'] });
     expect(badSlack.writes()).toEqual([]);
   });

@@ -10,7 +10,11 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.stop());
 
-interface Opened { ws: WebSocket; messages: Array<Record<string, unknown>>; closed: Promise<{ code: number; reason: string }> }
+interface Opened {
+  ws: WebSocket;
+  messages: Array<Record<string, unknown>>;
+  closed: Promise<{ code: number; reason: string }>;
+}
 
 /** Connects as a browser does: the token offered as a subprotocol beside the dashboard's own. */
 function open(token: string): Promise<Opened> {
@@ -49,15 +53,21 @@ async function record(token: string, subject: string): Promise<{ id: string; seq
 async function trustChange(token?: string): Promise<string> {
   const writer = token ?? (await t.mint(['trust:write'])).token;
   const res = await fetch(t.url('trust', '/events'), {
-    method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ subjectId: 'live-subject', kind: 'task-succeeded', summary: 'done', proof: { url: 'https://example.org/x', sha256: 'ab'.repeat(32) } }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      subjectId: 'live-subject',
+      kind: 'task-succeeded',
+      summary: 'done',
+      proof: { url: 'https://example.org/x', sha256: 'ab'.repeat(32) },
+    }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { id: string }).id;
 }
 
 describe('GET /live, the dashboard socket', () => {
-  it('greets with the token\'s subject and scopes and answers with its own subprotocol, never the token', async () => {
+  it("greets with the token's subject and scopes and answers with its own subprotocol, never the token", async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'watcher' });
     const c = await open(token);
     expect(c.ws.protocol).toBe('suite.live.v1');
@@ -87,7 +97,8 @@ describe('GET /live, the dashboard socket', () => {
     const c = await open(minted.token);
     await until(() => c.messages.find((m) => m.kind === 'hello'));
     const res = await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ jti: minted.jti }),
     });
     expect(res.status).toBe(200);
@@ -102,7 +113,8 @@ describe('GET /live, the dashboard socket', () => {
     const reader = await open((await t.mint(['execution:read'])).token);
     const victim = await t.mint(['execution:read']);
     await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ jti: victim.jti }),
     });
     expect(await until(() => admin.messages.find((m) => m.kind === 'revocation'))).toEqual({ kind: 'revocation', jti: victim.jti, exp: victim.exp });
@@ -114,7 +126,7 @@ describe('GET /live, the dashboard socket', () => {
     expect(await short.closed).toEqual({ code: 4401, reason: 'token expired' });
   });
 
-  it('forwards the scheduler\'s events to a token that reads the queue, and not to one that does not', async () => {
+  it("forwards the scheduler's events to a token that reads the queue, and not to one that does not", async () => {
     const target = createServer((_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     try {
@@ -122,7 +134,8 @@ describe('GET /live, the dashboard socket', () => {
       const narrow = await open((await t.mint(['execution:read'])).token);
       const writer = (await t.mint(['queue:write'])).token;
       const res = await fetch(t.url('scheduler', '/queue'), {
-        method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
         body: JSON.stringify({ task: { type: 'http', url: `http://127.0.0.1:${(target.address() as { port: number }).port}/` } }),
       });
       expect(res.status).toBe(201);
@@ -139,14 +152,15 @@ describe('GET /live, the dashboard socket', () => {
     }
   });
 
-  it('forwards a benchmark job\'s progress to a token that reads runs', async () => {
+  it("forwards a benchmark job's progress to a token that reads runs", async () => {
     const target = createServer((_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     try {
       const watcher = await open((await t.mint(['bench:read'])).token);
       const runner = (await t.mint(['bench:run'])).token;
       const res = await fetch(t.url('bench', '/run'), {
-        method: 'POST', headers: { authorization: `Bearer ${runner}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${runner}`, 'content-type': 'application/json' },
         body: JSON.stringify({ provider: 'http', url: `http://127.0.0.1:${(target.address() as { port: number }).port}/`, testRuns: 5, warmupRuns: 0 }),
       });
       expect(res.status).toBe(202);

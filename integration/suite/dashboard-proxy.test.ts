@@ -36,14 +36,18 @@ function rawGet(url: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     request({ host: u.hostname, port: u.port, path, method: 'GET' }, (res) => {
       let text = '';
-      res.on('data', (c) => { text += String(c); });
+      res.on('data', (c) => {
+        text += String(c);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
 describe('the dashboard proxy', () => {
-  it('answers a listener route as the listener does, under the caller\'s own token', async () => {
+  it("answers a listener route as the listener does, under the caller's own token", async () => {
     const { token } = await t.mint(['audit:read']);
     const direct = await call(t.url('token', '/audit?limit=1'), { token });
     const proxied = await call(t.url('dashboard', '/api/token/audit?limit=1'), { token });

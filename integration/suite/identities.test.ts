@@ -28,9 +28,15 @@ async function enrolled(kind = 'agent'): Promise<{ subject: string; key: AgentKe
 }
 
 const pemOf = (type: 'rsa' | 'ec' | 'ed25519', part: 'public' | 'private') => {
-  const pair = type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 1024 })
-    : type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
-  return part === 'public' ? pair.publicKey.export({ type: 'spki', format: 'pem' }) as string : pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const pair =
+    type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: 1024 })
+      : type === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('ed25519');
+  return part === 'public'
+    ? (pair.publicKey.export({ type: 'spki', format: 'pem' }) as string)
+    : (pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
 };
 
 describe('POST /identities (enrolment)', () => {
@@ -96,7 +102,10 @@ describe('GET /identities/{subject}', () => {
   it('answers the identity to identity:read or the admin key, 403 to other scopes, 404 for an unknown subject', async () => {
     const { subject, key } = await enrolled();
     const reader = await t.mint(['identity:read']);
-    expect(await call(`/identities/${subject}`, { token: reader.token })).toMatchObject({ status: 200, body: { subject, status: 'active', publicKeyPem: key.publicKeyPem } });
+    expect(await call(`/identities/${subject}`, { token: reader.token })).toMatchObject({
+      status: 200,
+      body: { subject, status: 'active', publicKeyPem: key.publicKeyPem },
+    });
     expect((await call(`/identities/${subject}`, { token: (await t.mint(['audit:read'])).token })).status).toBe(403);
     expect(await call('/identities/nobody-here', { admin: true })).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
   });
@@ -131,7 +140,10 @@ describe('POST /auth/token for an enrolled identity', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(decodeJwt(r.body.token)).toMatchObject({ sub: subject, prf: true });
     expect(await t.suite.storage!.pool.oneFirst(sql.unsafe`select proven from issued_tokens where jti = ${r.body.jti}`)).toBe(true);
-    const recorded = await call('/executions', { token: r.body.token, body: { subject, scope: ['crm:write'], module: 'crm', action: 'update', input: { a: 1 }, outcome: 'success' } });
+    const recorded = await call('/executions', {
+      token: r.body.token,
+      body: { subject, scope: ['crm:write'], module: 'crm', action: 'update', input: { a: 1 }, outcome: 'success' },
+    });
     expect(recorded.status, JSON.stringify(recorded.body)).toBe(201);
     expect(recorded.body.attested).toMatchObject({ sub: subject, proven: true, jti: r.body.jti });
     const read = await call(`/executions/${recorded.body.id}`, { token: r.body.token });
@@ -141,7 +153,10 @@ describe('POST /auth/token for an enrolled identity', () => {
   it('leaves tokens of subjects that are not enrolled unproven, and refuses proof for them with 400', async () => {
     const plain = await t.mint(['execution:record'], { sub: 'not-enrolled' });
     expect(decodeJwt(plain.token).prf).toBeUndefined();
-    const recorded = await call('/executions', { token: plain.token, body: { subject: 'not-enrolled', module: 'm', action: 'a', input: 1, outcome: 'success' } });
+    const recorded = await call('/executions', {
+      token: plain.token,
+      body: { subject: 'not-enrolled', module: 'm', action: 'a', input: 1, outcome: 'success' },
+    });
     expect(recorded.body.attested.proven).toBe(false);
     const withProof = await call('/auth/token', { admin: true, body: { sub: 'not-enrolled', scope: ['a:b'], proof: { nonce: 'x', signature: 'y' } } });
     expect(withProof.status).toBe(400);
@@ -155,7 +170,9 @@ describe('POST /auth/token for an enrolled identity', () => {
     const expired = await nonce();
     await t.suite.storage!.pool.query(sql.unsafe`update identity_nonces set expires_at = now() - interval '1 second' where nonce = ${expired}`);
     const used = await nonce();
-    expect((await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'], proof: { nonce: used, signature: key.sign(used) } } })).status).toBe(200);
+    expect((await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'], proof: { nonce: used, signature: key.sign(used) } } })).status).toBe(
+      200,
+    );
     const mine = await nonce();
     const foreign = await nonce(other.subject);
     const issuer = await t.mint(['auth:token:create', 'a:*']);
@@ -175,9 +192,14 @@ describe('POST /auth/token for an enrolled identity', () => {
       expect({ status: r.status, code: r.body.error?.code }, label).toEqual({ status: 401, code: 'PROOF_REQUIRED' });
     }
     // A wrong signature did not use the nonce up; the right one still works, once.
-    expect((await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'], proof: { nonce: mine, signature: key.sign(mine) } } })).status).toBe(200);
+    expect((await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'], proof: { nonce: mine, signature: key.sign(mine) } } })).status).toBe(
+      200,
+    );
     // The foreign nonce was not consumed either: its own subject can still use it.
-    expect((await call('/auth/token', { admin: true, body: { sub: other.subject, scope: ['a:b'], proof: { nonce: foreign, signature: other.key.sign(foreign) } } })).status).toBe(200);
+    expect(
+      (await call('/auth/token', { admin: true, body: { sub: other.subject, scope: ['a:b'], proof: { nonce: foreign, signature: other.key.sign(foreign) } } }))
+        .status,
+    ).toBe(200);
   });
 
   it('accepts a nonce once: a replay after success is refused', async () => {

@@ -31,7 +31,10 @@ describe('POST /identities/{subject}/suspend', () => {
     expect((await call(`/identities/${subject}`, { admin: true })).body.status).toBe('active');
     const all = await t.mint(['*']);
     expect((await call(`/identities/${subject}/suspend`, { token: all.token, body: { reason: 'r' } })).status).toBe(403);
-    expect(await call('/identities/nobody/suspend', { admin: true, body: { reason: 'r' } })).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect(await call('/identities/nobody/suspend', { admin: true, body: { reason: 'r' } })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND' } },
+    });
   });
 
   it('stops new tokens, refuses existing ones on every listener, and leaves past records unchanged', async () => {
@@ -49,7 +52,11 @@ describe('POST /identities/{subject}/suspend', () => {
     const suspended = await call(`/identities/${subject}/suspend`, { admin: true, body: { reason: 'private key found in a public repository' } });
     expect(suspended.status).toBe(200);
     expect(suspended.body).toEqual({
-      subject, status: 'suspended', reason: 'private key found in a public repository', suspendedAt: expect.any(String), revokedTokens: 2,
+      subject,
+      status: 'suspended',
+      reason: 'private key found in a public repository',
+      suspendedAt: expect.any(String),
+      revokedTokens: 2,
     });
 
     for (const token of [proven.token, second.token]) {
@@ -60,7 +67,10 @@ describe('POST /identities/{subject}/suspend', () => {
     }
     expect((await call(`/executions/${record.body.id}`, { token: proven.token })).body.error.code).toBe('TOKEN_REVOKED');
     // New authority stops: with or without proof, and no new challenge.
-    expect(await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'] } })).toMatchObject({ status: 403, body: { error: { code: 'IDENTITY_SUSPENDED' } } });
+    expect(await call('/auth/token', { admin: true, body: { sub: subject, scope: ['a:b'] } })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'IDENTITY_SUSPENDED' } },
+    });
     expect(await call(`/identities/${subject}/challenge`, { method: 'POST' })).toMatchObject({ status: 403, body: { error: { code: 'IDENTITY_SUSPENDED' } } });
     // Past records are unchanged and the chain still verifies; other subjects are untouched.
     const after = await call(`/executions/${record.body.id}`, { token: bystander.token });
@@ -69,7 +79,8 @@ describe('POST /identities/{subject}/suspend', () => {
     expect((await call('/executions-verify-chain', { admin: true })).body.valid).toBe(true);
     expect((await call('/capabilities', { token: before.token })).status).toBe(200);
     expect(await call(`/identities/${subject}`, { admin: true })).toMatchObject({
-      status: 200, body: { status: 'suspended', reason: 'private key found in a public repository', suspendedAt: suspended.body.suspendedAt },
+      status: 200,
+      body: { status: 'suspended', reason: 'private key found in a public repository', suspendedAt: suspended.body.suspendedAt },
     });
   });
 

@@ -17,14 +17,18 @@ describe('a fresh suite', () => {
     for (const result of ['valid', 'invalid', 'error']) expect(text).toContain(`suite_verification_runs_total{result="${result}"} 0`);
   });
 
-  it('exports no trace for the dashboard\'s background reads of the audit trail', async () => {
+  it("exports no trace for the dashboard's background reads of the audit trail", async () => {
     const token = (await t.mint(['audit:read'], { sub: 'idle-watcher' })).token;
     // The trends' first round has read the hour of decisions once the allow series has points.
-    await pollUntil('the dashboard trends\' first round', async () => {
-      const r = await call(t.url('dashboard', '/dashboard/history'), { token });
-      const allow = (r.body as { series?: { name: string; points: (number | null)[] }[] }).series?.find((s) => s.name === 'allow');
-      return { done: allow?.points.some((p) => p !== null) === true, seen: r.status };
-    }, { timeoutMs: 20_000, intervalMs: 100 });
+    await pollUntil(
+      "the dashboard trends' first round",
+      async () => {
+        const r = await call(t.url('dashboard', '/dashboard/history'), { token });
+        const allow = (r.body as { series?: { name: string; points: (number | null)[] }[] }).series?.find((s) => s.name === 'allow');
+        return { done: allow?.points.some((p) => p !== null) === true, seen: r.status };
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
     const reads = spans.getFinishedSpans().filter((s) => s.name === 'suite.audit.list');
     expect(reads.length).toBe(0);
   });

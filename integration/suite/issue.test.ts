@@ -159,7 +159,7 @@ describe('mapIssueRequest', () => {
     expect(map('2030-01-01T02:00:00.250+01:00')).toMatchObject({ value: { expiresIn: '1h' } });
   });
 
-  it('writes lifetimes beyond the duration format\'s seven digits in whole minutes, rounded down', () => {
+  it("writes lifetimes beyond the duration format's seven digits in whole minutes, rounded down", () => {
     // 200 days, 1 minute and 17 seconds: 17,280,077 s has eight digits.
     const r = map(new Date(now + (200 * 86_400 + 77) * 1000).toISOString());
     expect(r).toMatchObject({ ok: true, value: { expiresIn: `${200 * 1440 + 1}m` } });

@@ -15,14 +15,20 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.stop());
 
-interface Opened { ws: WebSocket; hello: Promise<unknown>; closed: Promise<{ code: number; reason: string }> }
+interface Opened {
+  ws: WebSocket;
+  hello: Promise<unknown>;
+  closed: Promise<{ code: number; reason: string }>;
+}
 
 function open(token: string): Promise<Opened> {
   const ws = new WebSocket(t.url('dashboard', '/live').replace('http', 'ws'), ['suite.live.v1', `bearer.${token}`]);
-  const hello = new Promise((resolve) => ws.on('message', (data) => {
-    const m = JSON.parse(String(data)) as { kind: string };
-    if (m.kind === 'hello') resolve(m);
-  }));
+  const hello = new Promise((resolve) =>
+    ws.on('message', (data) => {
+      const m = JSON.parse(String(data)) as { kind: string };
+      if (m.kind === 'hello') resolve(m);
+    }),
+  );
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve({ ws, hello, closed }));
@@ -31,7 +37,7 @@ function open(token: string): Promise<Opened> {
 }
 
 describe('live sockets per credential', () => {
-  it('closes the socket past the cap with 1008, keeping the others and other tokens\' sockets open', async () => {
+  it("closes the socket past the cap with 1008, keeping the others and other tokens' sockets open", async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'many-tabs' });
     const kept: Opened[] = [];
     for (let i = 0; i < LIVE_SOCKETS_PER_CREDENTIAL; i++) {

@@ -15,7 +15,9 @@ import { ANY_JSON_VALUE } from '../../edge-mcp/index.ts';
  */
 
 let t: TestSuite;
-beforeAll(async () => { t = await startTestSuite(); }, 60_000);
+beforeAll(async () => {
+  t = await startTestSuite();
+}, 60_000);
 afterAll(() => t?.stop());
 
 async function connect(token: string | undefined): Promise<Client> {
@@ -68,7 +70,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     await client.close();
   });
 
-  it('types every tool\'s outputSchema.result with its route\'s answer, never an untyped value', async () => {
+  it("types every tool's outputSchema.result with its route's answer, never an untyped value", async () => {
     const client = await connect((await t.mint(['*'])).token);
     const tools = (await client.listTools()).tools;
     expect(tools.length).toBe(30);
@@ -114,14 +116,26 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const call = client.callTool({ name: 'mint_token', arguments: { sub: 'x', scope: ['execution:read'] } });
     await expect(call).rejects.toThrow(/CAPABILITY_INSUFFICIENT.*auth:token:create/);
     const res = await fetch(t.url('token', '/mcp'), {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mint_token', arguments: {} } }),
     });
     expect(res.status).toBe(403);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", error="insufficient_scope", scope="auth:token:create"/);
-    await expect.poll(() => audit('mcp-agent-narrow')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'auth:token:create', resource: 'mcp tools/call mint_token', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT: the token does not grant auth:token:create' }),
-    ]));
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp", error="insufficient_scope", scope="auth:token:create"/,
+    );
+    await expect
+      .poll(() => audit('mcp-agent-narrow'))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            action: 'auth:token:create',
+            resource: 'mcp tools/call mint_token',
+            result: 'deny',
+            reason: 'CAPABILITY_INSUFFICIENT: the token does not grant auth:token:create',
+          }),
+        ]),
+      );
     await client.close();
   });
 
@@ -178,7 +192,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const client = await connect(minted.token);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     const res = await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti: minted.jti }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: minted.jti }),
     });
     expect(res.status).toBe(200);
     await expect(client.callTool({ name: 'attention_list', arguments: {} })).rejects.toThrow(/TOKEN_REVOKED/);
@@ -196,7 +212,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const list = await fetch(t.url('token', '/executions?subject=mcp-agent-bad'), { headers: { authorization: `Bearer ${token}` } });
     expect(((await list.json()) as { records: unknown[] }).records).toEqual([]);
     const garbage = await fetch(t.url('token', '/mcp'), {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
       body: JSON.stringify({ jsonrpc: '1.0', method: 42 }),
     });
     expect(garbage.status).toBe(400);
@@ -207,20 +224,36 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('answers 401 with WWW-Authenticate naming the resource metadata to a missing, garbage, expired or revoked token (RFC 9728 §5.1)', async () => {
     const revoked = await t.mint(['execution:read'], { sub: 'mcp-revoked-at-start' });
     await fetch(t.url('token', '/auth/token/revoke'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey }, body: JSON.stringify({ jti: revoked.jti }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      body: JSON.stringify({ jti: revoked.jti }),
     });
     const metadata = `resource_metadata="${t.url('token', '/.well-known/oauth-protected-resource/mcp')}"`;
     const cases: Array<[string | undefined, string]> = [
-      [undefined, 'TOKEN_MISSING'], ['not.a.token', 'TOKEN_INVALID'], [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'], [revoked.token, 'TOKEN_REVOKED'],
+      [undefined, 'TOKEN_MISSING'],
+      ['not.a.token', 'TOKEN_INVALID'],
+      [await t.expiredToken(['execution:read']), 'TOKEN_EXPIRED'],
+      [revoked.token, 'TOKEN_REVOKED'],
     ];
     for (const [token, code] of cases) {
       const res = await fetch(t.url('token', '/mcp'), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
       });
       expect(res.status, code).toBe(401);
-      expect(res.headers.get('www-authenticate'), code).toEqual(token === undefined ? `Bearer ${metadata}` : expect.stringMatching(new RegExp(`^Bearer ${metadata.replace(/[.?/]/g, '\\$&')}, error="invalid_token"`)));
+      expect(res.headers.get('www-authenticate'), code).toEqual(
+        token === undefined ? `Bearer ${metadata}` : expect.stringMatching(new RegExp(`^Bearer ${metadata.replace(/[.?/]/g, '\\$&')}, error="invalid_token"`)),
+      );
       expect(await res.json(), code).toMatchObject({ error: { code } });
       await expect(connect(token), code).rejects.toThrow(new RegExp(code));
     }
@@ -236,7 +269,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
 
   it('refuses a client that skips initialize without a token with 401 TOKEN_MISSING', async () => {
     const res = await fetch(t.url('token', '/mcp'), {
-      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'attention_list', arguments: {} } }),
     });
     expect(res.status).toBe(401);
@@ -250,8 +284,15 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     for (let i = 0; i < 5_000; i++) deep = `[${deep}]`;
     const call = (args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_execution","arguments":${args}}}`;
     const bodies = [
-      '', 'null', '[]', '"x"', deep, '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"x":1}}}',
-      `{"jsonrpc":"2.0","id":1,"method":"${'m'.repeat(100_000)}"}`, '{"jsonrpc":"2.0","id":1,"method":"tools/list\\u0000"}',
+      '',
+      'null',
+      '[]',
+      '"x"',
+      deep,
+      '{"__proto__":{"polluted":true}}',
+      '{"constructor":{"prototype":{"x":1}}}',
+      `{"jsonrpc":"2.0","id":1,"method":"${'m'.repeat(100_000)}"}`,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/list\\u0000"}',
       call('{"subject":"\\ud800","module":"m","action":"a","input":1,"outcome":"success"}'),
       call('{"subject":"s\\u0000","module":"m","action":"a","input":1,"outcome":"success"}'),
       call('{"subject":"s","module":"m","action":"a","input":"\\ud800","outcome":"success"}'),
@@ -267,7 +308,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       if (res.status === 200) expect((await res.json()) as { error?: unknown }, label).toHaveProperty('error');
       else if (body !== '[]') expect(res.status, label).toBeGreaterThanOrEqual(400);
     }
-    expect(({}) as Record<string, unknown>).not.toHaveProperty('polluted');
+    expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
     const unparseable = await fetch(t.url('token', '/mcp'), { method: 'POST', headers, body: '{"jsonrpc":' });
     expect({ status: unparseable.status, body: await unparseable.json() }).toMatchObject({ status: 400, body: { error: { code: 'INVALID_REQUEST' } } });
     for (const method of ['GET', 'DELETE']) {

@@ -27,24 +27,33 @@ afterAll(async () => {
 });
 
 const clients: Client[] = [];
-afterAll(async () => { for (const c of clients.splice(0)) await c.close(); });
+afterAll(async () => {
+  for (const c of clients.splice(0)) await c.close();
+});
 
 /** A client at /mcp with a token of these scopes; `tenantKey`: a token issued under that tenant. */
 async function connect(scope: string[], sub: string, tenantKey?: string): Promise<{ client: Client; token: string }> {
-  const token = tenantKey === undefined
-    ? (await t.mint(scope, { sub })).token
-    : ((await callSuite(t, '/auth/token', { admin: true, tenantKey, body: { sub, scope } })).body as { token: string }).token;
+  const token =
+    tenantKey === undefined
+      ? (await t.mint(scope, { sub })).token
+      : ((await callSuite(t, '/auth/token', { admin: true, tenantKey, body: { sub, scope } })).body as { token: string }).token;
   const client = new Client({ name: 'mcp-services-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   clients.push(client);
   return { client, token };
 }
 
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
 
-interface Answer { result?: Record<string, unknown>; error?: { code: string; message: string }; trace: ExecutionRecord }
+interface Answer {
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  trace: ExecutionRecord;
+}
 
 /** A call that completed: its answer, and its trace checked to be this call's, in this caller's name. */
 async function call(client: Client, sub: string, name: string, args: Record<string, unknown>, outcome: 'success' | 'failure' = 'success'): Promise<Answer> {
@@ -72,21 +81,34 @@ describe('discovery of the bench, connector and trust tools', () => {
     [['bench:read'], ['benchmark_history', 'compare_benchmarks', 'get_benchmark_run']],
     [['bench:run'], ['run_benchmark']],
     [['connector:read'], ['list_connectors', 'verify_connector']],
-    [['connector:execute'], [
-      'connector_github_create_issue', 'connector_github_get_issue', 'connector_http_request', 'connector_postgres_query',
-      'connector_slack_post_message', 'connector_webhook_send',
-    ]],
+    [
+      ['connector:execute'],
+      [
+        'connector_github_create_issue',
+        'connector_github_get_issue',
+        'connector_http_request',
+        'connector_postgres_query',
+        'connector_slack_post_message',
+        'connector_webhook_send',
+      ],
+    ],
     [['trust:read'], ['check_trust_score', 'list_anomalies', 'read_evidence', 'trust_score']],
-    [['trust:write', 'trust:verify', 'trust:arbitrate'], ['arbitrate_opinions', 'check_grounding', 'record_trust_event']],
+    [
+      ['trust:write', 'trust:verify', 'trust:arbitrate'],
+      ['arbitrate_opinions', 'check_grounding', 'record_trust_event'],
+    ],
   ])('a token with %j lists exactly %j', async (scope, expected) => {
     const { client } = await connect(scope, 'mcp-lister');
     expect(await names(client)).toEqual(expected);
   });
 
-  it('gives each tool the route\'s own input schema, the scope in its description', async () => {
+  it("gives each tool the route's own input schema, the scope in its description", async () => {
     const { client } = await connect(['bench:*', 'connector:*', 'trust:*'], 'mcp-lister');
     const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name, tool]));
-    expect(tools.get('run_benchmark')?.inputSchema).toMatchObject({ required: ['provider', 'testRuns', 'warmupRuns', 'concurrency'], additionalProperties: false });
+    expect(tools.get('run_benchmark')?.inputSchema).toMatchObject({
+      required: ['provider', 'testRuns', 'warmupRuns', 'concurrency'],
+      additionalProperties: false,
+    });
     expect(tools.get('connector_github_get_issue')?.inputSchema.required).toEqual(expect.arrayContaining(['owner', 'repo', 'number']));
     expect(tools.get('read_evidence')?.inputSchema).toMatchObject({ required: ['subjectId', 'limit'], additionalProperties: false });
     expect(tools.get('compare_benchmarks')?.description).toMatch(/\(scope bench:read\)$/);
@@ -94,7 +116,7 @@ describe('discovery of the bench, connector and trust tools', () => {
 });
 
 describe('hostile arguments to the bench, connector and trust tools', () => {
-  it('answers each with an MCP invalid-params error (or the edge\'s 400), never an internal error, and the server keeps answering', async () => {
+  it("answers each with an MCP invalid-params error (or the edge's 400), never an internal error, and the server keeps answering", async () => {
     const { client } = await connect(['bench:*', 'connector:*', 'trust:*'], 'mcp-hostile');
     const nested = (depth: number) => {
       let value: unknown = 0;
@@ -120,7 +142,7 @@ describe('hostile arguments to the bench, connector and trust tools', () => {
         expect(refused, `${name} ${JSON.stringify(args).slice(0, 40)}`).toMatchObject({ code });
       }
     }
-    expect(({}) as Record<string, unknown>).not.toHaveProperty('polluted');
+    expect({} as Record<string, unknown>).not.toHaveProperty('polluted');
     expect(await names(client)).toEqual([...tools].sort());
   });
 });
@@ -129,7 +151,9 @@ describe('bench tools', () => {
   const sub = 'mcp-bencher';
   let client: Client;
   let token: string;
-  beforeAll(async () => { ({ client, token } = await connect(['bench:run', 'bench:read'], sub)); });
+  beforeAll(async () => {
+    ({ client, token } = await connect(['bench:run', 'bench:read'], sub));
+  });
 
   async function finished(jobId: string) {
     const until = Date.now() + 20_000;
@@ -170,18 +194,26 @@ describe('bench tools', () => {
     expect(missing.error?.code).toBe('NOT_FOUND');
   });
 
-  it('answers arguments failing the route\'s schema with an MCP error', async () => {
-    await expect(client.callTool({ name: 'run_benchmark', arguments: { provider: 'http', url: target.url, testRuns: 0 } })).rejects.toThrow(/arguments\/testRuns/);
+  it("answers arguments failing the route's schema with an MCP error", async () => {
+    await expect(client.callTool({ name: 'run_benchmark', arguments: { provider: 'http', url: target.url, testRuns: 0 } })).rejects.toThrow(
+      /arguments\/testRuns/,
+    );
     await expect(client.callTool({ name: 'get_benchmark_run', arguments: { jobId: 'nope' } })).rejects.toThrow(/arguments\/jobId/);
     await expect(client.callTool({ name: 'compare_benchmarks', arguments: { baseline: 'a' } })).rejects.toBeInstanceOf(McpError);
     await expect(client.callTool({ name: 'benchmark_history', arguments: { color: 'red' } })).rejects.toThrow(/arguments/);
   });
 
-  it('keeps a tenant\'s runs to that tenant, as the routes do', async () => {
+  it("keeps a tenant's runs to that tenant, as the routes do", async () => {
     const tenant = await createTenant(t);
     const own = await connect(['bench:run', 'bench:read'], 'mcp-tenant-bencher', tenant.apiKey);
     expect(claimsOf(own.token).ten).toBe(tenant.id);
-    const { result } = await call(own.client, 'mcp-tenant-bencher', 'run_benchmark', { provider: 'http', url: target.url, name: 'mcp-tenant-run', testRuns: 2, warmupRuns: 0 });
+    const { result } = await call(own.client, 'mcp-tenant-bencher', 'run_benchmark', {
+      provider: 'http',
+      url: target.url,
+      name: 'mcp-tenant-run',
+      testRuns: 2,
+      warmupRuns: 0,
+    });
     const jobId = result?.jobId as string;
     expect((await call(own.client, 'mcp-tenant-bencher', 'get_benchmark_run', { jobId })).result).toMatchObject({ jobId });
     const outsider = await call(client, sub, 'get_benchmark_run', { jobId }, 'failure');
@@ -190,14 +222,23 @@ describe('bench tools', () => {
     expect(history.result).toMatchObject({ total: 0, runs: [] });
   });
 
-  it('refuses a read-only token\'s run with the missing scope, and audits the denial', async () => {
+  it("refuses a read-only token's run with the missing scope, and audits the denial", async () => {
     const reader = await connect(['bench:read'], 'mcp-bench-reader');
     const refused = await reader.client.callTool({ name: 'run_benchmark', arguments: { provider: 'http', url: target.url } }).catch((err: unknown) => err);
     // Refused at the HTTP layer (403 insufficient_scope, RFC 6750 §3.1), the body naming the scope.
     expect(String(refused)).toMatch(/CAPABILITY_INSUFFICIENT.*bench:run/);
-    await expect.poll(() => audit('mcp-bench-reader')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'bench:run', resource: 'mcp tools/call run_benchmark', result: 'deny', reason: expect.stringMatching(/^CAPABILITY_INSUFFICIENT: (the )?token does not grant bench:run$/) }),
-    ]));
+    await expect
+      .poll(() => audit('mcp-bench-reader'))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            action: 'bench:run',
+            resource: 'mcp tools/call run_benchmark',
+            result: 'deny',
+            reason: expect.stringMatching(/^CAPABILITY_INSUFFICIENT: (the )?token does not grant bench:run$/),
+          }),
+        ]),
+      );
   });
 });
 
@@ -213,21 +254,29 @@ describe('connector tools', () => {
     expect(unconfigured.error?.code).toEqual(expect.any(String));
   });
 
-  it('runs an action: the answer holds the action\'s own signed record, and the trace follows it', async () => {
+  it("runs an action: the answer holds the action's own signed record, and the trace follows it", async () => {
     const { client } = await connect(['connector:execute'], sub);
     const before = target.hits();
     const { result, trace } = await call(client, sub, 'connector_http_request', { method: 'GET', url: target.url });
     expect(target.hits()).toBe(before + 1);
-    expect(result).toMatchObject({ id: 'http', action: 'request', output: { status: 200, body: 'ok' }, execution: { subject: sub, action: 'http.request', outcome: 'success' } });
+    expect(result).toMatchObject({
+      id: 'http',
+      action: 'request',
+      output: { status: 200, body: 'ok' },
+      execution: { subject: sub, action: 'http.request', outcome: 'success' },
+    });
     expect(trace.seq).toBeGreaterThan((result?.execution as ExecutionRecord).seq);
   });
 
   it('refuses an action beyond the scope and bad action input with MCP errors', async () => {
     const { client } = await connect(['connector:read'], 'mcp-connector-reader');
-    await expect(client.callTool({ name: 'connector_http_request', arguments: { method: 'GET', url: target.url } }))
-      .rejects.toThrow(/CAPABILITY_INSUFFICIENT.*connector:execute/);
+    await expect(client.callTool({ name: 'connector_http_request', arguments: { method: 'GET', url: target.url } })).rejects.toThrow(
+      /CAPABILITY_INSUFFICIENT.*connector:execute/,
+    );
     const executor = await connect(['connector:execute'], sub);
-    await expect(executor.client.callTool({ name: 'connector_http_request', arguments: { method: 'BREW', url: target.url } })).rejects.toThrow(/arguments\/method/);
+    await expect(executor.client.callTool({ name: 'connector_http_request', arguments: { method: 'BREW', url: target.url } })).rejects.toThrow(
+      /arguments\/method/,
+    );
     await expect(executor.client.callTool({ name: 'connector_github_get_issue', arguments: { owner: 'o', repo: 'r' } })).rejects.toThrow(/arguments/);
   });
 });
@@ -241,9 +290,17 @@ describe('trust tools', () => {
     expect(first.result).toMatchObject({ subjectId: 'mcp-invoice-bot', allowed: true, gating: 'disabled' });
     // The trace of that call is an execution record: proof enough for a fact about the agent.
     const recorded = await call(client, sub, 'record_trust_event', {
-      subjectId: 'mcp-invoice-bot', subjectType: 'agent', kind: 'task-succeeded', proof: { executionId: first.trace.id },
+      subjectId: 'mcp-invoice-bot',
+      subjectType: 'agent',
+      kind: 'task-succeeded',
+      proof: { executionId: first.trace.id },
     });
-    expect(recorded.result).toMatchObject({ subjectId: 'mcp-invoice-bot', kind: 'task-succeeded', recordedBy: sub, proofCheck: expect.stringContaining(first.trace.id) });
+    expect(recorded.result).toMatchObject({
+      subjectId: 'mcp-invoice-bot',
+      kind: 'task-succeeded',
+      recordedBy: sub,
+      proofCheck: expect.stringContaining(first.trace.id),
+    });
     const evidence = await call(client, sub, 'read_evidence', { subjectId: 'mcp-invoice-bot' });
     expect(evidence.result).toEqual((await http('trust', '/evidence/mcp-invoice-bot', token)).body);
     expect(evidence.result).toMatchObject({ events: [{ id: recorded.result?.id }] });
@@ -261,15 +318,19 @@ describe('trust tools', () => {
     expect(grounding.result).toMatchObject({ signals: expect.arrayContaining([expect.objectContaining({ type: 'number-not-in-sources' })]) });
     const arbitration = await call(client, sub, 'arbitrate_opinions', {
       question: 'Refund order 981?',
-      opinions: [{ participant: 'r1', modelFamily: 'gpt-4', position: 'refund' }, { participant: 'r2', modelFamily: 'claude', position: 'deny', confidence: 0.9 }],
+      opinions: [
+        { participant: 'r1', modelFamily: 'gpt-4', position: 'refund' },
+        { participant: 'r2', modelFamily: 'claude', position: 'deny', confidence: 0.9 },
+      ],
     });
     expect(arbitration.result).toMatchObject({ stored: false, question: 'Refund order 981?' });
   });
 
-  it('refuses a read-only token\'s write naming the scope, and bad arguments with MCP errors', async () => {
+  it("refuses a read-only token's write naming the scope, and bad arguments with MCP errors", async () => {
     const { client } = await connect(['trust:read'], 'mcp-trust-reader');
-    await expect(client.callTool({ name: 'record_trust_event', arguments: { subjectId: 'x', kind: 'note', proof: { executionId: `exec_${'0'.repeat(32)}` } } }))
-      .rejects.toThrow(/CAPABILITY_INSUFFICIENT.*trust:write/);
+    await expect(
+      client.callTool({ name: 'record_trust_event', arguments: { subjectId: 'x', kind: 'note', proof: { executionId: `exec_${'0'.repeat(32)}` } } }),
+    ).rejects.toThrow(/CAPABILITY_INSUFFICIENT.*trust:write/);
     await expect(client.callTool({ name: 'read_evidence', arguments: { subjectId: 'x', limit: 0 } })).rejects.toThrow(/arguments\/limit/);
     await expect(client.callTool({ name: 'check_trust_score', arguments: { subjectId: '../x' } })).rejects.toThrow(/arguments\/subjectId/);
     await expect(client.callTool({ name: 'list_anomalies', arguments: { kind: 'weird' } })).rejects.toThrow(/arguments\/kind/);

@@ -18,7 +18,23 @@ afterAll(() => t?.stop());
 
 /** Prometheus's own series, not the suite's. */
 const PROMETHEUS_SERIES = new Set(['up', 'scrape_duration_seconds', 'scrape_samples_scraped', 'ALERTS']);
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan', 'Inf', 'NaN']);
+const PROMQL_WORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+  'Inf',
+  'NaN',
+]);
 
 /** The metric names an expression reads: label matchers, ranges, strings, groupings and function names left out. */
 function metricNames(expr: string): string[] {
@@ -64,7 +80,10 @@ function dashboardExpressions(): Array<{ where: string; expr: string }> {
 
 describe('the metric names of the rules and the dashboard', () => {
   it('reads names out of PromQL: not labels, functions, groupings or strings', () => {
-    expect(metricNames('sum by (service) (rate(http_requests_total{status=~"5.."}[5m])) / service:http_requests:rate5m')).toEqual(['http_requests_total', 'service:http_requests:rate5m']);
+    expect(metricNames('sum by (service) (rate(http_requests_total{status=~"5.."}[5m])) / service:http_requests:rate5m')).toEqual([
+      'http_requests_total',
+      'service:http_requests:rate5m',
+    ]);
     expect(metricNames('histogram_quantile(0.99, sum by (chain, le) (rate(x_bucket[5m]))) > 0.5 and on(chain) y == 1')).toEqual(['x_bucket', 'y']);
   });
 

@@ -25,7 +25,10 @@ function promtoolCheck(text: string): { status: number | null; output: string } 
  */
 function malformedValues(text: string): string[] {
   const value = /^(?:NaN|[+-]Inf|[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)$/;
-  return text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).filter((line) => !value.test(line.slice(line.lastIndexOf(' ') + 1)));
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .filter((line) => !value.test(line.slice(line.lastIndexOf(' ') + 1)));
 }
 
 /** Metrics of a type other than counter whose name ends in `_total`: Prometheus keeps that suffix for counters. */
@@ -93,7 +96,9 @@ describe('GET /metrics on every listener', () => {
     // The traffic shows as labelled series and histogram buckets, so promtool checked those too
     // (each listener serves its own: docs/OBSERVABILITY.md, Scraping).
     expect(after).toMatch(/^http_requests_total\{service="token",route="\/audit",method="GET",status="400"\} 1$/m);
-    expect(rounds[1]!.find((s) => s.service === 'scheduler')!.text).toMatch(/^http_request_duration_seconds_bucket\{le="0\.5",service="scheduler",route="unmatched",method="GET"\} 1$/m);
+    expect(rounds[1]!.find((s) => s.service === 'scheduler')!.text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="0\.5",service="scheduler",route="unmatched",method="GET"\} 1$/m,
+    );
     let checked = 0;
     for (const round of rounds) {
       for (const { service, text } of round) {

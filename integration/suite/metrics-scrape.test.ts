@@ -24,20 +24,29 @@ function series(text: string): Map<string, number> {
 }
 
 async function scrapeAll(): Promise<Array<{ service: string; series: Map<string, number> }>> {
-  return Promise.all(t.suite.edges.map(async (edge) => {
-    const res = await fetch(t.url(edge.service, '/metrics'));
-    expect(res.status).toBe(200);
-    return { service: edge.service, series: series(await res.text()) };
-  }));
+  return Promise.all(
+    t.suite.edges.map(async (edge) => {
+      const res = await fetch(t.url(edge.service, '/metrics'));
+      expect(res.status).toBe(200);
+      return { service: edge.service, series: series(await res.text()) };
+    }),
+  );
 }
 
 const PROMISE_METRICS = [
-  'suite_audit_backlog_entries', 'suite_audit_backlog_oldest_age_seconds',
-  'suite_chain_entries_committed_total', 'suite_chain_head_sequence',
-  'suite_chain_commit_records_bucket', 'suite_chain_commit_duration_seconds_bucket',
-  'suite_chain_writer_leader', 'suite_chain_writer_lease_age_seconds',
-  'suite_revocation_view_entries', 'suite_revocation_view_age_seconds',
-  'suite_decisions_total', 'suite_verification_runs_total', 'suite_verification_duration_seconds_count',
+  'suite_audit_backlog_entries',
+  'suite_audit_backlog_oldest_age_seconds',
+  'suite_chain_entries_committed_total',
+  'suite_chain_head_sequence',
+  'suite_chain_commit_records_bucket',
+  'suite_chain_commit_duration_seconds_bucket',
+  'suite_chain_writer_leader',
+  'suite_chain_writer_lease_age_seconds',
+  'suite_revocation_view_entries',
+  'suite_revocation_view_age_seconds',
+  'suite_decisions_total',
+  'suite_verification_runs_total',
+  'suite_verification_duration_seconds_count',
 ];
 
 describe('/metrics of the six listeners of one process', () => {
@@ -45,7 +54,9 @@ describe('/metrics of the six listeners of one process', () => {
     const { token } = await t.mint(['execution:record', 'execution:read']);
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const recorded = await fetch(t.url('token', '/executions'), {
-      method: 'POST', headers: auth, body: JSON.stringify({ subject: 'scraped', module: 'm', action: 'a', input: 1, outcome: 'success' }),
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ subject: 'scraped', module: 'm', action: 'a', input: 1, outcome: 'success' }),
     });
     expect(recorded.status).toBe(201);
     expect((await fetch(t.url('token', '/executions/verify'), { method: 'POST', headers: auth, body: '{}' })).status).toBe(200);

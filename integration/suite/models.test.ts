@@ -18,8 +18,14 @@ describe('POST /models', () => {
     const r = await call('/models', { admin: true, body: pinBody('support-bot') });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      name: 'support-bot', baseline: 1, fingerprint: approved, approvedBy: 'Model risk board', basis: 'Evaluation run 2025-01-10, report MR-17',
-      approvedAt: expect.any(String), supersedes: null, supersededAt: null,
+      name: 'support-bot',
+      baseline: 1,
+      fingerprint: approved,
+      approvedBy: 'Model risk board',
+      basis: 'Evaluation run 2025-01-10, report MR-17',
+      approvedAt: expect.any(String),
+      supersedes: null,
+      supersededAt: null,
     });
     expect(Math.abs(Date.parse(r.body.approvedAt) - Date.now())).toBeLessThan(60_000);
   });
@@ -40,7 +46,7 @@ describe('POST /models', () => {
       [noBasis, /basis/],
       [{ ...pinBody('x'), fingerprint: { provider: 'openai', model: 'gpt-4o' } }, /version/],
       [{ ...pinBody('x'), approvedBy: '' }, /approvedBy/],
-      [{ ...pinBody('bad name!'), }, /name/],
+      [{ ...pinBody('bad name!') }, /name/],
     ];
     for (const [body, message] of cases) {
       const r = await call('/models', { admin: true, body });
@@ -54,11 +60,20 @@ describe('POST /models', () => {
 describe('POST /models/{name}/attest', () => {
   it('answers FAILED with the drift of each differing field and a finding in words', async () => {
     await call('/models', { admin: true, body: pinBody('drifting') });
-    const r = await call('/models/drifting/attest', { admin: true, body: { fingerprint: { provider: 'openai', model: 'gpt-4o-mini', version: '2024-07-18' } } });
+    const r = await call('/models/drifting/attest', {
+      admin: true,
+      body: { fingerprint: { provider: 'openai', model: 'gpt-4o-mini', version: '2024-07-18' } },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      name: 'drifting', baseline: 1, state: 'FAILED', attestedAt: expect.any(String),
-      drift: [{ field: 'model', approved: 'gpt-4o', observed: 'gpt-4o-mini' }, { field: 'version', approved: '2024-05-13', observed: '2024-07-18' }],
+      name: 'drifting',
+      baseline: 1,
+      state: 'FAILED',
+      attestedAt: expect.any(String),
+      drift: [
+        { field: 'model', approved: 'gpt-4o', observed: 'gpt-4o-mini' },
+        { field: 'version', approved: '2024-05-13', observed: '2024-07-18' },
+      ],
     });
     expect(r.body.finding).toMatch(/^The observed fingerprint differs from baseline 1 of "drifting".* in model and version: /);
     expect(r.body.finding).toMatch(/does not judge the model/);
@@ -78,7 +93,10 @@ describe('POST /models/{name}/attest', () => {
   });
 
   it('answers 404 for an unknown name and 400 for a malformed fingerprint', async () => {
-    expect(await call('/models/unknown-model/attest', { admin: true, body: { fingerprint: approved } })).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+    expect(await call('/models/unknown-model/attest', { admin: true, body: { fingerprint: approved } })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND' } },
+    });
     await call('/models', { admin: true, body: pinBody('strict') });
     const r = await call('/models/strict/attest', { admin: true, body: { fingerprint: { ...approved, extra: 'x' } } });
     expect(r.status).toBe(400);
@@ -95,7 +113,10 @@ describe('supersede and history', () => {
     await call('/models', { admin: true, body: pinBody('evolving') });
     await call('/models/evolving/attest', { admin: true, body: { fingerprint: { ...approved, version: '2024-08-06' } } });
     const next = { provider: 'openai', model: 'gpt-4o', version: '2024-08-06' };
-    const s = await call('/models/evolving/supersede', { admin: true, body: { fingerprint: next, approvedBy: 'Model risk board', basis: 'Re-evaluation MR-21' } });
+    const s = await call('/models/evolving/supersede', {
+      admin: true,
+      body: { fingerprint: next, approvedBy: 'Model risk board', basis: 'Re-evaluation MR-21' },
+    });
     expect(s.status).toBe(201);
     expect(s.body).toMatchObject({ name: 'evolving', baseline: 2, supersedes: 1, supersededAt: null, fingerprint: next, basis: 'Re-evaluation MR-21' });
     const matched = await call('/models/evolving/attest', { admin: true, body: { fingerprint: next } });
@@ -108,7 +129,10 @@ describe('supersede and history', () => {
     expect(one.body.baselines.map((b: { baseline: number }) => b.baseline)).toEqual([2, 1]);
     expect(one.body.baselines[1]).toMatchObject({ baseline: 1, fingerprint: approved, supersededAt: expect.any(String) });
     expect(one.body.attestationCount).toBe(2);
-    expect(one.body.attestations.map((a: { state: string; baseline: number }) => [a.state, a.baseline])).toEqual([['MATCHED', 2], ['FAILED', 1]]);
+    expect(one.body.attestations.map((a: { state: string; baseline: number }) => [a.state, a.baseline])).toEqual([
+      ['MATCHED', 2],
+      ['FAILED', 1],
+    ]);
     expect((await call('/models/evolving?limit=1', { token: reader.token })).body.attestations).toHaveLength(1);
 
     const list = await call('/models', { token: reader.token });
@@ -121,8 +145,12 @@ describe('supersede and history', () => {
     const body = { fingerprint: approved, approvedBy: 'board', basis: 'b' };
     expect((await call('/models/never-pinned/supersede', { admin: true, body })).status).toBe(404);
     await call('/models', { admin: true, body: pinBody('needs-basis') });
-    expect((await call('/models/needs-basis/supersede', { admin: true, body: { fingerprint: approved, approvedBy: 'board' } })).body.error.message).toMatch(/basis/);
-    expect((await call('/models/needs-basis/supersede', { admin: true, body: { fingerprint: approved, basis: 'b' } })).body.error.message).toMatch(/approvedBy/);
+    expect((await call('/models/needs-basis/supersede', { admin: true, body: { fingerprint: approved, approvedBy: 'board' } })).body.error.message).toMatch(
+      /basis/,
+    );
+    expect((await call('/models/needs-basis/supersede', { admin: true, body: { fingerprint: approved, basis: 'b' } })).body.error.message).toMatch(
+      /approvedBy/,
+    );
     expect((await call('/models/needs-basis', { admin: true })).body.baselines).toHaveLength(1);
   });
 });

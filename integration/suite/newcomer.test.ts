@@ -30,8 +30,11 @@ describe('a scope typo on a resource of the suite (item 2)', () => {
     expect(message(r.body)).toContain('did you mean "auth:token:validate"');
   });
 
-  it('still mints an agent\'s own scopes and wildcards over the suite\'s', async () => {
-    const r = await call(t.url('token', '/auth/token'), { adminKey: t.adminKey, body: { sub: 'own-agent', scope: ['crm:write', 'audit:*', 'auth:token:*', 'execution:read'] } });
+  it("still mints an agent's own scopes and wildcards over the suite's", async () => {
+    const r = await call(t.url('token', '/auth/token'), {
+      adminKey: t.adminKey,
+      body: { sub: 'own-agent', scope: ['crm:write', 'audit:*', 'auth:token:*', 'execution:read'] },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 });
@@ -54,7 +57,10 @@ describe('a receipt right after its record (item 3)', () => {
   it('answers 200 with the receipt, waiting for the next checkpoint, never 503', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const made = await call(t.url('token', '/executions'), { token: star, body: { subject: 'receipt-now', module: 'newcomer', action: 'receipt', input: { i }, outcome: 'success' } });
+      const made = await call(t.url('token', '/executions'), {
+        token: star,
+        body: { subject: 'receipt-now', module: 'newcomer', action: 'receipt', input: { i }, outcome: 'success' },
+      });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
       const id = (made.body as { id: string }).id;
       const receipt = await call(t.url('token', `/executions/${id}/receipt`), { token: star });

@@ -21,7 +21,13 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.stop());
 
-interface Entry { action: string; resource: string; result: string; reason: string; subject: string }
+interface Entry {
+  action: string;
+  resource: string;
+  result: string;
+  reason: string;
+  subject: string;
+}
 async function audit(subject: string): Promise<Entry[]> {
   const res = await fetch(t.url('token', `/audit?subject=${encodeURIComponent(subject)}&limit=500`), { headers: { 'x-suite-admin-key': t.adminKey } });
   return ((await res.json()) as { entries: Entry[] }).entries;
@@ -29,7 +35,8 @@ async function audit(subject: string): Promise<Entry[]> {
 
 async function registerPublic(grants = ['authorization_code', 'refresh_token'], redirects = [REDIRECT]): Promise<string> {
   const res = await fetch(t.url('token', '/oauth/register'), {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'Desk App', token_endpoint_auth_method: 'none', grant_types: grants, redirect_uris: redirects }),
   });
   expect(res.status).toBe(201);
@@ -45,18 +52,28 @@ function formOf(html: string): { requestId: string; csrf: string } {
 }
 
 /** Submit a consent page as a person would: the ticked scopes, a lifetime, a button, a credential. */
-async function submitConsent(html: string, fields: { decision: 'approve' | 'deny'; scope?: string[]; lifetime?: string; adminKey?: string; token?: string }): Promise<Response> {
+async function submitConsent(
+  html: string,
+  fields: { decision: 'approve' | 'deny'; scope?: string[]; lifetime?: string; adminKey?: string; token?: string },
+): Promise<Response> {
   const { requestId, csrf } = formOf(html);
   const body = new URLSearchParams({ request_id: requestId, csrf, decision: fields.decision, lifetime: fields.lifetime ?? '3600' });
   for (const s of fields.scope ?? []) body.append('scope', s);
   if (fields.adminKey !== undefined) body.set('admin_key', fields.adminKey);
   if (fields.token !== undefined) body.set('consent_token', fields.token);
-  return fetch(t.url('token', '/oauth/consent'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString(), redirect: 'manual' });
+  return fetch(t.url('token', '/oauth/consent'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: body.toString(),
+    redirect: 'manual',
+  });
 }
 
 async function grantsCounted(outcome: string, grantType = 'authorization_code'): Promise<number> {
   const text = await (await fetch(t.url('token', '/metrics'))).text();
-  const line = text.split('\n').find((l) => l.startsWith('suite_oauth_grants_total{') && l.includes(`grant_type="${grantType}"`) && l.includes(`outcome="${outcome}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('suite_oauth_grants_total{') && l.includes(`grant_type="${grantType}"`) && l.includes(`outcome="${outcome}"`));
   return line === undefined ? 0 : Number(line.split(' ').at(-1));
 }
 
@@ -70,7 +87,11 @@ async function approvedCode(config: oidc.Configuration, clientScope = 'audit:rea
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const page = await authorize(config, {
-    redirect_uri: REDIRECT, scope: clientScope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state,
+    redirect_uri: REDIRECT,
+    scope: clientScope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
   });
   expect(page.status).toBe(200);
   const approved = await submitConsent(await page.text(), { decision: 'approve', scope: clientScope.split(' '), adminKey: t.adminKey });
@@ -83,12 +104,18 @@ describe('the authorization-code grant with PKCE, through openid-client', () => 
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     expect(config.serverMetadata()).toMatchObject({ response_types_supported: ['code'], code_challenge_methods_supported: ['S256'] });
-    expect(config.serverMetadata().grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code']));
+    expect(config.serverMetadata().grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code']),
+    );
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const before = await grantsCounted('issued');
     const page = await authorize(config, {
-      redirect_uri: REDIRECT, scope: 'audit:read execution:read', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state,
+      redirect_uri: REDIRECT,
+      scope: 'audit:read execution:read',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
       resource: t.url('token', '/mcp'),
     });
     expect(page.status).toBe(200);
@@ -107,7 +134,12 @@ describe('the authorization-code grant with PKCE, through openid-client', () => 
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
     expect(callback.searchParams.get('state')).toBe(state);
     expect(callback.searchParams.get('iss')).toBe(t.url('token'));
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { resource: t.url('token', '/mcp') });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      callback,
+      { pkceCodeVerifier: verifier, expectedState: state },
+      { resource: t.url('token', '/mcp') },
+    );
     expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'audit:read', expires_in: 900 });
     expect(tokens.refresh_token).toEqual(expect.any(String));
     expect(decodeJwt(tokens.access_token)).toMatchObject({ sub: 'admin', scope: ['audit:read'], client_id: clientId, aud: t.url('token', '/mcp') });
@@ -115,36 +147,56 @@ describe('the authorization-code grant with PKCE, through openid-client', () => 
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.scope).toBe('audit:read');
     expect(await grantsCounted('issued')).toBeGreaterThan(before);
-    await expect.poll(() => audit('admin')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:consent', result: 'allow', reason: expect.stringContaining('narrowed from audit:read execution:read') }),
-    ]));
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:token', resource: 'grant:authorization_code', result: 'allow' }),
-    ]));
+    await expect
+      .poll(() => audit('admin'))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:consent', result: 'allow', reason: expect.stringContaining('narrowed from audit:read execution:read') }),
+        ]),
+      );
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(expect.arrayContaining([expect.objectContaining({ action: 'oauth:token', resource: 'grant:authorization_code', result: 'allow' })]));
   });
 
   it('redirects a denial back with error=access_denied and the state, and audits it', async () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const state = oidc.randomState();
-    const page = await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state });
+    const page = await authorize(config, {
+      redirect_uri: REDIRECT,
+      scope: 'audit:read',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state,
+    });
     const denied = await submitConsent(await page.text(), { decision: 'deny' });
     expect(denied.status).toBe(303);
     const callback = new URL(denied.headers.get('location')!);
     expect(callback.searchParams.get('error')).toBe('access_denied');
     expect(callback.searchParams.get('state')).toBe(state);
     await expect(oidc.authorizationCodeGrant(config, callback, { expectedState: state })).rejects.toMatchObject({ error: 'access_denied' });
-    await expect.poll(() => audit('anonymous')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:consent', result: 'deny', reason: expect.stringContaining(`access_denied: denied ${clientId}`) }),
-    ]));
+    await expect
+      .poll(() => audit('anonymous'))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:consent', result: 'deny', reason: expect.stringContaining(`access_denied: denied ${clientId}`) }),
+        ]),
+      );
   });
 
-  it('approves with a token holding oauth:consent only within that token\'s own scope, and refuses a wrong admin key on the page', async () => {
+  it("approves with a token holding oauth:consent only within that token's own scope, and refuses a wrong admin key on the page", async () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const consenter = await t.mint(['oauth:consent', 'audit:read'], { sub: 'alice' });
     const ask = async () => {
-      const page = await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read execution:read', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: 's' });
+      const page = await authorize(config, {
+        redirect_uri: REDIRECT,
+        scope: 'audit:read execution:read',
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+        state: 's',
+      });
       return page.text();
     };
     const html = await ask();
@@ -168,13 +220,18 @@ describe('the authorization-code grant refuses, and audits', () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const { state, callback, verifier } = await approvedCode(config);
-    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: state }))
-      .rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/PKCE/) });
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: state }),
+    ).rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/PKCE/) });
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     expect(tokens.access_token).toEqual(expect.any(String));
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/^invalid_grant: code_verifier does not match/) }),
-    ]));
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/^invalid_grant: code_verifier does not match/) }),
+        ]),
+      );
   });
 
   it('a reused code, revoking the access token and refresh token it issued', async () => {
@@ -184,13 +241,21 @@ describe('the authorization-code grant refuses, and audits', () => {
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     const live = await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(live.status).toBe(200);
-    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }))
-      .rejects.toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/reused/) });
-    await expect.poll(async () => (await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    await expect(oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state })).rejects.toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/reused/),
+    });
+    await expect
+      .poll(async () => (await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${tokens.access_token}` } })).status)
+      .toBe(401);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/^invalid_grant: authorization code reused/) }),
-    ]));
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/^invalid_grant: authorization code reused/) }),
+        ]),
+      );
   });
 
   it('a redirect URI that is not registered, or altered, in the page itself (no redirect); and an altered one at the token endpoint', async () => {
@@ -198,22 +263,43 @@ describe('the authorization-code grant refuses, and audits', () => {
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const challenge = await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier());
     for (const redirect of ['https://evil.example/callback', `${REDIRECT}/x`, `${REDIRECT}?next=evil`]) {
-      const res = await authorize(config, { redirect_uri: redirect, scope: 'audit:read', code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+      const res = await authorize(config, {
+        redirect_uri: redirect,
+        scope: 'audit:read',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      });
       expect(res.status, redirect).toBe(400);
       expect(res.headers.get('location')).toBeNull();
       expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/redirect_uri/) });
     }
     const { callback, verifier } = await approvedCode(config);
     const res = await fetch(t.url('token', '/oauth/token'), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code: callback.searchParams.get('code')!, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:43117/other' }).toString(),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: clientId,
+        code: callback.searchParams.get('code')!,
+        code_verifier: verifier,
+        redirect_uri: 'http://127.0.0.1:43117/other',
+      }).toString(),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/redirect_uri differs/) });
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: expect.stringMatching(/redirect_uri is not one this client registered/) }),
-      expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/redirect_uri differs/) }),
-    ]));
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            action: 'oauth:authorize',
+            result: 'deny',
+            reason: expect.stringMatching(/redirect_uri is not one this client registered/),
+          }),
+          expect.objectContaining({ action: 'oauth:token', result: 'deny', reason: expect.stringMatching(/redirect_uri differs/) }),
+        ]),
+      );
   });
 
   it('a code redeemed by another client', async () => {
@@ -222,8 +308,15 @@ describe('the authorization-code grant refuses, and audits', () => {
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const { callback, verifier } = await approvedCode(config);
     const res = await fetch(t.url('token', '/oauth/token'), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: other, code: callback.searchParams.get('code')!, code_verifier: verifier, redirect_uri: REDIRECT }).toString(),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: other,
+        code: callback.searchParams.get('code')!,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+      }).toString(),
     });
     expect(await res.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/another client/) });
   });
@@ -232,29 +325,53 @@ describe('the authorization-code grant refuses, and audits', () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const verifier = oidc.randomPKCECodeVerifier();
-    const noState = await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const noState = await authorize(config, {
+      redirect_uri: REDIRECT,
+      scope: 'audit:read',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
     expect(noState.status).toBe(303);
     const back = new URL(noState.headers.get('location')!);
     expect(back.searchParams.get('error')).toBe('invalid_request');
     expect(back.searchParams.get('error_description')).toMatch(/state is required/);
-    const plain = await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read', code_challenge: verifier, code_challenge_method: 'plain', state: 'st' });
+    const plain = await authorize(config, {
+      redirect_uri: REDIRECT,
+      scope: 'audit:read',
+      code_challenge: verifier,
+      code_challenge_method: 'plain',
+      state: 'st',
+    });
     const plainBack = new URL(plain.headers.get('location')!);
     expect(plainBack.searchParams.get('error')).toBe('invalid_request');
     expect(plainBack.searchParams.get('error_description')).toMatch(/plain is not accepted/);
     expect(plainBack.searchParams.get('state')).toBe('st');
     const none = await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read', state: 'st' });
     expect(new URL(none.headers.get('location')!).searchParams.get('error_description')).toMatch(/code_challenge is required/);
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: 'invalid_request: state is required' }),
-      expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: expect.stringMatching(/plain is not accepted/) }),
-    ]));
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: 'invalid_request: state is required' }),
+          expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: expect.stringMatching(/plain is not accepted/) }),
+        ]),
+      );
     expect(await grantsCounted('invalid_request')).toBeGreaterThanOrEqual(3);
   });
 
-  it('a consent form posted with another request\'s CSRF token, and a request decided twice', async () => {
+  it("a consent form posted with another request's CSRF token, and a request decided twice", async () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
-    const page = async () => (await authorize(config, { redirect_uri: REDIRECT, scope: 'audit:read', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: 's' })).text();
+    const page = async () =>
+      (
+        await authorize(config, {
+          redirect_uri: REDIRECT,
+          scope: 'audit:read',
+          code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+          code_challenge_method: 'S256',
+          state: 's',
+        })
+      ).text();
     const a = await page();
     const b = await page();
     const forged = a.replace(formOf(a).csrf, formOf(b).csrf);
@@ -267,15 +384,27 @@ describe('the authorization-code grant refuses, and audits', () => {
 
   it('a confidential client authenticates at the token endpoint to redeem its code', async () => {
     const res = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ client_name: 'web app', grant_types: ['authorization_code'], redirect_uris: ['https://app.example/cb'], scope: 'audit:read' }),
     });
     const { client_id: clientId, client_secret: secret } = (await res.json()) as { client_id: string; client_secret: string };
     const config = await oidc.discovery(issuer, clientId, secret, oidc.ClientSecretBasic(secret), insecure);
     const verifier = oidc.randomPKCECodeVerifier();
-    const beyond = await authorize(config, { redirect_uri: 'https://app.example/cb', scope: 'audit:read execution:read', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
+    const beyond = await authorize(config, {
+      redirect_uri: 'https://app.example/cb',
+      scope: 'audit:read execution:read',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: 's',
+    });
     expect(new URL(beyond.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
-    const page = await authorize(config, { redirect_uri: 'https://app.example/cb', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' });
+    const page = await authorize(config, {
+      redirect_uri: 'https://app.example/cb',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: 's',
+    });
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://app.example;");
     const approved = await submitConsent(await page.text(), { decision: 'approve', scope: ['audit:read'], adminKey: t.adminKey });
     const tokens = await oidc.authorizationCodeGrant(config, new URL(approved.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: 's' });

@@ -38,12 +38,16 @@ beforeAll(async () => {
   callbackServer = createServer((req, res) => {
     const url = new URL(req.url ?? '/', callbackBase);
     if (url.pathname === '/callback') arrivals.push(url); // not the browser's favicon request
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>back in the app</title><main><h1>You may close this window</h1></main></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><html lang="en"><title>back in the app</title><main><h1>You may close this window</h1></main></html>');
   });
   callbackBase = await listen(callbackServer);
   attackerServer = createServer((req, res) => {
     const target = new URL(req.url ?? '/', attackerBase).searchParams.get('src') ?? '';
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>win a prize</title><iframe id="f" src="${target.replace(/"/g, '&quot;')}" title="prize"></iframe>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!doctype html><title>win a prize</title><iframe id="f" src="${target.replace(/"/g, '&quot;')}" title="prize"></iframe>`);
   });
   attackerBase = await listen(attackerServer);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
@@ -79,22 +83,46 @@ class DesktopProvider implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = '';
   authorizationUrl: URL | undefined;
-  get redirectUrl() { return `${callbackBase}/callback`; }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Desktop MCP client', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  get redirectUrl() {
+    return `${callbackBase}/callback`;
   }
-  state() { return 'desk-state-1'; }
-  clientInformation() { return this.info; }
-  saveClientInformation(info: OAuthClientInformationMixed) { this.info = info; }
-  tokens() { return this.saved; }
-  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
-  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
-  saveCodeVerifier(v: string) { this.verifier = v; }
-  codeVerifier() { return this.verifier; }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Desktop MCP client',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  state() {
+    return 'desk-state-1';
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
 }
 
 describe('the consent page, driven in Chromium', () => {
-  it('lets the MCP SDK\'s OAuth client reach /mcp from its URL alone, a person approving one scope of those asked', async () => {
+  it("lets the MCP SDK's OAuth client reach /mcp from its URL alone, a person approving one scope of those asked", async () => {
     const mcpUrl = new URL(t.url('token', '/mcp'));
     const provider = new DesktopProvider();
     const first = new Client({ name: 'desktop', version: '1.0.0' });
@@ -119,18 +147,38 @@ describe('the consent page, driven in Chromium', () => {
     const tools = (await client.listTools()).tools.map((x) => x.name);
     expect(tools).toContain('get_execution');
     expect(tools).not.toContain('mint_token');
-    expect(decodeJwt(provider.saved!.access_token)).toMatchObject({ sub: 'admin', scope: ['execution:read'], aud: mcpUrl.href, client_id: provider.info!.client_id });
+    expect(decodeJwt(provider.saved!.access_token)).toMatchObject({
+      sub: 'admin',
+      scope: ['execution:read'],
+      aud: mcpUrl.href,
+      client_id: provider.info!.client_id,
+    });
     await client.close();
   }, 60_000);
 
   it('sends a denial back to the client as error=access_denied', async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Denied App', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: [`${callbackBase}/callback`] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Denied App',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        redirect_uris: [`${callbackBase}/callback`],
+      }),
     });
     const { client_id: clientId } = (await reg.json()) as { client_id: string };
-    const config = await oidc.discovery(new URL(t.url('token')), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' });
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: `${callbackBase}/callback`, scope: 'audit:read', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: 'deny-me' });
+    const config = await oidc.discovery(new URL(t.url('token')), clientId, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+      algorithm: 'oauth2',
+    });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: `${callbackBase}/callback`,
+      scope: 'audit:read',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state: 'deny-me',
+    });
     const page = await browser.newPage();
     await page.goto(url.href);
     await decide(page, 'Deny');
@@ -142,13 +190,17 @@ describe('the consent page, driven in Chromium', () => {
     await page.close();
   });
 
-  it('takes the device\'s user code typed by a person, then the consent, and the device gets its token', async () => {
+  it("takes the device's user code typed by a person, then the consent, and the device gets its token", async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ client_name: 'CI runner', token_endpoint_auth_method: 'none', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] }),
     });
     const { client_id: clientId } = (await reg.json()) as { client_id: string };
-    const config = await oidc.discovery(new URL(t.url('token')), clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' });
+    const config = await oidc.discovery(new URL(t.url('token')), clientId, undefined, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+      algorithm: 'oauth2',
+    });
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'audit:read execution:read' });
     const polling = oidc.pollDeviceAuthorizationGrant(config, started);
     const page = await browser.newPage();
@@ -171,14 +223,16 @@ describe('the consent page, driven in Chromium', () => {
     const entry = await axeViolations(page, '/oauth/device');
     expect(entry, describeViolations(entry)).toEqual([]);
     const provider = new DesktopProvider();
-    await expect(new Client({ name: 'a', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      new Client({ name: 'a', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(t.url('token', '/mcp')), { authProvider: provider })),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     await page.goto(provider.authorizationUrl!.href);
     const consent = await axeViolations(page, '/oauth/authorize');
     expect(consent, describeViolations(consent)).toEqual([]);
     await context.close();
   }, 60_000);
 
-  it('is not shown inside another site\'s frame, and the attempt is audited', async () => {
+  it("is not shown inside another site's frame, and the attempt is audited", async () => {
     const page = await browser.newPage();
     await page.goto(`${attackerBase}/?src=${encodeURIComponent(t.url('token', '/oauth/device'))}`);
     await page.waitForLoadState('load');
@@ -186,8 +240,10 @@ describe('the consent page, driven in Chromium', () => {
     expect(frame).toBeDefined();
     expect(await frame!.locator('button').count()).toBe(0);
     await page.close();
-    await expect.poll(() => audit('anonymous')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: expect.stringContaining('inside a frame') }),
-    ]));
+    await expect
+      .poll(() => audit('anonymous'))
+      .toEqual(
+        expect.arrayContaining([expect.objectContaining({ action: 'oauth:authorize', result: 'deny', reason: expect.stringContaining('inside a frame') })]),
+      );
   });
 });

@@ -28,7 +28,8 @@ async function audit(subject: string): Promise<Array<{ action: string; result: s
 
 async function registerDeviceClient(): Promise<string> {
   const res = await fetch(t.url('token', '/oauth/register'), {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'build agent', token_endpoint_auth_method: 'none', grant_types: [DEVICE, 'refresh_token'] }),
   });
   expect(res.status).toBe(201);
@@ -47,12 +48,18 @@ async function personDecides(userCode: string, decision: 'approve' | 'deny', sco
   const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
   const body = new URLSearchParams({ request_id: requestId, csrf, decision, admin_key: t.adminKey, lifetime: '900' });
   for (const s of scope) body.append('scope', s);
-  return fetch(t.url('token', '/oauth/consent'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString(), redirect: 'manual' });
+  return fetch(t.url('token', '/oauth/consent'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: body.toString(),
+    redirect: 'manual',
+  });
 }
 
 const poll = async (clientId: string, deviceCode: string) => {
   const res = await fetch(t.url('token', '/oauth/token'), {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: DEVICE, client_id: clientId, device_code: deviceCode }).toString(),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -79,10 +86,14 @@ describe('the device grant (RFC 8628)', () => {
     expect(res.status).toBe(200);
     // Spent: the device code gives one token.
     expect((await poll(clientId, started.device_code)).body).toMatchObject({ error: expect.stringMatching(/invalid_grant|slow_down/) });
-    await expect.poll(() => audit(clientId)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:device_authorization', result: 'allow' }),
-      expect.objectContaining({ action: 'oauth:token', result: 'allow', reason: expect.stringContaining('device code approved by admin') }),
-    ]));
+    await expect
+      .poll(() => audit(clientId))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:device_authorization', result: 'allow' }),
+          expect.objectContaining({ action: 'oauth:token', result: 'allow', reason: expect.stringContaining('device code approved by admin') }),
+        ]),
+      );
   }, 60_000);
 
   it('answers authorization_pending, then slow_down to a poll inside the interval, then access_denied once the person denies', async () => {
@@ -96,18 +107,24 @@ describe('the device grant (RFC 8628)', () => {
     const denied = await personDecides(started.user_code, 'deny', []);
     expect(await denied.text()).toContain('Denied');
     // The next poll after the interval: pretend the interval passed by moving the last poll back.
-    await t.suite.storage!.pool.query(sql.unsafe`update oauth_authorizations set last_polled_at = now() - interval '1 minute' where user_code = ${started.user_code}`);
+    await t.suite.storage!.pool.query(
+      sql.unsafe`update oauth_authorizations set last_polled_at = now() - interval '1 minute' where user_code = ${started.user_code}`,
+    );
     expect(await poll(clientId, started.device_code)).toMatchObject({ status: 400, body: { error: 'access_denied' } });
-    await expect.poll(() => audit('admin')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:consent', result: 'deny', reason: expect.stringContaining(`denied ${clientId}`) }),
-    ]));
+    await expect
+      .poll(() => audit('admin'))
+      .toEqual(
+        expect.arrayContaining([expect.objectContaining({ action: 'oauth:consent', result: 'deny', reason: expect.stringContaining(`denied ${clientId}`) })]),
+      );
   });
 
   it('answers expired_token once the device code has expired, and the page refuses its user code', async () => {
     const clientId = await registerDeviceClient();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'audit:read' });
-    await t.suite.storage!.pool.query(sql.unsafe`update oauth_authorizations set expires_at = now() - interval '1 second' where user_code = ${started.user_code}`);
+    await t.suite.storage!.pool.query(
+      sql.unsafe`update oauth_authorizations set expires_at = now() - interval '1 second' where user_code = ${started.user_code}`,
+    );
     expect(await poll(clientId, started.device_code)).toMatchObject({ status: 400, body: { error: 'expired_token' } });
     const page = await fetch(t.url('token', `/oauth/device?user_code=${started.user_code}`));
     expect(page.status).toBe(400);
@@ -115,14 +132,22 @@ describe('the device grant (RFC 8628)', () => {
     await expect(oidc.pollDeviceAuthorizationGrant(config, { ...started, interval: 0 })).rejects.toMatchObject({ error: 'expired_token' });
   });
 
-  it('refuses a client not registered for the device grant, another client\'s device code, and an unknown one', async () => {
+  it("refuses a client not registered for the device grant, another client's device code, and an unknown one", async () => {
     const codeOnly = await fetch(t.url('token', '/oauth/register'), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'x', token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], redirect_uris: ['http://127.0.0.1/cb'] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'x',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        redirect_uris: ['http://127.0.0.1/cb'],
+      }),
     });
     const { client_id: other } = (await codeOnly.json()) as { client_id: string };
     const res = await fetch(t.url('token', '/oauth/device_authorization'), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: other, scope: 'audit:read' }).toString(),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: other, scope: 'audit:read' }).toString(),
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'unauthorized_client' });
@@ -132,8 +157,12 @@ describe('the device grant (RFC 8628)', () => {
     const started = await oidc.initiateDeviceAuthorization(config, { scope: 'audit:read' });
     expect((await poll(second, started.device_code)).body).toMatchObject({ error: 'invalid_grant' });
     expect((await poll(clientId, 'not-a-device-code')).body).toMatchObject({ error: 'invalid_grant' });
-    await expect.poll(() => audit(other)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ action: 'oauth:device_authorization', result: 'deny', reason: expect.stringMatching(/^unauthorized_client/) }),
-    ]));
+    await expect
+      .poll(() => audit(other))
+      .toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'oauth:device_authorization', result: 'deny', reason: expect.stringMatching(/^unauthorized_client/) }),
+        ]),
+      );
   });
 });

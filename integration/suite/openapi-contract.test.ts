@@ -43,7 +43,8 @@ const NO_SUCCESS = new Set(['openMcpStream', 'endMcpSession', 'openLiveSocket', 
 const ACCEPTED_WARNINGS: Record<string, (pointer: string) => boolean> = {
   'info-license': (pointer) => pointer === '#/info',
   'operation-4xx-response': (pointer) => /^#\/paths\/~1(health|ready|metrics)\/get\/responses$/.test(pointer),
-  'operation-2xx-response': (pointer) => /^#\/paths\/(~1mcp\/(get|delete)|~1live\/get|~1connectors~1\{id\}~1actions~1\{action\}\/post)\/responses$/.test(pointer),
+  'operation-2xx-response': (pointer) =>
+    /^#\/paths\/(~1mcp\/(get|delete)|~1live\/get|~1connectors~1\{id\}~1actions~1\{action\}\/post)\/responses$/.test(pointer),
 };
 
 let t: TestSuite;
@@ -64,17 +65,24 @@ afterAll(async () => {
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });
 
-interface Problem { ruleId: string; severity: 'error' | 'warn'; message: string; location: Array<{ pointer: string }> }
+interface Problem {
+  ruleId: string;
+  severity: 'error' | 'warn';
+  message: string;
+  location: Array<{ pointer: string }>;
+}
 
 async function lint(service: string): Promise<{ totals: { errors: number; warnings: number }; problems: Problem[] }> {
   const args = [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', '--max-problems', '10000', join(folder, `${service}.json`)];
   // Exit status 1 when there are errors: the report on stdout says which.
-  const out = await run(process.execPath, args, { cwd: folder, maxBuffer: 32 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const out = await run(process.execPath, args, { cwd: folder, maxBuffer: 32 * 1024 * 1024 }).catch((err: { stdout?: string }) => ({
+    stdout: err.stdout ?? '',
+  }));
   return JSON.parse(out.stdout) as { totals: { errors: number; warnings: number }; problems: Problem[] };
 }
 
 describe('the six OpenAPI documents', () => {
-  it('pass redocly\'s recommended ruleset with 0 errors, and only the warnings the suite explains', async () => {
+  it("pass redocly's recommended ruleset with 0 errors, and only the warnings the suite explains", async () => {
     expect([...docs.keys()].sort()).toEqual(['bench', 'connector', 'dashboard', 'scheduler', 'token', 'trust']);
     for (const service of docs.keys()) {
       const report = await lint(service);
@@ -82,7 +90,10 @@ describe('the six OpenAPI documents', () => {
       expect(errors, service).toEqual([]);
       expect(report.totals.errors, service).toBe(0);
       const unexplained = report.problems.filter((p) => !ACCEPTED_WARNINGS[p.ruleId]?.(p.location[0]?.pointer ?? ''));
-      expect(unexplained.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`), service).toEqual([]);
+      expect(
+        unexplained.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`),
+        service,
+      ).toEqual([]);
     }
   }, 120_000);
 
@@ -113,7 +124,11 @@ describe('every operation of every listener, walked from the live route table', 
         expect(op!.summary, label).toMatch(/\w/);
         expect(op!.tags, label).toHaveLength(1);
         const statuses = Object.keys(op!.responses);
-        if (!NO_SUCCESS.has(op!.operationId!)) expect(statuses.some((s) => s.startsWith('2')), `${label} documents no 2xx`).toBe(true);
+        if (!NO_SUCCESS.has(op!.operationId!))
+          expect(
+            statuses.some((s) => s.startsWith('2')),
+            `${label} documents no 2xx`,
+          ).toBe(true);
         // The route's own declaration: every status it serializes with a schema is documented.
         const declared = Object.keys((routeSchemas(route)['response'] ?? {}) as object).map((s) => s.toUpperCase());
         for (const status of declared) expect(statuses, `${label} declares ${status}`).toContain(status);
@@ -121,7 +136,7 @@ describe('every operation of every listener, walked from the live route table', 
           const response = op!.responses[status]!;
           expect(response.description, `${label} ${status}`).toMatch(/\w/);
           // No body: a protocol switch (101), or an answer the route declares empty (`type: 'null'`).
-          const declaredEmpty = ((routeSchemas(route)['response'] as Record<string, { type?: string }> | undefined)?.[status]?.type) === 'null';
+          const declaredEmpty = (routeSchemas(route)['response'] as Record<string, { type?: string }> | undefined)?.[status]?.type === 'null';
           if (status === '101' || declaredEmpty) continue;
           const media = Object.values(response.content ?? {});
           expect(media.length, `${label} ${status} has no content`).toBeGreaterThan(0);
@@ -159,12 +174,21 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
 
   it('mints, records, reads back and validates against the running suite, reading every field it was typed for', async () => {
     project ??= await clientProject(docs, { 'client.ts': CLIENT_SOURCE });
-    const { exercise } = (await import(join(project.dir, 'client.ts'))) as { exercise: (urls: Record<string, string>, adminKey: string) => Promise<Record<string, unknown>> };
+    const { exercise } = (await import(join(project.dir, 'client.ts'))) as {
+      exercise: (urls: Record<string, string>, adminKey: string) => Promise<Record<string, unknown>>;
+    };
     const urls = Object.fromEntries(t.suite.edges.map((e) => [e.service, t.url(e.service)]));
     const got = await exercise(urls, t.adminKey);
     const hash = expect.stringMatching(/^[0-9a-f]{64}$/);
     expect(got).toMatchObject({
-      recorded: { status: 201, id: expect.stringMatching(/^exec_[0-9a-f]{32}$/), seq: expect.any(Number), hash, keyId: expect.stringMatching(/^ed25519-/), jti: expect.any(String) },
+      recorded: {
+        status: 201,
+        id: expect.stringMatching(/^exec_[0-9a-f]{32}$/),
+        seq: expect.any(Number),
+        hash,
+        keyId: expect.stringMatching(/^ed25519-/),
+        jti: expect.any(String),
+      },
       replayedStatus: 200,
       readBack: { hash: (got['recorded'] as { hash: string }).hash, prevHash: expect.any(String), signature: expect.any(String) },
       missing: { status: 404, code: 'NOT_FOUND' },

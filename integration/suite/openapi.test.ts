@@ -53,7 +53,11 @@ function schemaPointers(doc: Document): string[] {
 
 function at(doc: Document, pointer: string): unknown {
   const unescape = (s: string) => s.replaceAll('~1', '/').replaceAll('~0', '~');
-  return pointer.split('/').slice(1).map(unescape).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], doc);
+  return pointer
+    .split('/')
+    .slice(1)
+    .map(unescape)
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], doc);
 }
 
 /**
@@ -134,7 +138,7 @@ describe('GET /openapi.json on every listener', () => {
     expect(schemaProblems(malformed)).toContainEqual(expect.stringMatching(/^\/components\/schemas\/Error: data\/required must be array/));
   });
 
-  it('describes exactly the routes of the listener\'s route table, each with its authority', () => {
+  it("describes exactly the routes of the listener's route table, each with its authority", () => {
     let checked = 0;
     for (const edge of t.suite.edges) {
       const doc = docs.get(edge.service)!;
@@ -178,9 +182,19 @@ describe('GET /openapi.json on every listener', () => {
     });
     const audit = token.paths['/audit']!['get']!;
     expect(audit.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'limit', required: false }));
-    expect(audit.parameters).toContainEqual(expect.objectContaining({
-      in: 'query', name: 'result', required: false, schema: { anyOf: [{ const: 'allow', type: 'string' }, { const: 'deny', type: 'string' }] },
-    }));
+    expect(audit.parameters).toContainEqual(
+      expect.objectContaining({
+        in: 'query',
+        name: 'result',
+        required: false,
+        schema: {
+          anyOf: [
+            { const: 'allow', type: 'string' },
+            { const: 'deny', type: 'string' },
+          ],
+        },
+      }),
+    );
     const record = token.paths['/executions/{id}']!['get']!;
     expect(record.parameters).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));
     expect(record.responses['401']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Error' });
@@ -197,13 +211,20 @@ describe('the document of a listener with routes of its own', () => {
     const Query = Type.Object({ verbose: Type.Optional(Type.Boolean()) });
     const Headers = Type.Object({ 'x-trace-tag': Type.String() });
     const Reply = Type.Object({ ok: Type.Literal(true) });
-    const app = await testApp((a) => {
-      a.post('/things/:id', {
-        config: { authority: { kind: 'scope', scope: 'thing:write' } },
-        schema: { body: Body, params: Params, querystring: Query, headers: Headers, response: { 200: Reply } },
-      }, async () => ({ ok: true as const }));
-      a.get('/usage-like', { config: { authority: { kind: 'tenant' } } }, async () => ({}));
-    }, { service: 'trust' });
+    const app = await testApp(
+      (a) => {
+        a.post(
+          '/things/:id',
+          {
+            config: { authority: { kind: 'scope', scope: 'thing:write' } },
+            schema: { body: Body, params: Params, querystring: Query, headers: Headers, response: { 200: Reply } },
+          },
+          async () => ({ ok: true as const }),
+        );
+        a.get('/usage-like', { config: { authority: { kind: 'tenant' } } }, async () => ({}));
+      },
+      { service: 'trust' },
+    );
     try {
       const res = await app.app.inject({ url: '/openapi.json' });
       expect(res.statusCode).toBe(200);
@@ -213,11 +234,13 @@ describe('the document of a listener with routes of its own', () => {
       const op = doc.paths['/things/{id}']!['post']!;
       expect(op.security).toEqual([{ bearer: ['thing:write'] }]);
       expect(op.requestBody!.content['application/json']!.schema).toEqual(plain(Body));
-      expect(op.parameters).toEqual(expect.arrayContaining([
-        expect.objectContaining({ in: 'path', name: 'id', required: true, schema: plain(Params.properties.id) }),
-        expect.objectContaining({ in: 'query', name: 'verbose', required: false, schema: plain(Query.properties.verbose) }),
-        expect.objectContaining({ in: 'header', name: 'x-trace-tag', required: true, schema: plain(Headers.properties['x-trace-tag']) }),
-      ]));
+      expect(op.parameters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ in: 'path', name: 'id', required: true, schema: plain(Params.properties.id) }),
+          expect.objectContaining({ in: 'query', name: 'verbose', required: false, schema: plain(Query.properties.verbose) }),
+          expect.objectContaining({ in: 'header', name: 'x-trace-tag', required: true, schema: plain(Headers.properties['x-trace-tag']) }),
+        ]),
+      );
       expect(op.responses['200']!.content!['application/json']!.schema).toEqual(plain(Reply));
       expect(doc.paths['/usage-like']!['get']!.security).toEqual([{ tenantKey: [] }]);
       // Documenting the route changed nothing about how it validates: our compiler, no coercion of bodies.
@@ -225,7 +248,8 @@ describe('the document of a listener with routes of its own', () => {
       const headers = { authorization: 'Bearer writer', 'x-trace-tag': 't' };
       const bad = await app.app.inject({ method: 'POST', url: '/things/abc', headers, payload: { name: 5 } });
       expect({ status: bad.statusCode, body: bad.json() }).toEqual({
-        status: 400, body: { error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^body\/name /) } },
+        status: 400,
+        body: { error: { code: 'INVALID_REQUEST', message: expect.stringMatching(/^body\/name /) } },
       });
       const good = await app.app.inject({ method: 'POST', url: '/things/abc?verbose=true', headers, payload: { name: 'n' } });
       expect({ status: good.statusCode, body: good.json() }).toEqual({ status: 200, body: { ok: true } });

@@ -22,10 +22,12 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const MONTH_MS = 31 * 24 * 3_600_000;
-const enqueue = (tenantKey: string, id: string) => call(t.url('scheduler', '/queue'), {
-  token: star, headers: { 'x-suite-tenant-key': tenantKey },
-  body: { id, delay: MONTH_MS, task: { type: 'http', url: 'https://example.org/never' } },
-});
+const enqueue = (tenantKey: string, id: string) =>
+  call(t.url('scheduler', '/queue'), {
+    token: star,
+    headers: { 'x-suite-tenant-key': tenantKey },
+    body: { id, delay: MONTH_MS, task: { type: 'http', url: 'https://example.org/never' } },
+  });
 
 describe('the queue cap per tenant', () => {
   it('refuses a tenant at its own cap with 429 and Retry-After, while another tenant still enqueues', async () => {

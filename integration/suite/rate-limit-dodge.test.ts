@@ -21,11 +21,13 @@ describe('a rate limit that made-up credentials cannot dodge', () => {
     const enrol = await caller(t)('/identities', { admin: true, body: { subject, kind: 'agent', publicKeyPem: newAgentKey().publicKeyPem } });
     expect(enrol.status).toBe(201);
     const sent = CHALLENGE_RATE_LIMIT.max * 2;
-    const statuses = await Promise.all(Array.from({ length: sent }, async (_, i) => {
-      const res = await fetch(t.url('token', `/identities/${subject}/challenge`), { method: 'POST', headers: { authorization: `Bearer x${i}.y.z` } });
-      await res.arrayBuffer();
-      return res.status;
-    }));
+    const statuses = await Promise.all(
+      Array.from({ length: sent }, async (_, i) => {
+        const res = await fetch(t.url('token', `/identities/${subject}/challenge`), { method: 'POST', headers: { authorization: `Bearer x${i}.y.z` } });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
     const ok = statuses.filter((s) => s === 200).length;
     expect(ok).toBe(CHALLENGE_RATE_LIMIT.max);
     expect(statuses.filter((s) => s === 429).length).toBe(sent - ok);

@@ -15,11 +15,16 @@ const END = '<!-- routes:end -->';
 
 function describeAuthority(a: Authority): string {
   switch (a.kind) {
-    case 'public': return 'public';
-    case 'scope': return a.admin ? `\`${a.scope}\` or admin key` : `\`${a.scope}\``;
-    case 'token': return a.admin ? 'any valid token, or admin key' : 'any valid token';
-    case 'admin': return 'admin key';
-    case 'tenant': return 'tenant key';
+    case 'public':
+      return 'public';
+    case 'scope':
+      return a.admin ? `\`${a.scope}\` or admin key` : `\`${a.scope}\``;
+    case 'token':
+      return a.admin ? 'any valid token, or admin key' : 'any valid token';
+    case 'admin':
+      return 'admin key';
+    case 'tenant':
+      return 'tenant key';
   }
 }
 
@@ -49,7 +54,7 @@ describe('docs/ROUTES.md', () => {
     expect(current, 'docs/ROUTES.md is out of date: rerun with UPDATE_DOCS=1').toBe(table);
   });
 
-  it('knows every scope a route declares as one of the suite\'s own (issue 36: typos are refused against this list)', () => {
+  it("knows every scope a route declares as one of the suite's own (issue 36: typos are refused against this list)", () => {
     const declared = new Set<string>();
     for (const edge of t.suite.edges) {
       for (const r of listRoutes(edge.app)) if (r.authority.kind === 'scope') declared.add(r.authority.scope);

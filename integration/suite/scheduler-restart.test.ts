@@ -23,7 +23,7 @@ async function call(t: TestSuite, token: string, path: string, body?: unknown) {
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 const SCOPES = ['schedule:create', 'schedule:read', 'queue:write', 'queue:read'];

@@ -26,7 +26,7 @@ async function call(path: string, body?: unknown) {
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: res.status, body: await res.json() as any };
+  return { status: res.status, body: (await res.json()) as any };
 }
 
 describe('script tasks with SCHEDULER_SCRIPT_ROOT set', () => {

@@ -31,7 +31,7 @@ async function call(path: string, init: { method?: string; body?: unknown; raw?:
     headers,
     ...(init.raw !== undefined ? { body: init.raw } : init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
-  return { status: res.status, headers: res.headers, body: await res.json() as any };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 const pool = () => t.suite.storage!.pool;
@@ -40,21 +40,30 @@ async function tracesOf(action: string) {
   const res = await fetch(t.url('token', `/executions?module=scheduler&action=${action}&limit=500`), { headers: { authorization: `Bearer ${token}` } });
   return ((await res.json()) as { records: any[] }).records;
 }
-const settled = (id: string) => eventually(async () => {
-  const s = await call(`/queue/${id}/status`);
-  return ['succeeded', 'failed', 'dead'].includes(s.body.state) ? s.body : undefined;
-}, `task ${id} to finish`);
+const settled = (id: string) =>
+  eventually(async () => {
+    const s = await call(`/queue/${id}/status`);
+    return ['succeeded', 'failed', 'dead'].includes(s.body.state) ? s.body : undefined;
+  }, `task ${id} to finish`);
 
 describe('schedules', () => {
   it('creates a schedule (201 with its next run on the minute, not durable in memory), lists, pauses, resumes and deletes it', async () => {
-    const created = await call('/schedule', { body: { id: 'nightly', cron: '*/5 * * * *', task: httpTask('/nightly', { headers: { authorization: 'Bearer secret' } }) } });
+    const created = await call('/schedule', {
+      body: { id: 'nightly', cron: '*/5 * * * *', task: httpTask('/nightly', { headers: { authorization: 'Bearer secret' } }) },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ id: 'nightly', nextRun: expect.stringMatching(/:[0-5][05]:00\.000Z$/), durable: false });
     expect(Date.parse(created.body.nextRun)).toBeGreaterThan(Date.now());
 
     const listed = await call('/schedule');
     const mine = listed.body.schedules.find((s: { id: string }) => s.id === 'nightly');
-    expect(mine).toMatchObject({ cron: '*/5 * * * *', state: 'active', nextRun: created.body.nextRun, retry: { maxAttempts: 3, backoff: 'exponential', baseDelay: 1000 }, timeout: 30000 });
+    expect(mine).toMatchObject({
+      cron: '*/5 * * * *',
+      state: 'active',
+      nextRun: created.body.nextRun,
+      retry: { maxAttempts: 3, backoff: 'exponential', baseDelay: 1000 },
+      timeout: 30000,
+    });
     expect(mine.task.headers).toEqual({ authorization: '[redacted]' });
 
     const paused = await call('/schedule/nightly/pause', { method: 'POST' });
@@ -110,18 +119,27 @@ describe('schedules', () => {
 });
 
 describe('queue', () => {
-  it('runs a task, answers its status with attempts and timings, and records the attempt as a signed trace in the owner\'s name', async () => {
+  it("runs a task, answers its status with attempts and timings, and records the attempt as a signed trace in the owner's name", async () => {
     const queued = await call('/queue', { body: { id: 'one-shot', task: httpTask('/one', { method: 'POST', body: { hello: 'world' } }) } });
     expect(queued.status).toBe(201);
     expect(queued.body).toMatchObject({ id: 'one-shot', state: 'queued', priority: 'normal', attempts: 0, maxAttempts: 3 });
     const done = await settled('one-shot');
-    expect(done).toMatchObject({ state: 'succeeded', attempts: 1, lastStatus: 200, lastError: null, startedAt: expect.any(String), finishedAt: expect.any(String) });
+    expect(done).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      lastStatus: 200,
+      lastError: null,
+      startedAt: expect.any(String),
+      finishedAt: expect.any(String),
+    });
     expect(target.hitsOn('/one')[0]).toMatchObject({ method: 'POST', body: '{"hello":"world"}' });
     const records = await tracesOf('http.POST');
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ subject: 'test-agent', module: 'scheduler', action: 'http.POST', outcome: 'success', attested: { sub: 'test-agent' } });
     const verified = await fetch(t.url('token', '/executions/verify'), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ record: records[0] }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ record: records[0] }),
     });
     expect(((await verified.json()) as { valid: boolean }).valid).toBe(true);
   });
@@ -212,7 +230,7 @@ describe('bad input', () => {
     expect((await call('/queue')).body.total).toBe(before.tasks);
   });
 
-  it('requires the route\'s scope', async () => {
+  it("requires the route's scope", async () => {
     const reader = (await t.mint(['queue:read'])).token;
     expect((await call('/queue', { body: { task: httpTask('/x') }, token: reader })).status).toBe(403);
     expect((await call('/schedule', { token: reader })).status).toBe(403);

@@ -31,15 +31,23 @@ describe('public signup, enabled', () => {
     const usage = await call(t, '/usage', { tenantKey: a.body.apiKey });
     expect(usage.body.tenant.id).toBe(a.body.id);
     // The bootstrap token mints narrower tokens for the tenant, never tenant management.
-    const minted = await call(t, '/auth/token', { token: a.body.bootstrapToken.token, tenantKey: a.body.apiKey, body: { sub: 'agent-1', scope: ['audit:read'] } });
+    const minted = await call(t, '/auth/token', {
+      token: a.body.bootstrapToken.token,
+      tenantKey: a.body.apiKey,
+      body: { sub: 'agent-1', scope: ['audit:read'] },
+    });
     expect(minted.status).toBe(200);
     expect(claimsOf(minted.body.token).ten).toBe(a.body.id);
     const manage = await call(t, '/auth/token', { token: a.body.bootstrapToken.token, body: { sub: 'x', scope: ['tenant:manage'] } });
     expect(manage.status).toBe(403);
   });
 
-  it('takes the form\'s URL-encoded body and answers an HTML page with the key, escaped', async () => {
-    const a = await call(t, '/signup', { body: 'name=%3Cb%3EForm+%26+Co%3C%2Fb%3E&email=', headers: { 'content-type': 'application/x-www-form-urlencoded' }, method: 'POST' });
+  it("takes the form's URL-encoded body and answers an HTML page with the key, escaped", async () => {
+    const a = await call(t, '/signup', {
+      body: 'name=%3Cb%3EForm+%26+Co%3C%2Fb%3E&email=',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+    });
     expect(a.status).toBe(201);
     expect(a.headers.get('content-type')).toMatch(/^text\/html/);
     expect(a.text).toContain('&#60;b&#62;Form &#38; Co&#60;/b&#62;');

@@ -31,7 +31,11 @@ const validate = (tenant: CreatedTenant | undefined, body: unknown = { token: va
 
 describe('the tenant key on guarded routes', () => {
   it('answers 401 TENANT_KEY_INVALID for an unknown key beside a valid credential, on every listener', async () => {
-    for (const [service, path] of [['token', '/audit'], ['scheduler', '/capabilities'], ['trust', '/capabilities']] as const) {
+    for (const [service, path] of [
+      ['token', '/audit'],
+      ['scheduler', '/capabilities'],
+      ['trust', '/capabilities'],
+    ] as const) {
       const a = await call(t, path, { admin: true, tenantKey: 'tk_unknown', service });
       expect({ service, status: a.status, code: a.body.error?.code }).toEqual({ service, status: 401, code: 'TENANT_KEY_INVALID' });
     }
@@ -45,7 +49,7 @@ describe('the tenant key on guarded routes', () => {
     expect(a.headers.get('x-suite-quota-limit')).toBeNull();
   });
 
-  it('refuses a token issued under one tenant presented with another tenant\'s key (403 CAPABILITY_INSUFFICIENT)', async () => {
+  it("refuses a token issued under one tenant presented with another tenant's key (403 CAPABILITY_INSUFFICIENT)", async () => {
     const a = await createTenant(t);
     const b = await createTenant(t);
     const ofA = await call(t, '/auth/token', { admin: true, tenantKey: a.apiKey, body: { sub: 'agent-a', scope: ['audit:read'] } });
@@ -57,7 +61,11 @@ describe('the tenant key on guarded routes', () => {
 
   it('issues tokens that carry the tenant, whose records and audit entries carry it too', async () => {
     const tenant = await createTenant(t);
-    const issued = await call(t, '/auth/token', { admin: true, tenantKey: tenant.apiKey, body: { sub: 'agent-rec', scope: ['execution:record', 'audit:read'] } });
+    const issued = await call(t, '/auth/token', {
+      admin: true,
+      tenantKey: tenant.apiKey,
+      body: { sub: 'agent-rec', scope: ['execution:record', 'audit:read'] },
+    });
     expect(issued.status).toBe(200);
     expect(claimsOf(issued.body.token).ten).toBe(tenant.id);
     const recorded = await call(t, '/executions', {

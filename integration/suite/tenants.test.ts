@@ -17,8 +17,15 @@ describe('POST /admin/tenants', () => {
     expect(a.status).toBe(201);
     expect(a.headers.get('cache-control')).toBe('no-store');
     expect(a.body).toEqual({
-      id: expect.stringMatching(/^ten_[0-9a-f]{24}$/), name: 'Acme', plan: 'free', status: 'active', statusReason: null,
-      externalRef: 'cus_acme_1', email: 'ops@acme.example', createdAt: expect.any(String), apiKey: expect.stringMatching(/^tk_/),
+      id: expect.stringMatching(/^ten_[0-9a-f]{24}$/),
+      name: 'Acme',
+      plan: 'free',
+      status: 'active',
+      statusReason: null,
+      externalRef: 'cus_acme_1',
+      email: 'ops@acme.example',
+      createdAt: expect.any(String),
+      apiKey: expect.stringMatching(/^tk_/),
     });
     const key = a.body.apiKey as string;
     const one = await call(t, `/admin/tenants/${a.body.id}`, { admin: true });
@@ -143,7 +150,8 @@ describe('one tenant', () => {
       await call(t, '/usage', { tenantKey: tenant.apiKey }),
       await call(t, '/auth/token/validate', { token, tenantKey: tenant.apiKey, body: { token } }),
       await call(t, '/capabilities', { token, tenantKey: tenant.apiKey, service: 'scheduler' }),
-    ]) expect({ status: a.status, code: a.body.error?.code }).toEqual({ status: 403, code: 'TENANT_SUSPENDED' });
+    ])
+      expect({ status: a.status, code: a.body.error?.code }).toEqual({ status: 403, code: 'TENANT_SUSPENDED' });
 
     const active = await call(t, `/admin/tenants/${tenant.id}/status`, { admin: true, body: { status: 'active' } });
     expect(active.body).toMatchObject({ status: 'active', statusReason: null });
@@ -158,7 +166,8 @@ describe('one tenant', () => {
       await call(t, '/admin/tenants', { token: own.body.token }),
       await call(t, `/admin/tenants/${tenant.id}`, { token: own.body.token }),
       await call(t, '/admin/tenants', { admin: true, tenantKey: tenant.apiKey }),
-    ]) expect({ status: a.status, code: a.body.error?.code }).toEqual({ status: 403, code: 'CAPABILITY_INSUFFICIENT' });
+    ])
+      expect({ status: a.status, code: a.body.error?.code }).toEqual({ status: 403, code: 'CAPABILITY_INSUFFICIENT' });
   });
 });
 

@@ -27,7 +27,14 @@ function signed(payload: Record<string, unknown> | string): string {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
-const claims = (extra: Record<string, unknown> = {}) => ({ sub: 'agent-1', scope: ['*'], jti: `j-${Math.random()}`, iat: now() - 5, exp: now() + 600, ...extra });
+const claims = (extra: Record<string, unknown> = {}) => ({
+  sub: 'agent-1',
+  scope: ['*'],
+  jti: `j-${Math.random()}`,
+  iat: now() - 5,
+  exp: now() + 600,
+  ...extra,
+});
 
 const MALFORMED: Array<[string, () => string]> = [
   ['exp a float', () => signed(claims({ exp: now() + 600.5 }))],

@@ -34,7 +34,12 @@ describe('POST /auth/token', () => {
   });
 
   it('honours expiresIn in seconds, minutes, hours and days, and aud', async () => {
-    for (const [expiresIn, seconds] of [['30s', 30], ['15m', 900], ['8h', 28_800], ['7d', 604_800]] as const) {
+    for (const [expiresIn, seconds] of [
+      ['30s', 30],
+      ['15m', 900],
+      ['8h', 28_800],
+      ['7d', 604_800],
+    ] as const) {
       const { body } = await call('/auth/token', { admin: true, body: { sub: 'a', scope: ['x:y'], expiresIn, aud: 'svc' } });
       expect(body.exp - body.iat).toBe(seconds);
       expect(decodeJwt(body.token).aud).toBe('svc');
@@ -82,7 +87,10 @@ describe('POST /auth/token/validate', () => {
     const caller = await t.mint(['auth:token:validate']);
     const subject = await t.mint(['read:*']);
     const deeper = await call('/auth/token/validate', { token: caller.token, body: { token: subject.token, requiredScope: 'read:users:delete' } });
-    expect(deeper).toEqual({ status: 400, body: { valid: false, error: 'CAPABILITY_INSUFFICIENT', requiredScope: 'read:users:delete', scopeSatisfied: false } });
+    expect(deeper).toEqual({
+      status: 400,
+      body: { valid: false, error: 'CAPABILITY_INSUFFICIENT', requiredScope: 'read:users:delete', scopeSatisfied: false },
+    });
     const expired = await call('/auth/token/validate', { token: caller.token, body: { token: await t.expiredToken(['read:*']) } });
     expect(expired).toEqual({ status: 400, body: { valid: false, error: 'TOKEN_EXPIRED' } });
     const garbage = await call('/auth/token/validate', { token: caller.token, body: { token: 'not.a.token' } });
@@ -119,17 +127,21 @@ describe('the audit trail', () => {
     await call('/auth/token/revoke', { admin: true, body: { jti: 'nothing' } });
     // Decisions are recorded asynchronously: read until the three are in (or the wait gives up).
     const wanted = ['auth:token:create', 'auth:token:validate', 'auth:token:revoke'];
-    const all = await eventually(async () => {
-      const page = await call('/audit?limit=500', { token: reader.token });
-      const seen = page.status === 200 ? page.body.entries.map((e: any) => e.action) : [];
-      return wanted.every((a) => seen.includes(a)) ? page : undefined;
-    }, `audit entries for ${wanted.join(', ')}`);
+    const all = await eventually(
+      async () => {
+        const page = await call('/audit?limit=500', { token: reader.token });
+        const seen = page.status === 200 ? page.body.entries.map((e: any) => e.action) : [];
+        return wanted.every((a) => seen.includes(a)) ? page : undefined;
+      },
+      `audit entries for ${wanted.join(', ')}`,
+    );
     expect(all.status).toBe(200);
     const actions = all.body.entries.map((e: any) => e.action);
     expect(actions).toEqual(expect.arrayContaining(wanted));
     const seqs = all.body.entries.map((e: any) => e.seq);
     expect(seqs).toEqual([...seqs].sort((x: number, y: number) => y - x));
-    for (const e of all.body.entries) expect(Object.keys(e)).toEqual(expect.arrayContaining(['id', 'timestamp', 'subject', 'action', 'resource', 'result', 'reason', 'prevHash', 'hash']));
+    for (const e of all.body.entries)
+      expect(Object.keys(e)).toEqual(expect.arrayContaining(['id', 'timestamp', 'subject', 'action', 'resource', 'result', 'reason', 'prevHash', 'hash']));
     const mine = await call('/audit?subject=auditor-7&limit=500', { token: reader.token });
     expect(mine.body.entries.length).toBeGreaterThan(0);
     expect(mine.body.entries.every((e: any) => e.subject === 'auditor-7')).toBe(true);

@@ -65,11 +65,15 @@ const rootOf = (spans: readonly ReceivedSpan[]) => spans.filter((s) => s.parentS
 describe('traces under concurrent requests', () => {
   it('gives 20 concurrent POST /executions 20 traces, each with only its own spans, and commit spans that link to them', async () => {
     const { token } = await t.mint(['execution:record']);
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => fetch(t.url('token', '/executions'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ subject: `agent-${i}`, module: 'traces', action: 'append', input: { i }, outcome: 'success' }),
-    })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(t.url('token', '/executions'), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ subject: `agent-${i}`, module: 'traces', action: 'append', input: { i }, outcome: 'success' }),
+        }),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
     const ids = answers.map(traceIdOf);
     expect(new Set(ids).size).toBe(20);
@@ -116,7 +120,7 @@ describe('traces under concurrent requests', () => {
   });
 });
 
-describe('a scheduler task\'s trace', () => {
+describe("a scheduler task's trace", () => {
   it('ends with its attempt: the outbound call is a client span in it, and later polls start traces of their own', async () => {
     const { token } = await t.mint(['queue:write', 'queue:read']);
     const queued = await fetch(t.url('scheduler', '/queue'), {

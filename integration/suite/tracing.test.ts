@@ -75,7 +75,7 @@ function isDescendant(span: ReadableSpan, ancestor: ReadableSpan, spans: Readabl
 describe('a suite that records spans', () => {
   const suite = suiteFor({}, exporter);
 
-  it('puts the HTTP request, the bus request, the actor and its database queries in the caller\'s trace', async () => {
+  it("puts the HTTP request, the bus request, the actor and its database queries in the caller's trace", async () => {
     const traceId = hex(16);
     const callerSpan = hex(8);
     const res = await issue(suite(), { traceparent: `00-${traceId}-${callerSpan}-01` });
@@ -138,12 +138,15 @@ describe('a suite without an exporter', () => {
       // A caller with tracing of its own in front: its header is neither kept nor answered.
       const callerTrace = { traceparent: `00-${hex(16)}-${hex(8)}-01` };
       const validated = await fetch(t.url('token', '/auth/token/validate'), {
-        method: 'POST', headers: { ...headers, ...callerTrace }, body: JSON.stringify({ token, requiredScope: 'audit:read' }),
+        method: 'POST',
+        headers: { ...headers, ...callerTrace },
+        body: JSON.stringify({ token, requiredScope: 'audit:read' }),
       });
       expect(validated.status).toBe(200);
       expect(validated.headers.get('traceparent')).toBeNull();
       const append = await fetch(t.url('token', '/executions'), {
-        method: 'POST', headers: { ...headers, ...callerTrace },
+        method: 'POST',
+        headers: { ...headers, ...callerTrace },
         body: JSON.stringify({ subject: 'test-agent', module: 'tracing-test', action: 'append', input: { n: 1 }, outcome: 'success' }),
       });
       expect(append.status).toBe(201);

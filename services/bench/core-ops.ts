@@ -3,8 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { mintToken, verifyToken } from '../../actors/capability/index.ts';
 import { createHmacKeyRing } from '../../core/capability/index.ts';
 import {
-  createTraceSigner, ed25519PublicKey, ExecutionChainVerifier, executionHash, GENESIS_HASH, sha256Hex, verifyHashSignature,
-  type ExecutionFields, type ExecutionRecord,
+  createTraceSigner,
+  ed25519PublicKey,
+  ExecutionChainVerifier,
+  executionHash,
+  GENESIS_HASH,
+  sha256Hex,
+  verifyHashSignature,
+  type ExecutionFields,
+  type ExecutionRecord,
 } from '../../core/chain/index.ts';
 import { explainRecord } from '../../core/assessment/index.ts';
 import { summarizeLatencies, type LatencySummary } from '../../core/bench/index.ts';
@@ -56,10 +63,21 @@ export async function runCoreBench(s: CoreSettings, signal: AbortSignal): Promis
   let head = { seq: 0, hash: GENESIS_HASH };
   const append = (seq: number, prevHash: string): ExecutionRecord => {
     const fields: ExecutionFields = {
-      seq, id: `exec_${randomUUID().replaceAll('-', '')}`, timestamp: new Date().toISOString(), subject: 'bench-agent',
-      scope: ['bench:run'], module: 'bench', action: 'measure', outcome: 'success', inputHash: sha256Hex(`input ${seq}`),
-      outputHash: sha256Hex(`output ${seq}`), cost: { amount: 12, currency: 'USD', source: 'bench' }, governance: null,
-      attested: { jti: null, sub: 'bench', scope: ['bench:run'], proven: false, tenantId: null }, prevHash, keyId: signer.keyId,
+      seq,
+      id: `exec_${randomUUID().replaceAll('-', '')}`,
+      timestamp: new Date().toISOString(),
+      subject: 'bench-agent',
+      scope: ['bench:run'],
+      module: 'bench',
+      action: 'measure',
+      outcome: 'success',
+      inputHash: sha256Hex(`input ${seq}`),
+      outputHash: sha256Hex(`output ${seq}`),
+      cost: { amount: 12, currency: 'USD', source: 'bench' },
+      governance: null,
+      attested: { jti: null, sub: 'bench', scope: ['bench:run'], proven: false, tenantId: null },
+      prevHash,
+      keyId: signer.keyId,
     };
     const hash = executionHash(fields);
     return { ...fields, hash, signature: signer.sign(hash) };
@@ -86,11 +104,15 @@ export async function runCoreBench(s: CoreSettings, signal: AbortSignal): Promis
     if (executionHash(one) !== one.hash || !verifyHashSignature(publicKey, one.hash, one.signature)) throw new Error('record did not verify');
   });
   // A whole chain per iteration: fewer iterations, so a run stays short.
-  await step('verifyChain', () => {
-    const v = new ExecutionChainVerifier(keys);
-    for (const r of chain) v.push(r);
-    if (!v.finish().valid) throw new Error('chain did not verify');
-  }, Math.max(5, Math.min(s.iterations, Math.floor(200_000 / s.chainLength))));
+  await step(
+    'verifyChain',
+    () => {
+      const v = new ExecutionChainVerifier(keys);
+      for (const r of chain) v.push(r);
+      if (!v.finish().valid) throw new Error('chain did not verify');
+    },
+    Math.max(5, Math.min(s.iterations, Math.floor(200_000 / s.chainLength))),
+  );
   await step('explain', () => explainRecord(one));
   await signer.close();
   return results;

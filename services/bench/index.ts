@@ -32,17 +32,25 @@ export const benchService = defineService({
     const { bus, storage, holder, config, logger, metrics } = ctx;
     const guard = guardOf(config);
     const runner = new BenchRunnerActor({
-      bus, storage, holder, settings: config.bench, guard, registry: metrics.service('bench').registry, logger: logger.child({ component: 'bench-runner' }),
+      bus,
+      storage,
+      holder,
+      settings: config.bench,
+      guard,
+      registry: metrics.service('bench').registry,
+      logger: logger.child({ component: 'bench-runner' }),
     });
     runner.start();
     return {
-      actors: [{
-        name: 'bench-runner',
-        async stop() {
-          await runner.stop();
-          await guard.close();
+      actors: [
+        {
+          name: 'bench-runner',
+          async stop() {
+            await runner.stop();
+            await guard.close();
+          },
         },
-      }],
+      ],
     };
   },
   routes({ bus, config }) {

@@ -61,9 +61,11 @@ export class JobPump {
   wake(): void {
     if (this.#pumping !== undefined || this.#stopping) return;
     // Detached: woken by a request (a job created), the pump and its runs must not join its trace.
-    this.#pumping = detached(() => this.#pump().finally(() => {
-      this.#pumping = undefined;
-    }));
+    this.#pumping = detached(() =>
+      this.#pump().finally(() => {
+        this.#pumping = undefined;
+      }),
+    );
   }
 
   async #pump(): Promise<void> {
@@ -77,21 +79,33 @@ export class JobPump {
         // A root: a run is a trace of its own (its outbound calls are client spans within it).
         const submittedBy = linkFromTraceParent(job.traceParent);
         // Linked to the span of the request that submitted the job (issue 36, item 4).
-        await tracer().startActiveSpan('bench.run', { root: true, ...(submittedBy !== undefined ? { links: [submittedBy] } : {}), attributes: {
-          'bench.job_id': job.id, 'bench.provider': job.provider, 'bench.test_runs': job.settings.testRuns,
-          'bench.warmup_runs': job.settings.warmupRuns, 'bench.concurrency': job.settings.concurrency, 'bench.attempt': job.attempts,
-        } }, async (span) => {
-          this.#o.metrics?.running.inc();
-          try {
-            const outcome = await this.#run(job);
-            this.#o.metrics?.jobs.inc({ provider: job.provider, outcome });
-            span.setAttribute('bench.outcome', outcome);
-            if (outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
-          } finally {
-            this.#o.metrics?.running.dec();
-            span.end();
-          }
-        });
+        await tracer().startActiveSpan(
+          'bench.run',
+          {
+            root: true,
+            ...(submittedBy !== undefined ? { links: [submittedBy] } : {}),
+            attributes: {
+              'bench.job_id': job.id,
+              'bench.provider': job.provider,
+              'bench.test_runs': job.settings.testRuns,
+              'bench.warmup_runs': job.settings.warmupRuns,
+              'bench.concurrency': job.settings.concurrency,
+              'bench.attempt': job.attempts,
+            },
+          },
+          async (span) => {
+            this.#o.metrics?.running.inc();
+            try {
+              const outcome = await this.#run(job);
+              this.#o.metrics?.jobs.inc({ provider: job.provider, outcome });
+              span.setAttribute('bench.outcome', outcome);
+              if (outcome === 'failed') span.setStatus({ code: SpanStatusCode.ERROR });
+            } finally {
+              this.#o.metrics?.running.dec();
+              span.end();
+            }
+          },
+        );
       }
     } catch (err) {
       logger.error({ err }, 'the bench runner could not take or finish a job');
@@ -108,19 +122,28 @@ export class JobPump {
     let lost = false;
     let lastPublished = 0;
     this.#o.publish(job.id, 'running', 0, total, job.tenantId);
-    const renew = detached(() => setInterval(() => {
-      renewJob(storage.pool, job.id, holder, settings.leaseMs, done).then((ours) => {
-        if (!ours && !abort.signal.aborted) {
-          lost = true;
-          abort.abort(new Error('the job is no longer this runner\'s'));
-        }
-      }, (err: unknown) => logger.warn({ err, jobId: job.id }, 'could not renew a bench job\'s lease'));
-    }, Math.max(100, Math.floor(settings.leaseMs / 3))));
+    const renew = detached(() =>
+      setInterval(
+        () => {
+          renewJob(storage.pool, job.id, holder, settings.leaseMs, done).then(
+            (ours) => {
+              if (!ours && !abort.signal.aborted) {
+                lost = true;
+                abort.abort(new Error("the job is no longer this runner's"));
+              }
+            },
+            (err: unknown) => logger.warn({ err, jobId: job.id }, "could not renew a bench job's lease"),
+          );
+        },
+        Math.max(100, Math.floor(settings.leaseMs / 3)),
+      ),
+    );
     renew.unref();
     try {
       const target = targetOf(job.provider, job.model, job.request, { guard, settings });
       const measured = await measure(target, {
-        settings: job.settings, signal: abort.signal,
+        settings: job.settings,
+        signal: abort.signal,
         onCall: (ok) => this.#o.metrics?.calls.inc({ provider: job.provider, result: ok ? 'ok' : 'error' }),
         onProgress: (d) => {
           done = d;
@@ -133,8 +156,14 @@ export class JobPump {
       });
       const result: Record<string, unknown> = { ...resultOf(measured), machine: thisMachine(), settings: job.settings, target: target.shown };
       if ((result.succeeded as number) === 0) {
-        const kinds = Object.entries(result.errorsByKind as Record<string, number>).map(([k, n]) => `${k}: ${n}`).join(', ');
-        await this.#finish(job, { status: 'failed', done: total, error: { code: 'NO_SUCCESSFUL_CALL', message: `no call succeeded (${kinds || 'no calls'})` } });
+        const kinds = Object.entries(result.errorsByKind as Record<string, number>)
+          .map(([k, n]) => `${k}: ${n}`)
+          .join(', ');
+        await this.#finish(job, {
+          status: 'failed',
+          done: total,
+          error: { code: 'NO_SUCCESSFUL_CALL', message: `no call succeeded (${kinds || 'no calls'})` },
+        });
         return 'failed';
       }
       await this.#finish(job, { status: 'succeeded', done: total, result });

@@ -40,7 +40,7 @@ export function benchTools(): McpTool[] {
     }),
     defineTool({
       name: 'compare_benchmarks',
-      description: 'Compare two succeeded benchmark runs (job ids or run names) with Welch\'s t-test: regression, improvement or no significant change.',
+      description: "Compare two succeeded benchmark runs (job ids or run names) with Welch's t-test: regression, improvement or no significant change.",
       scope: 'bench:read',
       route: 'GET /compare',
       // The route's answer: the bus reply it sends on (the tool's outputSchema.result).

@@ -95,4 +95,3 @@ export function resultOf(measured: Measured): Record<string, unknown> {
   }
   return out;
 }
-

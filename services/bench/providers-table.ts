@@ -19,8 +19,23 @@ const LLM_MEASURES = ['ttftMs', 'interTokenLatencyMs', 'latencyMs', 'outputToken
 export function providersOf(settings: BenchSettings, ollamaHostSet: boolean): ProviderInfo[] {
   return [
     { name: 'ollama', configured: ollamaHostSet, protocol: 'Ollama /api/chat, streamed NDJSON', measures: LLM_MEASURES },
-    { name: 'openai', configured: settings.openaiApiKey !== undefined, protocol: 'OpenAI chat completions, streamed server-sent events', measures: LLM_MEASURES },
-    { name: 'anthropic', configured: settings.anthropicApiKey !== undefined, protocol: 'Anthropic messages, streamed server-sent events', measures: LLM_MEASURES },
-    { name: 'http', configured: true, protocol: 'plain HTTP (method, headers, body); the whole response is read', measures: ['latencyMs', 'statusCodes', 'throughputPerSecond', 'errorsByKind'] },
+    {
+      name: 'openai',
+      configured: settings.openaiApiKey !== undefined,
+      protocol: 'OpenAI chat completions, streamed server-sent events',
+      measures: LLM_MEASURES,
+    },
+    {
+      name: 'anthropic',
+      configured: settings.anthropicApiKey !== undefined,
+      protocol: 'Anthropic messages, streamed server-sent events',
+      measures: LLM_MEASURES,
+    },
+    {
+      name: 'http',
+      configured: true,
+      protocol: 'plain HTTP (method, headers, body); the whole response is read',
+      measures: ['latencyMs', 'statusCodes', 'throughputPerSecond', 'errorsByKind'],
+    },
   ];
 }

@@ -53,14 +53,26 @@ describe.each(storageKinds())('bench runners on $kind', ({ open }) => {
     const insert = async (testRuns: number) => {
       const id = `bench_${randomBytes(16).toString('hex')}`;
       await insertJob(db.storage.pool, {
-        id, tenantId: null, createdBy: 'test', name: null, provider: 'http', model: null, target: server.url,
-        request: { url: server.url }, settings: { testRuns, warmupRuns: 0, concurrency: 1 },
+        id,
+        tenantId: null,
+        createdBy: 'test',
+        name: null,
+        provider: 'http',
+        model: null,
+        target: server.url,
+        request: { url: server.url },
+        settings: { testRuns, warmupRuns: 0, concurrency: 1 },
       });
       return id;
     };
     const submit = async (testRuns: number, target: TargetServer | string = server) => {
       const r = await client.request(benchSubjects.submit, {
-        provider: 'http', url: typeof target === 'string' ? target : target.url, testRuns, warmupRuns: 0, concurrency: 1, caller: ADMIN,
+        provider: 'http',
+        url: typeof target === 'string' ? target : target.url,
+        testRuns,
+        warmupRuns: 0,
+        concurrency: 1,
+        caller: ADMIN,
       });
       if (!r.ok) throw new Error(r.error.message);
       return r.value.jobId;
@@ -120,7 +132,7 @@ describe.each(storageKinds())('bench runners on $kind', ({ open }) => {
     cleanup.push(() => slow.close());
     const first = s.runner('first');
     const id = await s.submit(40, slow);
-    while (((await getJob(s.db.storage.pool, id, { all: true }))?.status) !== 'running') await new Promise((r) => setTimeout(r, 10));
+    while ((await getJob(s.db.storage.pool, id, { all: true }))?.status !== 'running') await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 100));
     await first.stop();
     expect((await getJob(s.db.storage.pool, id, { all: true }))?.status).toBe('queued');

@@ -82,19 +82,29 @@ export class BenchRunnerActor extends BusActor {
     const runId = `core_${randomBytes(16).toString('hex')}`;
     const abort = new AbortController();
     const busy = this.#jobs.busy;
-    const done = runCoreBench({ iterations: req.iterations, chainLength: req.chainLength }, abort.signal).then(async (operations) => {
-      const machine = thisMachine();
-      await insertCoreRun(this.#o.storage.pool, {
-        id: runId, machineKey: machineKey(machine), machine, createdBy: req.caller.sub,
-        result: { settings: { iterations: req.iterations, chainLength: req.chainLength }, beside: busy ? 'a job was being measured' : null, operations },
+    const done = runCoreBench({ iterations: req.iterations, chainLength: req.chainLength }, abort.signal)
+      .then(async (operations) => {
+        const machine = thisMachine();
+        await insertCoreRun(this.#o.storage.pool, {
+          id: runId,
+          machineKey: machineKey(machine),
+          machine,
+          createdBy: req.caller.sub,
+          result: { settings: { iterations: req.iterations, chainLength: req.chainLength }, beside: busy ? 'a job was being measured' : null, operations },
+        });
+      })
+      .catch((err: unknown) => {
+        if (!abort.signal.aborted) this.#o.logger.error({ err }, 'a core benchmark failed');
+      })
+      .finally(() => {
+        this.#core = undefined;
       });
-    }).catch((err: unknown) => {
-      if (!abort.signal.aborted) this.#o.logger.error({ err }, 'a core benchmark failed');
-    }).finally(() => {
-      this.#core = undefined;
-    });
     this.#core = { abort, done };
-    return { runId, status: 'running' as const, estimatedDuration: formatDuration(Math.max(1, Math.ceil((req.iterations * 6 * 0.3 + req.chainLength * 2) / 1000))) };
+    return {
+      runId,
+      status: 'running' as const,
+      estimatedDuration: formatDuration(Math.max(1, Math.ceil((req.iterations * 6 * 0.3 + req.chainLength * 2) / 1000))),
+    };
   }
 
   async #coreLatest() {
@@ -117,7 +127,11 @@ export class BenchRunnerActor extends BusActor {
       operations[name] = { ...compareLatencies(before.samplesMs, op.samplesMs) };
     }
     const verdicts = Object.values(operations).map((c) => c.verdict);
-    const verdict = verdicts.includes('regression') ? 'regression' as const : verdicts.includes('improvement') ? 'improvement' as const : 'no significant change' as const;
+    const verdict = verdicts.includes('regression')
+      ? ('regression' as const)
+      : verdicts.includes('improvement')
+        ? ('improvement' as const)
+        : ('no significant change' as const);
     return { verdict, machineKey: latest.machineKey, latest: latest.runId, previous: previous.runId, operations };
   }
 
@@ -125,7 +139,7 @@ export class BenchRunnerActor extends BusActor {
     try {
       this.#o.bus.publish(benchSubjects.progress, { jobId, status, done, total, ...(tenantId ? { tenantId } : {}) });
     } catch (err) {
-      this.#o.logger.warn({ err, jobId }, 'could not publish a bench job\'s progress');
+      this.#o.logger.warn({ err, jobId }, "could not publish a bench job's progress");
     }
   }
 
@@ -135,8 +149,15 @@ export class BenchRunnerActor extends BusActor {
     const id = `bench_${randomBytes(16).toString('hex')}`;
     const settingsOf = { testRuns: req.testRuns, warmupRuns: req.warmupRuns, concurrency: req.concurrency };
     await insertJob(storage.pool, {
-      id, tenantId: req.caller.tenantId ?? null, createdBy: req.caller.sub, name: req.name ?? null, provider: req.provider,
-      model: req.model ?? null, target: shownUrl(url), settings: settingsOf, traceParent: activeTraceParent(),
+      id,
+      tenantId: req.caller.tenantId ?? null,
+      createdBy: req.caller.sub,
+      name: req.name ?? null,
+      provider: req.provider,
+      model: req.model ?? null,
+      target: shownUrl(url),
+      settings: settingsOf,
+      traceParent: activeTraceParent(),
       request: {
         url: req.url ?? null,
         ...(req.method !== undefined ? { method: req.method } : {}),
@@ -160,11 +181,17 @@ export class BenchRunnerActor extends BusActor {
   }
 
   async #history(req: RequestOf<typeof benchSubjects.history>) {
-    const { runs, total } = await listJobs(this.#o.storage.pool, scopeOf(req.caller), {
-      ...(req.name !== undefined ? { name: req.name } : {}),
-      ...(req.provider !== undefined ? { provider: req.provider } : {}),
-      ...(req.model !== undefined ? { model: req.model } : {}),
-    }, req.limit, req.offset);
+    const { runs, total } = await listJobs(
+      this.#o.storage.pool,
+      scopeOf(req.caller),
+      {
+        ...(req.name !== undefined ? { name: req.name } : {}),
+        ...(req.provider !== undefined ? { provider: req.provider } : {}),
+        ...(req.model !== undefined ? { model: req.model } : {}),
+      },
+      req.limit,
+      req.offset,
+    );
     // History lists runs; their raw samples stay on GET /run/{jobId}.
     const light = runs.map(({ tenantId: _, ...run }) => ({ ...run, result: run.result === null ? null : withoutSamples(run.result) }));
     return { runs: light, total, limit: req.limit, offset: req.offset };
@@ -176,10 +203,14 @@ export class BenchRunnerActor extends BusActor {
     const job = JOB_ID.test(ref) ? await getJob(pool, ref, scope) : await latestJobNamed(pool, ref, scope);
     if (job === null) throw new SuiteError('NOT_FOUND', `${role}: no benchmark job or run named "${ref}"`);
     if (job.status !== 'succeeded') {
-      throw new SuiteError('CONFLICT', `${role}: job ${job.jobId} is ${job.status} (${job.progress.done}/${job.progress.total}); only a succeeded job can be compared`);
+      throw new SuiteError(
+        'CONFLICT',
+        `${role}: job ${job.jobId} is ${job.status} (${job.progress.done}/${job.progress.total}); only a succeeded job can be compared`,
+      );
     }
     const samples = (job.result?.samplesMs ?? []) as number[];
-    if (samples.length < 2) throw new SuiteError('CONFLICT', `${role}: job ${job.jobId} has ${samples.length} successful call(s); a comparison needs at least 2`);
+    if (samples.length < 2)
+      throw new SuiteError('CONFLICT', `${role}: job ${job.jobId} has ${samples.length} successful call(s); a comparison needs at least 2`);
     return { job, samples };
   }
 
@@ -196,8 +227,9 @@ export class BenchRunnerActor extends BusActor {
 }
 
 function withoutCoreSamples(result: Record<string, unknown>): Record<string, unknown> {
-  const operations = Object.fromEntries(Object.entries((result.operations ?? {}) as Record<string, Record<string, unknown>>)
-    .map(([name, { samplesMs: _, ...rest }]) => [name, rest]));
+  const operations = Object.fromEntries(
+    Object.entries((result.operations ?? {}) as Record<string, Record<string, unknown>>).map(([name, { samplesMs: _, ...rest }]) => [name, rest]),
+  );
   return { ...result, operations };
 }
 

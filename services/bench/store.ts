@@ -42,20 +42,43 @@ export interface NewJob {
 }
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const ViewRow = rowSchema(Type.Object({
-  jobId: Type.String(), name: Nullable(Type.String()), provider: Type.String(), model: Nullable(Type.String()),
-  target: Nullable(Type.String()), status: Type.String(), progressDone: Type.Number(), progressTotal: Type.Number(),
-  settings: Type.Object({ testRuns: Type.Number(), warmupRuns: Type.Number(), concurrency: Type.Number() }),
-  attempts: Type.Number(), createdAt: Type.String(), startedAt: Nullable(Type.String()), finishedAt: Nullable(Type.String()),
-  result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
-  tenantId: Nullable(Type.String()),
-}));
+const ViewRow = rowSchema(
+  Type.Object({
+    jobId: Type.String(),
+    name: Nullable(Type.String()),
+    provider: Type.String(),
+    model: Nullable(Type.String()),
+    target: Nullable(Type.String()),
+    status: Type.String(),
+    progressDone: Type.Number(),
+    progressTotal: Type.Number(),
+    settings: Type.Object({ testRuns: Type.Number(), warmupRuns: Type.Number(), concurrency: Type.Number() }),
+    attempts: Type.Number(),
+    createdAt: Type.String(),
+    startedAt: Nullable(Type.String()),
+    finishedAt: Nullable(Type.String()),
+    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+    tenantId: Nullable(Type.String()),
+  }),
+);
 interface ViewRowShape {
-  jobId: string; name: string | null; provider: string; model: string | null; target: string | null; status: string;
-  progressDone: number; progressTotal: number; settings: JobSettings; attempts: number; createdAt: string;
-  startedAt: string | null; finishedAt: string | null; result: Record<string, unknown> | null;
-  error: { code: string; message: string } | null; tenantId: string | null;
+  jobId: string;
+  name: string | null;
+  provider: string;
+  model: string | null;
+  target: string | null;
+  status: string;
+  progressDone: number;
+  progressTotal: number;
+  settings: JobSettings;
+  attempts: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  result: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  tenantId: string | null;
 }
 const VIEW = sql.fragment`id as "jobId", name, provider, model, target, status, progress_done as "progressDone",
   progress_total as "progressTotal", settings, attempts, to_json(created_at)#>>'{}' as "createdAt",
@@ -64,15 +87,26 @@ const VIEW = sql.fragment`id as "jobId", name, provider, model, target, status, 
 
 export function viewOf(row: ViewRowShape): JobViewData & { tenantId: string | null } {
   return {
-    jobId: row.jobId, name: row.name, provider: row.provider as ProviderName, model: row.model, target: row.target,
-    status: row.status as JobStatus, progress: { done: row.progressDone, total: row.progressTotal },
-    settings: row.settings, attempts: row.attempts, createdAt: row.createdAt, startedAt: row.startedAt,
-    finishedAt: row.finishedAt, result: row.result, error: row.error, tenantId: row.tenantId,
+    jobId: row.jobId,
+    name: row.name,
+    provider: row.provider as ProviderName,
+    model: row.model,
+    target: row.target,
+    status: row.status as JobStatus,
+    progress: { done: row.progressDone, total: row.progressTotal },
+    settings: row.settings,
+    attempts: row.attempts,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    result: row.result,
+    error: row.error,
+    tenantId: row.tenantId,
   };
 }
 
-const scopeSql = (scope: JobScope) => (scope.all ? sql.fragment`true`
-  : scope.tenantId === null ? sql.fragment`tenant_id is null` : sql.fragment`tenant_id = ${scope.tenantId}`);
+const scopeSql = (scope: JobScope) =>
+  scope.all ? sql.fragment`true` : scope.tenantId === null ? sql.fragment`tenant_id is null` : sql.fragment`tenant_id = ${scope.tenantId}`;
 
 export async function insertJob(db: CommonQueryMethods, job: NewJob): Promise<void> {
   const total = job.settings.warmupRuns + job.settings.testRuns;
@@ -101,12 +135,15 @@ export interface HistoryFilter {
 }
 
 export async function listJobs(db: CommonQueryMethods, scope: JobScope, filter: HistoryFilter, limit: number, offset: number) {
-  const where = sql.join([
-    scopeSql(scope),
-    ...(filter.name !== undefined ? [sql.fragment`name = ${filter.name}`] : []),
-    ...(filter.provider !== undefined ? [sql.fragment`provider = ${filter.provider}`] : []),
-    ...(filter.model !== undefined ? [sql.fragment`model = ${filter.model}`] : []),
-  ], sql.fragment` and `);
+  const where = sql.join(
+    [
+      scopeSql(scope),
+      ...(filter.name !== undefined ? [sql.fragment`name = ${filter.name}`] : []),
+      ...(filter.provider !== undefined ? [sql.fragment`provider = ${filter.provider}`] : []),
+      ...(filter.model !== undefined ? [sql.fragment`model = ${filter.model}`] : []),
+    ],
+    sql.fragment` and `,
+  );
   const rows = await db.any(sql.type(ViewRow)`
     select ${VIEW} from bench_jobs where ${where} order by created_at desc, id desc limit ${limit} offset ${offset}`);
   const total = await db.oneFirst(sql.type(rowSchema(Type.Object({ total: Type.Number() })))`
@@ -114,12 +151,18 @@ export async function listJobs(db: CommonQueryMethods, scope: JobScope, filter: 
   return { runs: rows.map(viewOf), total };
 }
 
-const ClaimedRow = rowSchema(Type.Object({
-  id: Type.String(), tenantId: Nullable(Type.String()), provider: Type.String(), model: Nullable(Type.String()),
-  request: Type.Record(Type.String(), Type.Unknown()),
-  settings: Type.Object({ testRuns: Type.Number(), warmupRuns: Type.Number(), concurrency: Type.Number() }),
-  attempts: Type.Number(), traceParent: Nullable(Type.String()),
-}));
+const ClaimedRow = rowSchema(
+  Type.Object({
+    id: Type.String(),
+    tenantId: Nullable(Type.String()),
+    provider: Type.String(),
+    model: Nullable(Type.String()),
+    request: Type.Record(Type.String(), Type.Unknown()),
+    settings: Type.Object({ testRuns: Type.Number(), warmupRuns: Type.Number(), concurrency: Type.Number() }),
+    attempts: Type.Number(),
+    traceParent: Nullable(Type.String()),
+  }),
+);
 
 export interface ClaimedJob {
   id: string;
@@ -171,8 +214,12 @@ export async function renewJob(db: CommonQueryMethods, id: string, holder: strin
 }
 
 export async function finishJob(
-  db: CommonQueryMethods, id: string, holder: string,
-  outcome: { status: 'succeeded'; result: Record<string, unknown>; done: number } | { status: 'failed'; error: { code: string; message: string }; done: number },
+  db: CommonQueryMethods,
+  id: string,
+  holder: string,
+  outcome:
+    | { status: 'succeeded'; result: Record<string, unknown>; done: number }
+    | { status: 'failed'; error: { code: string; message: string }; done: number },
 ): Promise<boolean> {
   const rows = await db.query(sql.unsafe`
     update bench_jobs set status = ${outcome.status}, progress_done = ${outcome.done}, finished_at = now(),
@@ -190,14 +237,23 @@ export async function releaseJob(db: CommonQueryMethods, id: string, holder: str
     where id = ${id} and ${lease.heldBy(holder)} and status = 'running'`);
 }
 
-const CoreRow = rowSchema(Type.Object({
-  runId: Type.String(), machineKey: Type.String(), machine: Type.Record(Type.String(), Type.Unknown()),
-  result: Type.Record(Type.String(), Type.Unknown()), createdBy: Type.String(), createdAt: Type.String(),
-}));
+const CoreRow = rowSchema(
+  Type.Object({
+    runId: Type.String(),
+    machineKey: Type.String(),
+    machine: Type.Record(Type.String(), Type.Unknown()),
+    result: Type.Record(Type.String(), Type.Unknown()),
+    createdBy: Type.String(),
+    createdAt: Type.String(),
+  }),
+);
 const CORE = sql.fragment`id as "runId", machine_key as "machineKey", machine, result, created_by as "createdBy",
   to_json(created_at)#>>'{}' as "createdAt"`;
 
-export async function insertCoreRun(db: CommonQueryMethods, run: { id: string; machineKey: string; machine: object; result: object; createdBy: string }): Promise<void> {
+export async function insertCoreRun(
+  db: CommonQueryMethods,
+  run: { id: string; machineKey: string; machine: object; result: object; createdBy: string },
+): Promise<void> {
   await db.query(sql.unsafe`
     insert into bench_core_runs (id, machine_key, machine, result, created_by)
     values (${run.id}, ${run.machineKey}, ${sql.jsonb(run.machine as never)}, ${sql.jsonb(run.result as never)}, ${run.createdBy})`);
@@ -206,5 +262,5 @@ export async function insertCoreRun(db: CommonQueryMethods, run: { id: string; m
 /** The newest core runs, of one machine when `machineKey` is given. */
 export async function latestCoreRuns(db: CommonQueryMethods, limit: number, machineKey?: string) {
   const where = machineKey === undefined ? sql.fragment`true` : sql.fragment`machine_key = ${machineKey}`;
-  return [...await db.any(sql.type(CoreRow)`select ${CORE} from bench_core_runs where ${where} order by created_at desc, id desc limit ${limit}`)];
+  return [...(await db.any(sql.type(CoreRow)`select ${CORE} from bench_core_runs where ${where} order by created_at desc, id desc limit ${limit}`))];
 }

@@ -13,7 +13,7 @@ const StatusSchema = Type.Union([Type.Literal('queued'), Type.Literal('running')
 
 // Stored as jsonb: no NUL and no lone surrogate (Postgres refuses both), as bus Text; no CR or LF in a header.
 const HEADER_VALUE = '^(?:[^\\u0000\\r\\n\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
-const HeaderName = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$';
+const HeaderName = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$";
 
 /** Limits of POST /run (spec, "Limits"; the maxima the spec leaves open are ours, docs/BENCHMARK.md). */
 export const RUN_LIMITS = { testRuns: 500, warmupRuns: 100, concurrency: 32 } as const;
@@ -33,8 +33,12 @@ export const RunFields = {
   warmupRuns: Type.Integer({ minimum: 0, maximum: RUN_LIMITS.warmupRuns, default: 2 }),
   concurrency: Type.Integer({ minimum: 1, maximum: RUN_LIMITS.concurrency, default: 1 }),
   // Provider http only: the request each call sends.
-  method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('HEAD')])),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 4096, pattern: HEADER_VALUE }), { maxProperties: 32, propertyNames: { pattern: HeaderName } })),
+  method: Type.Optional(
+    Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('HEAD')]),
+  ),
+  headers: Type.Optional(
+    Type.Record(Type.String(), Type.String({ maxLength: 4096, pattern: HEADER_VALUE }), { maxProperties: 32, propertyNames: { pattern: HeaderName } }),
+  ),
   body: Type.Optional(Text(65_536, 0)),
   // LLM providers only: what each call asks for.
   prompt: Type.Optional(Text(16_384)),
@@ -67,13 +71,16 @@ export const JobView = Type.Object({
 });
 export type JobViewData = Static<typeof JobView>;
 
-export const HistoryQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
-  name: Type.Optional(RunName),
-  provider: Type.Optional(ProviderSchema),
-  model: Type.Optional(Text(200)),
-}, { additionalProperties: false });
+export const HistoryQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+    name: Type.Optional(RunName),
+    provider: Type.Optional(ProviderSchema),
+    model: Type.Optional(Text(200)),
+  },
+  { additionalProperties: false },
+);
 const HistoryRequest = Type.Object({ ...HistoryQuery.properties, caller: CallerSchema });
 const HistoryReply = Type.Object({ runs: Type.Array(JobView), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
 
@@ -81,9 +88,12 @@ export const CompareQuery = Type.Object({ baseline: JobRef, candidate: JobRef },
 const CompareRequest = Type.Object({ baseline: JobRef, candidate: JobRef, caller: CallerSchema });
 const Sample = Type.Object({ n: Type.Integer(), meanMs: Type.Number(), stddevMs: Type.Number() });
 const CompareReply = Type.Object({
-  deltaMeanMs: Type.Number(), deltaPercent: Type.Number(), significant: Type.Boolean(),
+  deltaMeanMs: Type.Number(),
+  deltaPercent: Type.Number(),
+  significant: Type.Boolean(),
   verdict: Type.Union([Type.Literal('regression'), Type.Literal('improvement'), Type.Literal('no significant change')]),
-  alpha: Type.Number(), minimumDeltaPercent: Type.Number(),
+  alpha: Type.Number(),
+  minimumDeltaPercent: Type.Number(),
   baseline: Type.Object({ jobId: JobId, name: Type.Union([Type.String(), Type.Null()]), ...Sample.properties }),
   candidate: Type.Object({ jobId: JobId, name: Type.Union([Type.String(), Type.Null()]), ...Sample.properties }),
   welch: Type.Object({ t: Type.Union([Type.Number(), Type.Null()]), df: Type.Number(), pValue: Type.Number() }),
@@ -91,20 +101,28 @@ const CompareReply = Type.Object({
   mannWhitney: Type.Object({ u: Type.Number(), pValue: Type.Number(), probabilityOfSuperiority: Type.Number(), significant: Type.Boolean() }),
 });
 
-
-export const CoreBody = Type.Object({
-  iterations: Type.Integer({ minimum: 10, maximum: 1000, default: 200 }),
-  chainLength: Type.Integer({ minimum: 10, maximum: 10_000, default: 1000 }),
-}, { additionalProperties: false });
+export const CoreBody = Type.Object(
+  {
+    iterations: Type.Integer({ minimum: 10, maximum: 1000, default: 200 }),
+    chainLength: Type.Integer({ minimum: 10, maximum: 10_000, default: 1000 }),
+  },
+  { additionalProperties: false },
+);
 const CoreRequest = Type.Object({ ...CoreBody.properties, caller: CallerSchema });
 const CoreStarted = Type.Object({ runId: Type.String(), status: Type.Literal('running'), estimatedDuration: Type.String() });
 const CoreRun = Type.Object({
-  runId: Type.String(), machineKey: Type.String(), machine: Type.Record(Type.String(), Type.Unknown()),
-  result: Type.Record(Type.String(), Type.Unknown()), createdBy: Type.String(), createdAt: Type.String(),
+  runId: Type.String(),
+  machineKey: Type.String(),
+  machine: Type.Record(Type.String(), Type.Unknown()),
+  result: Type.Record(Type.String(), Type.Unknown()),
+  createdBy: Type.String(),
+  createdAt: Type.String(),
 });
 const CoreRegression = Type.Object({
   verdict: Type.Union([Type.Literal('regression'), Type.Literal('improvement'), Type.Literal('no significant change')]),
-  machineKey: Type.String(), latest: Type.String(), previous: Type.String(),
+  machineKey: Type.String(),
+  latest: Type.String(),
+  previous: Type.String(),
   operations: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown())),
 });
 

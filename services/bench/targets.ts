@@ -15,10 +15,14 @@ export const CALL_TIMEOUT_MS = { http: 60_000, llm: 300_000 } as const;
 export function targetUrlOf(provider: ProviderName, url: string | null | undefined, settings: BenchSettings): string {
   if (url !== undefined && url !== null) return url;
   switch (provider) {
-    case 'openai': return settings.openaiBaseUrl;
-    case 'anthropic': return settings.anthropicBaseUrl;
-    case 'ollama': return settings.ollamaBaseUrl;
-    case 'http': throw new SuiteError('INVALID_REQUEST', 'body/url is required for provider http');
+    case 'openai':
+      return settings.openaiBaseUrl;
+    case 'anthropic':
+      return settings.anthropicBaseUrl;
+    case 'ollama':
+      return settings.ollamaBaseUrl;
+    case 'http':
+      throw new SuiteError('INVALID_REQUEST', 'body/url is required for provider http');
   }
 }
 
@@ -44,15 +48,24 @@ export function targetOf(provider: ProviderName, model: string | null, request: 
   switch (provider) {
     case 'http':
       return httpTarget({
-        url, method: request.method ?? 'GET', headers: request.headers ?? {}, body: request.body,
-        dispatcher, timeoutMs: CALL_TIMEOUT_MS.http,
+        url,
+        method: request.method ?? 'GET',
+        headers: request.headers ?? {},
+        body: request.body,
+        dispatcher,
+        timeoutMs: CALL_TIMEOUT_MS.http,
       });
     case 'openai':
     case 'anthropic':
     case 'ollama': {
       const options = {
-        base: url, model: model ?? '', prompt: request.prompt ?? DEFAULT_PROMPT, maxTokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
-        apiKey: keyFor(provider, url, ctx.settings), dispatcher, timeoutMs: CALL_TIMEOUT_MS.llm,
+        base: url,
+        model: model ?? '',
+        prompt: request.prompt ?? DEFAULT_PROMPT,
+        maxTokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+        apiKey: keyFor(provider, url, ctx.settings),
+        dispatcher,
+        timeoutMs: CALL_TIMEOUT_MS.llm,
       };
       return provider === 'openai' ? openaiTarget(options) : provider === 'anthropic' ? anthropicTarget(options) : ollamaTarget(options);
     }

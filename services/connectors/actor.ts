@@ -5,8 +5,13 @@ import type { Bus, RequestOf, Subscription } from '../../bus/index.ts';
 import { SuiteError, subjects, type ErrorCode } from '../../bus/index.ts';
 import { hashCanonical } from '../../core/chain/index.ts';
 import {
-  ConnectorError, configurationState, settingsOf, wellFormed,
-  type Connector, type ConnectorContext, type ConnectorFailureKind,
+  ConnectorError,
+  configurationState,
+  settingsOf,
+  wellFormed,
+  type Connector,
+  type ConnectorContext,
+  type ConnectorFailureKind,
 } from '../../core/connectors/index.ts';
 import { BusActor, replyOf } from '../../actors/base/index.ts';
 import { guardedRequest, OutboundRefusedError, type OutboundGuard } from '../../actors/outbound/index.ts';
@@ -75,10 +80,19 @@ export class ConnectorsActor extends BusActor {
   #summary(c: Connector): ConnectorSummary {
     const state = configurationState(c.manifest, new Set(Object.keys(this.#o.values)));
     return {
-      id: c.manifest.id, title: c.manifest.title, description: c.manifest.description,
-      configured: state.configured, missing: [...state.missing], variables: state.variables.map((v) => ({ ...v })),
+      id: c.manifest.id,
+      title: c.manifest.title,
+      description: c.manifest.description,
+      configured: state.configured,
+      missing: [...state.missing],
+      variables: state.variables.map((v) => ({ ...v })),
       verifies: c.manifest.verifies,
-      actions: c.manifest.actions.map((a) => ({ name: a.name, description: a.description, effect: a.effect, input: JSON.parse(JSON.stringify(a.input)) as unknown })),
+      actions: c.manifest.actions.map((a) => ({
+        name: a.name,
+        description: a.description,
+        effect: a.effect,
+        input: JSON.parse(JSON.stringify(a.input)) as unknown,
+      })),
     };
   }
 
@@ -89,7 +103,9 @@ export class ConnectorsActor extends BusActor {
       settings: settingsOf(c.manifest, this.#o.values),
       async http(call) {
         const answer = await guardedRequest(guard, {
-          url: call.url, method: call.method ?? 'GET', timeoutMs: call.timeoutMs ?? timeoutMs,
+          url: call.url,
+          method: call.method ?? 'GET',
+          timeoutMs: call.timeoutMs ?? timeoutMs,
           maxBodyBytes: call.maxBodyBytes ?? 1024 * 1024,
           ...(call.headers !== undefined ? { headers: call.headers } : {}),
           ...(call.body !== undefined ? { body: call.body } : {}),
@@ -147,7 +163,10 @@ export class ConnectorsActor extends BusActor {
     const outcome = failure === undefined ? 'success' : 'failure';
     const record = await this.#record(req, inputHash, hashCanonical(output), outcome);
     // What happened, never what was sent: no input, no output, no credential.
-    this.#o.logger.info({ connector: req.id, action: req.action, outcome, code: failure?.code, execution: record.id, ms: Math.round(performance.now() - started) }, 'connector action');
+    this.#o.logger.info(
+      { connector: req.id, action: req.action, outcome, code: failure?.code, execution: record.id, ms: Math.round(performance.now() - started) },
+      'connector action',
+    );
     if (failure !== undefined) throw new SuiteError(failure.code, `${failure.message} (recorded as execution ${record.id})`);
     return { id: req.id, action: req.action, output, execution: record };
   }
@@ -160,20 +179,30 @@ export class ConnectorsActor extends BusActor {
     }
     if (check.Check(value)) return undefined;
     const first = [...check.Errors(value)][0];
-    return first === undefined ? 'input does not match the action\'s schema' : `input${first.instancePath} ${first.message}`;
+    return first === undefined ? "input does not match the action's schema" : `input${first.instancePath} ${first.message}`;
   }
 
   async #record(req: RequestOf<typeof connectorSubjects.act>, inputHash: string, outputHash: string, outcome: 'success' | 'failure') {
     const result = await this.#o.bus.request(subjects.executionsRecord, {
       claim: {
-        subject: req.attested.sub, scope: ['connector:execute'], module: MODULE, action: `${req.id}.${req.action}`,
-        outcome, inputHash, outputHash, cost: null, governance: null,
+        subject: req.attested.sub,
+        scope: ['connector:execute'],
+        module: MODULE,
+        action: `${req.id}.${req.action}`,
+        outcome,
+        inputHash,
+        outputHash,
+        cost: null,
+        governance: null,
       },
       attested: req.attested,
       timestamp: req.timestamp,
     });
     if (!result.ok) {
-      throw new SuiteError('SERVICE_UNAVAILABLE', `the ${req.id}.${req.action} action ${outcome === 'success' ? 'ran' : 'was attempted'} but its execution trace could not be recorded (${result.error.code})`);
+      throw new SuiteError(
+        'SERVICE_UNAVAILABLE',
+        `the ${req.id}.${req.action} action ${outcome === 'success' ? 'ran' : 'was attempted'} but its execution trace could not be recorded (${result.error.code})`,
+      );
     }
     return result.value.record;
   }
@@ -186,7 +215,8 @@ export class ConnectorsActor extends BusActor {
     if (isTimeout(err)) return { code: 'PROVIDER_UNAVAILABLE', message: 'the provider did not answer in time' };
     const code = (err as { code?: unknown })?.code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the provider could not be reached (${code})` };
-    if (typeof code === 'string' && /^UND_ERR_[A-Z_]+$/.test(code)) return { code: 'PROVIDER_UNAVAILABLE', message: `the exchange with the provider failed (${code})` };
+    if (typeof code === 'string' && /^UND_ERR_[A-Z_]+$/.test(code))
+      return { code: 'PROVIDER_UNAVAILABLE', message: `the exchange with the provider failed (${code})` };
     this.#logUnexpected(err);
     return { code: 'PROVIDER_UNAVAILABLE', message: 'the call to the provider failed' };
   }
@@ -208,5 +238,11 @@ function refusalIn(err: unknown): OutboundRefusedError | undefined {
 function isTimeout(err: unknown): boolean {
   const name = (err as { name?: unknown })?.name;
   const code = (err as { code?: unknown })?.code;
-  return name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+  return (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  );
 }

@@ -39,10 +39,14 @@ beforeAll(async () => {
   await mkdir(PROVIDERS, { recursive: true });
   api = createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body });
-      res.writeHead(req.url?.startsWith('/tickets/missing') ? 404 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, echo: body === '' ? null : JSON.parse(body) }));
+      res
+        .writeHead(req.url?.startsWith('/tickets/missing') ? 404 : 200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, echo: body === '' ? null : JSON.parse(body) }));
     });
   });
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
@@ -55,7 +59,7 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript', () => {
-  it('compiles under the project\'s tsconfig for prompts of every shape, as the built-ins\' Connector', async () => {
+  it("compiles under the project's tsconfig for prompts of every shape, as the built-ins' Connector", async () => {
     const files: string[] = [];
     for (const prompt of PROMPTS) {
       const r = generateConnector(prompt);
@@ -84,7 +88,10 @@ describe('the generated TypeScript', () => {
       await writeFile(join(bad, 'connectors', 'providers', 'acme.ts'), r.value.typescript.replace('actions: {', 'actions: { broken: 42,'));
       await writeFile(join(bad, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['connectors/**/*.ts'], exclude: [] }));
       const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
-      const out = await promisify(execFile)(tsc, ['--noEmit', '-p', join(bad, 'tsconfig.json')], { cwd: ROOT }).then(() => '', (err: { stdout?: string }) => err.stdout ?? String(err));
+      const out = await promisify(execFile)(tsc, ['--noEmit', '-p', join(bad, 'tsconfig.json')], { cwd: ROOT }).then(
+        () => '',
+        (err: { stdout?: string }) => err.stdout ?? String(err),
+      );
       // Only the injected line fails: the import of core/connectors resolves from there as from TMP.
       expect(out).toMatch(/acme\.ts\(\d+,\d+\): error TS2322/);
       expect(out.trim().split('\n')).toHaveLength(1);
@@ -98,13 +105,19 @@ describe('the generated TypeScript', () => {
     if (!r.ok) throw new Error(r.message);
     const file = join(PROVIDERS, 'acme-run.ts');
     await writeFile(file, r.value.typescript);
-    const mod = await import(pathToFileURL(file).href) as { acmeConnector: Connector };
+    const mod = (await import(pathToFileURL(file).href)) as { acmeConnector: Connector };
     const connector = mod.acmeConnector;
     const guard = createOutboundGuard({ policy: outboundPolicy({ allowList: undefined, distributed: false, production: false }) });
     const ctx: ConnectorContext = {
       settings: { CONNECTOR_ACME_API_URL: apiUrl, CONNECTOR_ACME_TOKEN: 'k-123' },
       async http(call) {
-        const a = await guardedRequest(guard, { url: call.url, method: call.method ?? 'GET', timeoutMs: 5000, ...(call.headers ? { headers: call.headers } : {}), ...(call.body !== undefined ? { body: call.body } : {}) });
+        const a = await guardedRequest(guard, {
+          url: call.url,
+          method: call.method ?? 'GET',
+          timeoutMs: 5000,
+          ...(call.headers ? { headers: call.headers } : {}),
+          ...(call.body !== undefined ? { body: call.body } : {}),
+        });
         return { status: a.status, body: a.body.toString('utf8'), truncated: a.truncated };
       },
     };

@@ -5,7 +5,6 @@ import { ConnectorsActor } from './actor.ts';
 import { connectorRoutes } from './routes.ts';
 import { connectorTools } from './mcp-tools.ts';
 
-
 /**
  * The connector service (listener 8084): a registry of connectors with their configuration state,
  * read-only credential checks, actions recorded as execution traces, and a deterministic connector
@@ -27,7 +26,15 @@ export const connectorsService = defineService({
     const actor = new ConnectorsActor({ bus, values: config.connectors, guard, logger: logger.child({ component: 'connectors' }) });
     actor.start();
     return {
-      actors: [{ name: 'connectors', stop: async () => { await actor.stop(); await guard.close(); } }],
+      actors: [
+        {
+          name: 'connectors',
+          stop: async () => {
+            await actor.stop();
+            await guard.close();
+          },
+        },
+      ],
     };
   },
   routes: ({ bus }) => connectorRoutes(bus),

@@ -18,17 +18,30 @@ function objectSchemaOf(connector: string, action: string, schema: unknown): TOb
  * the bus request is the route's, with the caller attested as the route attests it.
  */
 export function connectorTools(): McpTool[] {
-  const actions = BUILT_IN_MANIFESTS.flatMap((manifest) => manifest.actions.map((action) => defineTool({
-    name: `connector_${manifest.id}_${action.name}`,
-    description: `${manifest.title}: ${action.description}. ${action.effect === 'write' ? 'Writes at the provider' : 'Reads only'}; the result holds the action's signed record.`,
-    scope: 'connector:execute',
-    route: `POST /connectors/${manifest.id}/actions/${action.name}`,
-    output: subjects.act.reply,
-    input: objectSchemaOf(manifest.id, action.name, action.input),
-    run: (args, caller, bus) => bus.request(subjects.act, {
-      id: manifest.id, action: action.name, input: args, attested: attestationOf(caller), timestamp: new Date().toISOString(),
-    }, { timeoutMs: ACT_TIMEOUT_MS }),
-  })));
+  const actions = BUILT_IN_MANIFESTS.flatMap((manifest) =>
+    manifest.actions.map((action) =>
+      defineTool({
+        name: `connector_${manifest.id}_${action.name}`,
+        description: `${manifest.title}: ${action.description}. ${action.effect === 'write' ? 'Writes at the provider' : 'Reads only'}; the result holds the action's signed record.`,
+        scope: 'connector:execute',
+        route: `POST /connectors/${manifest.id}/actions/${action.name}`,
+        output: subjects.act.reply,
+        input: objectSchemaOf(manifest.id, action.name, action.input),
+        run: (args, caller, bus) =>
+          bus.request(
+            subjects.act,
+            {
+              id: manifest.id,
+              action: action.name,
+              input: args,
+              attested: attestationOf(caller),
+              timestamp: new Date().toISOString(),
+            },
+            { timeoutMs: ACT_TIMEOUT_MS },
+          ),
+      }),
+    ),
+  );
   return [
     defineTool({
       name: 'list_connectors',
@@ -44,7 +57,7 @@ export function connectorTools(): McpTool[] {
     }),
     defineTool({
       name: 'verify_connector',
-      description: 'Check a configured connector\'s credentials with a read-only call to its provider; never writes.',
+      description: "Check a configured connector's credentials with a read-only call to its provider; never writes.",
       scope: 'connector:read',
       route: 'POST /connectors/:id/verify',
       // The route's answer: the bus reply it sends on (the tool's outputSchema.result).

@@ -3,7 +3,7 @@ import { BUILT_IN_CONNECTORS } from './providers/index.ts';
 import { redactor } from './redact.ts';
 
 describe('redactor', () => {
-  it('removes every configured secret and a postgres URL\'s password from a text, and leaves the rest', () => {
+  it("removes every configured secret and a postgres URL's password from a text, and leaves the rest", () => {
     const redact = redactor(BUILT_IN_CONNECTORS, {
       CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-123-secret',
       CONNECTOR_POSTGRES_URL: 'postgres://reader:p%40ss-word@db.internal:5432/app',

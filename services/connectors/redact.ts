@@ -16,7 +16,9 @@ export function redactor(connectors: readonly Connector[], values: Readonly<Reco
         try {
           const password = decodeURIComponent(new URL(value).password);
           if (password !== '') secrets.push(password);
-        } catch { /* not a URL the parser reads: the whole value is still redacted */ }
+        } catch {
+          /* not a URL the parser reads: the whole value is still redacted */
+        }
       }
     }
   }

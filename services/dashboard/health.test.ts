@@ -7,7 +7,9 @@ function readyServer(ready: () => boolean): Server {
   return createServer((_req, res) => {
     const ok = ready();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(ok ? { ready: true, checks: { bus: true } } : { error: { code: 'SERVICE_UNAVAILABLE', message: 'not ready' }, checks: { bus: false } }));
+    res.end(
+      JSON.stringify(ok ? { ready: true, checks: { bus: true } } : { error: { code: 'SERVICE_UNAVAILABLE', message: 'not ready' }, checks: { bus: false } }),
+    );
   });
 }
 const listen = (s: Server, port = 0) => new Promise<number>((r) => s.listen(port, '127.0.0.1', () => r((s.address() as { port: number }).port)));
@@ -15,10 +17,15 @@ const close = (s: Server) => new Promise<void>((r) => s.close(() => r()));
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).filter((s) => s.listening).map(close));
+  await Promise.all(
+    servers
+      .splice(0)
+      .filter((s) => s.listening)
+      .map(close),
+  );
 });
 
-describe('the dashboard\'s health probes', () => {
+describe("the dashboard's health probes", () => {
   it('report ready, not ready naming the failing check, and unknown with the reason when nothing answers', async () => {
     let ready = true;
     const s = readyServer(() => ready);
@@ -38,7 +45,11 @@ describe('the dashboard\'s health probes', () => {
     servers.push(s);
     const port = await listen(s);
     const rounds: ServiceHealth[][] = [];
-    const watch = startHealthWatch((service) => `http://127.0.0.1:${service === 'trust' ? port : 1}`, 50, (r) => rounds.push(r));
+    const watch = startHealthWatch(
+      (service) => `http://127.0.0.1:${service === 'trust' ? port : 1}`,
+      50,
+      (r) => rounds.push(r),
+    );
     const trustState = () => rounds.at(-1)?.find((h) => h.service === 'trust')?.state;
     const until = async (state: string) => {
       const end = Date.now() + 3000;

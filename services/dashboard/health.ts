@@ -20,7 +20,13 @@ export type LocateListener = (service: ServiceName) => string | undefined;
 export async function probe(service: ServiceName, baseUrl: string | undefined): Promise<ServiceHealth> {
   const started = performance.now();
   const checkedAt = new Date().toISOString();
-  if (baseUrl === undefined) return { service, state: 'unknown', checkedAt, reason: 'configured with port 0 in another process: its port is chosen at start and unknown to the dashboard (set its SUITE_<LISTENER>_URL)' };
+  if (baseUrl === undefined)
+    return {
+      service,
+      state: 'unknown',
+      checkedAt,
+      reason: 'configured with port 0 in another process: its port is chosen at start and unknown to the dashboard (set its SUITE_<LISTENER>_URL)',
+    };
   let response: Response;
   try {
     response = await fetch(`${baseUrl}/ready`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
@@ -28,7 +34,12 @@ export async function probe(service: ServiceName, baseUrl: string | undefined): 
     const c = (err as { cause?: { code?: string; message?: string } }).cause;
     const cause = c?.code ?? c?.message;
     const timedOut = (err as { name?: string }).name === 'TimeoutError';
-    return { service, state: 'unknown', checkedAt, reason: timedOut ? `no answer from ${baseUrl} within ${PROBE_TIMEOUT_MS} ms` : `${baseUrl} could not be reached${cause ? ` (${cause})` : ''}` };
+    return {
+      service,
+      state: 'unknown',
+      checkedAt,
+      reason: timedOut ? `no answer from ${baseUrl} within ${PROBE_TIMEOUT_MS} ms` : `${baseUrl} could not be reached${cause ? ` (${cause})` : ''}`,
+    };
   }
   const latencyMs = Math.round(performance.now() - started);
   let body: { checks?: Record<string, boolean> } | undefined;
@@ -50,7 +61,11 @@ export async function probe(service: ServiceName, baseUrl: string | undefined): 
  * Probes every listener on a fixed period and hands each round to `onRound`. Rounds do not overlap:
  * a slow round delays the next one rather than stacking probes.
  */
-export function startHealthWatch(locate: LocateListener, intervalMs: number, onRound: (round: ServiceHealth[]) => void): { stop(): void; latest(): ServiceHealth[] } {
+export function startHealthWatch(
+  locate: LocateListener,
+  intervalMs: number,
+  onRound: (round: ServiceHealth[]) => void,
+): { stop(): void; latest(): ServiceHealth[] } {
   let latest: ServiceHealth[] = WATCHED.map((service) => ({ service, state: 'unknown', checkedAt: new Date().toISOString(), reason: 'not probed yet' }));
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -63,7 +78,10 @@ export function startHealthWatch(locate: LocateListener, intervalMs: number, onR
   };
   void round();
   return {
-    stop() { stopped = true; if (timer) clearTimeout(timer); },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
     latest: () => latest,
   };
 }

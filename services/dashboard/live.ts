@@ -64,7 +64,14 @@ export class LiveHub {
   start(): void {
     this.subscriptions = [
       this.bus.subscribe(subjects.executionsAppended, ({ data }) => {
-        this.broadcast((c) => canSeeTraces(c.principal), { kind: 'trace.appended', id: data.id, seq: data.seq, hash: data.hash, subject: data.subject, outcome: data.outcome });
+        this.broadcast((c) => canSeeTraces(c.principal), {
+          kind: 'trace.appended',
+          id: data.id,
+          seq: data.seq,
+          hash: data.hash,
+          subject: data.subject,
+          outcome: data.outcome,
+        });
       }),
       this.bus.subscribe(subjects.revocationRevoked, ({ data }) => {
         for (const c of this.clients) {
@@ -78,14 +85,23 @@ export class LiveHub {
       }),
       this.bus.subscribe(subjects.trustChanged, ({ data }) => {
         // As over HTTP: a caller of no tenant reads every tenant's trust rows, a tenant's its own.
-        this.broadcast((c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_TRUST), { kind: 'trust.changed', ...data });
+        this.broadcast((c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_TRUST), {
+          kind: 'trust.changed',
+          ...data,
+        });
       }),
       this.bus.subscribe(subjects.approvalsChanged, ({ data }) => {
         // As GET /approvals: a caller of no tenant (or the admin key) reads every tenant's requests, a tenant's its own.
-        this.broadcast((c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_APPROVALS), { kind: 'approval.changed', ...data });
+        this.broadcast(
+          (c) => (c.principal.tenantId === undefined || c.principal.tenantId === data.tenantId) && scopeGrants(c.principal.scope, SCOPE_APPROVALS),
+          { kind: 'approval.changed', ...data },
+        );
       }),
       this.bus.subscribe(subjects.schedulerEvent, ({ data }) => {
-        this.broadcast((c) => (c.principal.tenantId ?? '') === data.namespace && SCOPES_SCHEDULER.some((s) => scopeGrants(c.principal.scope, s)), { kind: 'scheduler.event', event: data });
+        this.broadcast((c) => (c.principal.tenantId ?? '') === data.namespace && SCOPES_SCHEDULER.some((s) => scopeGrants(c.principal.scope, s)), {
+          kind: 'scheduler.event',
+          event: data,
+        });
       }),
     ];
   }
@@ -115,8 +131,11 @@ export class LiveHub {
     socket.on('close', () => this.drop(client));
     socket.on('error', () => this.drop(client));
     send(client, {
-      kind: 'hello', sub: principal.sub ?? 'anonymous', scope: principal.scope,
-      expiresAt: principal.exp ?? null, services: this.health,
+      kind: 'hello',
+      sub: principal.sub ?? 'anonymous',
+      scope: principal.scope,
+      expiresAt: principal.exp ?? null,
+      services: this.health,
     });
   }
 

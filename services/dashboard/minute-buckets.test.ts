@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { counterIncrease, HOUR_MINUTES, MINUTE_MS, MinuteBuckets } from './minute-buckets.ts';
 
-describe('the dashboard\'s per-minute buckets', () => {
+describe("the dashboard's per-minute buckets", () => {
   it('add counts to the minute they fall in and show unmeasured minutes as null, not 0', () => {
     let now = 1_000 * MINUTE_MS + 5_000;
     const b = new MinuteBuckets(() => now);
@@ -14,7 +14,7 @@ describe('the dashboard\'s per-minute buckets', () => {
     expect(points.slice(-3)).toEqual([null, 3, 0]);
   });
 
-  it('keep the peak of a gauge\'s samples within a minute, and an exact figure set for a minute', () => {
+  it("keep the peak of a gauge's samples within a minute, and an exact figure set for a minute", () => {
     const now = 500 * MINUTE_MS;
     const b = new MinuteBuckets(() => now);
     b.peak(4);
@@ -33,7 +33,7 @@ describe('the dashboard\'s per-minute buckets', () => {
     expect(b.points().filter((p) => p !== null)).toEqual([1]);
   });
 
-  it('read a counter\'s increase, and a reset counter as all new', () => {
+  it("read a counter's increase, and a reset counter as all new", () => {
     expect(counterIncrease(undefined, 10)).toBe(0);
     expect(counterIncrease(10, 14)).toBe(4);
     expect(counterIncrease(14, 3)).toBe(3);

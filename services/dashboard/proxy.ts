@@ -29,12 +29,20 @@ export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: L
   // No retries (a 503 is news, not noise) and no shared base: each call names its listener. Its
   // connections close with this listener, so they never hold another listener's close. Its own two
   // info lines per request are off: per-request logs are the access log's (SUITE_ACCESS_LOG).
-  await root.register(replyFrom, { retryMethods: [], destroyAgent: true, disableRequestLogging: true, undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS } });
+  await root.register(replyFrom, {
+    retryMethods: [],
+    destroyAgent: true,
+    disableRequestLogging: true,
+    undici: { headersTimeout: UPSTREAM_TIMEOUT_MS, bodyTimeout: UPSTREAM_TIMEOUT_MS },
+  });
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const { listener } = request.params as { listener: ServiceName };
     const base = locate(listener);
     if (base === undefined) {
-      return sendError(reply, { code: 'SERVICE_UNAVAILABLE', message: `the ${listener} listener's address is unknown to the dashboard (port 0 in another process; set its SUITE_<LISTENER>_URL)` });
+      return sendError(reply, {
+        code: 'SERVICE_UNAVAILABLE',
+        message: `the ${listener} listener's address is unknown to the dashboard (port 0 in another process; set its SUITE_<LISTENER>_URL)`,
+      });
     }
     const prefix = `/api/${listener}`;
     const rest = request.url.slice(prefix.length) || '/';
@@ -42,7 +50,19 @@ export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: L
     if (refused !== undefined) return sendError(reply, { code: 'INVALID_REQUEST', message: refused });
     return reply.from(`${base}${rest}`, {
       rewriteRequestHeaders: (_req, headers) => keep(headers, FORWARDED),
-      rewriteHeaders: (headers) => keep(headers, ['content-type', 'content-length', 'content-disposition', 'cache-control', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'www-authenticate']),
+      rewriteHeaders: (headers) =>
+        keep(headers, [
+          'content-type',
+          'content-length',
+          'content-disposition',
+          'cache-control',
+          'retry-after',
+          'ratelimit-limit',
+          'ratelimit-remaining',
+          'ratelimit-reset',
+          'x-request-id',
+          'www-authenticate',
+        ]),
       onError: (r, { error }) => {
         request.log.warn({ err: error, listener }, 'the dashboard proxy could not reach a listener');
         sendError(r, { code: 'SERVICE_UNAVAILABLE', message: `the ${listener} listener could not be reached at ${base}` });
@@ -54,7 +74,10 @@ export async function proxyRoutes(app: EdgeApp, root: FastifyInstance, locate: L
       ...operation('dashboard', `proxy${method.charAt(0)}${method.slice(1).toLowerCase()}`, `${method} a path of another listener, same-origin`),
       params: ProxyParams,
       // Whatever the listener answers is passed on as it came (a stream: no serializer touches it).
-      response: { '2xx': { description: 'The listener\'s answer, as it gave it', content: { 'application/json': { schema: Type.Unknown() } } }, ...errorsOf(503) },
+      response: {
+        '2xx': { description: "The listener's answer, as it gave it", content: { 'application/json': { schema: Type.Unknown() } } },
+        ...errorsOf(503),
+      },
     };
     app.route({ method, url: '/api/:listener/*', config: { authority: PUBLIC }, schema, handler } as never);
   }

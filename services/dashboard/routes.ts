@@ -30,16 +30,21 @@ const ANY_TOKEN: Authority = { kind: 'token', admin: true };
 const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$' }) });
 
 /** `GET /dashboard/health`: the last probe of every other listener (health.ts, `ServiceHealth`). */
-const HealthRound = Type.Object({
-  services: Type.Array(Type.Object({
-    service: Type.String(),
-    state: Type.Union([Type.Literal('ready'), Type.Literal('not-ready'), Type.Literal('unknown')]),
-    checkedAt: Type.String(),
-    latencyMs: Type.Optional(Type.Integer()),
-    checks: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
-    reason: Type.Optional(Type.String()),
-  })),
-}, { description: 'Each listener ready, not ready (naming the dependency) or unknown (saying why)' });
+const HealthRound = Type.Object(
+  {
+    services: Type.Array(
+      Type.Object({
+        service: Type.String(),
+        state: Type.Union([Type.Literal('ready'), Type.Literal('not-ready'), Type.Literal('unknown')]),
+        checkedAt: Type.String(),
+        latencyMs: Type.Optional(Type.Integer()),
+        checks: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+        reason: Type.Optional(Type.String()),
+      }),
+    ),
+  },
+  { description: 'Each listener ready, not ready (naming the dependency) or unknown (saying why)' },
+);
 const File = (description: string, media: string) => ({ description, content: { [media]: { schema: Type.String() } } });
 
 export interface DashboardRouteDeps {
@@ -80,10 +85,14 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
 
     await staticRoutes(app, root, dist);
 
-    app.get('/dashboard/health', {
-      config: { authority: PUBLIC },
-      schema: { ...operation('dashboard', 'getListenersHealth', 'The last health probe of every other listener'), response: { 200: HealthRound } },
-    }, async () => ({ services: watch?.latest() ?? [] }));
+    app.get(
+      '/dashboard/health',
+      {
+        config: { authority: PUBLIC },
+        schema: { ...operation('dashboard', 'getListenersHealth', 'The last health probe of every other listener'), response: { 200: HealthRound } },
+      },
+      async () => ({ services: watch?.latest() ?? [] }),
+    );
     historyRoute(app, trends);
 
     await root.register(fastifyWebsocket, {
@@ -111,7 +120,11 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
           ...errorsOf(400),
         },
       },
-      handler: async (_request, reply) => sendError(reply, { code: 'INVALID_REQUEST', message: `GET /live is a WebSocket: connect with the subprotocols "${LIVE_PROTOCOL}" and "${BEARER_PROTOCOL_PREFIX}<token>"` }),
+      handler: async (_request, reply) =>
+        sendError(reply, {
+          code: 'INVALID_REQUEST',
+          message: `GET /live is a WebSocket: connect with the subprotocols "${LIVE_PROTOCOL}" and "${BEARER_PROTOCOL_PREFIX}<token>"`,
+        }),
       wsHandler: (socket, request) => hub.add(socket, request.principal),
     });
 
@@ -122,23 +135,35 @@ export function dashboardRoutes(deps: DashboardRouteDeps): EdgeRoutes {
 async function staticRoutes(app: EdgeApp, root: FastifyInstance, dist: string): Promise<void> {
   const built = existsSync(`${dist}/index.html`);
   if (built) await root.register(fastifyStatic, { root: dist, serve: false });
-  const notBuilt = <R extends Parameters<typeof sendError>[0]>(reply: R) => sendError(reply, { code: 'SERVICE_UNAVAILABLE', message: 'the dashboard is not built: run `npm run build`' });
-  app.get('/', {
-    config: { authority: PUBLIC },
-    schema: { ...operation('dashboard', 'getDashboardApp', 'The dashboard app (HTML)'), response: { 200: File('The app\'s page', 'text/html'), ...errorsOf(503) } },
-  }, async (_request, reply) => (built ? reply.type('text/html').sendFile('index.html') : notBuilt(reply)));
-  app.get('/assets/:file', {
-    config: { authority: PUBLIC },
-    schema: {
-      ...operation('dashboard', 'getDashboardAsset', 'A file of the built app (content-hashed name)'),
-      params: AssetParams,
-      response: { 200: File('The file, with the media type of its name', '*/*'), ...errorsOf(404, 503) },
+  const notBuilt = <R extends Parameters<typeof sendError>[0]>(reply: R) =>
+    sendError(reply, { code: 'SERVICE_UNAVAILABLE', message: 'the dashboard is not built: run `npm run build`' });
+  app.get(
+    '/',
+    {
+      config: { authority: PUBLIC },
+      schema: {
+        ...operation('dashboard', 'getDashboardApp', 'The dashboard app (HTML)'),
+        response: { 200: File("The app's page", 'text/html'), ...errorsOf(503) },
+      },
     },
-  }, async (request, reply) => {
-    if (!built) return notBuilt(reply);
-    // Names are content-hashed by the build: they may be kept for a year.
-    return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(`assets/${request.params.file}`);
-  });
+    async (_request, reply) => (built ? reply.type('text/html').sendFile('index.html') : notBuilt(reply)),
+  );
+  app.get(
+    '/assets/:file',
+    {
+      config: { authority: PUBLIC },
+      schema: {
+        ...operation('dashboard', 'getDashboardAsset', 'A file of the built app (content-hashed name)'),
+        params: AssetParams,
+        response: { 200: File('The file, with the media type of its name', '*/*'), ...errorsOf(404, 503) },
+      },
+    },
+    async (request, reply) => {
+      if (!built) return notBuilt(reply);
+      // Names are content-hashed by the build: they may be kept for a year.
+      return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(`assets/${request.params.file}`);
+    },
+  );
 }
 
 /**

@@ -39,15 +39,25 @@ export class ApprovalsActor extends BusActor {
       bus.serve(s.hold, ({ data }) => replyOf(() => this.#hold(data), unexpected), queue),
       bus.serve(s.list, ({ data }) => replyOf(async () => ({ approvals: await store.listApprovals(storage.pool, data, data.by.tenantId) }), unexpected), queue),
       bus.serve(s.decide, ({ data }) => replyOf(() => this.#decide(data), unexpected), queue),
-      bus.serve(s.budget, ({ data }) => replyOf(async () => {
-        const refusedBy = await store.chargeBudgets(storage.pool, data.charges);
-        return { ok: refusedBy === null, refusedBy };
-      }, unexpected), queue),
-      bus.serve(s.ran, ({ data }) => replyOf(async () => {
-        const linked = await store.setCallTrace(storage.pool, data.id, data.traceId);
-        if (linked !== null) this.#changed('ran', linked);
-        return { ok: linked !== null };
-      }, unexpected), queue),
+      bus.serve(
+        s.budget,
+        ({ data }) =>
+          replyOf(async () => {
+            const refusedBy = await store.chargeBudgets(storage.pool, data.charges);
+            return { ok: refusedBy === null, refusedBy };
+          }, unexpected),
+        queue,
+      ),
+      bus.serve(
+        s.ran,
+        ({ data }) =>
+          replyOf(async () => {
+            const linked = await store.setCallTrace(storage.pool, data.id, data.traceId);
+            if (linked !== null) this.#changed('ran', linked);
+            return { ok: linked !== null };
+          }, unexpected),
+        queue,
+      ),
     ];
   }
 
@@ -55,7 +65,12 @@ export class ApprovalsActor extends BusActor {
   #changed(what: 'held' | 'decided' | 'ran', a: Approval): void {
     try {
       this.#o.bus.publish(subjects.approvalsChanged, {
-        what, id: a.id, status: a.status, server: a.server, tool: a.tool, ...(a.callerTenant !== null ? { tenantId: a.callerTenant } : {}),
+        what,
+        id: a.id,
+        status: a.status,
+        server: a.server,
+        tool: a.tool,
+        ...(a.callerTenant !== null ? { tenantId: a.callerTenant } : {}),
       });
     } catch (err) {
       // The change is stored: a live view missing it reads it at its next reload.
@@ -109,16 +124,37 @@ export class ApprovalsActor extends BusActor {
   async #sign(a: Approval, decided: Approval, d: RequestOf<typeof s.decide>): Promise<Approval> {
     const status = decided.status;
     await this.#o.audit.recordEffect({
-      subject: d.caller.sub, action: `approval:${d.decision}`, resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
-      result: status === 'approved' ? 'allow' : 'deny', reason: (d.reason ?? status).slice(0, 1024), tenantId: a.callerTenant,
+      subject: d.caller.sub,
+      action: `approval:${d.decision}`,
+      resource: `mcp approval ${a.id} ${a.server}__${a.tool}`,
+      result: status === 'approved' ? 'allow' : 'deny',
+      reason: (d.reason ?? status).slice(0, 1024),
+      tenantId: a.callerTenant,
     });
     // The decision signed on the execution chain: a receipt of the call can point at it.
     const claim = executionClaim({
-      subject: d.caller.sub, scope: ['approval:decide'], module: 'mcp:approvals', action: d.decision,
-      input: { approval: a.id, callerSub: a.callerSub, server: a.server, tool: a.tool, argsDigest: a.argsDigest, policyVersion: a.policyVersion, expiresAt: a.expiresAt },
+      subject: d.caller.sub,
+      scope: ['approval:decide'],
+      module: 'mcp:approvals',
+      action: d.decision,
+      input: {
+        approval: a.id,
+        callerSub: a.callerSub,
+        server: a.server,
+        tool: a.tool,
+        argsDigest: a.argsDigest,
+        policyVersion: a.policyVersion,
+        expiresAt: a.expiresAt,
+      },
       output: { status, decidedBy: decided.decidedBy, decidedAt: decided.decidedAt, reason: decided.decisionReason },
       outcome: 'success',
-      governance: { policyRef: `rule ${a.ruleIndex}${a.ruleName !== null ? ` (${a.ruleName})` : ''}`, policyVersion: a.policyVersion, decision: status, evidence: [`approval:${a.id}`], evaluatedBy: 'mcp-gateway' },
+      governance: {
+        policyRef: `rule ${a.ruleIndex}${a.ruleName !== null ? ` (${a.ruleName})` : ''}`,
+        policyVersion: a.policyVersion,
+        decision: status,
+        evidence: [`approval:${a.id}`],
+        evaluatedBy: 'mcp-gateway',
+      },
     });
     if (!claim.ok) return decided;
     const attested = { jti: d.caller.jti ?? null, sub: d.caller.sub, scope: [...d.caller.scope], proven: false, tenantId: d.caller.tenantId ?? null };

@@ -35,7 +35,7 @@ export async function insertPending(pool: DatabasePool, h: Hold): Promise<Approv
     values (${id}, 'pending', ${h.callerSub}, ${h.callerTenant}, ${h.server}, ${h.tool}, ${sql.jsonb(h.args as never)}, ${h.argsDigest}, ${h.policyVersion},
       ${h.ruleIndex}, ${h.ruleName}, ${h.approvers}, now() + make_interval(secs => ${h.ttlSeconds}))
     on conflict (caller_sub, server, tool, args_digest, policy_version) where status = 'pending' do nothing`);
-  return await latestOfBinding(pool, h) as Approval;
+  return (await latestOfBinding(pool, h)) as Approval;
 }
 
 /** Approved → used, once: of two racing identical calls only one gets the row. */
@@ -49,7 +49,10 @@ export async function getApproval(db: CommonQueryMethods, id: string): Promise<A
 }
 
 /** Pending → approved or denied, once; null when it was no longer pending (decided, or expired). */
-export async function recordDecision(db: CommonQueryMethods, d: { id: string; status: 'approved' | 'denied'; by: string; reason: string | null }): Promise<Approval | null> {
+export async function recordDecision(
+  db: CommonQueryMethods,
+  d: { id: string; status: 'approved' | 'denied'; by: string; reason: string | null },
+): Promise<Approval | null> {
   return db.maybeOne(sql.type(Row)`update mcp_approvals set status = ${d.status}, decided_by = ${d.by}, decided_at = now(), decision_reason = ${d.reason}
     where id = ${d.id} and status = 'pending' and expires_at > now() returning ${COLUMNS}`);
 }
@@ -60,7 +63,9 @@ export async function setDecisionTrace(db: CommonQueryMethods, id: string, trace
 
 /** The record of the call a used approval let run; set once. */
 export async function setCallTrace(db: CommonQueryMethods, id: string, traceId: string): Promise<Approval | null> {
-  return db.maybeOne(sql.type(Row)`update mcp_approvals set call_trace = ${traceId} where id = ${id} and status = 'used' and call_trace is null returning ${COLUMNS}`);
+  return db.maybeOne(
+    sql.type(Row)`update mcp_approvals set call_trace = ${traceId} where id = ${id} and status = 'used' and call_trace is null returning ${COLUMNS}`,
+  );
 }
 
 /** `tenantId`: a tenant's reader sees its own tenant's requests only (as GET /audit). */
@@ -71,12 +76,18 @@ export async function listApprovals(db: CommonQueryMethods, f: Static<typeof App
     f.tool !== undefined ? sql.fragment`and tool = ${f.tool}` : sql.fragment``,
     f.caller !== undefined ? sql.fragment`and caller_sub = ${f.caller}` : sql.fragment``,
   ];
-  const status = f.status === undefined ? sql.fragment``
-    : f.status === 'expired' ? sql.fragment`and status in ('pending', 'approved') and expires_at <= now()`
-      : f.status === 'pending' || f.status === 'approved' ? sql.fragment`and status = ${f.status} and expires_at > now()`
-        : sql.fragment`and status = ${f.status}`;
-  return [...await db.any(sql.type(Row)`select ${COLUMNS} from mcp_approvals where true ${byTenant} ${byServer} ${byTool} ${byCaller} ${status}
-    order by created_at desc, id desc limit ${f.limit}`)];
+  const status =
+    f.status === undefined
+      ? sql.fragment``
+      : f.status === 'expired'
+        ? sql.fragment`and status in ('pending', 'approved') and expires_at <= now()`
+        : f.status === 'pending' || f.status === 'approved'
+          ? sql.fragment`and status = ${f.status} and expires_at > now()`
+          : sql.fragment`and status = ${f.status}`;
+  return [
+    ...(await db.any(sql.type(Row)`select ${COLUMNS} from mcp_approvals where true ${byTenant} ${byServer} ${byTool} ${byCaller} ${status}
+    order by created_at desc, id desc limit ${f.limit}`)),
+  ];
 }
 
 /**
@@ -90,7 +101,8 @@ export async function chargeBudgets(pool: DatabasePool, charges: readonly Static
   try {
     await pool.transaction(async (tx) => {
       for (const c of charges) {
-        const row = await tx.maybeOne(sql.unsafe`insert into mcp_budget_counts (rule_key, counted_by, window_start, calls) values (${c.key}, ${c.by}, ${c.windowStart}, 1)
+        const row =
+          await tx.maybeOne(sql.unsafe`insert into mcp_budget_counts (rule_key, counted_by, window_start, calls) values (${c.key}, ${c.by}, ${c.windowStart}, 1)
           on conflict (rule_key, counted_by, window_start) do update set calls = mcp_budget_counts.calls + 1 where mcp_budget_counts.calls < ${c.calls}
           returning calls`);
         if (row === null) {

@@ -95,10 +95,13 @@ const matchers = new Map<string, RegExp>();
 function templateMatcher(template: string): RegExp {
   let re = matchers.get(template);
   if (re === undefined) {
-    const source = template.split(/(\{[^}]*\})/).map((part) => {
-      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      return part.startsWith('{+') || part.startsWith('{#') ? '.*' : '[^/]*';
-    }).join('');
+    const source = template
+      .split(/(\{[^}]*\})/)
+      .map((part) => {
+        if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        return part.startsWith('{+') || part.startsWith('{#') ? '.*' : '[^/]*';
+      })
+      .join('');
     re = new RegExp(`^${source}$`);
     matchers.set(template, re);
   }
@@ -110,11 +113,12 @@ type Warn = (what: string, server: string, name: string) => void;
 /** One upstream's lists as the gateway offers them: names and URIs namespaced, each with its scope. */
 export function catalogOfUpstream(config: McpUpstreamConfig, offered: UpstreamCatalog, warn: Warn): GatewayCatalog {
   const server = config.name;
-  const named = <T extends { name: string }>(what: string, items: readonly T[]) => items.filter((item) => {
-    if (NAME.test(item.name)) return true;
-    warn(what, server, item.name);
-    return false;
-  });
+  const named = <T extends { name: string }>(what: string, items: readonly T[]) =>
+    items.filter((item) => {
+      if (NAME.test(item.name)) return true;
+      warn(what, server, item.name);
+      return false;
+    });
   return {
     tools: named('tool', offered.tools).map((t) => {
       const scope = config.scopes[t.name] ?? defaultScope(server, t.name);

@@ -23,25 +23,40 @@ export interface ForwardDeps {
  * it gave it, its trace in `_meta`. Whatever failed on the way (down, timeout, too large, its own
  * JSON-RPC error) is a result with `isError`, traced too: never an MCP error, never a 500.
  */
-export async function forwardCall(deps: ForwardDeps, tool: GatewayTool, args: Record<string, unknown>, { caller, quota }: Allowed, governance?: Governance): Promise<CallToolResult> {
+export async function forwardCall(
+  deps: ForwardDeps,
+  tool: GatewayTool,
+  args: Record<string, unknown>,
+  { caller, quota }: Allowed,
+  governance?: Governance,
+): Promise<CallToolResult> {
   const gateway = deps.gateway as Gateway;
   const outcome = await gateway.call(tool, args);
   const result: CallToolResult = outcome.ok
     ? outcome.result
     : { content: [{ type: 'text', text: `${outcome.error.code}: ${outcome.error.message}` }], isError: true };
   const success = outcome.ok && result.isError !== true;
-  const trace = await traceCall(deps.bus, {
-    scope: tool.scope, module: `mcp:${tool.server}`, action: tool.tool, input: args,
-    output: outcome.ok ? outcome.result : { error: outcome.error }, success,
-    ...(governance !== undefined ? { governance } : {}),
-  }, caller);
+  const trace = await traceCall(
+    deps.bus,
+    {
+      scope: tool.scope,
+      module: `mcp:${tool.server}`,
+      action: tool.tool,
+      input: args,
+      output: outcome.ok ? outcome.result : { error: outcome.error },
+      success,
+      ...(governance !== undefined ? { governance } : {}),
+    },
+    caller,
+  );
   deps.metrics?.call(tool.name, success ? 'success' : 'failure');
   gateway.ledger.record(tool.server, tool.tool, success, String(trace.id), caller.tenantId);
   if (!outcome.ok) deps.logger.info({ tool: tool.name, code: outcome.error.code, reason: outcome.error.message }, 'upstream call failed');
   return {
     ...result,
     _meta: {
-      ...(result._meta ?? {}), [TRACE_META_KEY]: trace,
+      ...(result._meta ?? {}),
+      [TRACE_META_KEY]: trace,
       ...(outcome.ok ? {} : { 'agent-authority-suite/error': outcome.error }),
       ...(quota !== undefined ? { [QUOTA_META_KEY]: quota } : {}),
     },

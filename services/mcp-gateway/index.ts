@@ -52,13 +52,22 @@ export const mcpService = defineService({
         const base = (config.publicUrl ?? listenerUrl('token') ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
         const resource = `${base}/mcp`;
         return {
-          resource, metadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
+          resource,
+          metadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
           audiences: config.audience !== undefined ? [resource, config.audience] : [resource],
         };
       },
     };
     const routes = mcpRoutes({
-      bus, protectedResource, tools: mcpTools, verifier, audit, tenants, meter, logger: mcpLogger, version: MCP_SERVER_VERSION,
+      bus,
+      protectedResource,
+      tools: mcpTools,
+      verifier,
+      audit,
+      tenants,
+      meter,
+      logger: mcpLogger,
+      version: MCP_SERVER_VERSION,
       metrics: mcpMetrics(metrics.service('token').registry),
       ...(gateway !== undefined ? { gateway: gatewayPort(gateway, desk) } : {}),
     });

@@ -23,7 +23,7 @@ describe('CallLedger', () => {
     expect(recent.at(-1)?.traceId).toBe('exec_5');
   });
 
-  it('shows a tenant its own calls only, while the whole view sums every tenant\'s', () => {
+  it("shows a tenant its own calls only, while the whole view sums every tenant's", () => {
     const ledger = new CallLedger();
     ledger.record('everything', 'echo', true, 'exec_a', 'ten_a');
     ledger.record('everything', 'echo', false, 'exec_b', 'ten_b');
@@ -37,7 +37,7 @@ describe('CallLedger', () => {
     expect(all.recent.map((r) => r.traceId)).toEqual(['exec_u', 'exec_b', 'exec_a']);
   });
 
-  it('keeps a quiet tenant\'s latest calls when a busy tenant fills the whole view', () => {
+  it("keeps a quiet tenant's latest calls when a busy tenant fills the whole view", () => {
     const ledger = new CallLedger();
     ledger.record('everything', 'echo', true, 'exec_quiet', 'ten_quiet');
     for (let i = 0; i < RECENT_CALLS; i++) ledger.record('everything', 'echo', true, `exec_${i}`, 'ten_busy');

@@ -23,7 +23,14 @@ export interface RecentCall {
 /** Whose calls a view shows: every tenant's (the admin key, an untenanted token), or one tenant's. */
 export type LedgerView = { readonly all: true } | { readonly tenantId: string };
 
-interface Tally { upstream: string; name: string; success: number; failure: number; lastAt: string; lastTraceId: string }
+interface Tally {
+  upstream: string;
+  name: string;
+  success: number;
+  failure: number;
+  lastAt: string;
+  lastTraceId: string;
+}
 
 /**
  * The traced calls of one process's gateway, per upstream and tool (or prompt, or resource read),
@@ -46,17 +53,17 @@ export class CallLedger {
     const at = new Date().toISOString();
     const tenant = tenantId ?? '';
     let tallies = this.#tallies.get(tenant);
-    if (tallies === undefined) this.#tallies.set(tenant, tallies = new Map());
+    if (tallies === undefined) this.#tallies.set(tenant, (tallies = new Map()));
     const key = `${upstream}\n${name}`;
     let tally = tallies.get(key);
-    if (tally === undefined) tallies.set(key, tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId });
+    if (tally === undefined) tallies.set(key, (tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId }));
     if (success) tally.success++;
     else tally.failure++;
     tally.lastAt = at;
     tally.lastTraceId = traceId;
     const call: RecentCall = { at, upstream, name, outcome: success ? 'success' : 'failure', traceId };
     let recent = this.#recent.get(tenant);
-    if (recent === undefined) this.#recent.set(tenant, recent = []);
+    if (recent === undefined) this.#recent.set(tenant, (recent = []));
     for (const list of [recent, this.#all]) {
       list.unshift(call);
       if (list.length > RECENT_CALLS) list.length = RECENT_CALLS;
@@ -70,10 +77,16 @@ export class CallLedger {
     for (const tallies of sources) {
       for (const [key, t] of tallies) {
         const sum = summed.get(key);
-        if (sum === undefined) { summed.set(key, { ...t }); continue; }
+        if (sum === undefined) {
+          summed.set(key, { ...t });
+          continue;
+        }
         sum.success += t.success;
         sum.failure += t.failure;
-        if (t.lastAt >= sum.lastAt) { sum.lastAt = t.lastAt; sum.lastTraceId = t.lastTraceId; }
+        if (t.lastAt >= sum.lastAt) {
+          sum.lastAt = t.lastAt;
+          sum.lastTraceId = t.lastTraceId;
+        }
       }
     }
     const calls = [...summed.values()].sort((a, b) => a.upstream.localeCompare(b.upstream) || a.name.localeCompare(b.name));

@@ -17,19 +17,26 @@ export function gatewayMetrics(registry: Registry, gateway: Gateway): () => void
     gateways = all;
     byRegistry.set(registry, all);
     const statuses = () => [...all].flatMap((g) => g.statuses());
-    const gauge = (name: string, help: string, value: (s: ReturnType<Gateway['statuses']>[number]) => number) => new Gauge({
-      name, help, labelNames: ['upstream'] as const, registers: [registry],
-      collect() {
-        this.reset();
-        for (const s of statuses()) this.set({ upstream: s.name }, value(s));
-      },
-    });
+    const gauge = (name: string, help: string, value: (s: ReturnType<Gateway['statuses']>[number]) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['upstream'] as const,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const s of statuses()) this.set({ upstream: s.name }, value(s));
+        },
+      });
     gauge('mcp_upstream_up', 'Whether the MCP gateway is connected to the upstream (1) or not (0)', (s) => (s.state === 'ready' ? 1 : 0));
     gauge('mcp_upstream_restarts', 'Connections to the upstream made again since start', (s) => s.restarts);
     gauge('mcp_upstream_in_flight', 'Calls in flight to the upstream', (s) => s.inFlight);
     gauge('mcp_upstream_tools', 'Tools the upstream offers', (s) => s.tools);
     new Gauge({
-      name: 'mcp_upstream_state', help: 'The upstream connection state (1 for the current one)', labelNames: ['upstream', 'state'] as const, registers: [registry],
+      name: 'mcp_upstream_state',
+      help: 'The upstream connection state (1 for the current one)',
+      labelNames: ['upstream', 'state'] as const,
+      registers: [registry],
       collect() {
         this.reset();
         for (const s of statuses()) for (const state of STATES) this.set({ upstream: s.name, state }, s.state === state ? 1 : 0);

@@ -20,7 +20,9 @@ export function listChangedStreams(gateway: Gateway) {
       const who = await authenticate();
       if (!who.ok) return sendError(reply, who.error);
       if (!String(request.headers.accept ?? '').includes('text/event-stream')) {
-        return reply.code(406).send({ error: { code: 'INVALID_REQUEST', message: 'GET /mcp is a text/event-stream of notifications: send Accept: text/event-stream' } });
+        return reply
+          .code(406)
+          .send({ error: { code: 'INVALID_REQUEST', message: 'GET /mcp is a text/event-stream of notifications: send Accept: text/event-stream' } });
       }
       reply.hijack();
       const raw = reply.raw;

@@ -1,7 +1,13 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema, type GetPromptResult, type ReadResourceResult,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  type GetPromptResult,
+  type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { scopeGrants } from '../../core/capability/index.ts';
 import { authorize, QUOTA_META_KEY, type Allowed, type AuthorizeDeps } from '../../edge-mcp/index.ts';
@@ -41,11 +47,21 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
     const grants = await granted();
-    return { resourceTemplates: deps.gateway.catalog().resourceTemplates.filter((r) => grants(r.scope)).map((r) => r.listed) };
+    return {
+      resourceTemplates: deps.gateway
+        .catalog()
+        .resourceTemplates.filter((r) => grants(r.scope))
+        .map((r) => r.listed),
+    };
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     const grants = await granted();
-    return { prompts: deps.gateway.catalog().prompts.filter((p) => grants(p.scope)).map((p) => p.listed) };
+    return {
+      prompts: deps.gateway
+        .catalog()
+        .prompts.filter((p) => grants(p.scope))
+        .map((p) => p.listed),
+    };
   });
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
@@ -59,7 +75,14 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
     const answer = outcome.ok
       ? { ...outcome, result: { ...outcome.result, contents: outcome.result.contents.map((c) => ({ ...c, uri: gatewayUri(target.server, c.uri) })) } }
       : outcome;
-    return attest(deps, answer, allowed, { label, scope: target.scope, upstream: target.server, name: 'resources/read', action: 'resources/read', input: { uri: target.uri } });
+    return attest(deps, answer, allowed, {
+      label,
+      scope: target.scope,
+      upstream: target.server,
+      name: 'resources/read',
+      action: 'resources/read',
+      input: { uri: target.uri },
+    });
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
@@ -71,7 +94,12 @@ export function registerGatewayOffers(server: Server, deps: OffersDeps): void {
     const args = request.params.arguments;
     const outcome = await deps.gateway.getPrompt(prompt, args);
     return attest(deps, outcome, allowed, {
-      label, scope: prompt.scope, upstream: prompt.server, name: `prompts/get ${prompt.prompt}`, action: 'prompts/get', input: { name: prompt.prompt, arguments: args ?? {} },
+      label,
+      scope: prompt.scope,
+      upstream: prompt.server,
+      name: `prompts/get ${prompt.prompt}`,
+      action: 'prompts/get',
+      input: { name: prompt.prompt, arguments: args ?? {} },
     });
   });
 }
@@ -88,11 +116,24 @@ interface Attested {
 }
 
 /** The signed record of a read or get, then its answer with the trace (and quota) in `_meta`, or its failure as an error carrying the trace. */
-async function attest<R extends { _meta?: Record<string, unknown> }>(deps: OffersDeps, outcome: UpstreamOutcome<R>, { caller, quota }: Allowed, call: Attested): Promise<R> {
-  const trace = await traceCall(deps.bus, {
-    scope: call.scope, module: `mcp:${call.upstream}`, action: call.action, input: call.input,
-    output: outcome.ok ? outcome.result : { error: outcome.error }, success: outcome.ok,
-  }, caller);
+async function attest<R extends { _meta?: Record<string, unknown> }>(
+  deps: OffersDeps,
+  outcome: UpstreamOutcome<R>,
+  { caller, quota }: Allowed,
+  call: Attested,
+): Promise<R> {
+  const trace = await traceCall(
+    deps.bus,
+    {
+      scope: call.scope,
+      module: `mcp:${call.upstream}`,
+      action: call.action,
+      input: call.input,
+      output: outcome.ok ? outcome.result : { error: outcome.error },
+      success: outcome.ok,
+    },
+    caller,
+  );
   deps.metrics?.call(call.label, outcome.ok ? 'success' : 'failure');
   deps.gateway.ledger.record(call.upstream, call.name, outcome.ok, String(trace.id), caller.tenantId);
   if (!outcome.ok) {
@@ -110,5 +151,12 @@ async function attest<R extends { _meta?: Record<string, unknown> }>(deps: Offer
  */
 function hiddenNote(hidden: number, what: 'resources'): { _meta?: Record<string, unknown> } {
   if (hidden === 0) return {};
-  return { _meta: { 'suite/hidden': { count: hidden, reason: `${hidden} ${what} not listed: reading one needs mcp:<server>:resources:read (or the scope the gateway's resourceScopes names); a tool scope such as mcp:<server>:* does not grant it (docs/MCP.md, "Scopes")` } } };
+  return {
+    _meta: {
+      'suite/hidden': {
+        count: hidden,
+        reason: `${hidden} ${what} not listed: reading one needs mcp:<server>:resources:read (or the scope the gateway's resourceScopes names); a tool scope such as mcp:<server>:* does not grant it (docs/MCP.md, "Scopes")`,
+      },
+    },
+  };
 }

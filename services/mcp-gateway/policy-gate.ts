@@ -1,6 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
-  argsDigest, budgetCharges, decideCall, describeRule, unmetCondition, type BudgetCharge, type Policy, type RuleRef,
+  argsDigest,
+  budgetCharges,
+  decideCall,
+  describeRule,
+  unmetCondition,
+  type BudgetCharge,
+  type Policy,
+  type RuleRef,
 } from '../../core/gateway-policy/index.ts';
 import type { AuditSink, Principal } from '../../edge-http/index.ts';
 import type { Governance, HoldOpen } from '../../edge-mcp/index.ts';
@@ -32,8 +39,17 @@ export interface ApprovalDesk {
   /** Where a person decides, said to the agent ("GET /approvals on ..."). */
   readonly where: string;
   hold(h: {
-    callerSub: string; callerTenant: string | null; server: string; tool: string; args: Record<string, unknown>;
-    argsDigest: string; policyVersion: string; ruleIndex: number; ruleName: string | null; approvers: string; ttlSeconds: number;
+    callerSub: string;
+    callerTenant: string | null;
+    server: string;
+    tool: string;
+    args: Record<string, unknown>;
+    argsDigest: string;
+    policyVersion: string;
+    ruleIndex: number;
+    ruleName: string | null;
+    approvers: string;
+    ttlSeconds: number;
   }): Promise<{ outcome: 'pending' | 'run' | 'denied'; approval: HeldApproval }>;
   /** Resolves when request `id` is decided (in any process), or after `ms`, whichever is first. */
   decided(id: string, ms: number): Promise<void>;
@@ -48,7 +64,10 @@ const WAIT_TICK_MS = 2000;
 
 export type Gate = { run: true; governance?: Governance; approvalId?: string } | { run: false; result: CallToolResult };
 
-const refusal = (text: string, meta: Record<string, unknown>): Gate => ({ run: false, result: { content: [{ type: 'text', text }], isError: true, _meta: meta } });
+const refusal = (text: string, meta: Record<string, unknown>): Gate => ({
+  run: false,
+  result: { content: [{ type: 'text', text }], isError: true, _meta: meta },
+});
 const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> = {}) => ({ [POLICY_META_KEY]: { version: policy.version, rule, ...extra } });
 
 /**
@@ -58,19 +77,28 @@ const ruleMeta = (policy: Policy, rule: RuleRef, extra: Record<string, unknown> 
  * and holds are audited as denies naming the rule and are tool results with `isError`, never
  * forwarded.
  */
-export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: GatewayTool, args: Record<string, unknown>, caller: Principal, wait?: HoldOpen): Promise<Gate> {
+export async function gateCall(
+  desk: ApprovalDesk,
+  audit: AuditSink,
+  tool: GatewayTool,
+  args: Record<string, unknown>,
+  caller: Principal,
+  wait?: HoldOpen,
+): Promise<Gate> {
   // Read once: the whole call is decided by one version, even if a reload lands meanwhile.
   const { policy } = desk.source;
   const sub = caller.sub ?? 'anonymous';
   const facts = { server: tool.server, tool: tool.tool, args, caller: { sub, scope: caller.scope, tenant: caller.tenantId ?? null }, time: new Date() };
   const resource = `mcp tools/call ${tool.name}`;
-  const deny = (reason: string) => audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
+  const deny = (reason: string) =>
+    audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
   const decision = decideCall(policy, facts);
   if (decision.rule !== undefined) desk.source.hit(policy.version, decision.rule.index);
   let approvalId: string | undefined;
-  let governance: Governance | undefined = decision.rule !== undefined
-    ? { policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'allow', evaluatedBy: 'mcp-gateway' }
-    : undefined;
+  let governance: Governance | undefined =
+    decision.rule !== undefined
+      ? { policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'allow', evaluatedBy: 'mcp-gateway' }
+      : undefined;
 
   if (decision.effect === 'deny') {
     const text = `refused by ${describeRule(decision.rule)} of the gateway's policy: ${decision.reason}`;
@@ -79,10 +107,20 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
   }
   if (decision.effect === 'approve') {
     const digest = argsDigest(args);
-    const hold = () => desk.hold({
-      callerSub: sub, callerTenant: caller.tenantId ?? null, server: tool.server, tool: tool.tool, args, argsDigest: digest,
-      policyVersion: policy.version, ruleIndex: decision.rule.index, ruleName: decision.rule.name ?? null, approvers: decision.approvers, ttlSeconds: decision.ttlSeconds,
-    });
+    const hold = () =>
+      desk.hold({
+        callerSub: sub,
+        callerTenant: caller.tenantId ?? null,
+        server: tool.server,
+        tool: tool.tool,
+        args,
+        argsDigest: digest,
+        policyVersion: policy.version,
+        ruleIndex: decision.rule.index,
+        ruleName: decision.rule.name ?? null,
+        approvers: decision.approvers,
+        ttlSeconds: decision.ttlSeconds,
+      });
     let held: Awaited<ReturnType<ApprovalDesk['hold']>>;
     let waited = false;
     try {
@@ -102,25 +140,37 @@ export async function gateCall(desk: ApprovalDesk, audit: AuditSink, tool: Gatew
       }
     } catch {
       deny('SERVICE_UNAVAILABLE: the approvals desk did not answer');
-      return refusal('SERVICE_UNAVAILABLE: this call needs a person\'s approval and the approvals desk did not answer; nothing was done; try again shortly', {});
+      return refusal("SERVICE_UNAVAILABLE: this call needs a person's approval and the approvals desk did not answer; nothing was done; try again shortly", {});
     }
     const a = held.approval;
-    const meta = { [APPROVAL_META_KEY]: { id: a.id, status: held.outcome === 'run' ? 'approved' : a.status, argsDigest: a.argsDigest, expiresAt: a.expiresAt }, ...ruleMeta(policy, decision.rule) };
+    const meta = {
+      [APPROVAL_META_KEY]: { id: a.id, status: held.outcome === 'run' ? 'approved' : a.status, argsDigest: a.argsDigest, expiresAt: a.expiresAt },
+      ...ruleMeta(policy, decision.rule),
+    };
     if (held.outcome === 'denied') {
       const text = `refused: approval ${a.id} for this exact call was denied by ${a.decidedBy ?? 'an approver'}; it stays denied`;
       deny(text);
       return refusal(text, meta);
     }
     if (held.outcome === 'pending') {
-      const text = `held: this call awaits a person's approval under ${describeRule(decision.rule)} (request ${a.id}, until ${a.expiresAt}); `
-        + `it was not run${waited ? ', and no one decided it while this call waited' : ''}. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
+      const text =
+        `held: this call awaits a person's approval under ${describeRule(decision.rule)} (request ${a.id}, until ${a.expiresAt}); ` +
+        `it was not run${waited ? ', and no one decided it while this call waited' : ''}. An approver decides it at ${desk.where}; then make the same call again, with the same arguments, to run it once.`;
       deny(`held for approval ${a.id} under ${describeRule(decision.rule)}`);
       return refusal(text, meta);
     }
     approvalId = a.id;
     governance = {
-      policyRef: describeRule(decision.rule), policyVersion: policy.version, decision: 'approved', evaluatedBy: 'mcp-gateway',
-      evidence: [`approval:${a.id}`, `approver:${a.decidedBy ?? ''}`, `decidedAt:${a.decidedAt ?? ''}`, ...(a.decisionTrace !== null ? [`approvalRecord:${a.decisionTrace}`] : [])],
+      policyRef: describeRule(decision.rule),
+      policyVersion: policy.version,
+      decision: 'approved',
+      evaluatedBy: 'mcp-gateway',
+      evidence: [
+        `approval:${a.id}`,
+        `approver:${a.decidedBy ?? ''}`,
+        `decidedAt:${a.decidedAt ?? ''}`,
+        ...(a.decisionTrace !== null ? [`approvalRecord:${a.decisionTrace}`] : []),
+      ],
     };
   }
 
@@ -162,6 +212,17 @@ export function conditionGate(audit: AuditSink, tool: GatewayTool, args: Record<
   const unmet = unmetCondition(caller.conditions, tool.scope, facts);
   if (unmet === undefined) return undefined;
   const text = `refused by your token's condition on ${unmet.scope} (${unmet.condition}): ${unmet.why}; nothing was done`;
-  audit.record({ subject: sub, action: tool.scope, resource: `mcp tools/call ${tool.name}`, result: 'deny', reason: text.slice(0, 1024), tenantId: caller.tenantId });
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [POLICY_META_KEY]: { tokenCondition: { scope: unmet.scope, condition: unmet.condition } } } };
+  audit.record({
+    subject: sub,
+    action: tool.scope,
+    resource: `mcp tools/call ${tool.name}`,
+    result: 'deny',
+    reason: text.slice(0, 1024),
+    tenantId: caller.tenantId,
+  });
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: { [POLICY_META_KEY]: { tokenCondition: { scope: unmet.scope, condition: unmet.condition } } },
+  };
 }

@@ -31,10 +31,17 @@ export class Gateway {
 
   constructor(configs: readonly McpUpstreamConfig[], logger: Logger) {
     this.#logger = logger.child({ component: 'mcp-gateway' });
-    this.#upstreams = new Map(configs.map((c) => [c.name, new Upstream(c, this.#logger, {
-      catalogChanged: () => this.#rebuild(),
-      stateChanged: (status) => { for (const l of this.#stateListeners) l(status); },
-    })]));
+    this.#upstreams = new Map(
+      configs.map((c) => [
+        c.name,
+        new Upstream(c, this.#logger, {
+          catalogChanged: () => this.#rebuild(),
+          stateChanged: (status) => {
+            for (const l of this.#stateListeners) l(status);
+          },
+        }),
+      ]),
+    );
   }
 
   start(): void {

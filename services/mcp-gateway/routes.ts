@@ -13,22 +13,45 @@ const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pat
  */
 export function approvalRoutes(bus: Bus): EdgeRoutes {
   return (app: EdgeApp) => {
-    app.get('/approvals', {
-      config: { authority: { kind: 'scope', scope: 'approval:read', admin: true } },
-      schema: { querystring: ApprovalFilter, ...operation('mcp', 'listApprovals', 'Held MCP gateway calls: exactly what would run, newest first'), response: { 200: ApprovalList } },
-    }, async (request, reply) => sendResult(reply, await bus.request(s.list, { ...request.query, by: callerOf(request) })));
-    for (const decision of ['approve', 'deny'] as const) {
-      app.post(`/approvals/:id/${decision}`, {
-        config: { authority: { kind: 'token', admin: true } },
+    app.get(
+      '/approvals',
+      {
+        config: { authority: { kind: 'scope', scope: 'approval:read', admin: true } },
         schema: {
-          params: Params, body: Type.Optional(DecideBody),
-          ...operation('mcp', decision === 'approve' ? 'approveApproval' : 'denyApproval',
-            decision === 'approve' ? 'Approve a held call: the same call, made again by its caller, then runs once' : 'Deny a held call: it stays denied'),
-          response: { 200: ApprovalSchema, ...errorsOf(403, 404, 409) },
+          querystring: ApprovalFilter,
+          ...operation('mcp', 'listApprovals', 'Held MCP gateway calls: exactly what would run, newest first'),
+          response: { 200: ApprovalList },
         },
-      }, async (request, reply) => sendResult(reply, await bus.request(s.decide, {
-        id: request.params.id, decision, reason: request.body?.reason ?? null, caller: callerOf(request),
-      })));
+      },
+      async (request, reply) => sendResult(reply, await bus.request(s.list, { ...request.query, by: callerOf(request) })),
+    );
+    for (const decision of ['approve', 'deny'] as const) {
+      app.post(
+        `/approvals/:id/${decision}`,
+        {
+          config: { authority: { kind: 'token', admin: true } },
+          schema: {
+            params: Params,
+            body: Type.Optional(DecideBody),
+            ...operation(
+              'mcp',
+              decision === 'approve' ? 'approveApproval' : 'denyApproval',
+              decision === 'approve' ? 'Approve a held call: the same call, made again by its caller, then runs once' : 'Deny a held call: it stays denied',
+            ),
+            response: { 200: ApprovalSchema, ...errorsOf(403, 404, 409) },
+          },
+        },
+        async (request, reply) =>
+          sendResult(
+            reply,
+            await bus.request(s.decide, {
+              id: request.params.id,
+              decision,
+              reason: request.body?.reason ?? null,
+              caller: callerOf(request),
+            }),
+          ),
+      );
     }
   };
 }

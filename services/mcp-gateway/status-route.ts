@@ -18,11 +18,16 @@ const Iso = Type.String({ format: 'date-time' });
 const Outcome = Type.Union([Type.Literal('success'), Type.Literal('failure')]);
 export const GatewayCallsReply = Type.Object({
   since: Object.assign(Iso, { description: 'When this process started counting (its start)' }),
-  calls: Type.Array(Type.Object({
-    upstream: Type.String(), name: Type.String({ description: 'The upstream\'s tool name, `prompts/get <prompt>` or `resources/read`' }),
-    success: Type.Integer({ minimum: 0 }), failure: Type.Integer({ minimum: 0 }), lastAt: Iso,
-    lastTraceId: Type.String({ description: 'The execution record of the latest call (GET /executions/{id})' }),
-  })),
+  calls: Type.Array(
+    Type.Object({
+      upstream: Type.String(),
+      name: Type.String({ description: "The upstream's tool name, `prompts/get <prompt>` or `resources/read`" }),
+      success: Type.Integer({ minimum: 0 }),
+      failure: Type.Integer({ minimum: 0 }),
+      lastAt: Iso,
+      lastTraceId: Type.String({ description: 'The execution record of the latest call (GET /executions/{id})' }),
+    }),
+  ),
   recent: Type.Array(Type.Object({ at: Iso, upstream: Type.String(), name: Type.String(), outcome: Outcome, traceId: Type.String() })),
 });
 
@@ -41,23 +46,40 @@ export const GATEWAY_READ_SCOPE = 'gateway:read';
  */
 export function upstreamStatusRoute(gateway: Gateway | undefined): EdgeRoutes {
   return (app) => {
-    app.get('/mcp/upstreams', {
-      config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
-      schema: {
-        ...operation('mcp', 'listMcpUpstreams', 'The MCP gateway\'s upstream servers and their connection state'),
-        response: { 200: answer(UpstreamsReply, 'Each upstream of this edge\'s gateway; an empty list when none is configured') },
+    app.get(
+      '/mcp/upstreams',
+      {
+        config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
+        schema: {
+          ...operation('mcp', 'listMcpUpstreams', "The MCP gateway's upstream servers and their connection state"),
+          response: { 200: answer(UpstreamsReply, "Each upstream of this edge's gateway; an empty list when none is configured") },
+        },
       },
-    }, async () => ({ upstreams: gateway?.statuses() ?? [] }));
-    app.get('/mcp/calls', {
-      config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
-      schema: {
-        ...operation('mcp', 'listMcpGatewayCalls', 'The MCP gateway\'s traced calls in this process, per upstream and tool, and the latest ones with their trace ids'),
-        response: { 200: answer(GatewayCallsReply, 'Counted since this process started; empty without upstreams. A token issued under a tenant sees that tenant\'s calls only') },
+      async () => ({ upstreams: gateway?.statuses() ?? [] }),
+    );
+    app.get(
+      '/mcp/calls',
+      {
+        config: { authority: { kind: 'scope', scope: GATEWAY_READ_SCOPE, admin: true } },
+        schema: {
+          ...operation(
+            'mcp',
+            'listMcpGatewayCalls',
+            "The MCP gateway's traced calls in this process, per upstream and tool, and the latest ones with their trace ids",
+          ),
+          response: {
+            200: answer(
+              GatewayCallsReply,
+              "Counted since this process started; empty without upstreams. A token issued under a tenant sees that tenant's calls only",
+            ),
+          },
+        },
       },
-    }, async (request) => {
-      // A tenant's token sees its tenant's calls only; the admin key and untenanted tokens see all.
-      const tenantId = request.principal.tenantId;
-      return gateway?.ledger.snapshot(tenantId !== undefined ? { tenantId } : { all: true }) ?? { since: STARTED, calls: [], recent: [] };
-    });
+      async (request) => {
+        // A tenant's token sees its tenant's calls only; the admin key and untenanted tokens see all.
+        const tenantId = request.principal.tenantId;
+        return gateway?.ledger.snapshot(tenantId !== undefined ? { tenantId } : { all: true }) ?? { since: STARTED, calls: [], recent: [] };
+      },
+    );
   };
 }

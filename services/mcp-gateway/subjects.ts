@@ -8,7 +8,11 @@ import { ApprovalFilter, ApprovalList, ApprovalSchema, BudgetAnswer, BudgetReque
  */
 export const approvalSubjects = {
   hold: requestSubject('suite.approvals.hold', HoldRequest, HoldAnswer),
-  list: requestSubject('suite.approvals.list', Type.Object({ ...ApprovalFilter.properties, caller: Type.Optional(Type.String()), by: CallerSchema }), ApprovalList),
+  list: requestSubject(
+    'suite.approvals.list',
+    Type.Object({ ...ApprovalFilter.properties, caller: Type.Optional(Type.String()), by: CallerSchema }),
+    ApprovalList,
+  ),
   decide: requestSubject('suite.approvals.decide', DecideRequest, ApprovalSchema),
   budget: requestSubject('suite.approvals.budget', BudgetRequest, BudgetAnswer),
   /** Internal (not a public event): a request was decided; a gateway holding that call open resumes. */

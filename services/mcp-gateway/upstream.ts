@@ -3,8 +3,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  ErrorCode, McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema,
-  type CallToolResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool,
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpUpstreamConfig } from '../../config/index.ts';
@@ -104,8 +114,14 @@ export class Upstream {
   status(): UpstreamStatus {
     const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
     return {
-      name: this.config.name, transport: this.config.transport.kind, state: this.#state, tools: this.#catalog.tools.length,
-      restarts: this.#restarts, inFlight: this.#slots.busy, lastError: this.#lastError, pid: this.#state === 'ready' ? pid : null,
+      name: this.config.name,
+      transport: this.config.transport.kind,
+      state: this.#state,
+      tools: this.#catalog.tools.length,
+      restarts: this.#restarts,
+      inFlight: this.#slots.busy,
+      lastError: this.#lastError,
+      pid: this.#state === 'ready' ? pid : null,
     };
   }
 
@@ -129,10 +145,20 @@ export class Upstream {
     const { name, timeoutMs, maxResultBytes } = this.config;
     const client = this.#client;
     if (this.#state !== 'ready' || client === undefined) {
-      return { ok: false, error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} is ${this.#state}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly` } };
+      return {
+        ok: false,
+        error: {
+          code: 'PROVIDER_UNAVAILABLE',
+          message: `upstream ${name} is ${this.#state}${this.#lastError ? ` (${this.#lastError})` : ''}; try again shortly`,
+        },
+      };
     }
     const deadline = Date.now() + timeoutMs;
-    const timedOut = (): UpstreamOutcome<R> => ({ ok: false, timedOut: true, error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} did not answer within ${timeoutMs} ms` } });
+    const timedOut = (): UpstreamOutcome<R> => ({
+      ok: false,
+      timedOut: true,
+      error: { code: 'PROVIDER_UNAVAILABLE', message: `upstream ${name} did not answer within ${timeoutMs} ms` },
+    });
     if (!(await this.#slots.acquire(timeoutMs))) return timedOut();
     try {
       const remaining = Math.max(1, deadline - Date.now());
@@ -140,7 +166,11 @@ export class Upstream {
       const result = await send(client, { timeout: remaining, maxTotalTimeout: remaining });
       const bytes = Buffer.byteLength(JSON.stringify(result));
       if (bytes > maxResultBytes) {
-        return { ok: false, tooLarge: true, error: { code: 'PROVIDER_REJECTED', message: `upstream ${name} answered ${bytes} bytes, over its limit of ${maxResultBytes}` } };
+        return {
+          ok: false,
+          tooLarge: true,
+          error: { code: 'PROVIDER_REJECTED', message: `upstream ${name} answered ${bytes} bytes, over its limit of ${maxResultBytes}` },
+        };
       }
       return { ok: true, result, bytes };
     } catch (err) {
@@ -159,9 +189,10 @@ export class Upstream {
   async #connect(): Promise<void> {
     if (this.#state === 'stopped') return;
     const t = this.config.transport;
-    const transport = t.kind === 'stdio'
-      ? new StdioClientTransport({ command: t.command, args: [...t.args], env: { ...t.env }, ...(t.cwd !== undefined ? { cwd: t.cwd } : {}), stderr: 'pipe' })
-      : new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
+    const transport =
+      t.kind === 'stdio'
+        ? new StdioClientTransport({ command: t.command, args: [...t.args], env: { ...t.env }, ...(t.cwd !== undefined ? { cwd: t.cwd } : {}), stderr: 'pipe' })
+        : new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: { ...t.headers } } });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const reread = () => {
       this.#refreshCatalog(client).catch((err: unknown) => this.#logger.warn({ err: String(err) }, 'upstream lists could not be read again'));
@@ -185,7 +216,9 @@ export class Upstream {
       this.#lastError = null;
       this.#setState('ready');
       this.#keepalive = setInterval(() => {
-        client.ping({ timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) }).catch((err: unknown) => this.#lost(client, `keep-alive ping failed: ${String(err).slice(0, 200)}`));
+        client
+          .ping({ timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) })
+          .catch((err: unknown) => this.#lost(client, `keep-alive ping failed: ${String(err).slice(0, 200)}`));
       }, KEEPALIVE_MS);
       this.#keepalive.unref();
     } catch (err) {
@@ -215,10 +248,28 @@ export class Upstream {
     const options = { timeout: Math.max(this.config.timeoutMs, HOUSEKEEPING_TIMEOUT_MS) };
     const offers = client.getServerCapabilities() ?? {};
     const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-      allPages((cursor) => client.listTools(cursor, options), (r) => r.tools),
-      offers.resources ? allPages((cursor) => client.listResources(cursor, options), (r) => r.resources) : [],
-      offers.resources ? allPages((cursor) => client.listResourceTemplates(cursor, options), (r) => r.resourceTemplates) : [],
-      offers.prompts ? allPages((cursor) => client.listPrompts(cursor, options), (r) => r.prompts) : [],
+      allPages(
+        (cursor) => client.listTools(cursor, options),
+        (r) => r.tools,
+      ),
+      offers.resources
+        ? allPages(
+            (cursor) => client.listResources(cursor, options),
+            (r) => r.resources,
+          )
+        : [],
+      offers.resources
+        ? allPages(
+            (cursor) => client.listResourceTemplates(cursor, options),
+            (r) => r.resourceTemplates,
+          )
+        : [],
+      offers.prompts
+        ? allPages(
+            (cursor) => client.listPrompts(cursor, options),
+            (r) => r.prompts,
+          )
+        : [],
     ]);
     if (this.#client !== client) return;
     this.#catalog = { tools, resources, resourceTemplates, prompts };
@@ -233,7 +284,10 @@ export class Upstream {
 }
 
 /** Every page of one list, bounded: a server that pages for ever does not hold the gateway. */
-async function allPages<P extends { nextCursor?: string | undefined }, T>(list: (params: { cursor: string } | undefined) => Promise<P>, items: (page: P) => readonly T[]): Promise<T[]> {
+async function allPages<P extends { nextCursor?: string | undefined }, T>(
+  list: (params: { cursor: string } | undefined) => Promise<P>,
+  items: (page: P) => readonly T[],
+): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {

@@ -45,25 +45,58 @@ export class OAuthActor extends BusActor {
       d.bus.serve(s.devicePage, ({ data }) => replyOf(() => handleDevicePage(d, data), unexpected), queue),
       d.bus.serve(s.deviceAuthorization, ({ data }) => replyOf(() => handleDeviceAuthorization(d, data), unexpected), queue),
       d.bus.serve(s.register, ({ data }) => replyOf(() => registerClient(d, data), unexpected), queue),
-      d.bus.serve(s.listClients, ({ data }) => replyOf(async () => ({
-        clients: await listClients(d.storage.pool, data.limit, data.offset, data.caller.tenantId),
-      }), unexpected), queue),
-      d.bus.serve(s.dpopFirstUse, ({ data }) => replyOf(async () => ({
-        first: await firstUseOfJti(d.storage.pool, `dpop-edge:${data.jkt}`, data.jti, data.exp),
-      }), unexpected), queue),
+      d.bus.serve(
+        s.listClients,
+        ({ data }) =>
+          replyOf(
+            async () => ({
+              clients: await listClients(d.storage.pool, data.limit, data.offset, data.caller.tenantId),
+            }),
+            unexpected,
+          ),
+        queue,
+      ),
+      d.bus.serve(
+        s.dpopFirstUse,
+        ({ data }) =>
+          replyOf(
+            async () => ({
+              first: await firstUseOfJti(d.storage.pool, `dpop-edge:${data.jkt}`, data.jti, data.exp),
+            }),
+            unexpected,
+          ),
+        queue,
+      ),
       d.bus.serve(s.listIssuers, () => replyOf(async () => issuersView(d.federation?.trust), unexpected), queue),
-      d.bus.serve(s.listGrants, ({ data }) => replyOf(async () => ({
-        grants: await listGrantLog(d.storage.pool, data.limit, data.caller.tenantId),
-      }), unexpected), queue),
-      d.bus.serve(s.deleteClient, ({ data }) => replyOf(async () => {
-        const deleted = await deleteClient(d.storage.pool, data.clientId, data.caller.tenantId);
-        if (!deleted) throw new SuiteError('NOT_FOUND', `no client ${clipText(data.clientId, 100)}`);
-        await d.audit.recordAndWait({
-          subject: data.caller.sub, action: 'oauth:client:delete', resource: `oauth:client:${data.clientId}`, result: 'allow',
-          reason: 'client deleted; its tokens stay valid until they expire or are revoked', tenantId: data.caller.tenantId ?? null,
-        });
-        return { deleted, clientId: data.clientId };
-      }, unexpected), queue),
+      d.bus.serve(
+        s.listGrants,
+        ({ data }) =>
+          replyOf(
+            async () => ({
+              grants: await listGrantLog(d.storage.pool, data.limit, data.caller.tenantId),
+            }),
+            unexpected,
+          ),
+        queue,
+      ),
+      d.bus.serve(
+        s.deleteClient,
+        ({ data }) =>
+          replyOf(async () => {
+            const deleted = await deleteClient(d.storage.pool, data.clientId, data.caller.tenantId);
+            if (!deleted) throw new SuiteError('NOT_FOUND', `no client ${clipText(data.clientId, 100)}`);
+            await d.audit.recordAndWait({
+              subject: data.caller.sub,
+              action: 'oauth:client:delete',
+              resource: `oauth:client:${data.clientId}`,
+              result: 'allow',
+              reason: 'client deleted; its tokens stay valid until they expire or are revoked',
+              tenantId: data.caller.tenantId ?? null,
+            });
+            return { deleted, clientId: data.clientId };
+          }, unexpected),
+        queue,
+      ),
     ];
   }
 }

@@ -58,7 +58,10 @@ interface Requested {
 }
 
 /** An authorization-code request waiting for a person (RFC 6749 §4.1.1, with PKCE's challenge). */
-export async function insertCodeRequest(db: CommonQueryMethods, r: Requested & { redirectUri: string; state: string; codeChallenge: string }): Promise<Authorization> {
+export async function insertCodeRequest(
+  db: CommonQueryMethods,
+  r: Requested & { redirectUri: string; state: string; codeChallenge: string },
+): Promise<Authorization> {
   return db.one(sql.type(Row)`insert into oauth_authorizations
     (request_id, kind, client_id, scope, resource, max_lifetime_seconds, csrf_secret, expires_at, redirect_uri, state, code_challenge)
     values (${randomUUID()}, 'code', ${r.clientId}, ${sql.array([...r.scope], 'text')}, ${r.resource ?? null}, ${r.maxLifetimeSeconds},
@@ -70,8 +73,10 @@ export async function insertCodeRequest(db: CommonQueryMethods, r: Requested & {
  * A device authorization (RFC 8628 §3.2): its device code (returned once, stored hashed) and a user
  * code nobody else's live request holds (a collision with a stored one draws again).
  */
-export async function insertDeviceRequest(db: CommonQueryMethods, r: Requested & { lifetimeSeconds: number; intervalSeconds: number }):
-  Promise<{ authorization: Authorization; deviceCode: string; userCode: string }> {
+export async function insertDeviceRequest(
+  db: CommonQueryMethods,
+  r: Requested & { lifetimeSeconds: number; intervalSeconds: number },
+): Promise<{ authorization: Authorization; deviceCode: string; userCode: string }> {
   const deviceCode = randomBytes(32).toString('base64url');
   for (let attempt = 0; ; attempt++) {
     const userCode = newUserCode();
@@ -105,8 +110,12 @@ export interface Decision {
  * A person's decision on a pending request, taken once (a second submission finds it decided). An
  * approved code request gets its code here: returned once, stored hashed, redeemable for a minute.
  */
-export async function decide(db: CommonQueryMethods, requestId: string, decision: Decision | 'deny', now: number):
-  Promise<{ ok: true; code?: string } | { ok: false }> {
+export async function decide(
+  db: CommonQueryMethods,
+  requestId: string,
+  decision: Decision | 'deny',
+  now: number,
+): Promise<{ ok: true; code?: string } | { ok: false }> {
   if (decision === 'deny') {
     const r = await db.query(sql.unsafe`update oauth_authorizations set status = 'denied'
       where request_id = ${requestId} and status = 'pending' and expires_at > to_timestamp(${now})`);
@@ -159,17 +168,26 @@ export async function spendCode(pool: DatabasePool, code: string, now: number, b
  * One poll of a device code (RFC 8628 §3.5), decided on the row under lock: the answer, with the
  * poll time and a slowed interval stored; an approved authorization is spent by the poll that issues.
  */
-export async function pollDeviceCode(pool: DatabasePool, deviceCode: string, now: number, clientId: string):
-  Promise<{ kind: 'unknown' } | { kind: 'answer'; answer: PollAnswer; authorization: Authorization }> {
+export async function pollDeviceCode(
+  pool: DatabasePool,
+  deviceCode: string,
+  now: number,
+  clientId: string,
+): Promise<{ kind: 'unknown' } | { kind: 'answer'; answer: PollAnswer; authorization: Authorization }> {
   return pool.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(Row)`select ${COLUMNS} from oauth_authorizations where device_code_hash = ${hashOf(deviceCode)} for update`);
     // Another client's device code is as unknown as none (and its polling state is left alone).
     if (row === null || row.clientId !== clientId) return { kind: 'unknown' };
     const status = row.status === 'revoked' ? 'spent' : row.status;
-    const answer = answerPoll({
-      status: status as 'pending' | 'approved' | 'denied' | 'spent', expiresAt: row.expiresAt, intervalSeconds: row.intervalSeconds ?? 5,
-      ...(row.lastPolledAt !== null ? { lastPolledAt: row.lastPolledAt } : {}),
-    }, now);
+    const answer = answerPoll(
+      {
+        status: status as 'pending' | 'approved' | 'denied' | 'spent',
+        expiresAt: row.expiresAt,
+        intervalSeconds: row.intervalSeconds ?? 5,
+        ...(row.lastPolledAt !== null ? { lastPolledAt: row.lastPolledAt } : {}),
+      },
+      now,
+    );
     const interval = answer.answer === 'slow_down' ? answer.intervalSeconds : row.intervalSeconds;
     await tx.query(sql.unsafe`update oauth_authorizations set last_polled_at = to_timestamp(${now}), interval_seconds = ${interval},
       status = ${answer.answer === 'issue' ? 'spent' : row.status} where request_id = ${row.requestId}`);

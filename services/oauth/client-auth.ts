@@ -24,8 +24,11 @@ export interface ClientAuthInput {
  */
 export type ClientAuthResult = { ok: true; client: OAuthClient; identity?: string } | { ok: false; error: OAuthError; clientId?: string };
 
-const refused = (description: string, clientId?: string): ClientAuthResult =>
-  ({ ok: false, error: oauthError('invalid_client', description), ...(clientId !== undefined ? { clientId } : {}) });
+const refused = (description: string, clientId?: string): ClientAuthResult => ({
+  ok: false,
+  error: oauthError('invalid_client', description),
+  ...(clientId !== undefined ? { clientId } : {}),
+});
 
 /**
  * Client authentication at the token, introspection and revocation endpoints (RFC 6749 §2.3, RFC 7523
@@ -84,7 +87,7 @@ async function byAssertion(db: CommonQueryMethods, input: ClientAuthInput): Prom
     return refused('client_assertion is not a JWT');
   }
   if (typeof claimedId !== 'string' || claimedId === '' || claimedId.length > 256) return refused('client_assertion has no sub');
-  if (params.client_id !== undefined && params.client_id !== claimedId) return refused('client_id differs from the assertion\'s sub');
+  if (params.client_id !== undefined && params.client_id !== claimedId) return refused("client_id differs from the assertion's sub");
   const client = await findClient(db, claimedId);
   if (client === null || client.tokenEndpointAuthMethod !== 'private_key_jwt' || client.jwks === null) {
     return refused('client authentication failed', claimedId);

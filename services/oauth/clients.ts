@@ -8,7 +8,10 @@ export const OAuthClientSchema = Type.Object({
   clientId: Type.String(),
   clientName: Type.String(),
   tokenEndpointAuthMethod: Type.Union([
-    Type.Literal('client_secret_basic'), Type.Literal('client_secret_post'), Type.Literal('private_key_jwt'), Type.Literal('none'),
+    Type.Literal('client_secret_basic'),
+    Type.Literal('client_secret_post'),
+    Type.Literal('private_key_jwt'),
+    Type.Literal('none'),
   ]),
   grantTypes: Type.Array(Type.String()),
   redirectUris: Type.Array(Type.String()),

@@ -2,7 +2,15 @@ import type { Static } from 'typebox';
 import { clipText, type Caller } from '../../bus/index.ts';
 import { scopeGrants } from '../../core/capability/index.ts';
 import {
-  challengeProblem, consentHeaders, csrfMatches, csrfToken, narrowedConsent, normaliseUserCode, renderConsentPage, renderNoticePage, renderUserCodePage,
+  challengeProblem,
+  consentHeaders,
+  csrfMatches,
+  csrfToken,
+  narrowedConsent,
+  normaliseUserCode,
+  renderConsentPage,
+  renderNoticePage,
+  renderUserCodePage,
 } from '../../core/authorization/index.ts';
 import { DEVICE_CODE_GRANT, oauthError, parseScopeParam, redirectUriMatches, scopeBeyond, type OAuthError } from '../../core/oauth/index.ts';
 import { findClient, type OAuthClient } from './clients.ts';
@@ -37,8 +45,10 @@ function redirectBack(uri: string, params: Record<string, string | undefined>, i
  * ceiling when it registered one (a public client registered openly has none: the person decides),
  * and not empty. `resource` (RFC 8707) checked as the token endpoint does.
  */
-export function requestedScope(client: OAuthClient, params: Readonly<Record<string, string>>):
-  { ok: true; scope: string[]; resource: string | undefined } | { ok: false; error: OAuthError } {
+export function requestedScope(
+  client: OAuthClient,
+  params: Readonly<Record<string, string>>,
+): { ok: true; scope: string[]; resource: string | undefined } | { ok: false; error: OAuthError } {
   const parsed = parseScopeParam(params.scope);
   if (!parsed.ok) return { ok: false, error: oauthError('invalid_scope', parsed.problem) };
   const scope = parsed.scope.length > 0 ? parsed.scope : client.scope;
@@ -54,7 +64,14 @@ export function requestedScope(client: OAuthClient, params: Readonly<Record<stri
 
 /** A refusal of the person-facing flow: an `oauth:authorize` or `oauth:consent` deny entry and a counted outcome. */
 function refusal(deps: OAuthDeps, action: string, subject: string, grantType: string, error: OAuthError, tenantId: string | null = null): void {
-  deps.audit.record({ subject, action, resource: `grant:${grantType}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
+  deps.audit.record({
+    subject,
+    action,
+    resource: `grant:${grantType}`,
+    result: 'deny',
+    reason: clipText(`${error.error}: ${error.error_description}`, 1024),
+    tenantId,
+  });
   deps.counter.inc({ grant_type: grantType, outcome: error.error });
 }
 
@@ -87,7 +104,8 @@ export async function handleAuthorize(deps: OAuthDeps, req: AuthorizeRequest): P
   const client = clientId.length <= 256 ? await findClient(deps.storage.pool, clientId) : null;
   if (client === null) return refuseHere(oauthError('invalid_client', 'unknown client_id'));
   if (q.redirect_uri === undefined) return refuseHere(oauthError('invalid_request', 'redirect_uri is required'));
-  if (!redirectUriMatches(client.redirectUris, q.redirect_uri)) return refuseHere(oauthError('invalid_request', 'redirect_uri is not one this client registered'));
+  if (!redirectUriMatches(client.redirectUris, q.redirect_uri))
+    return refuseHere(oauthError('invalid_request', 'redirect_uri is not one this client registered'));
   const back = (error: OAuthError) => {
     refusal(deps, 'oauth:authorize', client.clientId, grant, error, client.tenantId);
     return redirectBack(q.redirect_uri!, { error: error.error, error_description: error.error_description, state: q.state }, req.issuer);
@@ -103,16 +121,26 @@ export async function handleAuthorize(deps: OAuthDeps, req: AuthorizeRequest): P
   if (!asked.ok) return back(asked.error);
   const now = Math.floor(deps.clock() / 1000);
   const pending = await insertCodeRequest(deps.storage.pool, {
-    clientId: client.clientId, scope: asked.scope, resource: asked.resource, maxLifetimeSeconds: PERSON_TOKEN_LIFETIME_SECONDS, now,
-    redirectUri: q.redirect_uri, state: q.state, codeChallenge: q.code_challenge!,
+    clientId: client.clientId,
+    scope: asked.scope,
+    resource: asked.resource,
+    maxLifetimeSeconds: PERSON_TOKEN_LIFETIME_SECONDS,
+    now,
+    redirectUri: q.redirect_uri,
+    state: q.state,
+    codeChallenge: q.code_challenge!,
   });
   return html(200, consentPage(pending, client), q.redirect_uri);
 }
 
 function consentPage(a: Authorization, client: OAuthClient, error?: string): string {
   return renderConsentPage({
-    action: CONSENT_PATH, requestId: a.requestId, csrf: csrfToken(csrfSecretOf(a), a.requestId), clientName: client.clientName,
-    scopes: a.scope, maxLifetimeSeconds: a.maxLifetimeSeconds,
+    action: CONSENT_PATH,
+    requestId: a.requestId,
+    csrf: csrfToken(csrfSecretOf(a), a.requestId),
+    clientName: client.clientName,
+    scopes: a.scope,
+    maxLifetimeSeconds: a.maxLifetimeSeconds,
     ...(a.resource !== null ? { resource: a.resource } : {}),
     ...(error !== undefined ? { error } : {}),
   });
@@ -140,7 +168,14 @@ export async function handleConsent(deps: OAuthDeps, req: ConsentRequest): Promi
   }
   const client = await findClient(deps.storage.pool, a.clientId);
   if (a.status !== 'pending' || a.expiresAt <= now || client === null) {
-    refusal(deps, 'oauth:consent', who, grant, oauthError('invalid_request', `the request is ${a.status !== 'pending' ? `already ${a.status}` : 'expired'}`), client?.tenantId ?? null);
+    refusal(
+      deps,
+      'oauth:consent',
+      who,
+      grant,
+      oauthError('invalid_request', `the request is ${a.status !== 'pending' ? `already ${a.status}` : 'expired'}`),
+      client?.tenantId ?? null,
+    );
     return html(400, renderNoticePage('Request no longer pending', 'This request was already decided or has expired. Start again from the application.'));
   }
   const again = (status: number, problem: string) => {
@@ -150,7 +185,12 @@ export async function handleConsent(deps: OAuthDeps, req: ConsentRequest): Promi
   if (req.decision === 'deny') {
     await decide(deps.storage.pool, a.requestId, 'deny', now);
     refusal(deps, 'oauth:consent', who, grant, oauthError('access_denied', `denied ${client.clientId} (${client.clientName})`), client.tenantId);
-    if (a.kind === 'code') return redirectBack(a.redirectUri!, { error: 'access_denied', error_description: 'the person denied the request', state: a.state ?? undefined }, req.issuer);
+    if (a.kind === 'code')
+      return redirectBack(
+        a.redirectUri!,
+        { error: 'access_denied', error_description: 'the person denied the request', state: a.state ?? undefined },
+        req.issuer,
+      );
     return html(200, renderNoticePage('Denied', `${client.clientName} gets nothing. You may close this page.`));
   }
   if (req.decision !== 'approve') return again(400, 'Choose Approve or Deny.');
@@ -163,11 +203,23 @@ export async function handleConsent(deps: OAuthDeps, req: ConsentRequest): Promi
     if (beyond !== undefined) return again(403, `You cannot approve ${beyond}: your token does not hold it.`);
   }
   const tenantId = req.approver.tenantId ?? client.tenantId ?? null;
-  const decided = await decide(deps.storage.pool, a.requestId, { approvedBy: req.approver.sub, scope: narrowed.scope, lifetimeSeconds: narrowed.lifetimeSeconds, tenantId }, now);
+  const decided = await decide(
+    deps.storage.pool,
+    a.requestId,
+    { approvedBy: req.approver.sub, scope: narrowed.scope, lifetimeSeconds: narrowed.lifetimeSeconds, tenantId },
+    now,
+  );
   if (!decided.ok) return html(400, renderNoticePage('Request no longer pending', 'This request was decided meanwhile or has expired.'));
   await deps.audit.recordAndWait({
-    subject: req.approver.sub, action: 'oauth:consent', resource: `grant:${grant}`, result: 'allow', tenantId,
-    reason: clipText(`approved ${client.clientId} (${client.clientName}) scope ${narrowed.scope.join(' ')} for ${narrowed.lifetimeSeconds} s${a.resource !== null ? ` at ${a.resource}` : ''}${narrowed.scope.length < a.scope.length ? `, narrowed from ${a.scope.join(' ')}` : ''}`, 1024),
+    subject: req.approver.sub,
+    action: 'oauth:consent',
+    resource: `grant:${grant}`,
+    result: 'allow',
+    tenantId,
+    reason: clipText(
+      `approved ${client.clientId} (${client.clientName}) scope ${narrowed.scope.join(' ')} for ${narrowed.lifetimeSeconds} s${a.resource !== null ? ` at ${a.resource}` : ''}${narrowed.scope.length < a.scope.length ? `, narrowed from ${a.scope.join(' ')}` : ''}`,
+      1024,
+    ),
   });
   deps.counter.inc({ grant_type: grant, outcome: 'consented' });
   if (a.kind === 'code') return redirectBack(a.redirectUri!, { code: decided.code, state: a.state ?? undefined }, req.issuer);
@@ -179,9 +231,15 @@ export async function handleConsent(deps: OAuthDeps, req: ConsentRequest): Promi
  * consent page as the code grant's for the device's request.
  */
 export async function handleDevicePage(deps: OAuthDeps, req: DevicePageRequest): Promise<Page> {
-  const entry = (status: number, error?: string) => html(status, renderUserCodePage({
-    action: DEVICE_PAGE_PATH, ...(error !== undefined ? { error } : {}), ...(req.userCode !== undefined ? { userCode: req.userCode.slice(0, 20) } : {}),
-  }));
+  const entry = (status: number, error?: string) =>
+    html(
+      status,
+      renderUserCodePage({
+        action: DEVICE_PAGE_PATH,
+        ...(error !== undefined ? { error } : {}),
+        ...(req.userCode !== undefined ? { userCode: req.userCode.slice(0, 20) } : {}),
+      }),
+    );
   if (req.framed === true) return framedRefusal(deps, 'anonymous', DEVICE_CODE_GRANT);
   if (req.userCode === undefined) return entry(200);
   const userCode = normaliseUserCode(req.userCode);
@@ -192,6 +250,6 @@ export async function handleDevicePage(deps: OAuthDeps, req: DevicePageRequest):
     return entry(400, 'That code is not waiting for approval: check it, or start again on the device.');
   }
   const client = await findClient(deps.storage.pool, a.clientId);
-  if (client === null) return entry(400, 'The device\'s application is no longer registered.');
+  if (client === null) return entry(400, "The device's application is no longer registered.");
   return html(200, consentPage(a, client));
 }

@@ -25,17 +25,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const parsed = parseTrustedIssuers(JSON.stringify({ issuers: [{ issuer, jwksUri: `${issuer}/jwks`, audience: 'suite', subjects: [{ match: 'ci:*', scope: ['tool:deploy:*'] }] }] }));
+  const parsed = parseTrustedIssuers(
+    JSON.stringify({ issuers: [{ issuer, jwksUri: `${issuer}/jwks`, audience: 'suite', subjects: [{ match: 'ci:*', scope: ['tool:deploy:*'] }] }] }),
+  );
   if (!parsed.ok) throw new Error(parsed.message);
   trust = parsed.config;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const token = (key: Pair, kid: string) => new SignJWT({ sub: 'ci:deploy', aud: 'suite', iss: issuer })
-  .setProtectedHeader({ alg: 'ES256', kid }).setIssuedAt().setExpirationTime('5m').sign(key.privateKey);
+const token = (key: Pair, kid: string) =>
+  new SignJWT({ sub: 'ci:deploy', aud: 'suite', iss: issuer })
+    .setProtectedHeader({ alg: 'ES256', kid })
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(key.privateKey);
 const now = () => Math.floor(Date.now() / 1000);
 
-describe('a trusted issuer\'s jwksUri', () => {
+describe("a trusted issuer's jwksUri", () => {
   it('is fetched through the outbound guard once, cached, and fetched again when a token names an unknown kid', async () => {
     const guard = createOutboundGuard({ policy: outboundPolicy({ allowList: undefined, distributed: false, production: false }) });
     const federation = createFederation(trust, guard, { cooldownMs: 0 });
@@ -59,7 +65,7 @@ describe('a trusted issuer\'s jwksUri', () => {
     try {
       fetches = 0;
       const r = await verifySubjectToken(await token(first, 'k1'), trust, federation.keysFor, now());
-      expect(r).toEqual({ ok: false, reason: 'subject_token refused: the issuer\'s keys may not be fetched (outbound policy)' });
+      expect(r).toEqual({ ok: false, reason: "subject_token refused: the issuer's keys may not be fetched (outbound policy)" });
       expect(fetches).toBe(0);
     } finally {
       await federation.close();

@@ -25,10 +25,14 @@ export interface Federation {
 export function createFederation(trust: TrustedIssuers, guard: OutboundGuard, options: { cooldownMs?: number } = {}): Federation {
   const fetchThroughGuard: FetchImplementation = async (url, options) => {
     const headers: Record<string, string> = { accept: 'application/json' };
-    new Headers(options.headers).forEach((value, name) => { headers[name] = value; });
+    new Headers(options.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
     const res = await guardedRequest(guard, {
-      url, headers,
-      timeoutMs: JWKS_TIMEOUT_MS, maxBodyBytes: MAX_JWKS_BYTES + 1,
+      url,
+      headers,
+      timeoutMs: JWKS_TIMEOUT_MS,
+      maxBodyBytes: MAX_JWKS_BYTES + 1,
     });
     if (res.truncated || res.body.length > MAX_JWKS_BYTES) throw new Error(`the JWKS at ${url} is larger than ${MAX_JWKS_BYTES} bytes`);
     return new Response(new Uint8Array(res.body), { status: res.status, headers: { 'content-type': 'application/json' } });

@@ -7,10 +7,10 @@ export const GrantLogEntrySchema = Type.Object({
   at: Type.String({ description: 'When it was decided (ISO 8601)' }),
   grantType: Type.String(),
   clientId: Type.String({ description: 'The client that asked (anonymous when none could be named)' }),
-  sub: Type.String({ description: 'The issued token\'s subject; for a refusal, the client that asked' }),
+  sub: Type.String({ description: "The issued token's subject; for a refusal, the client that asked" }),
   outcome: Type.Union([Type.Literal('granted'), Type.Literal('refused')]),
   error: Type.Optional(Type.String({ description: 'The RFC 6749 error code of a refusal' })),
-  scope: Type.Array(Type.String(), { description: 'Granted: the token\'s scope; refused: what was asked' }),
+  scope: Type.Array(Type.String(), { description: "Granted: the token's scope; refused: what was asked" }),
 });
 export type GrantLogEntry = Static<typeof GrantLogEntrySchema>;
 
@@ -34,10 +34,17 @@ export async function insertGrantLog(db: CommonQueryMethods, row: GrantLogRow): 
       ${sql.array(scope, 'text')}, ${row.tenantId})`);
 }
 
-const Row = rowSchema(Type.Object({
-  at: Type.String(), grantType: Type.String(), clientId: Type.String(), sub: Type.String(),
-  outcome: Type.Union([Type.Literal('granted'), Type.Literal('refused')]), error: Type.Union([Type.String(), Type.Null()]), scope: Type.Array(Type.String()),
-}));
+const Row = rowSchema(
+  Type.Object({
+    at: Type.String(),
+    grantType: Type.String(),
+    clientId: Type.String(),
+    sub: Type.String(),
+    outcome: Type.Union([Type.Literal('granted'), Type.Literal('refused')]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    scope: Type.Array(Type.String()),
+  }),
+);
 
 /** Newest first; a tenant's caller sees its tenant's rows only (as the client list). */
 export async function listGrantLog(db: CommonQueryMethods, limit: number, tenantId: string | undefined): Promise<GrantLogEntry[]> {

@@ -21,24 +21,51 @@ export const oauthService = defineService({
     if (!ctx.has('actor:oauth')) return {};
     if (ctx.checker === undefined) throw new Error('actor:oauth needs the process to check tokens');
     const registry = ctx.metrics.service('token').registry;
-    const counter = (registry.getSingleMetric('suite_oauth_grants_total') as Counter<'grant_type' | 'outcome'> | undefined) ?? new Counter({
-      name: 'suite_oauth_grants_total', help: 'Token endpoint requests, by grant type and outcome (issued, or the RFC 6749 error)',
-      labelNames: ['grant_type', 'outcome'] as const, registers: [registry],
-    });
+    const counter =
+      (registry.getSingleMetric('suite_oauth_grants_total') as Counter<'grant_type' | 'outcome'> | undefined) ??
+      new Counter({
+        name: 'suite_oauth_grants_total',
+        help: 'Token endpoint requests, by grant type and outcome (issued, or the RFC 6749 error)',
+        labelNames: ['grant_type', 'outcome'] as const,
+        registers: [registry],
+      });
     const { config } = ctx;
     // The trusted-issuer file was checked when the configuration was read (config/trusted-issuers.ts).
-    const federation = config.oauthTrustedIssuers === undefined ? undefined : createFederation(config.oauthTrustedIssuers, createOutboundGuard({
-      policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
-    }));
+    const federation =
+      config.oauthTrustedIssuers === undefined
+        ? undefined
+        : createFederation(
+            config.oauthTrustedIssuers,
+            createOutboundGuard({
+              policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
+            }),
+          );
     const actor = new OAuthActor({
-      bus: ctx.bus, storage: ctx.storage, ring: ctx.ring, audit: ctx.audit, checker: ctx.checker,
-      logger: ctx.logger.child({ component: 'oauth' }), audience: ctx.config.audience, counter, clock: Date.now, federation,
+      bus: ctx.bus,
+      storage: ctx.storage,
+      ring: ctx.ring,
+      audit: ctx.audit,
+      checker: ctx.checker,
+      logger: ctx.logger.child({ component: 'oauth' }),
+      audience: ctx.config.audience,
+      counter,
+      clock: Date.now,
+      federation,
     });
     actor.start();
-    return { producers: [{ name: 'oauth', stop: async () => { await actor.stop(); await federation?.close(); } }] };
+    return {
+      producers: [
+        {
+          name: 'oauth',
+          stop: async () => {
+            await actor.stop();
+            await federation?.close();
+          },
+        },
+      ],
+    };
   },
   routes: (ctx) => oauthRoutes(ctx),
 });
-
 
 export { oauthSubjects } from './subjects.ts';

@@ -22,7 +22,13 @@ export async function handleIntrospection(d: OAuthDeps, req: EndpointRequest): P
   const now = Math.floor(d.clock() / 1000);
   const auth = await authenticateClient(d.storage.pool, { params: req.form, authorization: req.authorization, audiences: [req.url, req.issuer], now });
   if (!auth.ok) {
-    d.audit.record({ subject: auth.clientId ?? 'anonymous', action: 'oauth:introspect', resource: 'token', result: 'deny', reason: clipText(`${auth.error.error}: ${auth.error.error_description}`, 1024) });
+    d.audit.record({
+      subject: auth.clientId ?? 'anonymous',
+      action: 'oauth:introspect',
+      resource: 'token',
+      result: 'deny',
+      reason: clipText(`${auth.error.error}: ${auth.error.error_description}`, 1024),
+    });
     return errorAnswer(auth.error, /^basic /i.test(req.authorization ?? ''));
   }
   const { client } = auth;
@@ -42,8 +48,14 @@ export async function handleIntrospection(d: OAuthDeps, req: EndpointRequest): P
     status: 200,
     headers: { 'cache-control': 'no-store' },
     body: {
-      active: true, scope: c.scope.join(' '), sub: c.sub, exp: c.exp, iat: c.iat, jti: c.jti,
-      token_type: c.cnf !== undefined ? 'DPoP' : 'Bearer', iss: req.issuer,
+      active: true,
+      scope: c.scope.join(' '),
+      sub: c.sub,
+      exp: c.exp,
+      iat: c.iat,
+      jti: c.jti,
+      token_type: c.cnf !== undefined ? 'DPoP' : 'Bearer',
+      iss: req.issuer,
       ...(c.client_id !== undefined ? { client_id: c.client_id } : {}),
       ...(c.aud !== undefined ? { aud: c.aud } : {}),
       ...(c.cnf !== undefined ? { cnf: c.cnf } : {}),

@@ -33,11 +33,22 @@ export async function storeRefreshToken(db: CommonQueryMethods, s: RefreshGrantS
   return token;
 }
 
-const Row = rowSchema(Type.Object({
-  familyId: Type.String(), clientId: Type.String(), sub: Type.String(), scope: Type.Array(Type.String()),
-  aud: Type.Union([Type.String(), Type.Null()]), tenantId: Type.Union([Type.String(), Type.Null()]), jkt: Type.Union([Type.String(), Type.Null()]),
-  claims: Type.Record(Type.String(), Type.Unknown()), lifetimeSeconds: Type.Number(), expired: Type.Boolean(), used: Type.Boolean(), familyRevoked: Type.Boolean(),
-}));
+const Row = rowSchema(
+  Type.Object({
+    familyId: Type.String(),
+    clientId: Type.String(),
+    sub: Type.String(),
+    scope: Type.Array(Type.String()),
+    aud: Type.Union([Type.String(), Type.Null()]),
+    tenantId: Type.Union([Type.String(), Type.Null()]),
+    jkt: Type.Union([Type.String(), Type.Null()]),
+    claims: Type.Record(Type.String(), Type.Unknown()),
+    lifetimeSeconds: Type.Number(),
+    expired: Type.Boolean(),
+    used: Type.Boolean(),
+    familyRevoked: Type.Boolean(),
+  }),
+);
 const JtiRow = rowSchema(Type.Object({ jti: Type.String() }));
 
 export type RefreshUse =
@@ -56,10 +67,14 @@ export async function spendRefreshToken(pool: DatabasePool, token: string): Prom
       from oauth_refresh_tokens r join oauth_refresh_families f using (family_id)
       where r.token_hash = ${hashOf(token)} for update of r, f`);
     if (row === null) return { kind: 'unknown' };
-    if (row.familyRevoked) return { kind: 'dead', reason: 'the refresh token\'s family was revoked' };
+    if (row.familyRevoked) return { kind: 'dead', reason: "the refresh token's family was revoked" };
     if (row.used) {
-      await tx.query(sql.unsafe`update oauth_refresh_families set revoked_at = now(), revoked_reason = 'refresh token reused' where family_id = ${row.familyId}`);
-      const jtis = await tx.anyFirst(sql.type(JtiRow)`select access_jti as jti from oauth_refresh_tokens where family_id = ${row.familyId} and access_jti is not null`);
+      await tx.query(
+        sql.unsafe`update oauth_refresh_families set revoked_at = now(), revoked_reason = 'refresh token reused' where family_id = ${row.familyId}`,
+      );
+      const jtis = await tx.anyFirst(
+        sql.type(JtiRow)`select access_jti as jti from oauth_refresh_tokens where family_id = ${row.familyId} and access_jti is not null`,
+      );
       return { kind: 'reused', familyId: row.familyId, clientId: row.clientId, accessJtis: [...jtis] };
     }
     if (row.expired) return { kind: 'dead', reason: 'the refresh token has expired' };
@@ -71,5 +86,7 @@ export async function spendRefreshToken(pool: DatabasePool, token: string): Prom
 
 /** The access tokens minted in a family (to revoke them when the grant that started it is replayed). */
 export async function familyAccessJtis(db: CommonQueryMethods, familyId: string): Promise<string[]> {
-  return [...await db.anyFirst(sql.type(JtiRow)`select access_jti as jti from oauth_refresh_tokens where family_id = ${familyId} and access_jti is not null`)];
+  return [
+    ...(await db.anyFirst(sql.type(JtiRow)`select access_jti as jti from oauth_refresh_tokens where family_id = ${familyId} and access_jti is not null`)),
+  ];
 }

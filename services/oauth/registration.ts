@@ -2,7 +2,17 @@ import { importJWK, type JWK } from 'jose';
 import type { Static } from 'typebox';
 import { clipText, type Caller } from '../../bus/index.ts';
 import { scopeGrants } from '../../core/capability/index.ts';
-import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT, oauthError, parseScopeParam, redirectUriProblem, scopeBeyond, TOKEN_ENDPOINT_AUTH_METHODS, type OAuthError, type TokenEndpointAuthMethod } from '../../core/oauth/index.ts';
+import {
+  DEVICE_CODE_GRANT,
+  TOKEN_EXCHANGE_GRANT,
+  oauthError,
+  parseScopeParam,
+  redirectUriProblem,
+  scopeBeyond,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type OAuthError,
+  type TokenEndpointAuthMethod,
+} from '../../core/oauth/index.ts';
 import { insertClient, newClientId, newClientSecret, secretHash, type OAuthClient } from './clients.ts';
 import type { OAuthDeps } from './deps.ts';
 import type { HttpAnswer, oauthSubjects } from './subjects.ts';
@@ -34,12 +44,20 @@ export async function registerClient(deps: OAuthDeps, req: RegisterRequest): Pro
   const who = req.registrar?.sub ?? 'anonymous';
   const tenantId = req.registrar?.tenantId ?? null;
   const refuse = (error: OAuthError): Answer => {
-    deps.audit.record({ subject: who, action: 'oauth:client:register', resource: 'oauth:clients', result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
+    deps.audit.record({
+      subject: who,
+      action: 'oauth:client:register',
+      resource: 'oauth:clients',
+      result: 'deny',
+      reason: clipText(`${error.error}: ${error.error_description}`, 1024),
+      tenantId,
+    });
     return errorAnswer(error);
   };
   // The credential first (RFC 7591 §3: the initial access token authorises the request at all), then the metadata.
   if ((m.token_endpoint_auth_method ?? 'client_secret_basic') !== 'none') {
-    if (req.registrar === undefined) return refuse(oauthError('invalid_token', 'a confidential client registers only with an initial access token holding oauth:client:register'));
+    if (req.registrar === undefined)
+      return refuse(oauthError('invalid_token', 'a confidential client registers only with an initial access token holding oauth:client:register'));
     if (!mayRegister(req.registrar)) return refuse(oauthError('insufficient_scope', 'the initial access token does not hold oauth:client:register'));
   }
   const parsed = parseMetadata(m);
@@ -59,13 +77,24 @@ export async function registerClient(deps: OAuthDeps, req: RegisterRequest): Pro
   }
   const secret = meta.method === 'client_secret_basic' || meta.method === 'client_secret_post' ? newClientSecret() : undefined;
   const client = await insertClient(deps.storage.pool, {
-    clientId: newClientId(), clientName: meta.name, tokenEndpointAuthMethod: meta.method, grantTypes: meta.grantTypes,
-    redirectUris: meta.redirectUris, scope: meta.scope, jwks: meta.jwks, registeredBy: who, tenantId,
+    clientId: newClientId(),
+    clientName: meta.name,
+    tokenEndpointAuthMethod: meta.method,
+    grantTypes: meta.grantTypes,
+    redirectUris: meta.redirectUris,
+    scope: meta.scope,
+    jwks: meta.jwks,
+    registeredBy: who,
+    tenantId,
     secretHash: secret === undefined ? null : secretHash(secret),
   });
   await deps.audit.recordAndWait({
-    subject: who, action: 'oauth:client:register', resource: `oauth:client:${client.clientId}`, result: 'allow',
-    reason: clipText(`registered ${meta.method} client "${meta.name}" for ${meta.grantTypes.join(' ')} with ceiling ${meta.scope.join(' ') || '(none)'}`, 1024), tenantId,
+    subject: who,
+    action: 'oauth:client:register',
+    resource: `oauth:client:${client.clientId}`,
+    result: 'allow',
+    reason: clipText(`registered ${meta.method} client "${meta.name}" for ${meta.grantTypes.join(' ')} with ceiling ${meta.scope.join(' ') || '(none)'}`, 1024),
+    tenantId,
   });
   return { status: 201, headers: { 'cache-control': 'no-store' }, body: registrationBody(client, secret) };
 }
@@ -112,12 +141,14 @@ function parseMetadata(m: Record<string, unknown>): { ok: true; value: Metadata 
     return fail(`grant_types must be a non-empty list of ${[...KNOWN_GRANTS].join(', ')}`);
   }
   const uris = m.redirect_uris ?? [];
-  if (!Array.isArray(uris) || uris.length > 10 || !uris.every((u) => typeof u === 'string' && u.length <= 2000)) return fail('redirect_uris must be a list of at most 10 URIs');
+  if (!Array.isArray(uris) || uris.length > 10 || !uris.every((u) => typeof u === 'string' && u.length <= 2000))
+    return fail('redirect_uris must be a list of at most 10 URIs');
   for (const u of uris as string[]) {
     const problem = redirectUriProblem(u);
     if (problem !== undefined) return { ok: false, error: oauthError('invalid_redirect_uri', `redirect URI ${clipText(u, 200)} ${problem}`) };
   }
-  if (grants.includes('authorization_code') && uris.length === 0) return { ok: false, error: oauthError('invalid_redirect_uri', 'authorization_code needs at least one redirect URI') };
+  if (grants.includes('authorization_code') && uris.length === 0)
+    return { ok: false, error: oauthError('invalid_redirect_uri', 'authorization_code needs at least one redirect URI') };
   if (m.scope !== undefined && typeof m.scope !== 'string') return fail('scope must be a space-separated string');
   const scope = parseScopeParam(m.scope as string | undefined);
   if (!scope.ok) return fail(`scope: ${scope.problem}`);
@@ -134,7 +165,17 @@ function parseMetadata(m: Record<string, unknown>): { ok: true; value: Metadata 
   } else if (m.jwks !== undefined) {
     return fail('jwks is only for private_key_jwt');
   }
-  return { ok: true, value: { name, method: method as TokenEndpointAuthMethod, grantTypes: [...new Set(grants as string[])], redirectUris: uris as string[], scope: scope.scope, jwks } };
+  return {
+    ok: true,
+    value: {
+      name,
+      method: method as TokenEndpointAuthMethod,
+      grantTypes: [...new Set(grants as string[])],
+      redirectUris: uris as string[],
+      scope: scope.scope,
+      jwks,
+    },
+  };
 }
 
 /** A public Ed25519 (OKP) or P-256 (EC) key: a private member (`d`) would mean the client leaked its key to us. */

@@ -75,18 +75,26 @@ export const oauthSubjects = {
   devicePage: requestSubject('suite.oauth.device-page', DevicePageRequest, PageAnswer),
   deviceAuthorization: requestSubject('suite.oauth.device-authorization', EndpointRequest, HttpAnswer),
   register: requestSubject('suite.oauth.register', RegisterRequest, HttpAnswer),
-  listClients: requestSubject('suite.oauth.list-clients',
+  listClients: requestSubject(
+    'suite.oauth.list-clients',
     Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), offset: Type.Integer({ minimum: 0 }), caller: CallerSchema }),
-    Type.Object({ clients: Type.Array(OAuthClientSchema) })),
+    Type.Object({ clients: Type.Array(OAuthClientSchema) }),
+  ),
   /** An edge's DPoP proof, first use across every edge process (edge-http/dpop.ts; the durable jti table). */
-  dpopFirstUse: requestSubject('suite.oauth.dpop-first-use',
+  dpopFirstUse: requestSubject(
+    'suite.oauth.dpop-first-use',
     Type.Object({ jkt: Type.String({ maxLength: 64 }), jti: Type.String({ maxLength: 256 }), exp: Type.Integer() }),
-    Type.Object({ first: Type.Boolean() })),
+    Type.Object({ first: Type.Boolean() }),
+  ),
   listIssuers: requestSubject('suite.oauth.list-issuers', Type.Object({ caller: CallerSchema }), TrustedIssuersViewSchema),
-  listGrants: requestSubject('suite.oauth.list-grants',
+  listGrants: requestSubject(
+    'suite.oauth.list-grants',
     Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500 }), caller: CallerSchema }),
-    Type.Object({ grants: Type.Array(GrantLogEntrySchema) })),
-  deleteClient: requestSubject('suite.oauth.delete-client',
+    Type.Object({ grants: Type.Array(GrantLogEntrySchema) }),
+  ),
+  deleteClient: requestSubject(
+    'suite.oauth.delete-client',
     Type.Object({ clientId: Type.String({ maxLength: 256 }), caller: CallerSchema }),
-    Type.Object({ deleted: Type.Boolean(), clientId: Type.String() })),
+    Type.Object({ deleted: Type.Boolean(), clientId: Type.String() }),
+  ),
 };

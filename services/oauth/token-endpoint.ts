@@ -24,7 +24,8 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 export function errorAnswer(error: OAuthError, basic = false): Answer {
   const status = oauthStatus(error.error);
   return {
-    status, body: { ...error },
+    status,
+    body: { ...error },
     // §5.2: the challenge answers a client that authenticated through the Authorization header only.
     headers: { ...NO_STORE, ...(status === 401 && basic ? { 'www-authenticate': 'Basic realm="oauth"' } : {}) },
   };
@@ -41,18 +42,34 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   const metric = GRANTS.some((g) => g.type === grantType) ? grantType : 'other';
   const refuse = (error: OAuthError, who: string, tenantId: string | null = null, basic = false): Answer => {
     // A device's polls while the person decides are the protocol working, not refusals: counted, not audited.
-    if (error.error !== 'authorization_pending' && error.error !== 'slow_down') deps.audit.record({ subject: who, action: 'oauth:token', resource: `grant:${clip(grantType, 100)}`, result: 'deny', reason: clipText(`${error.error}: ${error.error_description}`, 1024), tenantId });
+    if (error.error !== 'authorization_pending' && error.error !== 'slow_down')
+      deps.audit.record({
+        subject: who,
+        action: 'oauth:token',
+        resource: `grant:${clip(grantType, 100)}`,
+        result: 'deny',
+        reason: clipText(`${error.error}: ${error.error_description}`, 1024),
+        tenantId,
+      });
     deps.counter.inc({ grant_type: metric, outcome: error.error });
     // The recent-grants view (GET /oauth/grants) is a convenience beside the audit entry: not waited for.
     void insertGrantLog(deps.storage.pool, {
-      grantType: grantType === '' ? '(none)' : grantType, clientId: who, sub: who, outcome: 'refused', error: error.error, tenantId,
+      grantType: grantType === '' ? '(none)' : grantType,
+      clientId: who,
+      sub: who,
+      outcome: 'refused',
+      error: error.error,
+      tenantId,
       scope: (req.form.scope ?? '').split(' ').filter((s) => s !== ''),
     }).catch((err: unknown) => deps.logger.warn({ err }, 'could not log a refused grant for GET /oauth/grants'));
     return errorAnswer(error, basic);
   };
   if (grantType === '') return refuse(oauthError('invalid_request', 'grant_type is required'), req.form.client_id ?? 'anonymous');
   const auth = await authenticateClient(deps.storage.pool, {
-    params: req.form, authorization: req.authorization, audiences: [req.url, req.issuer], now,
+    params: req.form,
+    authorization: req.authorization,
+    audiences: [req.url, req.issuer],
+    now,
   });
   if (!auth.ok) return refuse(auth.error, auth.clientId ?? req.form.client_id ?? 'anonymous', null, /^basic /i.test(req.authorization ?? ''));
   const { client } = auth;
@@ -68,7 +85,13 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
     dpopJkt = proof.jkt;
   }
   const outcome = await grant.handle({
-    params: req.form, client, identity: auth.identity, dpopJkt, issuer: req.issuer, tokenEndpoint: req.url, now,
+    params: req.form,
+    client,
+    identity: auth.identity,
+    dpopJkt,
+    issuer: req.issuer,
+    tokenEndpoint: req.url,
+    now,
     deps: { bus: deps.bus, storage: deps.storage, logger: deps.logger, checker: deps.checker, federation: deps.federation },
   });
   if (!outcome.ok) return refuse(outcome.error, client.clientId, tenant);
@@ -78,8 +101,14 @@ export async function handleTokenRequest(deps: OAuthDeps, req: EndpointRequest):
   if (!minted.ok) return refuse(oauthError('invalid_grant', minted.problem), client.clientId, tenant);
   const { issued } = minted;
   await deps.audit.recordAndWait({
-    subject: client.clientId, action: 'oauth:token', resource: `grant:${grantType}`, result: 'allow',
-    reason: clipText(`issued ${issued.jti} to ${subject.subject}${dpopJkt !== undefined ? ' (DPoP-bound)' : ''}${outcome.note !== undefined ? `, ${outcome.note}` : ''} with scope ${outcome.mint.scope.join(' ')}`, 1024),
+    subject: client.clientId,
+    action: 'oauth:token',
+    resource: `grant:${grantType}`,
+    result: 'allow',
+    reason: clipText(
+      `issued ${issued.jti} to ${subject.subject}${dpopJkt !== undefined ? ' (DPoP-bound)' : ''}${outcome.note !== undefined ? `, ${outcome.note}` : ''} with scope ${outcome.mint.scope.join(' ')}`,
+      1024,
+    ),
     tenantId: outcome.mint.tenantId ?? tenant,
   });
   deps.counter.inc({ grant_type: metric, outcome: 'issued' });
@@ -114,17 +143,28 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
       // suspension either waits for this token's row or is seen here. Refused, never thrown (slonik).
       await lockSubject(tx, m.sub, 'shared');
       const identity = await findIdentity(tx, m.sub);
-      if (identity === null || identity.status !== 'active') return { ok: false as const, problem: `identity "${m.sub}" is suspended or no longer enrolled; no new tokens are issued in its name` };
+      if (identity === null || identity.status !== 'active')
+        return { ok: false as const, problem: `identity "${m.sub}" is suspended or no longer enrolled; no new tokens are issued in its name` };
     }
     const minted = await mintToken(deps.ring, {
-      sub: m.sub, scope: [...m.scope], lifetimeSeconds: m.lifetimeSeconds, now,
+      sub: m.sub,
+      scope: [...m.scope],
+      lifetimeSeconds: m.lifetimeSeconds,
+      now,
       ...(aud !== undefined ? { aud } : {}),
       ...(m.tenantId !== undefined ? { ten: m.tenantId } : {}),
       ...(m.proven ? { prf: true } : {}),
       oauth: { client_id: client.clientId, ...(jkt !== undefined ? { cnf: { jkt } } : {}), ...(m.act !== undefined ? { act: { ...m.act } } : {}) },
     });
     await insertIssuedToken(tx, {
-      jti: minted.jti, sub: m.sub, scope: [...m.scope], tenantId: m.tenantId ?? null, kid: minted.kid, iat: minted.iat, exp: minted.exp, proven: m.proven === true,
+      jti: minted.jti,
+      sub: m.sub,
+      scope: [...m.scope],
+      tenantId: m.tenantId ?? null,
+      kid: minted.kid,
+      iat: minted.iat,
+      exp: minted.exp,
+      proven: m.proven === true,
     });
     await m.recordIssued?.(tx, minted.jti);
     await insertGrantLog(tx, { grantType, clientId: client.clientId, sub: m.sub, outcome: 'granted', scope: m.scope, tenantId: m.tenantId ?? null });
@@ -132,11 +172,17 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
     if (m.refresh !== undefined) {
       refreshToken = await storeRefreshToken(tx, {
         familyId: m.refresh === 'new' ? newFamilyId() : m.refresh.familyId,
-        clientId: client.clientId, sub: m.sub, scope: [...m.scope], aud: aud ?? null, tenantId: m.tenantId ?? null,
+        clientId: client.clientId,
+        sub: m.sub,
+        scope: [...m.scope],
+        aud: aud ?? null,
+        tenantId: m.tenantId ?? null,
         // A public client's refresh tokens are bound to its DPoP key (RFC 9449 §5); a confidential one authenticates anyway.
-        jkt: client.tokenEndpointAuthMethod === 'none' ? jkt ?? null : null,
+        jkt: client.tokenEndpointAuthMethod === 'none' ? (jkt ?? null) : null,
         claims: { ...(m.act !== undefined ? { act: m.act } : {}), ...(m.proven ? { prf: true } : {}) },
-        lifetimeSeconds: m.lifetimeSeconds, accessJti: minted.jti, expiresAt: now + REFRESH_LIFETIME_SECONDS,
+        lifetimeSeconds: m.lifetimeSeconds,
+        accessJti: minted.jti,
+        expiresAt: now + REFRESH_LIFETIME_SECONDS,
       });
     }
     return { ok: true as const, issued: { ...minted, refreshToken } };

@@ -71,16 +71,27 @@ export class SchedulerActor extends BusActor {
     this.#breakers = new HostBreakers(o.breaker);
     this.#enqueues = new EnqueueBatcher(o.storage.pool, () => ({ total: o.settings.queueMax, perTenant: o.settings.queueTenantMax }));
     this.#ticker = new ScheduleTicker({
-      storage: o.storage, logger: o.logger, maxSleepMs: o.settings.tickMaxSleepMs, onEvents: this.#publish,
+      storage: o.storage,
+      logger: o.logger,
+      maxSleepMs: o.settings.tickMaxSleepMs,
+      onEvents: this.#publish,
       onFired: ({ dueAt, latenessMs }) => {
         o.onFired?.(latenessMs);
         for (const at of new Set(dueAt)) this.#workers.wakeAt(at);
       },
     });
     this.#workers = new WorkerPool({
-      bus: o.bus, storage: o.storage, logger: o.logger, holder: o.holder, slots: o.settings.workers, pollMs: o.settings.pollMs,
-      leaseMarginMs: o.settings.leaseMarginMs, random: o.random ?? Math.random, run: (task, timeoutMs) => this.#run(task, timeoutMs),
-      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}), onEvents: this.#publish,
+      bus: o.bus,
+      storage: o.storage,
+      logger: o.logger,
+      holder: o.holder,
+      slots: o.settings.workers,
+      pollMs: o.settings.pollMs,
+      leaseMarginMs: o.settings.leaseMarginMs,
+      random: o.random ?? Math.random,
+      run: (task, timeoutMs) => this.#run(task, timeoutMs),
+      ...(o.onAttempt ? { onAttempt: o.onAttempt } : {}),
+      onEvents: this.#publish,
     });
   }
 
@@ -88,9 +99,13 @@ export class SchedulerActor extends BusActor {
     super.start();
     this.#ticker.start();
     this.#workers.start();
-    this.every(Math.max(250, Math.min(5_000, this.#o.settings.leaseMarginMs / 2)), () => {
-      this.#workers.reclaim().catch((err: unknown) => this.#o.logger.error({ err }, 'reclaiming expired leases failed'));
-    }, 'scheduler.reclaim');
+    this.every(
+      Math.max(250, Math.min(5_000, this.#o.settings.leaseMarginMs / 2)),
+      () => {
+        this.#workers.reclaim().catch((err: unknown) => this.#o.logger.error({ err }, 'reclaiming expired leases failed'));
+      },
+      'scheduler.reclaim',
+    );
   }
 
   protected override async stopped(): Promise<void> {
@@ -118,9 +133,20 @@ export class SchedulerActor extends BusActor {
   }
 
   #run(task: Task, timeoutMs: number): Promise<AttemptResult> {
-    if (task.type === 'http') return runHttpAttempt({ url: task.url ?? '', method: task.method, headers: task.headers, body: task.body }, timeoutMs, { guard: this.#o.guard, breakers: this.#breakers });
+    if (task.type === 'http')
+      return runHttpAttempt({ url: task.url ?? '', method: task.method, headers: task.headers, body: task.body }, timeoutMs, {
+        guard: this.#o.guard,
+        breakers: this.#breakers,
+      });
     if (this.#o.scripts !== undefined) return this.#o.scripts.run(task, timeoutMs);
-    return Promise.resolve({ outcome: 'refused', retryable: false, status: null, durationMs: 0, error: 'script tasks are off on this deployment', output: { error: 'scripts-off' } });
+    return Promise.resolve({
+      outcome: 'refused',
+      retryable: false,
+      status: null,
+      durationMs: 0,
+      error: 'script tasks are off on this deployment',
+      output: { error: 'scripts-off' },
+    });
   }
 
   /** The rules no schema can say; a problem is a 400 naming the field, and nothing is stored. */
@@ -142,16 +168,31 @@ export class SchedulerActor extends BusActor {
 
   async #create(req: RequestOf<typeof subjects.scheduleCreate>) {
     const cron = checkCron(req.cron, req.timezone);
-    if (!cron.ok) throw new SuiteError('INVALID_REQUEST', req.timezone !== undefined && cron.message.startsWith('timezone') ? cron.message : `cron: ${cron.message}`);
+    if (!cron.ok)
+      throw new SuiteError('INVALID_REQUEST', req.timezone !== undefined && cron.message.startsWith('timezone') ? cron.message : `cron: ${cron.message}`);
     await this.#checkTask(req.task);
     const namespace = namespaceOf(req.owner);
     const next = nextRunAfter(req.cron, req.timezone, new Date());
     const inserted = await insertSchedule(this.#o.storage.pool, {
-      namespace, id: req.id, cron: req.cron.trim(), timezone: req.timezone ?? null, task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
-      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, nextRunAt: next?.toISOString() ?? null,
+      namespace,
+      id: req.id,
+      cron: req.cron.trim(),
+      timezone: req.timezone ?? null,
+      task: req.task,
+      retry: { ...DEFAULT_RETRY, ...req.retry },
+      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS,
+      owner: req.owner,
+      nextRunAt: next?.toISOString() ?? null,
     });
     if (!inserted) throw new SuiteError('CONFLICT', `a schedule with id "${req.id}" exists; delete it first to replace it`);
-    await this.#record([{ namespace, kind: 'schedule-created', scheduleId: req.id, detail: `cron "${req.cron.trim()}"${req.timezone ? ` in ${req.timezone}` : ''} by ${req.owner.sub}` }]);
+    await this.#record([
+      {
+        namespace,
+        kind: 'schedule-created',
+        scheduleId: req.id,
+        detail: `cron "${req.cron.trim()}"${req.timezone ? ` in ${req.timezone}` : ''} by ${req.owner.sub}`,
+      },
+    ]);
     this.#ticker.wake();
     return { id: req.id, nextRun: next?.toISOString() ?? null, durable: this.#o.durable };
   }
@@ -179,11 +220,16 @@ export class SchedulerActor extends BusActor {
     // Not found is answered after the transaction, not thrown inside it: a rolled-back transaction
     // makes slonik replace its connection, and PGlite's one session then sees a second pg client
     // re-prepare named statements it already holds ("prepared statement ... already exists").
-    const event = { namespace: req.namespace, kind: state === 'active' ? 'schedule-resumed' : 'schedule-paused', scheduleId: req.id, detail: `by ${req.actor}` };
+    const event = {
+      namespace: req.namespace,
+      kind: state === 'active' ? 'schedule-resumed' : 'schedule-paused',
+      scheduleId: req.id,
+      detail: `by ${req.actor}`,
+    };
     const row = await this.#o.storage.pool.transaction(async (tx) => {
       const current = await lockSchedule(tx, req.namespace, req.id);
       if (current === null) return null;
-      const next = state === 'active' ? nextRunAfter(current.cron, current.timezone ?? undefined, new Date())?.toISOString() ?? null : null;
+      const next = state === 'active' ? (nextRunAfter(current.cron, current.timezone ?? undefined, new Date())?.toISOString() ?? null) : null;
       const updated = await setScheduleState(tx, req.namespace, req.id, state, next);
       if (state === 'paused') await dropPendingFirings(tx, req.namespace, req.id);
       await insertEvents(tx, [event]);
@@ -208,25 +254,47 @@ export class SchedulerActor extends BusActor {
     const namespace = namespaceOf(req.owner);
     const id = req.id ?? `task_${randomBytes(12).toString('hex')}`;
     const inserted = await this.#enqueues.enqueue({
-      namespace, id, priority: req.priority ?? 'normal', task: req.task, retry: { ...DEFAULT_RETRY, ...req.retry },
-      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS, owner: req.owner, delayMs: req.delay ?? 0, traceParent: activeTraceParent(),
+      namespace,
+      id,
+      priority: req.priority ?? 'normal',
+      task: req.task,
+      retry: { ...DEFAULT_RETRY, ...req.retry },
+      timeoutMs: req.timeout ?? DEFAULT_TIMEOUT_MS,
+      owner: req.owner,
+      delayMs: req.delay ?? 0,
+      traceParent: activeTraceParent(),
     });
     if (inserted.outcome === 'full') {
-      return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks` };
+      return {
+        accepted: false as const,
+        retryAfterSeconds: this.#o.settings.retryAfterSeconds,
+        message: `the queue holds its maximum of ${this.#o.settings.queueMax} unfinished tasks`,
+      };
     }
     if (inserted.outcome === 'tenant-full') {
       const whose = namespace === '' ? 'callers without a tenant hold' : `tenant ${namespace} holds`;
-      return { accepted: false as const, retryAfterSeconds: this.#o.settings.retryAfterSeconds, message: `${whose} the maximum of ${this.#o.settings.queueTenantMax} unfinished tasks per tenant` };
+      return {
+        accepted: false as const,
+        retryAfterSeconds: this.#o.settings.retryAfterSeconds,
+        message: `${whose} the maximum of ${this.#o.settings.queueTenantMax} unfinished tasks per tenant`,
+      };
     }
     if (inserted.outcome === 'duplicate') throw new SuiteError('CONFLICT', `a task with id "${id}" exists`);
     if ((req.delay ?? 0) === 0) this.#workers.wake();
     // Not kept in the log (one more write per task); live views see it.
-    this.#publish([{ namespace, kind: 'task-queued', taskId: id, detail: `${req.priority ?? 'normal'} priority${req.delay ? `, due in ${req.delay} ms` : ''}` }]);
+    this.#publish([
+      { namespace, kind: 'task-queued', taskId: id, detail: `${req.priority ?? 'normal'} priority${req.delay ? `, due in ${req.delay} ms` : ''}` },
+    ]);
     return { accepted: true as const, task: inserted.task };
   }
 
   async #queueList(req: RequestOf<typeof subjects.queueList>) {
-    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, { limit: req.limit, offset: req.offset, ...(req.state ? { state: req.state } : {}), ...(req.scheduleId ? { scheduleId: req.scheduleId } : {}) });
+    const { tasks, total } = await listTasks(this.#o.storage.pool, req.namespace, {
+      limit: req.limit,
+      offset: req.offset,
+      ...(req.state ? { state: req.state } : {}),
+      ...(req.scheduleId ? { scheduleId: req.scheduleId } : {}),
+    });
     return { tasks, total, limit: req.limit, offset: req.offset };
   }
 
@@ -244,8 +312,10 @@ export class SchedulerActor extends BusActor {
       scripts: { enabled: this.#o.scripts !== undefined },
       workers: { replica: holder, slots: settings.workers, busy: this.#workers.busy, replicasWithLeases: d.holders },
       queue: {
-        depth: { high: d.high, normal: d.normal, low: d.low }, running: d.running,
-        oldestWaitingMs: d.oldestWaitingMs === null ? null : Math.max(0, Math.round(d.oldestWaitingMs)), maxLength: settings.queueMax,
+        depth: { high: d.high, normal: d.normal, low: d.low },
+        running: d.running,
+        oldestWaitingMs: d.oldestWaitingMs === null ? null : Math.max(0, Math.round(d.oldestWaitingMs)),
+        maxLength: settings.queueMax,
       },
       breakers: this.#breakers.states(),
     };

@@ -24,10 +24,17 @@ export async function insertAttempt(db: CommonQueryMethods, a: EndedAttempt): Pr
 }
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const AttemptRow = rowSchema(Type.Object({
-  attempt: Type.Number(), startedAt: Type.String(), endedAt: Type.String(), outcome: Type.String(),
-  status: Nullable(Type.Number()), error: Nullable(Type.String()), traceId: Nullable(Type.String()),
-}));
+const AttemptRow = rowSchema(
+  Type.Object({
+    attempt: Type.Number(),
+    startedAt: Type.String(),
+    endedAt: Type.String(),
+    outcome: Type.String(),
+    status: Nullable(Type.Number()),
+    error: Nullable(Type.String()),
+    traceId: Nullable(Type.String()),
+  }),
+);
 
 /** A task's ended attempts, first to last. A task has at most its retry policy's attempts (at most 20). */
 export async function listAttempts(db: CommonQueryMethods, namespace: string, taskId: string) {

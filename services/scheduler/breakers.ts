@@ -14,7 +14,10 @@ export const DEFAULT_BREAKER: BreakerSettings = Object.freeze({ failures: 5, hal
 const MAX_HOSTS = 10_000;
 
 const STATE_NAMES: Record<CircuitState, string> = {
-  [CircuitState.Closed]: 'closed', [CircuitState.Open]: 'open', [CircuitState.HalfOpen]: 'half-open', [CircuitState.Isolated]: 'isolated',
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.Open]: 'open',
+  [CircuitState.HalfOpen]: 'half-open',
+  [CircuitState.Isolated]: 'isolated',
 };
 
 /**
@@ -37,10 +40,13 @@ export class HostBreakers {
       this.#byHost.set(host, policy);
       return policy;
     }
-    policy = circuitBreaker(handleWhen((err) => !(err instanceof OutboundRefusedError)), {
-      halfOpenAfter: this.#settings.halfOpenAfterMs,
-      breaker: new ConsecutiveBreaker(this.#settings.failures),
-    });
+    policy = circuitBreaker(
+      handleWhen((err) => !(err instanceof OutboundRefusedError)),
+      {
+        halfOpenAfter: this.#settings.halfOpenAfterMs,
+        breaker: new ConsecutiveBreaker(this.#settings.failures),
+      },
+    );
     this.#byHost.set(host, policy);
     if (this.#byHost.size > MAX_HOSTS) this.#byHost.delete(this.#byHost.keys().next().value as string);
     return policy;

@@ -42,7 +42,11 @@ export class EnqueueBatcher {
       while (this.#waiting.length > 0) {
         const batch = this.#waiting.splice(0, MAX_BATCH);
         try {
-          const outcomes = await insertTasks(this.#db, batch.map((w) => w.task), this.#caps());
+          const outcomes = await insertTasks(
+            this.#db,
+            batch.map((w) => w.task),
+            this.#caps(),
+          );
           batch.forEach((w, i) => w.resolve(outcomes[i] as InsertOutcome));
         } catch (err) {
           for (const w of batch) w.reject(err);

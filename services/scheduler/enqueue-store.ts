@@ -62,11 +62,38 @@ export async function insertTasks(db: CommonQueryMethods, tasks: readonly NewTas
         insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, state, run_after, trace_parent)
         select t.namespace, t.id, t.priority, t.task::jsonb, t.retry::jsonb, t.timeout_ms, t.owner::jsonb, 'queued',
           now() + make_interval(secs => t.delay_s), t.trace_parent
-        from unnest(${sql.array(col((t) => t.namespace), 'text')}, ${sql.array(col((t) => t.id), 'text')},
-          ${sql.array(col((t) => PRIORITY_RANK[t.priority]), 'int4')}, ${sql.array(col((t) => JSON.stringify(t.task)), 'text')},
-          ${sql.array(col((t) => JSON.stringify(t.retry)), 'text')}, ${sql.array(col((t) => t.timeoutMs), 'int4')},
-          ${sql.array(col((t) => JSON.stringify(t.owner)), 'text')}, ${sql.array(col((t) => t.delayMs / 1000), 'float8')},
-          ${sql.array(col((t) => t.traceParent ?? null), 'text')})
+        from unnest(${sql.array(
+          col((t) => t.namespace),
+          'text',
+        )}, ${sql.array(
+          col((t) => t.id),
+          'text',
+        )},
+          ${sql.array(
+            col((t) => PRIORITY_RANK[t.priority]),
+            'int4',
+          )}, ${sql.array(
+            col((t) => JSON.stringify(t.task)),
+            'text',
+          )},
+          ${sql.array(
+            col((t) => JSON.stringify(t.retry)),
+            'text',
+          )}, ${sql.array(
+            col((t) => t.timeoutMs),
+            'int4',
+          )},
+          ${sql.array(
+            col((t) => JSON.stringify(t.owner)),
+            'text',
+          )}, ${sql.array(
+            col((t) => t.delayMs / 1000),
+            'float8',
+          )},
+          ${sql.array(
+            col((t) => t.traceParent ?? null),
+            'text',
+          )})
           as t(namespace, id, priority, task, retry, timeout_ms, owner, delay_s, trace_parent)
         on conflict (namespace, id) do nothing
         returning namespace, id, created_at as "createdAt", run_after as "runAfter"`)) {
@@ -96,7 +123,19 @@ const keyOf = (namespace: string, id: string) => `${namespace}\u0000${id}`;
 /** The row as inserted (`queued`), before any worker could change it. */
 function insertedView(t: NewTask, createdAt: string, runAfter: string): TaskViewValue {
   return taskView({
-    id: t.id, state: 'queued', priority: PRIORITY_RANK[t.priority], attempts: 0, retry: t.retry, lastError: null, lastStatus: null,
-    scheduleId: null, dueAt: null, createdAt, runAfter, startedAt: null, finishedAt: null, updatedAt: createdAt,
+    id: t.id,
+    state: 'queued',
+    priority: PRIORITY_RANK[t.priority],
+    attempts: 0,
+    retry: t.retry,
+    lastError: null,
+    lastStatus: null,
+    scheduleId: null,
+    dueAt: null,
+    createdAt,
+    runAfter,
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: createdAt,
   });
 }

@@ -11,8 +11,13 @@ export function publishEvents(bus: Bus, logger: Logger, events: readonly NewEven
   for (const e of events) {
     try {
       bus.publish(subjects.schedulerEvent, {
-        namespace: e.namespace, kind: e.kind, taskId: e.taskId ?? null, scheduleId: e.scheduleId ?? null,
-        attempt: e.attempt ?? null, detail: e.detail.slice(0, 1000), at,
+        namespace: e.namespace,
+        kind: e.kind,
+        taskId: e.taskId ?? null,
+        scheduleId: e.scheduleId ?? null,
+        attempt: e.attempt ?? null,
+        detail: e.detail.slice(0, 1000),
+        at,
       });
     } catch (err) {
       logger.warn({ err, kind: e.kind }, 'a scheduler event could not be published');

@@ -18,15 +18,40 @@ export async function insertEvents(db: CommonQueryMethods, events: readonly NewE
   const col = <T>(f: (e: NewEvent) => T) => events.map(f);
   await db.query(sql.unsafe`
     insert into scheduler_events (namespace, kind, task_id, schedule_id, attempt, detail)
-    select * from unnest(${sql.array(col((e) => e.namespace), 'text')}, ${sql.array(col((e) => e.kind), 'text')},
-      ${sql.array(col((e) => e.taskId ?? null), 'text')}, ${sql.array(col((e) => e.scheduleId ?? null), 'text')},
-      ${sql.array(col((e) => e.attempt ?? null), 'int4')}, ${sql.array(col((e) => e.detail.slice(0, 1000)), 'text')})`);
+    select * from unnest(${sql.array(
+      col((e) => e.namespace),
+      'text',
+    )}, ${sql.array(
+      col((e) => e.kind),
+      'text',
+    )},
+      ${sql.array(
+        col((e) => e.taskId ?? null),
+        'text',
+      )}, ${sql.array(
+        col((e) => e.scheduleId ?? null),
+        'text',
+      )},
+      ${sql.array(
+        col((e) => e.attempt ?? null),
+        'int4',
+      )}, ${sql.array(
+        col((e) => e.detail.slice(0, 1000)),
+        'text',
+      )})`);
 }
 
-const EventRow = rowSchema(Type.Object({
-  seq: Type.Number(), at: Type.String(), kind: Type.String(), taskId: Type.Union([Type.String(), Type.Null()]),
-  scheduleId: Type.Union([Type.String(), Type.Null()]), attempt: Type.Union([Type.Number(), Type.Null()]), detail: Type.String(),
-}));
+const EventRow = rowSchema(
+  Type.Object({
+    seq: Type.Number(),
+    at: Type.String(),
+    kind: Type.String(),
+    taskId: Type.Union([Type.String(), Type.Null()]),
+    scheduleId: Type.Union([Type.String(), Type.Null()]),
+    attempt: Type.Union([Type.Number(), Type.Null()]),
+    detail: Type.String(),
+  }),
+);
 
 /** Newest first; `before` pages back (the `next` of the previous page). */
 export async function listEvents(db: CommonQueryMethods, namespace: string, limit: number, before?: number) {

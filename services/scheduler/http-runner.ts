@@ -54,16 +54,34 @@ export async function runHttpAttempt(task: HttpTask, timeoutMs: number, deps: { 
     });
     const ok = res.status >= 200 && res.status < 300;
     return {
-      outcome: ok ? 'success' : 'failure', retryable: false, status: res.status, durationMs: elapsed(),
-      error: ok ? null : `HTTP ${res.status}`, output: { status: res.status, bodySha256: res.bodySha256 },
+      outcome: ok ? 'success' : 'failure',
+      retryable: false,
+      status: res.status,
+      durationMs: elapsed(),
+      error: ok ? null : `HTTP ${res.status}`,
+      output: { status: res.status, bodySha256: res.bodySha256 },
     };
   } catch (err) {
     if (err instanceof TransientStatus) {
-      return { outcome: 'failure', retryable: true, status: err.status, durationMs: elapsed(), error: `HTTP ${err.status}`, output: { status: err.status, bodySha256: err.bodySha256 } };
+      return {
+        outcome: 'failure',
+        retryable: true,
+        status: err.status,
+        durationMs: elapsed(),
+        error: `HTTP ${err.status}`,
+        output: { status: err.status, bodySha256: err.bodySha256 },
+      };
     }
     if (err instanceof OutboundRefusedError) return refused(err, elapsed());
     if (err instanceof BrokenCircuitError) {
-      return { outcome: 'circuit-open', retryable: true, status: null, durationMs: elapsed(), error: `circuit open for ${host}: it failed repeatedly`, output: { error: 'circuit-open' } };
+      return {
+        outcome: 'circuit-open',
+        retryable: true,
+        status: null,
+        durationMs: elapsed(),
+        error: `circuit open for ${host}: it failed repeatedly`,
+        output: { error: 'circuit-open' },
+      };
     }
     const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
     const message = timedOut ? `timed out after ${timeoutMs} ms` : networkMessage(err);

@@ -8,7 +8,6 @@ import { queueDepth } from './task-store.ts';
 import { schedulerRoutes } from './routes.ts';
 import { schedulerTools } from './mcp-tools.ts';
 
-
 /**
  * The scheduler service (listener 8082; issue 14; docs/SCHEDULER.md): durable cron schedules and a
  * shared task queue, run by any number of `actor:scheduler` processes on one database, every
@@ -31,7 +30,11 @@ export const schedulerService = defineService({
     const scripts = config.schedulerScriptRoot !== undefined ? await createScriptRunner({ root: config.schedulerScriptRoot }) : undefined;
     const actor = new SchedulerActor({
       ...(scripts !== undefined ? { scripts } : {}),
-      bus, storage, holder, guard, logger: logger.child({ component: 'scheduler' }),
+      bus,
+      storage,
+      holder,
+      guard,
+      logger: logger.child({ component: 'scheduler' }),
       durable: config.databaseUrl !== undefined || config.dbPath !== undefined,
       settings: { ...config.scheduler, tickMaxSleepMs: 250, retryAfterSeconds: 5 },
       onFired: (lateness) => metrics.fired(lateness),
@@ -40,7 +43,15 @@ export const schedulerService = defineService({
     actor.start();
     return {
       // A producer: its attempts record traces, so it stops while the chain writer is still up.
-      producers: [{ name: 'scheduler', stop: async () => { await actor.stop(); await guard.close(); } }],
+      producers: [
+        {
+          name: 'scheduler',
+          stop: async () => {
+            await actor.stop();
+            await guard.close();
+          },
+        },
+      ],
     };
   },
   routes: ({ bus }) => schedulerRoutes(bus),

@@ -14,12 +14,21 @@ import { EnqueueBatcher } from './enqueue-batch.ts';
 const MIGRATIONS = [{ name: 'scheduler', dir: new URL('./migrations/', import.meta.url) }];
 const owner = { jti: null, sub: 'caps-test', scope: [], proven: false, tenantId: null };
 const task = (namespace: string, id: string): NewTask => ({
-  namespace, id, priority: 'normal', task: { type: 'http', url: 'http://example.test/' },
-  retry: { maxAttempts: 1, backoff: 'fixed', baseDelay: 10 }, timeoutMs: 100, owner, delayMs: 3_600_000,
+  namespace,
+  id,
+  priority: 'normal',
+  task: { type: 'http', url: 'http://example.test/' },
+  retry: { maxAttempts: 1, backoff: 'fixed', baseDelay: 10 },
+  timeoutMs: 100,
+  owner,
+  delayMs: 3_600_000,
 });
-const count = (s: Storage, namespace?: string) => s.pool.oneFirst(namespace === undefined
-  ? sql.unsafe`select count(*)::int from scheduler_tasks`
-  : sql.unsafe`select count(*)::int from scheduler_tasks where namespace = ${namespace}`);
+const count = (s: Storage, namespace?: string) =>
+  s.pool.oneFirst(
+    namespace === undefined
+      ? sql.unsafe`select count(*)::int from scheduler_tasks`
+      : sql.unsafe`select count(*)::int from scheduler_tasks where namespace = ${namespace}`,
+  );
 
 describe.each(storageKinds())('the queue caps on $kind', ({ kind, place: makePlace }) => {
   let place: StoragePlace;
@@ -70,8 +79,9 @@ describe.each(storageKinds())('the queue caps on $kind', ({ kind, place: makePla
     const caps = { total: 30, perTenant: 12 };
     const batchers = pools.map((p) => new EnqueueBatcher(p.pool, () => caps));
     const tenants = ['ten_a', 'ten_b', 'ten_c'];
-    const outcomes = await Promise.all(Array.from({ length: 150 }, (_, i) =>
-      (batchers[i % batchers.length] as EnqueueBatcher).enqueue(task(tenants[i % tenants.length] as string, `b${i}`))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => (batchers[i % batchers.length] as EnqueueBatcher).enqueue(task(tenants[i % tenants.length] as string, `b${i}`))),
+    );
     expect(outcomes.filter((o) => o.outcome === 'inserted')).toHaveLength(30);
     expect(await count(s)).toBe(30);
     for (const t of tenants) expect(await count(s, t)).toBeLessThanOrEqual(12);

@@ -18,7 +18,15 @@ const logger = pino({ level: 'silent' });
 const owner = { jti: null, sub: 'replica-test', scope: [], proven: false, tenantId: null };
 const retry = { maxAttempts: 2, backoff: 'fixed' as const, baseDelay: 10 };
 const newTask = (id: string, extra: Partial<NewTask> = {}): NewTask => ({
-  namespace: '', id, priority: 'normal', task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 100, owner, delayMs: 0, ...extra,
+  namespace: '',
+  id,
+  priority: 'normal',
+  task: { type: 'http', url: 'http://example.test/' },
+  retry,
+  timeoutMs: 100,
+  owner,
+  delayMs: 0,
+  ...extra,
 });
 
 describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace }) => {
@@ -40,7 +48,17 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
 
   it('fires each due firing of 200 schedules exactly once across two replicas racing for them, round after round', async () => {
     for (let i = 0; i < 200; i++) {
-      await insertSchedule(a.pool, { namespace: '', id: `s${i}`, cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: null });
+      await insertSchedule(a.pool, {
+        namespace: '',
+        id: `s${i}`,
+        cron: '* * * * *',
+        timezone: null,
+        task: { type: 'http', url: 'http://example.test/' },
+        retry,
+        timeoutMs: 1000,
+        owner,
+        nextRunAt: null,
+      });
     }
     const fired: number[] = [];
     const tickers = [a, b, a, b].map((storage) => new ScheduleTicker({ storage, logger, maxSleepMs: 5, onFired: (f) => fired.push(f.dueAt.length) }));
@@ -49,7 +67,10 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
       for (let round = 1; round <= 3; round++) {
         // A new occurrence of every schedule comes due at once (as at the top of a minute).
         await a.pool.query(sql.unsafe`update scheduler_schedules set next_run_at = now() - make_interval(mins => ${10 - round})`);
-        await eventually(async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_schedules where firings = ${round}`)) === 200, `round ${round}`);
+        await eventually(
+          async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_schedules where firings = ${round}`)) === 200,
+          `round ${round}`,
+        );
       }
     } finally {
       await Promise.all(tickers.map((t) => t.stop()));
@@ -65,13 +86,28 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
     // Due 1.5 s ahead, inside the 2 s lookahead (FIRING_LOOKAHEAD_MS). Times are read from the
     // database clock, the one the claim compares with, never assumed from how long a step took.
     const dueAt = new Date(Date.now() + 1500).toISOString();
-    await insertSchedule(a.pool, { namespace: '', id: 'ahead', cron: '* * * * *', timezone: null, task: { type: 'http', url: 'http://example.test/' }, retry, timeoutMs: 1000, owner, nextRunAt: dueAt });
+    await insertSchedule(a.pool, {
+      namespace: '',
+      id: 'ahead',
+      cron: '* * * * *',
+      timezone: null,
+      task: { type: 'http', url: 'http://example.test/' },
+      retry,
+      timeoutMs: 1000,
+      owner,
+      nextRunAt: dueAt,
+    });
     const ticker = new ScheduleTicker({ storage: a, logger, maxSleepMs: 5, onFired: () => {} });
     ticker.start();
     const dbNow = async () => Number(await a.pool.oneFirst(sql.unsafe`select (extract(epoch from clock_timestamp()) * 1000)::float8`));
     try {
-      await eventually(async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id = 'ahead'`)) === 1, 'the firing enqueued');
-      const runAfter = Number(await a.pool.oneFirst(sql.unsafe`select (extract(epoch from run_after) * 1000)::float8 from scheduler_tasks where schedule_id = 'ahead'`));
+      await eventually(
+        async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id = 'ahead'`)) === 1,
+        'the firing enqueued',
+      );
+      const runAfter = Number(
+        await a.pool.oneFirst(sql.unsafe`select (extract(epoch from run_after) * 1000)::float8 from scheduler_tasks where schedule_id = 'ahead'`),
+      );
       expect(runAfter).toBe(Date.parse(dueAt));
       const early = await claimTasks(a.pool, 'early-worker', 10, 1000);
       // A claim that ended before the due time took nothing (on a machine so slow that the claim

@@ -19,9 +19,17 @@ export interface NewSchedule {
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const ScheduleRowSchema = Type.Object({
-  id: Type.String(), cron: Type.String(), timezone: Nullable(Type.String()), task: Type.Unknown(), retry: Type.Unknown(),
-  timeout: Type.Number(), state: Type.Union([Type.Literal('active'), Type.Literal('paused')]),
-  nextRun: Nullable(Type.String()), lastFiredAt: Nullable(Type.String()), firings: Type.Number(), createdAt: Type.String(),
+  id: Type.String(),
+  cron: Type.String(),
+  timezone: Nullable(Type.String()),
+  task: Type.Unknown(),
+  retry: Type.Unknown(),
+  timeout: Type.Number(),
+  state: Type.Union([Type.Literal('active'), Type.Literal('paused')]),
+  nextRun: Nullable(Type.String()),
+  lastFiredAt: Nullable(Type.String()),
+  firings: Type.Number(),
+  createdAt: Type.String(),
 });
 export type ScheduleRowValue = Static<typeof ScheduleRowSchema>;
 const ScheduleRow = rowSchema(ScheduleRowSchema);
@@ -40,7 +48,12 @@ export async function insertSchedule(db: CommonQueryMethods, s: NewSchedule): Pr
   return row !== null;
 }
 
-export async function listSchedules(db: CommonQueryMethods, namespace: string, limit: number, offset: number): Promise<{ rows: ScheduleRowValue[]; total: number }> {
+export async function listSchedules(
+  db: CommonQueryMethods,
+  namespace: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ScheduleRowValue[]; total: number }> {
   const rows = await db.any(sql.type(ScheduleRow)`
     select ${SCHEDULE} from scheduler_schedules where namespace = ${namespace} order by created_at, id limit ${limit} offset ${offset}`);
   const total = await db.oneFirst(sql.type(CountRow)`select count(*)::int as total from scheduler_schedules where namespace = ${namespace}`);
@@ -65,7 +78,11 @@ export async function lockSchedule(db: CommonQueryMethods, namespace: string, id
 }
 
 export async function setScheduleState(
-  db: CommonQueryMethods, namespace: string, id: string, state: 'active' | 'paused', nextRunAt: string | null,
+  db: CommonQueryMethods,
+  namespace: string,
+  id: string,
+  state: 'active' | 'paused',
+  nextRunAt: string | null,
 ): Promise<ScheduleRowValue | null> {
   return db.maybeOne(sql.type(ScheduleRow)`
     update scheduler_schedules set state = ${state}, next_run_at = ${nextRunAt}, updated_at = now()
@@ -73,8 +90,17 @@ export async function setScheduleState(
 }
 
 const DueRowSchema = Type.Object({
-  namespace: Type.String(), id: Type.String(), cron: Type.String(), timezone: Nullable(Type.String()), task: Type.Unknown(),
-  retry: Type.Unknown(), timeoutMs: Type.Number(), owner: Type.Unknown(), dueAt: Type.String(), now: Type.String(), latenessMs: Type.Number(),
+  namespace: Type.String(),
+  id: Type.String(),
+  cron: Type.String(),
+  timezone: Nullable(Type.String()),
+  task: Type.Unknown(),
+  retry: Type.Unknown(),
+  timeoutMs: Type.Number(),
+  owner: Type.Unknown(),
+  dueAt: Type.String(),
+  now: Type.String(),
+  latenessMs: Type.Number(),
 });
 export type DueSchedule = Static<typeof DueRowSchema>;
 const DueRow = rowSchema(DueRowSchema);
@@ -101,8 +127,17 @@ export async function advanceSchedules(tx: CommonQueryMethods, moves: readonly {
   if (moves.length === 0) return;
   await tx.query(sql.unsafe`
     update scheduler_schedules s set next_run_at = m.next::timestamptz, last_fired_at = now(), firings = s.firings + 1, updated_at = now()
-    from unnest(${sql.array(moves.map((m) => m.namespace), 'text')}, ${sql.array(moves.map((m) => m.id), 'text')},
-      ${sql.array(moves.map((m) => m.next), 'text')}) as m(namespace, id, next)
+    from unnest(${sql.array(
+      moves.map((m) => m.namespace),
+      'text',
+    )}, ${sql.array(
+      moves.map((m) => m.id),
+      'text',
+    )},
+      ${sql.array(
+        moves.map((m) => m.next),
+        'text',
+      )}) as m(namespace, id, next)
     where s.namespace = m.namespace and s.id = m.id`);
 }
 

@@ -30,7 +30,8 @@ export async function createScriptRunner(o: ScriptRunnerOptions): Promise<Script
 
   const resolveInside = async (script: string): Promise<{ path: string } | { problem: string }> => {
     // The pure rules (no NUL, not absolute, no "..") were applied to the request (core/scheduling); again here, at the boundary.
-    if (script.includes('\0') || script.startsWith('/') || script.split(/[\\/]/).includes('..')) return { problem: 'script must be a path inside the script root' };
+    if (script.includes('\0') || script.startsWith('/') || script.split(/[\\/]/).includes('..'))
+      return { problem: 'script must be a path inside the script root' };
     let real: string;
     try {
       real = await realpath(resolve(root, script));
@@ -55,7 +56,11 @@ export async function createScriptRunner(o: ScriptRunnerOptions): Promise<Script
       if ('problem' in r) return { outcome: 'refused', retryable: false, status: null, durationMs: elapsed(), error: r.problem, output: { error: 'refused' } };
       return new Promise<AttemptResult>((done) => {
         const child = spawn(r.path, [...(task.args ?? [])], {
-          cwd: root, shell: false, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+          cwd: root,
+          shell: false,
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
         });
         const out = capture(child.stdout, cap);
         const err = capture(child.stderr, cap);
@@ -69,10 +74,20 @@ export async function createScriptRunner(o: ScriptRunnerOptions): Promise<Script
           // The script may have left children behind in its group: they go with it.
           killGroup(child.pid);
           const output = { exitCode: code, signal, stdoutSha256: out.sha256(), stderrSha256: err.sha256(), truncated: out.truncated() || err.truncated() };
-          if (spawnError !== undefined) done({ outcome: 'failure', retryable: false, status: null, durationMs: elapsed(), error: `script could not start: ${spawnError}`, output });
-          else if (timedOut) done({ outcome: 'timeout', retryable: true, status: null, durationMs: elapsed(), error: `timed out after ${timeoutMs} ms`, output });
+          if (spawnError !== undefined)
+            done({ outcome: 'failure', retryable: false, status: null, durationMs: elapsed(), error: `script could not start: ${spawnError}`, output });
+          else if (timedOut)
+            done({ outcome: 'timeout', retryable: true, status: null, durationMs: elapsed(), error: `timed out after ${timeoutMs} ms`, output });
           else if (code === 0) done({ outcome: 'success', retryable: false, status: null, durationMs: elapsed(), error: null, output });
-          else done({ outcome: 'failure', retryable: true, status: null, durationMs: elapsed(), error: code !== null ? `exit code ${code}` : `killed by ${signal}`, output });
+          else
+            done({
+              outcome: 'failure',
+              retryable: true,
+              status: null,
+              durationMs: elapsed(),
+              error: code !== null ? `exit code ${code}` : `killed by ${signal}`,
+              output,
+            });
         };
         child.once('error', (e: NodeJS.ErrnoException) => finish(null, null, e.code ?? 'error'));
         child.once('close', (code, signal) => finish(code, signal));

@@ -26,9 +26,20 @@ export interface NewTask {
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const TaskRowSchema = Type.Object({
-  id: Type.String(), state: Type.String(), priority: Type.Number(), attempts: Type.Number(), retry: Type.Unknown(),
-  lastError: Nullable(Type.String()), lastStatus: Nullable(Type.Number()), scheduleId: Nullable(Type.String()), dueAt: Nullable(Type.String()),
-  createdAt: Type.String(), runAfter: Type.String(), startedAt: Nullable(Type.String()), finishedAt: Nullable(Type.String()), updatedAt: Type.String(),
+  id: Type.String(),
+  state: Type.String(),
+  priority: Type.Number(),
+  attempts: Type.Number(),
+  retry: Type.Unknown(),
+  lastError: Nullable(Type.String()),
+  lastStatus: Nullable(Type.Number()),
+  scheduleId: Nullable(Type.String()),
+  dueAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  runAfter: Type.String(),
+  startedAt: Nullable(Type.String()),
+  finishedAt: Nullable(Type.String()),
+  updatedAt: Type.String(),
 });
 type TaskRowValue = Static<typeof TaskRowSchema>;
 const TaskRow = rowSchema(TaskRowSchema);
@@ -46,7 +57,13 @@ export type TaskViewValue = ReturnType<typeof taskView>;
 const OneRow = rowSchema(Type.Object({ one: Type.Number() }));
 
 export interface Firing {
-  namespace: string; scheduleId: string; dueAt: string; task: unknown; retry: unknown; timeoutMs: number; owner: unknown;
+  namespace: string;
+  scheduleId: string;
+  dueAt: string;
+  task: unknown;
+  retry: unknown;
+  timeoutMs: number;
+  owner: unknown;
 }
 
 /**
@@ -60,18 +77,47 @@ export async function insertFirings(tx: CommonQueryMethods, firings: readonly Fi
     insert into scheduler_tasks (namespace, id, priority, task, retry, timeout_ms, owner, schedule_id, due_at, state, run_after)
     select f.namespace, f.schedule_id || '@' || f.due_at, 1, f.task::jsonb, f.retry::jsonb, f.timeout_ms, f.owner::jsonb,
       f.schedule_id, f.due_at::timestamptz, 'queued', greatest(now(), f.due_at::timestamptz)
-    from unnest(${sql.array(col((x) => x.namespace), 'text')}, ${sql.array(col((x) => x.scheduleId), 'text')},
-      ${sql.array(col((x) => x.dueAt), 'text')}, ${sql.array(col((x) => JSON.stringify(x.task)), 'text')},
-      ${sql.array(col((x) => JSON.stringify(x.retry)), 'text')}, ${sql.array(col((x) => x.timeoutMs), 'int4')},
-      ${sql.array(col((x) => JSON.stringify(x.owner)), 'text')}) as f(namespace, schedule_id, due_at, task, retry, timeout_ms, owner)
+    from unnest(${sql.array(
+      col((x) => x.namespace),
+      'text',
+    )}, ${sql.array(
+      col((x) => x.scheduleId),
+      'text',
+    )},
+      ${sql.array(
+        col((x) => x.dueAt),
+        'text',
+      )}, ${sql.array(
+        col((x) => JSON.stringify(x.task)),
+        'text',
+      )},
+      ${sql.array(
+        col((x) => JSON.stringify(x.retry)),
+        'text',
+      )}, ${sql.array(
+        col((x) => x.timeoutMs),
+        'int4',
+      )},
+      ${sql.array(
+        col((x) => JSON.stringify(x.owner)),
+        'text',
+      )}) as f(namespace, schedule_id, due_at, task, retry, timeout_ms, owner)
     on conflict do nothing`);
   return result.rowCount;
 }
 
 const ClaimedRowSchema = Type.Object({
-  namespace: Type.String(), id: Type.String(), attempts: Type.Number(), task: Type.Unknown(), retry: Type.Unknown(),
-  timeoutMs: Type.Number(), owner: Type.Unknown(), scheduleId: Nullable(Type.String()), dueAt: Nullable(Type.String()),
-  waitedMs: Type.Number(), traceParent: Nullable(Type.String()),
+  namespace: Type.String(),
+  id: Type.String(),
+  attempts: Type.Number(),
+  task: Type.Unknown(),
+  retry: Type.Unknown(),
+  timeoutMs: Type.Number(),
+  owner: Type.Unknown(),
+  scheduleId: Nullable(Type.String()),
+  dueAt: Nullable(Type.String()),
+  waitedMs: Type.Number(),
+  traceParent: Nullable(Type.String()),
 });
 export type ClaimedTask = Static<typeof ClaimedRowSchema>;
 const ClaimedRow = rowSchema(ClaimedRowSchema);
@@ -100,7 +146,10 @@ export async function claimTasks(db: CommonQueryMethods, holder: string, limit: 
 }
 
 export interface AttemptEnd {
-  namespace: string; id: string; attempt: number; holder: string;
+  namespace: string;
+  id: string;
+  attempt: number;
+  holder: string;
   state: 'succeeded' | 'failed' | 'retrying';
   retryInMs?: number;
   lastError: string | null;
@@ -166,10 +215,16 @@ export async function listTasks(db: CommonQueryMethods, namespace: string, o: { 
   return { tasks: rows.map(taskView), total };
 }
 
-const DepthRow = rowSchema(Type.Object({
-  high: Type.Number(), normal: Type.Number(), low: Type.Number(), running: Type.Number(),
-  oldestWaitingMs: Nullable(Type.Number()), holders: Type.Number(),
-}));
+const DepthRow = rowSchema(
+  Type.Object({
+    high: Type.Number(),
+    normal: Type.Number(),
+    low: Type.Number(),
+    running: Type.Number(),
+    oldestWaitingMs: Nullable(Type.Number()),
+    holders: Type.Number(),
+  }),
+);
 
 /** Queue depth by priority (runnable now or later), running tasks, the oldest runnable task's wait. */
 export async function queueDepth(db: CommonQueryMethods) {

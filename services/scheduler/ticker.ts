@@ -62,9 +62,13 @@ export class ScheduleTicker {
     if (this.#stopped) return;
     clearTimeout(this.#timer);
     // Detached: a wake from a request (a schedule made) must not put every later tick in its trace.
-    this.#timer = detached(() => setTimeout(() => {
-      this.#running = backgroundSpan('scheduler.tick', () => this.#tick()).finally(() => { this.#running = undefined; });
-    }, ms));
+    this.#timer = detached(() =>
+      setTimeout(() => {
+        this.#running = backgroundSpan('scheduler.tick', () => this.#tick()).finally(() => {
+          this.#running = undefined;
+        });
+      }, ms),
+    );
     this.#timer.unref();
   }
 
@@ -88,15 +92,31 @@ export class ScheduleTicker {
     const due = await this.#o.storage.pool.transaction(async (tx) => {
       const rows = await claimDueSchedules(tx, BATCH, FIRING_LOOKAHEAD_MS);
       if (rows.length === 0) return rows;
-      await advanceSchedules(tx, rows.map((r) => ({
-        namespace: r.namespace, id: r.id,
-        next: nextAfterFiring(r.cron, r.timezone ?? undefined, new Date(r.dueAt), new Date(r.now))?.toISOString() ?? null,
-      })));
-      await insertFirings(tx, rows.map((r) => ({
-        namespace: r.namespace, scheduleId: r.id, dueAt: r.dueAt, task: r.task, retry: r.retry, timeoutMs: r.timeoutMs, owner: r.owner,
-      })));
+      await advanceSchedules(
+        tx,
+        rows.map((r) => ({
+          namespace: r.namespace,
+          id: r.id,
+          next: nextAfterFiring(r.cron, r.timezone ?? undefined, new Date(r.dueAt), new Date(r.now))?.toISOString() ?? null,
+        })),
+      );
+      await insertFirings(
+        tx,
+        rows.map((r) => ({
+          namespace: r.namespace,
+          scheduleId: r.id,
+          dueAt: r.dueAt,
+          task: r.task,
+          retry: r.retry,
+          timeoutMs: r.timeoutMs,
+          owner: r.owner,
+        })),
+      );
       events = rows.map((r) => ({
-        namespace: r.namespace, kind: 'schedule-fired', scheduleId: r.id, detail: `due ${r.dueAt}, enqueued ${describeLateness(r.latenessMs)}`,
+        namespace: r.namespace,
+        kind: 'schedule-fired',
+        scheduleId: r.id,
+        detail: `due ${r.dueAt}, enqueued ${describeLateness(r.latenessMs)}`,
       }));
       await insertEvents(tx, events);
       return rows;

@@ -72,13 +72,16 @@ export class WorkerPool {
     // Detached: a wake from a request (a task enqueued) must not make every later poll, and every
     // attempt claimed by it, part of that request's trace. A poll is background work (sampled off
     // by default); each attempt is a trace of its own (#attempt).
-    detached(() => void backgroundSpan('scheduler.poll', () => this.#pump()).finally(() => {
-      this.#pumping = false;
-      if (this.#again) {
-        this.#again = false;
-        this.wake();
-      }
-    }));
+    detached(
+      () =>
+        void backgroundSpan('scheduler.poll', () => this.#pump()).finally(() => {
+          this.#pumping = false;
+          if (this.#again) {
+            this.#again = false;
+            this.wake();
+          }
+        }),
+    );
   }
 
   /** Look at the queue when `epochMs` comes (a firing enqueued ahead becomes runnable then). */
@@ -100,7 +103,10 @@ export class WorkerPool {
     const back = await reclaimExpiredLeases(this.#o.storage.pool);
     if (back.length === 0) return;
     const events = back.map((t) => ({
-      namespace: t.namespace, kind: t.state === 'dead' ? 'task-dead' : 'task-reclaimed', taskId: t.id, attempt: t.attempts,
+      namespace: t.namespace,
+      kind: t.state === 'dead' ? 'task-dead' : 'task-reclaimed',
+      taskId: t.id,
+      attempt: t.attempts,
       detail: t.state === 'dead' ? 'its worker stopped answering on the last attempt allowed' : 'its worker stopped answering; queued for another attempt',
     }));
     await insertEvents(this.#o.storage.pool, events);
@@ -149,18 +155,28 @@ export class WorkerPool {
     // span, by the undici instrumentation), its record on the execution chain and its end in the
     // table are its children, and nothing is added once it ended.
     const queuedBy = linkFromTraceParent(t.traceParent);
-    await tracer.startActiveSpan('scheduler.attempt', {
-      root: true,
-      // Linked to the span of the request that queued the task: the two traces join (issue 36, item 4).
-      ...(queuedBy !== undefined ? { links: [queuedBy] } : {}),
-      attributes: { 'scheduler.task.id': t.id, 'scheduler.task.type': task.type, 'scheduler.attempt': t.attempts, ...(t.scheduleId ? { 'scheduler.schedule.id': t.scheduleId } : {}) },
-    }, ROOT_CONTEXT, async (span) => {
-      try {
-        await this.#attemptIn(t, task, span);
-      } finally {
-        span.end();
-      }
-    });
+    await tracer.startActiveSpan(
+      'scheduler.attempt',
+      {
+        root: true,
+        // Linked to the span of the request that queued the task: the two traces join (issue 36, item 4).
+        ...(queuedBy !== undefined ? { links: [queuedBy] } : {}),
+        attributes: {
+          'scheduler.task.id': t.id,
+          'scheduler.task.type': task.type,
+          'scheduler.attempt': t.attempts,
+          ...(t.scheduleId ? { 'scheduler.schedule.id': t.scheduleId } : {}),
+        },
+      },
+      ROOT_CONTEXT,
+      async (span) => {
+        try {
+          await this.#attemptIn(t, task, span);
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   async #attemptIn(t: ClaimedTask, task: Task, span: Span): Promise<void> {
@@ -178,14 +194,30 @@ export class WorkerPool {
     // The attempt's end and its log line commit together: one commit (one WAL sync) a task, not two.
     const events = await this.#o.storage.pool.transaction(async (tx) => {
       const ended = await endAttempt(tx, {
-        namespace: t.namespace, id: t.id, attempt: t.attempts, holder: this.#o.holder, state, retryInMs,
-        lastError: result.error, lastStatus: result.status,
+        namespace: t.namespace,
+        id: t.id,
+        attempt: t.attempts,
+        holder: this.#o.holder,
+        state,
+        retryInMs,
+        lastError: result.error,
+        lastStatus: result.status,
       });
-      const detail = `${result.outcome}${result.status !== null ? ` (HTTP ${result.status})` : ''} in ${result.durationMs} ms`
-        + (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
+      const detail =
+        `${result.outcome}${result.status !== null ? ` (HTTP ${result.status})` : ''} in ${result.durationMs} ms` +
+        (ended ? `; ${state}${again ? ` in ${retryInMs} ms` : ''}` : '; its lease had passed to another attempt');
       const events = [{ namespace: t.namespace, kind: 'task-attempt', taskId: t.id, scheduleId: t.scheduleId, attempt: t.attempts, detail }];
       await insertEvents(tx, events);
-      await insertAttempt(tx, { namespace: t.namespace, taskId: t.id, attempt: t.attempts, startedAt, outcome: result.outcome, status: result.status, error: result.error, traceId });
+      await insertAttempt(tx, {
+        namespace: t.namespace,
+        taskId: t.id,
+        attempt: t.attempts,
+        startedAt,
+        outcome: result.outcome,
+        status: result.status,
+        error: result.error,
+        traceId,
+      });
       return events;
     });
     this.#o.onEvents?.(events);
@@ -197,18 +229,27 @@ export class WorkerPool {
     const action = task.type === 'http' ? `http.${task.method ?? 'GET'}` : 'script';
     const input = { taskId: t.id, scheduleId: t.scheduleId, dueAt: t.dueAt, attempt: t.attempts, task };
     const output = { ...result.output, outcome: result.outcome, durationMs: result.durationMs, error: result.error };
-    const key = createHash('sha256').update(JSON.stringify([t.namespace, t.id, t.attempts])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([t.namespace, t.id, t.attempts]))
+      .digest('hex');
     const reply = await this.#o.bus.request(subjects.executionsRecord, {
       claim: {
-        subject: owner.sub, scope: owner.scope, module: 'scheduler', action, outcome: result.outcome,
-        inputHash: hashCanonical(input), outputHash: hashCanonical(output), cost: null, governance: null,
+        subject: owner.sub,
+        scope: owner.scope,
+        module: 'scheduler',
+        action,
+        outcome: result.outcome,
+        inputHash: hashCanonical(input),
+        outputHash: hashCanonical(output),
+        cost: null,
+        governance: null,
       },
       attested: owner,
       timestamp: startedAt,
       idempotencyKey: `scheduler:${key}`,
     });
-    if (!reply.ok) this.#o.logger.error({ code: reply.error.code, task: t.id, attempt: t.attempts }, 'the attempt could not be recorded on the execution chain');
+    if (!reply.ok)
+      this.#o.logger.error({ code: reply.error.code, task: t.id, attempt: t.attempts }, 'the attempt could not be recorded on the execution chain');
     return reply.ok ? reply.value.record.id : null;
   }
 }
-

@@ -39,7 +39,15 @@ export const spineService = defineService({
     // The chain writers of this process: /ready is 503 while the commits of any keep failing.
     const writers: Array<{ readonly stalled: boolean }> = [];
     if (ctx.has('actor:chain-writer')) {
-      const writer = new AuditWriterActor({ bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs, logger: logger.child({ component: 'chain-writer' }), metrics: ctx.metrics.promises.chains });
+      const writer = new AuditWriterActor({
+        bus,
+        storage,
+        holder,
+        leaseMs: config.chainLeaseMs,
+        renewMs: config.chainLeaseRenewMs,
+        logger: logger.child({ component: 'chain-writer' }),
+        metrics: ctx.metrics.promises.chains,
+      });
       await writer.start();
       writers.push(writer);
       actors.push({ name: 'chain-writer', stop: () => writer.stop() });
@@ -49,7 +57,11 @@ export const spineService = defineService({
       // by), its reads and verification with actor:executions. One signer per process, signing
       // batches on a thread of its own, off the thread that serves HTTP.
       const executions = await startExecutionActors({
-        bus, storage, holder, leaseMs: config.chainLeaseMs, renewMs: config.chainLeaseRenewMs,
+        bus,
+        storage,
+        holder,
+        leaseMs: config.chainLeaseMs,
+        renewMs: config.chainLeaseRenewMs,
         signer: createThreadedTraceSigner(config.tracePrivateKeyPem),
         logger: logger.child({ component: 'executions' }),
         roles: { writer: ctx.has('actor:chain-writer'), reader: ctx.has('actor:executions') },
@@ -57,10 +69,18 @@ export const spineService = defineService({
         // Checkpoints are signed with the configured trace key (its public key is then the log's too;
         // without one, an ephemeral key of the log's own, like the trace signer's); notes are never 32
         // bytes long, so a checkpoint signature can never pass for a record's. Only the writer signs.
-        ...(ctx.has('actor:chain-writer') ? { log: (() => {
-          const key = logKey(config.tlogOrigin, config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey);
-          return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
-        })(), witnesses: config.tlogWitnesses } : {}),
+        ...(ctx.has('actor:chain-writer')
+          ? {
+              log: (() => {
+                const key = logKey(
+                  config.tlogOrigin,
+                  config.tracePrivateKeyPem !== undefined ? createPrivateKey(config.tracePrivateKeyPem) : generateKeyPairSync('ed25519').privateKey,
+                );
+                return { origin: config.tlogOrigin, signer: key.signer, vkey: key.vkey };
+              })(),
+              witnesses: config.tlogWitnesses,
+            }
+          : {}),
       });
       if (executions.writer) writers.push(executions.writer);
       actors.push({ name: 'executions', stop: () => executions.stop() });

@@ -22,7 +22,8 @@ const tenantOf = (p: Principal) => (p.tenantId !== undefined ? { tenantId: p.ten
 function ownRecord(result: ToolOutcome, p: Principal): ToolOutcome {
   if (!result.ok) return result;
   const record = (result.value as { record: { attested?: { tenantId?: unknown } | null } }).record;
-  if (p.tenantId !== undefined && record.attested?.tenantId !== p.tenantId) return { ok: false, error: { code: 'NOT_FOUND', message: 'no execution with this id' } };
+  if (p.tenantId !== undefined && record.attested?.tenantId !== p.tenantId)
+    return { ok: false, error: { code: 'NOT_FOUND', message: 'no execution with this id' } };
   return { ok: true, value: record };
 }
 
@@ -84,7 +85,8 @@ export function executionTools(): McpTool[] {
       output: subjects.executionsVerify.reply,
       input: VerifyBody,
       async run(args, _caller, bus) {
-        if (args.record !== undefined && args.id !== undefined) return { ok: false, error: { code: 'INVALID_REQUEST', message: 'give either record or id, not both' } };
+        if (args.record !== undefined && args.id !== undefined)
+          return { ok: false, error: { code: 'INVALID_REQUEST', message: 'give either record or id, not both' } };
         return bus.request(subjects.executionsVerify, args, { timeoutMs: CHAIN_TIMEOUT_MS });
       },
     }),
@@ -98,10 +100,16 @@ export function executionTools(): McpTool[] {
       input: AttentionQuery,
       run(args, caller, bus) {
         const kinds = args.reason !== undefined ? [...new Set(args.reason.split(','))] : [...ATTENTION_KINDS];
-        return bus.request(subjects.executionsAttention, {
-          limit: args.limit, kinds: kinds as (typeof ATTENTION_KINDS)[number][],
-          ...(args.cursor !== undefined ? { cursor: args.cursor } : {}), ...tenantOf(caller),
-        }, { timeoutMs: AGGREGATE_TIMEOUT_MS });
+        return bus.request(
+          subjects.executionsAttention,
+          {
+            limit: args.limit,
+            kinds: kinds as (typeof ATTENTION_KINDS)[number][],
+            ...(args.cursor !== undefined ? { cursor: args.cursor } : {}),
+            ...tenantOf(caller),
+          },
+          { timeoutMs: AGGREGATE_TIMEOUT_MS },
+        );
       },
     }),
   ];

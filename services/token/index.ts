@@ -5,9 +5,7 @@ import { IdentityActor } from './identities/index.ts';
 import { ModelActor } from './models/index.ts';
 import { RevocationActor } from './revocation/index.ts';
 import { webhookSecrets } from '../../core/tenancy/index.ts';
-import {
-  aiRoutes, billingRoutes, identityRoutes, issueRoutes, modelRoutes, signupRoutes, tenantRoutes, tokenRoutes,
-} from './routes/index.ts';
+import { aiRoutes, billingRoutes, identityRoutes, issueRoutes, modelRoutes, signupRoutes, tenantRoutes, tokenRoutes } from './routes/index.ts';
 import { tokenTools } from './mcp-tools.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
 
@@ -28,7 +26,9 @@ export const tokenService = defineService({
     if (ctx.has('actor:revocation')) {
       // Revocations: recorded and broadcast here; every edge keeps its view (RevocationView) from them.
       const revocation = new RevocationActor({
-        bus, storage, heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
+        bus,
+        storage,
+        heartbeatMs: Math.max(100, Math.floor(config.revocationStalenessMs / 3)),
         logger: logger.child({ component: 'revocation' }),
       });
       revocation.start();
@@ -42,7 +42,12 @@ export const tokenService = defineService({
     const identities = new IdentityActor({ bus, storage, audit, logger: logger.child({ component: 'identities' }) });
     const models = new ModelActor({ bus, storage, audit });
     const producers: RunningPart[] = [];
-    for (const [name, actor] of [['tokens', tokens], ['tenancy', tenancy], ['identities', identities], ['models', models]] as const) {
+    for (const [name, actor] of [
+      ['tokens', tokens],
+      ['tenancy', tenancy],
+      ['identities', identities],
+      ['models', models],
+    ] as const) {
       actor.start();
       producers.push({ name, stop: () => actor.stop() });
     }

@@ -36,13 +36,22 @@ async function session(verifier: MapVerifier, authorization: string | undefined,
     return { ok: true, value: { valid: false as const, error: 'TOKEN_INVALID' } };
   });
   const server = createMcpServer({
-    bus, tools: tokenTools(), authenticate: bearerAuthenticator(verifier, authorization), audit, logger: pino({ level: 'silent' }), version: 'test',
+    bus,
+    tools: tokenTools(),
+    authenticate: bearerAuthenticator(verifier, authorization),
+    audit,
+    logger: pino({ level: 'silent' }),
+    version: 'test',
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'unit', version: '1' });
   await client.connect(clientSide);
-  closers.push(async () => { await client.close(); await server.close(); await bus.drain(); });
+  closers.push(async () => {
+    await client.close();
+    await server.close();
+    await bus.drain();
+  });
   return { client, audit, validations };
 }
 
@@ -84,7 +93,15 @@ describe('createMcpServer', () => {
     verifier.setRevocationTrusted(false);
     expect((await client.listTools()).tools).toEqual([]);
     await expect(client.callTool({ name: 'read_audit', arguments: {} })).rejects.toThrow(/REVOCATION_UNAVAILABLE/);
-    expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'anonymous', action: 'audit:read', resource: 'mcp tools/call read_audit', result: 'deny', reason: expect.stringMatching(/^REVOCATION_UNAVAILABLE: .*nothing was done/) })]);
+    expect(audit.decisions).toEqual([
+      expect.objectContaining({
+        subject: 'anonymous',
+        action: 'audit:read',
+        resource: 'mcp tools/call read_audit',
+        result: 'deny',
+        reason: expect.stringMatching(/^REVOCATION_UNAVAILABLE: .*nothing was done/),
+      }),
+    ]);
   });
 
   it('refuses a call beyond the scope with the scope in the error data, before validating its arguments', async () => {
@@ -92,7 +109,9 @@ describe('createMcpServer', () => {
     const { client, audit } = await session(verifier, 'Bearer t');
     const refused = await client.callTool({ name: 'mint_token', arguments: { nonsense: true } }).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: -32001, data: { code: 'CAPABILITY_INSUFFICIENT', requiredScope: 'auth:token:create' } });
-    expect(audit.decisions).toEqual([expect.objectContaining({ subject: 'agent', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT: token does not grant auth:token:create' })]);
+    expect(audit.decisions).toEqual([
+      expect.objectContaining({ subject: 'agent', result: 'deny', reason: 'CAPABILITY_INSUFFICIENT: token does not grant auth:token:create' }),
+    ]);
   });
 
   it('answers a call only once the audit entry of its decision is durable, and refuses it, nothing done, when that fails', async () => {

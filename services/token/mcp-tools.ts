@@ -42,7 +42,8 @@ export function tokenTools(): McpTool[] {
       input: AuditQuery,
       run(args, caller, bus) {
         return bus.request(subjects.auditList, {
-          limit: args.limit, offset: args.offset,
+          limit: args.limit,
+          offset: args.offset,
           ...(args.subject !== undefined ? { subject: args.subject } : {}),
           ...(args.result !== undefined ? { result: args.result } : {}),
           ...(args.from !== undefined ? { from: new Date(args.from).toISOString() } : {}),

@@ -45,13 +45,18 @@ export class TrustArbiterActor extends BusActor {
     const d = this.#deps;
     const queue = { queue: 'trust' };
     const unexpected = (err: unknown) => this.#logger.error({ err }, 'trust handler failed');
-    const on = <T, R>(work: (deps: TrustDeps, data: T) => Promise<R>) => ({ data }: { data: T }) => replyOf(() => work(d, data), unexpected);
+    const on =
+      <T, R>(work: (deps: TrustDeps, data: T) => Promise<R>) =>
+      ({ data }: { data: T }) =>
+        replyOf(() => work(d, data), unexpected);
     // A write, once it took effect, tells live views (the dashboard's socket) to read again.
-    const write = <T, R>(subject: { subject: string }, work: (deps: TrustDeps, data: T) => Promise<R>) => async ({ data }: { data: T }) => {
-      const result = await replyOf(() => work(d, data), unexpected);
-      if (result.ok) this.#changed(subject.subject, data, result.value);
-      return result;
-    };
+    const write =
+      <T, R>(subject: { subject: string }, work: (deps: TrustDeps, data: T) => Promise<R>) =>
+      async ({ data }: { data: T }) => {
+        const result = await replyOf(() => work(d, data), unexpected);
+        if (result.ok) this.#changed(subject.subject, data, result.value);
+        return result;
+      };
     this.every(LINK_EVERY_MS, () => void this.#link(), 'trust.link');
     return [
       bus.serve(s.recordEvent, write(s.recordEvent, events.recordEvent), queue),
@@ -82,10 +87,14 @@ export class TrustArbiterActor extends BusActor {
       bus.serve(s.listChains, on(interactions.chains), queue),
       bus.serve(s.getChain, on(interactions.chain), queue),
       bus.serve(s.anomalies, on(interactions.anomalies), queue),
-      bus.subscribe(subjects.executionsAppended, ({ data }) => {
-        this.#appended.push({ id: data.id, outcome: data.outcome });
-        if (this.#appended.length >= LINK_BATCH_MAX) void this.#link();
-      }, queue),
+      bus.subscribe(
+        subjects.executionsAppended,
+        ({ data }) => {
+          this.#appended.push({ id: data.id, outcome: data.outcome });
+          if (this.#appended.length >= LINK_BATCH_MAX) void this.#link();
+        },
+        queue,
+      ),
     ];
   }
 
@@ -109,8 +118,9 @@ export class TrustArbiterActor extends BusActor {
     const batch = this.#appended;
     if (batch.length === 0) return this.#linking;
     this.#appended = [];
-    this.#linking = this.#linking.then(() => interactions.appended(this.#deps, batch)).catch((err: unknown) =>
-      this.#logger.warn({ err, executions: batch.length }, 'linking appended executions failed'));
+    this.#linking = this.#linking
+      .then(() => interactions.appended(this.#deps, batch))
+      .catch((err: unknown) => this.#logger.warn({ err, executions: batch.length }, 'linking appended executions failed'));
     return this.#linking;
   }
 

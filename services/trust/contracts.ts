@@ -14,7 +14,13 @@ export async function create(deps: TrustDeps, r: Static<typeof req.createContrac
   if (dup.length > 0) throw new SuiteError('INVALID_REQUEST', `/terms: term ids must be unique; repeated: ${[...new Set(dup)].join(', ')}`);
   if (r.agentId === r.operatorId) throw new SuiteError('INVALID_REQUEST', '/operatorId: the operator and the agent are two parties');
   const result = await insertContract(deps.storage.pool, {
-    tenantId: tenantColumn(r.caller), title: r.title, agentId: r.agentId, operatorId: r.operatorId, operatorType: r.operatorType ?? 'organisation', terms: r.terms.map((t) => ({ ...t })), createdBy: r.caller.sub,
+    tenantId: tenantColumn(r.caller),
+    title: r.title,
+    agentId: r.agentId,
+    operatorId: r.operatorId,
+    operatorType: r.operatorType ?? 'organisation',
+    terms: r.terms.map((t) => ({ ...t })),
+    createdBy: r.caller.sub,
   });
   if ('conflict' in result) throw new SuiteError('CONFLICT', `/agentId: ${r.agentId} is recorded as ${result.conflict}, not an agent`);
   return result.contract;
@@ -44,8 +50,13 @@ export async function breach(deps: TrustDeps, r: Static<typeof req.breach>) {
     throw new SuiteError('INVALID_REQUEST', `/term: contract ${contract.id} has no term "${r.term}" (its terms: ${terms.map((t) => t.id).join(', ')})`);
   }
   return insertBreach(deps.storage.pool, {
-    contractId: contract.id, tenantId: tenantColumn(r.caller), party: r.party, agentId: contract.agentId, term: r.term ?? null,
-    description: r.description, reportedBy: r.caller.sub,
+    contractId: contract.id,
+    tenantId: tenantColumn(r.caller),
+    party: r.party,
+    agentId: contract.agentId,
+    term: r.term ?? null,
+    description: r.description,
+    reportedBy: r.caller.sub,
   });
 }
 
@@ -59,11 +70,17 @@ export async function health(deps: TrustDeps, r: Static<typeof req.id>) {
   };
   const agent = count('agent');
   const operator = count('operator');
-  const fault = agent.total === 0 && operator.total === 0 ? 'no failures recorded'
-    : `${agent.total} failure(s) by the agent ${contract.agentId}, ${operator.total} by the operator ${contract.operatorId}; the operator's are never charged to the agent's score`;
+  const fault =
+    agent.total === 0 && operator.total === 0
+      ? 'no failures recorded'
+      : `${agent.total} failure(s) by the agent ${contract.agentId}, ${operator.total} by the operator ${contract.operatorId}; the operator's are never charged to the agent's score`;
   return {
-    contractId: contract.id, state: contract.state, agentId: contract.agentId, operatorId: contract.operatorId,
-    failures: { agent, operator, total: breaches.length }, summary: fault,
+    contractId: contract.id,
+    state: contract.state,
+    agentId: contract.agentId,
+    operatorId: contract.operatorId,
+    failures: { agent, operator, total: breaches.length },
+    summary: fault,
   };
 }
 
@@ -73,7 +90,8 @@ export async function move(deps: TrustDeps, r: Static<typeof req.contractMove>) 
   if (!check.ok) throw new SuiteError('CONFLICT', check.message);
   const to = r.action === 'suspend' ? MACHINES.contract.suspend.to : MACHINES.contract.reinstate.to;
   const moved = await moveContract(deps.storage.pool, { id: contract.id, from: contract.state, to, reason: r.reason });
-  if (moved === null) throw new SuiteError('CONFLICT', `contract ${contract.id} moved while it was ${r.action === 'suspend' ? 'suspended' : 'reinstated'}; read it again`);
+  if (moved === null)
+    throw new SuiteError('CONFLICT', `contract ${contract.id} moved while it was ${r.action === 'suspend' ? 'suspended' : 'reinstated'}; read it again`);
   return moved;
 }
 

@@ -25,14 +25,24 @@ function noDuplicates(opinions: readonly Opinion[], field: string): void {
 /** Evaluates the opinions and answers; stores nothing (spec, trust rule 6). */
 export function arbitrate(_deps: TrustDeps, r: Static<typeof ArbitrateBody>) {
   noDuplicates(r.opinions, '/opinions');
-  return Promise.resolve({ stored: false, question: r.question ?? null, irreversible: r.irreversible ?? false, ...evaluate(r.opinions, r.irreversible ?? false) });
+  return Promise.resolve({
+    stored: false,
+    question: r.question ?? null,
+    irreversible: r.irreversible ?? false,
+    ...evaluate(r.opinions, r.irreversible ?? false),
+  });
 }
 
 export async function createDispute(deps: TrustDeps, r: Static<typeof req.createDispute>) {
   const opinions = r.opinions ?? [];
   noDuplicates(opinions, '/opinions');
   return insertDispute(deps.storage.pool, {
-    tenantId: tenantColumn(r.caller), title: r.title, question: r.question, irreversible: r.irreversible, opinions, createdBy: r.caller.sub,
+    tenantId: tenantColumn(r.caller),
+    title: r.title,
+    question: r.question,
+    irreversible: r.irreversible,
+    opinions,
+    createdBy: r.caller.sub,
   });
 }
 

@@ -4,7 +4,17 @@ import type { Static } from 'typebox';
 import type { TrustDeps } from './context.ts';
 import { tenantColumn, tenantOf } from './context.ts';
 import {
-  agentsPage, appealsOf, auditEntryExists, decideAppeal, eventsOf, getAppeal, getEvent, insertAppeal, insertEvent, subjectType, upheldEventIds,
+  agentsPage,
+  appealsOf,
+  auditEntryExists,
+  decideAppeal,
+  eventsOf,
+  getAppeal,
+  getEvent,
+  insertAppeal,
+  insertEvent,
+  subjectType,
+  upheldEventIds,
 } from './queries/events.ts';
 import { breachesOfAgent, breachesOfParty } from './queries/contracts.ts';
 import type { req } from './schemas.ts';
@@ -34,7 +44,7 @@ async function checkProof(deps: TrustDeps, proof: Static<typeof req.recordEvent>
     return `execution ${id} exists and verifies (seq ${found.value.record.seq})`;
   }
   if ('auditEntryId' in proof) {
-    if (!await auditEntryExists(deps.storage.pool, proof.auditEntryId, tenantOf(caller))) {
+    if (!(await auditEntryExists(deps.storage.pool, proof.auditEntryId, tenantOf(caller)))) {
       throw new SuiteError('INVALID_REQUEST', `/proof/auditEntryId: no audit entry ${proof.auditEntryId} is recorded`);
     }
     return `audit entry ${proof.auditEntryId} exists`;
@@ -46,8 +56,13 @@ export async function recordEvent(deps: TrustDeps, r: Static<typeof req.recordEv
   const proofCheck = await checkProof(deps, r.proof, r.caller);
   const subjectTypeGiven = r.subjectType ?? 'agent';
   const result = await insertEvent(deps.storage.pool, {
-    tenantId: tenantColumn(r.caller), subjectId: r.subjectId, subjectType: subjectTypeGiven, kind: r.kind,
-    summary: r.summary ?? null, proof: { ...r.proof }, recordedBy: r.caller.sub,
+    tenantId: tenantColumn(r.caller),
+    subjectId: r.subjectId,
+    subjectType: subjectTypeGiven,
+    kind: r.kind,
+    summary: r.summary ?? null,
+    proof: { ...r.proof },
+    recordedBy: r.caller.sub,
   });
   if ('conflict' in result) {
     throw new SuiteError('CONFLICT', `subject ${r.subjectId} is recorded as ${result.conflict}, not ${subjectTypeGiven}; a subject has one type`);
@@ -66,7 +81,10 @@ const appealLink = (eventId: string) => `/events/${eventId}/appeal`;
 /** A subject's events, oldest first, each with its appeals (facts only). */
 async function eventsWithAppeals(deps: TrustDeps, subjectId: string, caller: Caller, limit: number) {
   const events = await eventsOf(deps.storage.pool, subjectId, tenantOf(caller), limit);
-  const appeals = await appealsOf(deps.storage.pool, events.map((e) => e.id));
+  const appeals = await appealsOf(
+    deps.storage.pool,
+    events.map((e) => e.id),
+  );
   return events.map((e) => ({ ...e, appeals: appeals.filter((a) => a.eventId === e.id) }));
 }
 
@@ -98,9 +116,10 @@ export async function decide(deps: TrustDeps, r: Static<typeof req.decideAppeal>
   if (decided === null) {
     throw new SuiteError('CONFLICT', `appeal ${r.appealId} is "${existing.state}": decide needs it to be "pending"`);
   }
-  const effect = r.decision === 'upheld'
-    ? `event ${decided.eventId} no longer counts in any score; the event and this appeal stay on record`
-    : `event ${decided.eventId} keeps counting; it can be appealed again with new grounds`;
+  const effect =
+    r.decision === 'upheld'
+      ? `event ${decided.eventId} no longer counts in any score; the event and this appeal stay on record`
+      : `event ${decided.eventId} keeps counting; it can be appealed again with new grounds`;
   return { ...decided, effect };
 }
 
@@ -112,14 +131,20 @@ export async function evidence(deps: TrustDeps, r: Static<typeof req.subject>) {
   const events = await eventsWithAppeals(deps, r.subjectId, r.caller, r.limit);
   const breaches = await breachesOfParty(deps.storage.pool, r.subjectId, tenantOf(r.caller), r.limit);
   return {
-    subjectId: r.subjectId, subjectType: type, events, breaches,
+    subjectId: r.subjectId,
+    subjectType: type,
+    events,
+    breaches,
     notice: 'Recorded facts only: each event names the artefact that proves it; nothing here is a score, rank or conclusion.',
   };
 }
 
 async function explain(deps: TrustDeps, subjectId: string, caller: Caller) {
   const events = await eventsOf(deps.storage.pool, subjectId, tenantOf(caller), ALL);
-  const upheld = await upheldEventIds(deps.storage.pool, events.map((e) => e.id));
+  const upheld = await upheldEventIds(
+    deps.storage.pool,
+    events.map((e) => e.id),
+  );
   const breaches = await breachesOfAgent(deps.storage.pool, subjectId, tenantOf(caller), ALL);
   const explanation = scoreOf(
     events.map((e) => ({ id: e.id, kind: e.kind as EventKind, appealUpheld: upheld.has(e.id) })),
@@ -135,20 +160,27 @@ async function explain(deps: TrustDeps, subjectId: string, caller: Caller) {
 }
 
 export const METHOD = {
-  name: SCORE_METHOD, baseline: BASELINE, range: [SCORE_MIN, SCORE_MAX], eventWeights: EVENT_WEIGHTS, breachWeights: BREACH_WEIGHTS,
+  name: SCORE_METHOD,
+  baseline: BASELINE,
+  range: [SCORE_MIN, SCORE_MAX],
+  eventWeights: EVENT_WEIGHTS,
+  breachWeights: BREACH_WEIGHTS,
   documentation: 'docs/TRUST.md#scoring-method',
 };
 
 async function agentSubject(deps: TrustDeps, subjectId: string, caller: Caller): Promise<void> {
   const type = await knownSubject(deps, subjectId, caller);
   if (type !== 'agent') {
-    throw new SuiteError('NOT_FOUND', `no score for ${subjectId}: it is recorded as ${type}, and scores are given for agents only (its evidence is at /evidence/${subjectId})`);
+    throw new SuiteError(
+      'NOT_FOUND',
+      `no score for ${subjectId}: it is recorded as ${type}, and scores are given for agents only (its evidence is at /evidence/${subjectId})`,
+    );
   }
 }
 
 export async function score(deps: TrustDeps, r: Static<typeof req.subject>) {
   await agentSubject(deps, r.subjectId, r.caller);
-  return { ...await explain(deps, r.subjectId, r.caller), methodDetails: METHOD };
+  return { ...(await explain(deps, r.subjectId, r.caller)), methodDetails: METHOD };
 }
 
 export async function scores(deps: TrustDeps, r: Static<typeof req.list>) {
@@ -156,7 +188,14 @@ export async function scores(deps: TrustDeps, r: Static<typeof req.list>) {
   const out = [];
   for (const subjectId of agents) {
     const e = await explain(deps, subjectId, r.caller);
-    out.push({ subjectId, score: e.score, advisory: true, contributions: e.contributions.length, excluded: e.excluded.length, explanation: `/score/${subjectId}` });
+    out.push({
+      subjectId,
+      score: e.score,
+      advisory: true,
+      contributions: e.contributions.length,
+      excluded: e.excluded.length,
+      explanation: `/score/${subjectId}`,
+    });
   }
   return { scores: out, method: METHOD };
 }
@@ -166,7 +205,12 @@ export async function check(deps: TrustDeps, r: Static<typeof req.subject>) {
   if (!gating) return { subjectId: r.subjectId, ...gate({ gating, threshold: gateThreshold }, undefined) };
   const type = await subjectType(deps.storage.pool, r.subjectId, tenantOf(r.caller));
   if (type !== null && type !== 'agent') {
-    return { subjectId: r.subjectId, allowed: true, gating: 'enabled', reason: `${r.subjectId} is recorded as ${type}: scores, and so gating, apply to agents only` };
+    return {
+      subjectId: r.subjectId,
+      allowed: true,
+      gating: 'enabled',
+      reason: `${r.subjectId} is recorded as ${type}: scores, and so gating, apply to agents only`,
+    };
   }
   const current = type === null ? undefined : (await explain(deps, r.subjectId, r.caller)).score;
   return { subjectId: r.subjectId, ...gate({ gating, threshold: gateThreshold }, current) };

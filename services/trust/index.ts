@@ -19,11 +19,13 @@ export const trustService = defineService({
   async startActors(ctx) {
     if (!ctx.has('actor:trust')) return {};
     const arbiter = new TrustArbiterActor({
-      bus: ctx.bus, storage: ctx.storage, settings: ctx.config.trust, logger: ctx.logger.child({ component: 'trust' }),
+      bus: ctx.bus,
+      storage: ctx.storage,
+      settings: ctx.config.trust,
+      logger: ctx.logger.child({ component: 'trust' }),
     });
     arbiter.start();
     return { actors: [{ name: 'trust', stop: () => arbiter.stop() }] };
   },
   routes: ({ bus }) => trustRoutes(bus),
 });
-

@@ -5,8 +5,25 @@ import type { TrustDeps } from './context.ts';
 import { tenantColumn, tenantOf } from './context.ts';
 import { newId } from './queries/common.ts';
 import {
-  addChild, anomaliesOfChain, chainTenant, getChain, getInteraction, insertChain, insertInteraction, insertObservation, interactionsOfChain,
-  lastInteractions, linkExecution, linkExecutions, linksOf, listAnomalies, listChains, observationsOf, stalledChains, touchChain, upsertAnomaly,
+  addChild,
+  anomaliesOfChain,
+  chainTenant,
+  getChain,
+  getInteraction,
+  insertChain,
+  insertInteraction,
+  insertObservation,
+  interactionsOfChain,
+  lastInteractions,
+  linkExecution,
+  linkExecutions,
+  linksOf,
+  listAnomalies,
+  listChains,
+  observationsOf,
+  stalledChains,
+  touchChain,
+  upsertAnomaly,
 } from './queries/interactions.ts';
 import type { req } from './schemas.ts';
 
@@ -29,8 +46,16 @@ export async function record(deps: TrustDeps, request: Static<typeof req.interac
     const place = placeOf({ id: '', chainId, parentId: r.parentId ?? null, caller: r.agent, callee: r.callee }, parent);
     const children = parent === null ? 0 : await addChild(tx, parent.id);
     const stored = await insertInteraction(tx, {
-      tenantId: tenantColumn(r.caller), chainId, parentId: parent?.id ?? null, caller: r.agent, callee: r.callee, outcome: r.outcome,
-      executionId: r.executionId ?? null, depth: place.depth, path: place.path, recordedBy: r.caller.sub,
+      tenantId: tenantColumn(r.caller),
+      chainId,
+      parentId: parent?.id ?? null,
+      caller: r.agent,
+      callee: r.callee,
+      outcome: r.outcome,
+      executionId: r.executionId ?? null,
+      depth: place.depth,
+      path: place.path,
+      recordedBy: r.caller.sub,
     });
     await touchChain(tx, { id: chainId, outcome: r.outcome, depth: place.depth });
     for (const f of findingsOnInsert(stored, place, children, deps.settings)) {
@@ -52,12 +77,21 @@ export async function observe(deps: TrustDeps, r: Static<typeof req.observe>) {
     const interaction = await getInteraction(tx, r.interactionId, tenant, true);
     if (interaction === null) throw new SuiteError('NOT_FOUND', `no interaction ${r.interactionId}`);
     const observation = await insertObservation(tx, {
-      interactionId: interaction.id, tenantId: tenantColumn(r.caller), observer: r.observer, outcome: r.outcome, note: r.note ?? null,
+      interactionId: interaction.id,
+      tenantId: tenantColumn(r.caller),
+      observer: r.observer,
+      outcome: r.outcome,
+      note: r.note ?? null,
     });
     const all = await observationsOf(tx, [interaction.id]);
     const finding = disagreementOf(interaction.id, all);
     if (finding !== null) {
-      await upsertAnomaly(tx, { ...finding, chainId: interaction.chainId, tenantId: tenantColumn(r.caller), records: [interaction.id, ...all.map((o) => o.id)] });
+      await upsertAnomaly(tx, {
+        ...finding,
+        chainId: interaction.chainId,
+        tenantId: tenantColumn(r.caller),
+        records: [interaction.id, ...all.map((o) => o.id)],
+      });
     }
     return observation;
   });
@@ -94,11 +128,18 @@ export async function anomalies(deps: TrustDeps, r: Static<typeof req.anomalies>
     wantStalls ? stalledChains(pool, tenant, new Date(now - deps.settings.stallMs), r.limit) : Promise.resolve([]),
     r.kind === 'stall' ? Promise.resolve([]) : listAnomalies(pool, tenant, r.limit, r.kind),
   ]);
-  const waitingOn = await lastInteractions(pool, stalled.map((c) => c.id));
+  const waitingOn = await lastInteractions(
+    pool,
+    stalled.map((c) => c.id),
+  );
   const stalls = stalled.map((c) => ({
-    kind: 'stall', key: `stall:${c.id}`, chainId: c.id,
+    kind: 'stall',
+    key: `stall:${c.id}`,
+    chainId: c.id,
     detail: `chain ${c.id} has waited on a pending interaction since ${c.lastActivityAt}, longer than ${deps.settings.stallMs} ms`,
-    records: waitingOn.filter((i) => i.chainId === c.id).map((i) => i.id), detectedAt: new Date(now).toISOString(), updatedAt: c.lastActivityAt,
+    records: waitingOn.filter((i) => i.chainId === c.id).map((i) => i.id),
+    detectedAt: new Date(now).toISOString(),
+    updatedAt: c.lastActivityAt,
   }));
   return {
     anomalies: [...stalls, ...found].slice(0, r.limit),

@@ -36,7 +36,8 @@ export function trustTools(): McpTool[] {
     }),
     defineTool({
       name: 'read_evidence',
-      description: 'The recorded facts about any subject, humans included (events with their proofs and appeals, contract breaches): facts only, no score or conclusion.',
+      description:
+        'The recorded facts about any subject, humans included (events with their proofs and appeals, contract breaches): facts only, no score or conclusion.',
       scope: 'trust:read',
       route: 'GET /evidence/:subjectId',
       output: a.Evidence,
@@ -77,9 +78,12 @@ export function trustTools(): McpTool[] {
       route: 'GET /anomalies',
       output: a.Anomalies,
       input: AnomalyQuery,
-      run: (args, caller, bus) => bus.request(s.anomalies, {
-        limit: args.limit, ...(args.kind !== undefined ? { kind: args.kind } : {}), caller: callerOfPrincipal(caller),
-      }),
+      run: (args, caller, bus) =>
+        bus.request(s.anomalies, {
+          limit: args.limit,
+          ...(args.kind !== undefined ? { kind: args.kind } : {}),
+          caller: callerOfPrincipal(caller),
+        }),
     }),
   ];
 }

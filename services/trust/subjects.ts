@@ -1,8 +1,16 @@
 import { Type } from 'typebox';
 import { requestSubject } from '../../bus/index.ts';
 import {
-  AppealSchema, ArbitrateBody, BreachSchema, ContractSchema, DisputeSchema, EventWithCheck, InteractionSchema, ObservationSchema,
-  VerifyBody, req,
+  AppealSchema,
+  ArbitrateBody,
+  BreachSchema,
+  ContractSchema,
+  DisputeSchema,
+  EventWithCheck,
+  InteractionSchema,
+  ObservationSchema,
+  VerifyBody,
+  req,
 } from './schemas.ts';
 
 /**

@@ -8,12 +8,18 @@
 import { createPublicKey } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  ed25519Cosigner, ed25519NoteVerifier, formatVkey, parseVkey, rawEd25519PublicKey, SIG_COSIGNATURE_V1, SIG_ED25519, type NoteVerifier,
+  ed25519Cosigner,
+  ed25519NoteVerifier,
+  formatVkey,
+  parseVkey,
+  rawEd25519PublicKey,
+  SIG_COSIGNATURE_V1,
+  SIG_ED25519,
+  type NoteVerifier,
 } from '../../core/tlog/index.ts';
 import { witnessKey } from './key.ts';
 import { witnessApp } from './server.ts';
 import { WitnessState } from './state.ts';
-
 
 export interface WitnessOptions {
   dataDir: string;

@@ -14,13 +14,23 @@ const REDOCLY = fileURLToPath(new URL('../../node_modules/@redocly/cli/bin/cli.j
 
 let dir: string;
 let witness: RunningWitness;
-let doc: { info: { version: string }; paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+let doc: {
+  info: { version: string };
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+};
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'witness-openapi-'));
   const log = logKey('log.test/openapi', generateKeyPairSync('ed25519').privateKey);
-  witness = await startWitness({ dataDir: dir, name: 'witness.test/openapi', logVkeys: [log.vkey], host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }) });
-  doc = await (await fetch(`${witness.url}/openapi.json`)).json() as typeof doc;
+  witness = await startWitness({
+    dataDir: dir,
+    name: 'witness.test/openapi',
+    logVkeys: [log.vkey],
+    host: '127.0.0.1',
+    port: 0,
+    logger: pino({ level: 'silent' }),
+  });
+  doc = (await (await fetch(`${witness.url}/openapi.json`)).json()) as typeof doc;
 }, 60_000);
 afterAll(async () => {
   await witness?.stop();
@@ -40,8 +50,9 @@ describe("the witness's OpenAPI document (GET /openapi.json)", () => {
 
   it("passes redocly's recommended ruleset with 0 errors; the warnings left are the missing license and /vkey's lack of a 4xx", async () => {
     await writeFile(join(dir, 'witness.json'), JSON.stringify(doc));
-    const out = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', join(dir, 'witness.json')], { cwd: dir })
-      .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const out = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', join(dir, 'witness.json')], {
+      cwd: dir,
+    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     const report = JSON.parse(out.stdout) as { totals: { errors: number }; problems: Array<{ ruleId: string; location: Array<{ pointer: string }> }> };
     expect(report.totals.errors).toBe(0);
     expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}`).sort()).toEqual([

@@ -15,7 +15,8 @@ export async function registerWitnessOpenApi(app: FastifyInstance): Promise<void
       info: {
         title: 'Agent Authority Suite: witness (C2SP tlog-witness)',
         version: witnessPackage.version,
-        description: 'A witness of the suite\'s execution log (docs/WITNESS.md): cosigns checkpoints consistent with those it cosigned before, never a split view or a smaller tree. The protocol is https://c2sp.org/tlog-witness.',
+        description:
+          "A witness of the suite's execution log (docs/WITNESS.md): cosigns checkpoints consistent with those it cosigned before, never a split view or a smaller tree. The protocol is https://c2sp.org/tlog-witness.",
       },
       tags: [{ name: 'witness', description: 'C2SP tlog-witness: cosigning checkpoints of the logs this witness follows.' }],
       servers: [{ url: '/', description: 'the witness (suite witness --port)' }],
@@ -33,14 +34,18 @@ export const ADD_CHECKPOINT_SCHEMA: FastifySchema & Record<string, unknown> = {
   // Public by the protocol: anyone may ask; the log's signature on the checkpoint is what counts.
   security: [],
   consumes: ['text/plain'],
-  body: { type: 'string', description: '`old <size>`, up to 63 base64 consistency proof lines, an empty line, then the signed checkpoint note (at most 16 KiB).' },
+  body: {
+    type: 'string',
+    description: '`old <size>`, up to 63 base64 consistency proof lines, an empty line, then the signed checkpoint note (at most 16 KiB).',
+  },
   response: {
     200: text('The cosignature line: `— <name> <base64(key ID || timestamp || signature)>`.'),
-    400: text('A malformed body, or an old size above the checkpoint\'s.'),
-    403: text('No key of the log signed the checkpoint, or a known key\'s signature does not verify.'),
+    400: text("A malformed body, or an old size above the checkpoint's."),
+    403: text("No key of the log signed the checkpoint, or a known key's signature does not verify."),
     404: text('A log this witness does not follow.'),
     409: {
-      description: 'The old size is not the size last cosigned (the body is that size, `text/x.tlog.size`), or a different root at a size already cosigned (a split view, kept as evidence).',
+      description:
+        'The old size is not the size last cosigned (the body is that size, `text/x.tlog.size`), or a different root at a size already cosigned (a split view, kept as evidence).',
       content: { 'text/x.tlog.size': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } },
     },
     413: text('A body over 16 KiB.'),
@@ -50,7 +55,7 @@ export const ADD_CHECKPOINT_SCHEMA: FastifySchema & Record<string, unknown> = {
 
 export const VKEY_SCHEMA: FastifySchema & Record<string, unknown> = {
   operationId: 'getWitnessVkey',
-  summary: 'The witness\'s cosignature verifier key',
+  summary: "The witness's cosignature verifier key",
   tags: ['witness'],
   security: [],
   response: {

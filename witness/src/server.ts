@@ -49,10 +49,16 @@ export async function witnessApp(o: WitnessServerOptions): Promise<FastifyInstan
       const decision = addCheckpoint(request, (origin) => o.state.known(origin), { logs: o.logs, cosigner: o.cosigner }, Math.floor(clock() / 1000));
       if (decision.evidence) {
         const file = await o.state.keepEvidence(decision.evidence, new Date(clock()));
-        o.logger.warn({ origin: decision.evidence.origin, reason: decision.evidence.reason, file }, 'witness: a checkpoint contradicting one already cosigned was refused and kept as evidence');
+        o.logger.warn(
+          { origin: decision.evidence.origin, reason: decision.evidence.reason, file },
+          'witness: a checkpoint contradicting one already cosigned was refused and kept as evidence',
+        );
       }
       if (decision.next) await o.state.advance(decision.next.origin, decision.next.log);
-      o.logger.info({ status: decision.status, ...(decision.next ? { origin: decision.next.origin, size: decision.next.log.size } : {}) }, 'witness: add-checkpoint');
+      o.logger.info(
+        { status: decision.status, ...(decision.next ? { origin: decision.next.origin, size: decision.next.log.size } : {}) },
+        'witness: add-checkpoint',
+      );
       return reply.code(decision.status).type(decision.contentType).send(decision.body);
     });
   });
@@ -60,11 +66,16 @@ export async function witnessApp(o: WitnessServerOptions): Promise<FastifyInstan
   app.get('/vkey', { schema: VKEY_SCHEMA }, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(`${o.vkey}\n`));
 
   // Framework refusals (too large, not found, bad method) in the protocol's plain text; 500s say nothing more.
-  app.setNotFoundHandler((_req, reply) => reply.code(404).type('text/plain; charset=utf-8').send('not found: this witness serves POST /add-checkpoint, GET /vkey and GET /openapi.json\n'));
+  app.setNotFoundHandler((_req, reply) =>
+    reply.code(404).type('text/plain; charset=utf-8').send('not found: this witness serves POST /add-checkpoint, GET /vkey and GET /openapi.json\n'),
+  );
   app.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) o.logger.error({ err }, 'witness: request failed; nothing was cosigned');
-    return reply.code(status).type('text/plain; charset=utf-8').send(status === 500 ? 'internal error: nothing was cosigned\n' : `${err.message}\n`);
+    return reply
+      .code(status)
+      .type('text/plain; charset=utf-8')
+      .send(status === 500 ? 'internal error: nothing was cosigned\n' : `${err.message}\n`);
   });
   return app;
 }

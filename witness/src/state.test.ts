@@ -19,7 +19,10 @@ describe("a witness's durable state", () => {
     await first.advance('b.test/log', { size: 2, root: 'cm9vdDI=' });
     expect(JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')).logs['a.test/log']).toEqual({ size: 30, root: 'cm9vdA==' });
     const again = await WitnessState.open(dir);
-    expect(again.entries()).toEqual([['a.test/log', { size: 30, root: 'cm9vdA==' }], ['b.test/log', { size: 2, root: 'cm9vdDI=' }]]);
+    expect(again.entries()).toEqual([
+      ['a.test/log', { size: 30, root: 'cm9vdA==' }],
+      ['b.test/log', { size: 2, root: 'cm9vdDI=' }],
+    ]);
     // No temporary file is left beside it.
     expect((await readdir(dir)).sort()).toEqual(['evidence', 'state.json']);
   });
@@ -34,7 +37,10 @@ describe("a witness's durable state", () => {
   it('keeps evidence as a text file a person can read: the reason, then the note as received', async () => {
     const state = await WitnessState.open(dir);
     const note = 'a.test/log\n30\nb3RoZXI=\n\n\u2014 a.test/log c2ln\n';
-    const path = await state.keepEvidence({ origin: 'a.test/log', note, reason: 'split view: size 30 cosigned with root cm9vdA==' }, new Date('2026-11-26T15:00:00Z'));
+    const path = await state.keepEvidence(
+      { origin: 'a.test/log', note, reason: 'split view: size 30 cosigned with root cm9vdA==' },
+      new Date('2026-11-26T15:00:00Z'),
+    );
     expect(await state.evidence()).toEqual([path]);
     const text = await readFile(path, 'utf8');
     expect(text).toContain('reason: split view: size 30 cosigned with root cm9vdA==');

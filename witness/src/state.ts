@@ -69,7 +69,10 @@ export class WitnessState {
 
   /** The evidence files kept so far, oldest first. */
   async evidence(): Promise<string[]> {
-    return (await readdir(join(this.#dir, EVIDENCE_DIR))).filter((f) => f.endsWith('.txt')).sort().map((f) => join(this.#dir, EVIDENCE_DIR, f));
+    return (await readdir(join(this.#dir, EVIDENCE_DIR)))
+      .filter((f) => f.endsWith('.txt'))
+      .sort()
+      .map((f) => join(this.#dir, EVIDENCE_DIR, f));
   }
 }
 
@@ -82,7 +85,8 @@ function parseState(text: string, path: string): Map<string, WitnessedLog> {
     throw broken('not JSON');
   }
   const file = parsed as Partial<StateFile>;
-  if (file.format !== 'suite-witness-state/v1' || typeof file.logs !== 'object' || file.logs === null) throw broken('not a witness state (format suite-witness-state/v1)');
+  if (file.format !== 'suite-witness-state/v1' || typeof file.logs !== 'object' || file.logs === null)
+    throw broken('not a witness state (format suite-witness-state/v1)');
   const logs = new Map<string, WitnessedLog>();
   for (const [origin, log] of Object.entries(file.logs)) {
     if (!Number.isSafeInteger(log?.size) || log.size < 0 || typeof log.root !== 'string') throw broken(`the entry of ${origin} is not a size and a root`);

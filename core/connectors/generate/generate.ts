@@ -51,13 +51,22 @@ export function generateConnector(prompt: string): { ok: true; value: GeneratedC
   };
   const variables = [
     {
-      name: names.urlVariable, description: `Base URL of the ${intent.title} API`, secret: false,
-      required: intent.baseUrl === undefined, kind: 'url', ...(intent.baseUrl !== undefined ? { default: intent.baseUrl } : {}),
+      name: names.urlVariable,
+      description: `Base URL of the ${intent.title} API`,
+      secret: false,
+      required: intent.baseUrl === undefined,
+      kind: 'url',
+      ...(intent.baseUrl !== undefined ? { default: intent.baseUrl } : {}),
     },
     { name: names.tokenVariable, description: `Credential sent in the ${intent.authHeader} header`, secret: true, required: true, kind: 'text' },
   ];
   const actions = intent.actions.map((a) => ({
-    name: a.name, description: a.description, effect: a.effect, method: a.method, path: a.path, input: inputSchema(a),
+    name: a.name,
+    description: a.description,
+    effect: a.effect,
+    method: a.method,
+    path: a.path,
+    input: inputSchema(a),
   }));
   const spec = {
     generator: { ...GENERATOR },
@@ -71,11 +80,14 @@ export function generateConnector(prompt: string): { ok: true; value: GeneratedC
     verify: { method: 'GET', path: intent.verifyPath },
     actions,
   };
-  const manifest = stringify({
-    apiVersion: 'suite.connectors/v1',
-    kind: 'Connector',
-    metadata: { id: intent.id, title: intent.title, generator: `${GENERATOR.name}/${GENERATOR.version}` },
-    spec: { baseUrl: spec.baseUrl, auth: spec.auth, variables, verify: spec.verify, actions },
-  }, { lineWidth: 0 });
+  const manifest = stringify(
+    {
+      apiVersion: 'suite.connectors/v1',
+      kind: 'Connector',
+      metadata: { id: intent.id, title: intent.title, generator: `${GENERATOR.name}/${GENERATOR.version}` },
+      spec: { baseUrl: spec.baseUrl, auth: spec.auth, variables, verify: spec.verify, actions },
+    },
+    { lineWidth: 0 },
+  );
   return { ok: true, value: { manifest, typescript: connectorSource(intent, names), spec } };
 }

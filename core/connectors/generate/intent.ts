@@ -41,11 +41,15 @@ export interface ConnectorIntent {
 export const MAX_ACTIONS = 8;
 const MAX_FIELDS = 10;
 
-interface Word { readonly lower: string; readonly raw: string }
+interface Word {
+  readonly lower: string;
+  readonly raw: string;
+}
 
 export function readIntent(prompt: string): ConnectorIntent | { problem: string } {
   const words: Word[] = [...prompt.matchAll(/[A-Za-z][A-Za-z0-9]*/g)].map((m) => ({ raw: m[0], lower: m[0].toLowerCase() }));
-  if (!words.some((w) => w.lower.length >= 2)) return { problem: 'prompt must describe the connector in words (letters a-z), e.g. "create and get tickets in the Acme API"' };
+  if (!words.some((w) => w.lower.length >= 2))
+    return { problem: 'prompt must describe the connector in words (letters a-z), e.g. "create and get tickets in the Acme API"' };
   const url = baseUrlIn(prompt);
   const known = words.map((w) => KNOWN_SERVICES[w.lower]).find((s): s is KnownService => s !== undefined);
   const name = known !== undefined ? undefined : serviceWord(words, url);
@@ -98,7 +102,11 @@ function authIn(lower: string, known: KnownService | undefined): { authHeader: s
 }
 
 export function slug(word: string): string {
-  const s = word.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const s = word
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return /^[a-z]/.test(s) ? s : `c${s}`.slice(0, 40);
 }
 
@@ -188,7 +196,9 @@ function actionOf(verbWord: string, verb: VerbClass, resource: string, named: re
   const itemPath = `/${collection}/{id}`;
   return {
     name: `${verbWord}_${verb === 'list' ? collection : resource}`,
-    verb, resource, collection,
+    verb,
+    resource,
+    collection,
     method: METHOD[verb],
     path: verb === 'create' || verb === 'list' ? `/${collection}` : itemPath,
     effect: verb === 'read' || verb === 'list' ? 'read' : 'write',

@@ -16,16 +16,21 @@ export interface SourceNames {
 }
 
 const lit = (value: string) => JSON.stringify(value);
-const pascal = (name: string) => name.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+const pascal = (name: string) =>
+  name
+    .split(/[_-]/)
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
 
 function fieldSchema(field: FieldIntent): string {
-  const base = field.kind === 'integer'
-    ? `Type.Integer({ minimum: 1, maximum: 100, description: ${lit(field.description)} })`
-    : field.kind === 'object'
-      ? `Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { description: ${lit(field.description)} })`
-      : field.name === 'id'
-        ? `Type.String({ minLength: 1, maxLength: 256, description: ${lit(field.description)} })`
-        : `Type.String({ maxLength: 10000, description: ${lit(field.description)} })`;
+  const base =
+    field.kind === 'integer'
+      ? `Type.Integer({ minimum: 1, maximum: 100, description: ${lit(field.description)} })`
+      : field.kind === 'object'
+        ? `Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), { description: ${lit(field.description)} })`
+        : field.name === 'id'
+          ? `Type.String({ minLength: 1, maxLength: 256, description: ${lit(field.description)} })`
+          : `Type.String({ maxLength: 10000, description: ${lit(field.description)} })`;
   return field.required ? base : `Type.Optional(${base})`;
 }
 
@@ -53,17 +58,17 @@ function actionBody(action: ActionIntent): string {
 
 export function connectorSource(intent: ConnectorIntent, names: SourceNames): string {
   const hasList = intent.actions.some((a) => a.verb === 'list');
-  const schemas = intent.actions.map((a) => [
-    `const ${inputName(a)} = Type.Object({`,
-    ...a.fields.map((f) => `  ${f.name}: ${fieldSchema(f)},`),
-    '}, { additionalProperties: false });',
-  ].join('\n'));
-  const manifestActions = intent.actions.map((a) =>
-    `      { name: ${lit(a.name)}, description: ${lit(a.description)}, effect: ${lit(a.effect)}, input: ${inputName(a)} },`);
+  const schemas = intent.actions.map((a) =>
+    [`const ${inputName(a)} = Type.Object({`, ...a.fields.map((f) => `  ${f.name}: ${fieldSchema(f)},`), '}, { additionalProperties: false });'].join('\n'),
+  );
+  const manifestActions = intent.actions.map(
+    (a) => `      { name: ${lit(a.name)}, description: ${lit(a.description)}, effect: ${lit(a.effect)}, input: ${inputName(a)} },`,
+  );
   const runs = intent.actions.map((a) => `    ${a.name}: async (ctx: ConnectorContext, input: Static<typeof ${inputName(a)}>) => ${actionBody(a)},`);
-  const urlVariable = intent.baseUrl !== undefined
-    ? `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: false, kind: 'url', default: ${lit(intent.baseUrl)} },`
-    : `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: true, kind: 'url' },`;
+  const urlVariable =
+    intent.baseUrl !== undefined
+      ? `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: false, kind: 'url', default: ${lit(intent.baseUrl)} },`
+      : `      { name: URL_VARIABLE, description: ${lit(`Base URL of the ${intent.title} API`)}, secret: false, required: true, kind: 'url' },`;
   return [
     '/**',
     ` * The ${intent.title.replace(/[^A-Za-z0-9 .-]/g, '')} connector, written by the suite's rule-based connector generator (no model)`,
@@ -80,7 +85,7 @@ export function connectorSource(intent: ConnectorIntent, names: SourceNames): st
     `const AUTH_PREFIX = ${lit(intent.authPrefix)};`,
     '',
     ...schemas.flatMap((s) => [s, '']),
-    '/** One call to the API through ctx.http (the SSRF guard); the answer\'s status becomes an error kind. */',
+    "/** One call to the API through ctx.http (the SSRF guard); the answer's status becomes an error kind. */",
     'async function call(ctx: ConnectorContext, method: string, path: string, body?: unknown): Promise<unknown> {',
     '  const base = ctx.settings[URL_VARIABLE];',
     '  const token = ctx.settings[TOKEN_VARIABLE];',
@@ -107,15 +112,17 @@ export function connectorSource(intent: ConnectorIntent, names: SourceNames): st
     '  }',
     '}',
     '',
-    ...(hasList ? [
-      'function query(params: Record<string, string | number | undefined>): string {',
-      '  const search = new URLSearchParams();',
-      '  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));',
-      '  const text = search.toString();',
-      "  return text === '' ? '' : `?${text}`;",
-      '}',
-      '',
-    ] : []),
+    ...(hasList
+      ? [
+          'function query(params: Record<string, string | number | undefined>): string {',
+          '  const search = new URLSearchParams();',
+          '  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));',
+          '  const text = search.toString();',
+          "  return text === '' ? '' : `?${text}`;",
+          '}',
+          '',
+        ]
+      : []),
     `export const ${names.exportName}: Connector = {`,
     '  manifest: {',
     '    id: NAME,',

@@ -17,9 +17,16 @@ export function Connectors() {
   return (
     <section aria-labelledby="connectors-title">
       <h1 id="connectors-title">Connectors</h1>
-      <p>The outside systems the suite's agents can act on. Verify checks a connector's credentials without writing anything (token with <code>connector:read</code>); actions need <code>connector:execute</code> and are run through the API, each recorded in the execution chain.</p>
+      <p>
+        The outside systems the suite's agents can act on. Verify checks a connector's credentials without writing anything (token with{' '}
+        <code>connector:read</code>); actions need <code>connector:execute</code> and are run through the API, each recorded in the execution chain.
+      </p>
       <Loaded result={list()} what="the connectors">
-        {(v) => <div class="connectors"><For each={v.connectors}>{(c) => <ConnectorCard c={c} />}</For></div>}
+        {(v) => (
+          <div class="connectors">
+            <For each={v.connectors}>{(c) => <ConnectorCard c={c} />}</For>
+          </div>
+        )}
       </Loaded>
     </section>
   );
@@ -28,12 +35,19 @@ export function Connectors() {
 /** `#/connectors/<id>`: one connector (`GET /connectors/{id}`), with its actions' input fields and its variables. */
 export function ConnectorView() {
   const params = useParams<{ id: string }>();
-  const [one] = createResource(() => ({ id: params.id, t: token() }), ({ id }) => apiOf<ConnectorInfo>('connector', `/connectors/${encodeURIComponent(id)}`));
+  const [one] = createResource(
+    () => ({ id: params.id, t: token() }),
+    ({ id }) => apiOf<ConnectorInfo>('connector', `/connectors/${encodeURIComponent(id)}`),
+  );
   return (
     <section aria-labelledby="connector-title">
-      <p><A href="/connectors">← all connectors</A></p>
+      <p>
+        <A href="/connectors">← all connectors</A>
+      </p>
       <h1 id="connector-title">Connector {params.id}</h1>
-      <Loaded result={one()} what={`the connector ${params.id}`}>{(c) => <ConnectorCard c={c} detailed />}</Loaded>
+      <Loaded result={one()} what={`the connector ${params.id}`}>
+        {(c) => <ConnectorCard c={c} detailed />}
+      </Loaded>
     </section>
   );
 }

@@ -14,12 +14,29 @@ export function FieldValue(props: { name: string; value: unknown }): JSX.Element
   if (typeof v !== 'object') return <code>{String(v)}</code>;
   if (Array.isArray(v)) {
     if (v.length === 0) return <em class="none">none</em>;
-    return <ul class="values"><For each={v}>{(item) => <li><FieldValue name={props.name} value={item} /></li>}</For></ul>;
+    return (
+      <ul class="values">
+        <For each={v}>
+          {(item) => (
+            <li>
+              <FieldValue name={props.name} value={item} />
+            </li>
+          )}
+        </For>
+      </ul>
+    );
   }
   return (
     <dl class="nested">
       <For each={Object.entries(v as Record<string, unknown>)}>
-        {([k, inner]) => <><dt title={k}>{label(k)}</dt><dd><FieldValue name={k} value={inner} /></dd></>}
+        {([k, inner]) => (
+          <>
+            <dt title={k}>{label(k)}</dt>
+            <dd>
+              <FieldValue name={k} value={inner} />
+            </dd>
+          </>
+        )}
       </For>
     </dl>
   );

@@ -29,12 +29,36 @@ const listed = (b: Record<string, unknown>) => {
 
 const FIGURES: Figure[] = [
   { key: 'queued', label: 'Tasks queued', listener: 'scheduler', path: '/queue?state=queued&limit=1', scope: 'queue:read', count: total, href: '#/scheduler' },
-  { key: 'running', label: 'Tasks running', listener: 'scheduler', path: '/queue?state=running&limit=1', scope: 'queue:read', count: total, href: '#/scheduler' },
+  {
+    key: 'running',
+    label: 'Tasks running',
+    listener: 'scheduler',
+    path: '/queue?state=running&limit=1',
+    scope: 'queue:read',
+    count: total,
+    href: '#/scheduler',
+  },
   { key: 'schedules', label: 'Schedules', listener: 'scheduler', path: '/schedule?limit=1', scope: 'schedule:read', count: total, href: '#/scheduler' },
   { key: 'bench', label: 'Benchmark runs', listener: 'bench', path: '/history?limit=1', scope: 'bench:read', count: total, href: '#/bench' },
   { key: 'tenants', label: 'Tenants', listener: 'token', path: '/admin/tenants?limit=1', scope: 'tenant:manage', count: total, href: '#/tenants' },
-  { key: 'anomalies', label: 'Trust anomalies', listener: 'trust', path: `/anomalies?limit=${LIST_LIMIT}`, scope: 'trust:read', count: listed, href: '#/trust' },
-  { key: 'disputes', label: 'Disputes pending', listener: 'trust', path: `/disputes/pending?limit=${LIST_LIMIT}`, scope: 'trust:read', count: listed, href: '#/trust' },
+  {
+    key: 'anomalies',
+    label: 'Trust anomalies',
+    listener: 'trust',
+    path: `/anomalies?limit=${LIST_LIMIT}`,
+    scope: 'trust:read',
+    count: listed,
+    href: '#/trust',
+  },
+  {
+    key: 'disputes',
+    label: 'Disputes pending',
+    listener: 'trust',
+    path: `/disputes/pending?limit=${LIST_LIMIT}`,
+    scope: 'trust:read',
+    count: listed,
+    href: '#/trust',
+  },
 ];
 
 type Shown = { kind: 'value'; text: string } | { kind: 'unknown'; reason: string } | { kind: 'not-permitted'; reason: string };
@@ -61,7 +85,10 @@ export function KeyFigures() {
   };
   void read();
   const timer = setInterval(() => void read(), REFRESH_MS);
-  onCleanup(() => { clearInterval(timer); round++; });
+  onCleanup(() => {
+    clearInterval(timer);
+    round++;
+  });
   return (
     <section aria-labelledby="figures-title">
       <h2 id="figures-title">Key figures</h2>
@@ -71,7 +98,9 @@ export function KeyFigures() {
             const v = () => figures()[f.key];
             return (
               <div data-figure={f.key} data-state={v()?.kind ?? 'loading'}>
-                <dt><a href={f.href}>{f.label}</a></dt>
+                <dt>
+                  <a href={f.href}>{f.label}</a>
+                </dt>
                 <dd>
                   <Show when={v()} keyed fallback={<span role="status">…</span>}>
                     {(s) => {

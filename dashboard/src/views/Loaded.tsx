@@ -11,13 +11,23 @@ export function Loaded<T>(props: { result: ApiResult<T> | undefined; what: strin
   const r = () => props.result;
   return (
     <Switch fallback={<p role="status">Loading {props.what}…</p>}>
-      <Match when={r()?.kind === 'not-permitted'}><NotPermitted what={props.what} message={(r() as { message: string }).message} /></Match>
-      <Match when={r()?.kind === 'unreachable' || (r()?.kind === 'error' && (r() as { status: number }).status === 503)}>
-        <p>{props.what}: <Unknown reason={(r() as { message: string }).message} /></p>
+      <Match when={r()?.kind === 'not-permitted'}>
+        <NotPermitted what={props.what} message={(r() as { message: string }).message} />
       </Match>
-      <Match when={r()?.kind === 'error'}><p class="bad" role="alert">{props.what} could not be read: {(r() as { message: string }).message}</p></Match>
+      <Match when={r()?.kind === 'unreachable' || (r()?.kind === 'error' && (r() as { status: number }).status === 503)}>
+        <p>
+          {props.what}: <Unknown reason={(r() as { message: string }).message} />
+        </p>
+      </Match>
+      <Match when={r()?.kind === 'error'}>
+        <p class="bad" role="alert">
+          {props.what} could not be read: {(r() as { message: string }).message}
+        </p>
+      </Match>
       {/* keyed: a new answer (a refetch, another id) renders afresh; the children read their value once. */}
-      <Match when={r()?.kind === 'ok' ? (r() as { value: T }) : undefined} keyed>{(ok) => props.children(ok.value)}</Match>
+      <Match when={r()?.kind === 'ok' ? (r() as { value: T }) : undefined} keyed>
+        {(ok) => props.children(ok.value)}
+      </Match>
     </Switch>
   );
 }

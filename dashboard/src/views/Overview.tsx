@@ -24,7 +24,8 @@ export function Overview() {
     const h = health();
     const at = new Date().toISOString();
     if (connection().state !== 'open' || h === null) return { service, state: 'unknown', checkedAt: at, reason: connection().reason || 'no health report yet' };
-    if (now() - h.receivedAt > STALE_MS) return { service, state: 'unknown', checkedAt: at, reason: `no health report for ${Math.round((now() - h.receivedAt) / 1000)} s` };
+    if (now() - h.receivedAt > STALE_MS)
+      return { service, state: 'unknown', checkedAt: at, reason: `no health report for ${Math.round((now() - h.receivedAt) / 1000)} s` };
     return h.services.find((s) => s.service === service) ?? { service, state: 'unknown', checkedAt: at, reason: 'not in the last report' };
   };
 
@@ -35,7 +36,7 @@ export function Overview() {
   const head = () => {
     const n = newest();
     const a = appended();
-    const loaded = n?.kind === 'ok' ? n.value.records[0] ?? null : null;
+    const loaded = n?.kind === 'ok' ? (n.value.records[0] ?? null) : null;
     if (a !== null && (loaded === null || a.seq > loaded.seq)) return a;
     return loaded;
   };
@@ -50,15 +51,31 @@ export function Overview() {
         <div role="alert" data-testid="attention-banner">
           <Show when={urgent().length > 0}>
             <div class="attention-banner">
-              <span class="urgent-mark">Needs attention: {urgent().length} of {SERVICES.length} services not ready</span>
+              <span class="urgent-mark">
+                Needs attention: {urgent().length} of {SERVICES.length} services not ready
+              </span>
               <ul>
-                <For each={urgent()}>{(r) => <li data-service={r.service}><strong>{r.service}</strong> is {r.state === 'unknown' ? 'UNKNOWN: down, or not heard from' : 'NOT READY'} (the reason is in its row below)</li>}</For>
+                <For each={urgent()}>
+                  {(r) => (
+                    <li data-service={r.service}>
+                      <strong>{r.service}</strong> is {r.state === 'unknown' ? 'UNKNOWN: down, or not heard from' : 'NOT READY'} (the reason is in its row
+                      below)
+                    </li>
+                  )}
+                </For>
               </ul>
             </div>
           </Show>
         </div>
         <table class="health">
-          <thead><tr><th scope="col">Service</th><th scope="col">State</th><th scope="col">Probe latency</th><th scope="col">Checks</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">State</th>
+              <th scope="col">Probe latency</th>
+              <th scope="col">Checks</th>
+            </tr>
+          </thead>
           <tbody>
             <For each={SERVICES}>
               {(service) => {
@@ -74,28 +91,60 @@ export function Overview() {
                         return <span class="ok">READY</span>;
                       })()}
                     </td>
-                    <td>{(() => { const v = r(); return v.state === 'unknown' ? <Unknown reason={v.reason} /> : `${v.latencyMs} ms`; })()}</td>
-                    <td>{(() => { const v = r(); return v.state === 'unknown' ? <Unknown reason={v.reason} /> : Object.entries(v.checks).map(([k, ok]) => `${k} ${ok ? '✓' : '✗'}`).join(' · '); })()}</td>
+                    <td>
+                      {(() => {
+                        const v = r();
+                        return v.state === 'unknown' ? <Unknown reason={v.reason} /> : `${v.latencyMs} ms`;
+                      })()}
+                    </td>
+                    <td>
+                      {(() => {
+                        const v = r();
+                        return v.state === 'unknown' ? (
+                          <Unknown reason={v.reason} />
+                        ) : (
+                          Object.entries(v.checks)
+                            .map(([k, ok]) => `${k} ${ok ? '✓' : '✗'}`)
+                            .join(' · ')
+                        );
+                      })()}
+                    </td>
                   </tr>
                 );
               }}
             </For>
           </tbody>
         </table>
-        <Suspense fallback={<p role="status">Loading the trends…</p>}><Trends /></Suspense>
+        <Suspense fallback={<p role="status">Loading the trends…</p>}>
+          <Trends />
+        </Suspense>
         <KeyFigures />
         <h2>Execution chain</h2>
         <Switch>
-          <Match when={newest()?.kind === 'not-permitted'}><NotPermitted what="the execution chain (scope execution:read)" message={(newest() as { message: string }).message} /></Match>
-          <Match when={newest()?.kind === 'error' || newest()?.kind === 'unreachable'}><p>Head: <Unknown reason={(newest() as { message: string }).message} /></p></Match>
+          <Match when={newest()?.kind === 'not-permitted'}>
+            <NotPermitted what="the execution chain (scope execution:read)" message={(newest() as { message: string }).message} />
+          </Match>
+          <Match when={newest()?.kind === 'error' || newest()?.kind === 'unreachable'}>
+            <p>
+              Head: <Unknown reason={(newest() as { message: string }).message} />
+            </p>
+          </Match>
           <Match when={newest()?.kind === 'ok'}>
             <dl class="fields" data-testid="chain-head">
               <dt>Head</dt>
               <dd>{head() ? `record ${head()!.seq}, hash ${head()!.hash.slice(0, 16)}…` : 'no records yet'}</dd>
               <dt>Last verification</dt>
               <dd>
-                <Show when={lastVerification()} fallback={<span>not run in this tab </span>}>{(v) => <span class={v().ok ? 'ok' : 'bad'}>{v().text} ({new Date(v().at).toLocaleTimeString()}) </span>}</Show>
-                <button type="button" onClick={verifyChain} disabled={verifying()}>{verifying() ? 'verifying…' : 'Verify now'}</button>
+                <Show when={lastVerification()} fallback={<span>not run in this tab </span>}>
+                  {(v) => (
+                    <span class={v().ok ? 'ok' : 'bad'}>
+                      {v().text} ({new Date(v().at).toLocaleTimeString()}){' '}
+                    </span>
+                  )}
+                </Show>
+                <button type="button" onClick={verifyChain} disabled={verifying()}>
+                  {verifying() ? 'verifying…' : 'Verify now'}
+                </button>
               </dd>
             </dl>
           </Match>

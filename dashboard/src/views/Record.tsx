@@ -9,8 +9,14 @@ import { RecordLineage } from './RecordLineage';
 import { RecordReplay } from './RecordReplay';
 import { RecordReceipt } from './RecordReceipt';
 
-interface Conditions { conditions: { condition: string; state: string; field: string; detail: string }[]; conclusion: string }
-interface Explain { sentences: { text: string; fields: string[] }[]; basis: string }
+interface Conditions {
+  conditions: { condition: string; state: string; field: string; detail: string }[];
+  conclusion: string;
+}
+interface Explain {
+  sentences: { text: string; fields: string[] }[];
+  basis: string;
+}
 
 export function RecordView() {
   const params = useParams<{ id: string }>();
@@ -24,7 +30,9 @@ export function RecordView() {
     <section aria-labelledby="record-title">
       <h1 id="record-title">Record {params.id}</h1>
       <Switch>
-        <Match when={record()?.kind === 'not-permitted'}><NotPermitted what="execution records (scope execution:read)" message={(record() as { message: string }).message} /></Match>
+        <Match when={record()?.kind === 'not-permitted'}>
+          <NotPermitted what="execution records (scope execution:read)" message={(record() as { message: string }).message} />
+        </Match>
         <Match when={failed(record())}>{(f) => <p class="bad">{(f() as { message: string }).message}</p>}</Match>
         <Match when={record()?.kind === 'ok'}>
           {/* The verdict first: whether this browser could verify the record, before its fields. */}
@@ -32,7 +40,14 @@ export function RecordView() {
           <h2>Fields</h2>
           <dl class="fields">
             <For each={Object.entries((record() as { value: Record<string, unknown> }).value)}>
-              {([k, v]) => <><dt title={k}>{label(k)}</dt><dd><FieldValue name={k} value={v} /></dd></>}
+              {([k, v]) => (
+                <>
+                  <dt title={k}>{label(k)}</dt>
+                  <dd>
+                    <FieldValue name={k} value={v} />
+                  </dd>
+                </>
+              )}
             </For>
           </dl>
           <h2>The five conditions</h2>
@@ -41,7 +56,15 @@ export function RecordView() {
               const c = (conditions() as { value: Conditions }).value;
               return (
                 <>
-                  <ul class="conditions"><For each={c.conditions}>{(x) => <li data-condition={x.condition}><strong>{x.condition}</strong>: {x.state} <small>({x.field})</small> — {x.detail}</li>}</For></ul>
+                  <ul class="conditions">
+                    <For each={c.conditions}>
+                      {(x) => (
+                        <li data-condition={x.condition}>
+                          <strong>{x.condition}</strong>: {x.state} <small>({x.field})</small> — {x.detail}
+                        </li>
+                      )}
+                    </For>
+                  </ul>
                   <p>{c.conclusion}</p>
                 </>
               );
@@ -51,7 +74,14 @@ export function RecordView() {
           <Show when={explain()?.kind === 'ok'} fallback={<p>{(failed(explain()) as { message: string } | null)?.message ?? 'loading…'}</p>}>
             {(() => {
               const e = (explain() as { value: Explain }).value;
-              return <><For each={e.sentences}>{(s) => <p title={`from ${s.fields.join(', ')}`}>{s.text}</p>}</For><p><small>{e.basis}</small></p></>;
+              return (
+                <>
+                  <For each={e.sentences}>{(s) => <p title={`from ${s.fields.join(', ')}`}>{s.text}</p>}</For>
+                  <p>
+                    <small>{e.basis}</small>
+                  </p>
+                </>
+              );
             })()}
           </Show>
           <RecordLineage id={params.id} />

@@ -1,7 +1,13 @@
 import { createSignal, Show } from 'solid-js';
 import { api, type ApiResult } from '../api';
 
-interface Replay { inputMatches: boolean | null; outputMatches: boolean | null; candidateInputHash: string | null; candidateOutputHash: string | null; conclusion: string }
+interface Replay {
+  inputMatches: boolean | null;
+  outputMatches: boolean | null;
+  candidateInputHash: string | null;
+  candidateOutputHash: string | null;
+  conclusion: string;
+}
 
 /**
  * Replay: does this content match what the record attests? The edge hashes the candidate
@@ -38,7 +44,12 @@ export function RecordReplay(props: { id: string }) {
       {/* keyed: each new answer renders afresh (the body reads it once). */}
       <Show when={result()} keyed>
         {(v) => {
-          if (v.kind !== 'ok') return <p class="bad" role="alert" data-testid="replay-result">{v.message}</p>;
+          if (v.kind !== 'ok')
+            return (
+              <p class="bad" role="alert" data-testid="replay-result">
+                {v.message}
+              </p>
+            );
           return (
             <p role="status" data-testid="replay-result" class={v.value.inputMatches === false || v.value.outputMatches === false ? 'bad' : 'ok'}>
               Input {match(v.value.inputMatches)}; output {match(v.value.outputMatches)}. {v.value.conclusion}

@@ -13,7 +13,9 @@ export function Served<T>(props: { result: ApiResult<T> | undefined; id: string;
     <Show when={!absent()}>
       <section aria-labelledby={props.id} data-testid={`${props.id}-section`}>
         <h2 id={props.id}>{props.title}</h2>
-        <Loaded result={props.result} what={props.what}>{props.children}</Loaded>
+        <Loaded result={props.result} what={props.what}>
+          {props.children}
+        </Loaded>
       </section>
     </Show>
   );

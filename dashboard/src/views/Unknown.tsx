@@ -6,7 +6,8 @@
 export function WithReason(props: { class: string; text: string; reason: string }) {
   return (
     <span class={`${props.class} with-reason`} title={props.reason} tabindex="0">
-      {props.text}<span class="visually-hidden">: {props.reason}</span>
+      {props.text}
+      <span class="visually-hidden">: {props.reason}</span>
     </span>
   );
 }
@@ -17,5 +18,9 @@ export function Unknown(props: { reason: string }) {
 }
 
 export function NotPermitted(props: { what: string; message: string }) {
-  return <p class="not-permitted" role="status" title={props.message}>Not permitted: this token cannot read {props.what}. ({props.message})</p>;
+  return (
+    <p class="not-permitted" role="status" title={props.message}>
+      Not permitted: this token cannot read {props.what}. ({props.message})
+    </p>
+  );
 }

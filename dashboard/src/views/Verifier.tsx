@@ -25,16 +25,43 @@ export function Verifier() {
       <h1 id="verifier-title">Verifier</h1>
       <p>Paste or drop a record (JSON), a list of records, or a chain export. It is checked here, in the browser, against the published public key.</p>
       <label for="verify-input">Record or export</label>
-      <textarea id="verify-input" rows="10" value={text()} onInput={(e) => setText(e.currentTarget.value)} onDragOver={(e) => e.preventDefault()} onDrop={onDrop} />
-      <p><button type="button" onClick={run}>Verify in the browser</button></p>
-      <Show when={error()}><p class="bad" role="alert">{error()}</p></Show>
+      <textarea
+        id="verify-input"
+        rows="10"
+        value={text()}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={onDrop}
+      />
+      <p>
+        <button type="button" onClick={run}>
+          Verify in the browser
+        </button>
+      </p>
+      <Show when={error()}>
+        <p class="bad" role="alert">
+          {error()}
+        </p>
+      </Show>
       <Show when={report()}>
         {(r) => (
           <div data-testid="verifier-report">
             <p class={r().valid ? 'ok' : 'bad'} role="status">
-              {r().valid ? `Valid: ${r().checked} ${r().kind === 'record' ? 'record' : 'records'} checked.` : r().firstFailure ? `Invalid at record ${r().firstFailure!.seq ?? '?'}: ${r().firstFailure!.reason}` : 'Nothing to check.'}
+              {r().valid
+                ? `Valid: ${r().checked} ${r().kind === 'record' ? 'record' : 'records'} checked.`
+                : r().firstFailure
+                  ? `Invalid at record ${r().firstFailure!.seq ?? '?'}: ${r().firstFailure!.reason}`
+                  : 'Nothing to check.'}
             </p>
-            <ol class="checks"><For each={r().checks}>{(c) => <li class={c.ok ? 'ok' : 'bad'}>seq {c.seq ?? '?'} {c.id ?? ''}: {c.reason}</li>}</For></ol>
+            <ol class="checks">
+              <For each={r().checks}>
+                {(c) => (
+                  <li class={c.ok ? 'ok' : 'bad'}>
+                    seq {c.seq ?? '?'} {c.id ?? ''}: {c.reason}
+                  </li>
+                )}
+              </For>
+            </ol>
           </div>
         )}
       </Show>

@@ -19,7 +19,9 @@ async function snapshot(): Promise<Record<string, string>> {
   const tables = await pool.anyFirst(sql.unsafe`select tablename from pg_tables where schemaname = 'public' order by tablename`);
   const out: Record<string, string> = {};
   for (const table of tables as string[]) {
-    out[table] = await pool.oneFirst(sql.unsafe`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) from ${sql.identifier([table])} t`) as string;
+    out[table] = (await pool.oneFirst(
+      sql.unsafe`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) from ${sql.identifier([table])} t`,
+    )) as string;
   }
   return out;
 }
@@ -46,7 +48,10 @@ describe('trust rule 6: POST /arbitrate evaluates without storing anything', () 
     const changed = Object.keys(before).filter((table) => before[table] !== after[table]);
     // The audit chain records the capability check; the chain writers renew their leases every
     // 250 ms whatever the requests (liveness, not data). Nothing else may change.
-    expect(changed.every((table) => ['audit_entries', 'chain_heads', 'chain_leases'].includes(table)), changed.join(', ')).toBe(true);
+    expect(
+      changed.every((table) => ['audit_entries', 'chain_heads', 'chain_leases'].includes(table)),
+      changed.join(', '),
+    ).toBe(true);
     expect(changed).toContain('audit_entries');
     expect(Object.keys(before).filter((k) => k.startsWith('trust_')).length).toBeGreaterThanOrEqual(10);
   });
@@ -93,9 +98,14 @@ describe('disputes', () => {
 
   it('resolves a reversible dispute by independent consensus, after which a second arbitration or a decision is 409', async () => {
     const created = await trust('/disputes', { body: { title: 'Ticket 5', question: 'Close?', irreversible: false } });
-    const r = await trust(`/disputes/${created.body.id}/arbitrate`, { body: { opinions: [
-      { participant: 'a', modelFamily: 'gpt-4', position: 'close' }, { participant: 'b', modelFamily: 'claude', position: 'close' },
-    ] } });
+    const r = await trust(`/disputes/${created.body.id}/arbitrate`, {
+      body: {
+        opinions: [
+          { participant: 'a', modelFamily: 'gpt-4', position: 'close' },
+          { participant: 'b', modelFamily: 'claude', position: 'close' },
+        ],
+      },
+    });
     expect(r.body.state).toBe('resolved');
     const again = await trust(`/disputes/${created.body.id}/arbitrate`, { body: {} });
     expect(again.status).toBe(409);

@@ -28,7 +28,9 @@ async function trustTables(): Promise<Record<string, string>> {
   const tables = await pool.anyFirst(sql.unsafe`select tablename from pg_tables where schemaname = 'public' and tablename like 'trust_%' order by tablename`);
   const out: Record<string, string> = {};
   for (const table of tables as string[]) {
-    out[table] = await pool.oneFirst(sql.unsafe`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) from ${sql.identifier([table])} t`) as string;
+    out[table] = (await pool.oneFirst(
+      sql.unsafe`select md5(coalesce(string_agg(t::text, '|' order by t::text), '')) from ${sql.identifier([table])} t`,
+    )) as string;
   }
   return out;
 }
@@ -48,7 +50,11 @@ describe('bad input on every trust route', () => {
       [`/appeals/${ids.appeal}/decide`, { decision: 'upheld' }, /reason/],
       ['/verify', { output: 'x' }, /sources/],
       ['/verify', { output: '', sources: ['x'] }, /output/],
-      ['/verify', { output: 'x', sources: ['s'.repeat(60_000), 's'.repeat(60_000), 's'.repeat(60_000), 's'.repeat(60_000)] }, /\/sources: at most 200000 characters in all/],
+      [
+        '/verify',
+        { output: 'x', sources: ['s'.repeat(60_000), 's'.repeat(60_000), 's'.repeat(60_000), 's'.repeat(60_000)] },
+        /\/sources: at most 200000 characters in all/,
+      ],
       ['/verify', { output: 'x'.repeat(20_001), sources: ['s'] }, /output/],
       ['/arbitrate', { opinions: [{ participant: 'a' }] }, /position/],
       ['/disputes', { title: 't', question: 'q', irreversible: 'yes' }, /irreversible/],
@@ -69,7 +75,16 @@ describe('bad input on every trust route', () => {
       expect(r.body.error.code).toBe('INVALID_REQUEST');
       expect(r.body.error.message, path).toMatch(field);
     }
-    for (const path of ['/events/bot?limit=0', '/scores?limit=501', '/disputes?limit=x', '/chains?limit=-1', '/anomalies?kind=nope', '/evidence/has%20space', `/evidence/${'a'.repeat(300)}`, `/contracts/${'c'.repeat(101)}`]) {
+    for (const path of [
+      '/events/bot?limit=0',
+      '/scores?limit=501',
+      '/disputes?limit=x',
+      '/chains?limit=-1',
+      '/anomalies?kind=nope',
+      '/evidence/has%20space',
+      `/evidence/${'a'.repeat(300)}`,
+      `/contracts/${'c'.repeat(101)}`,
+    ]) {
       const r = await trust(path);
       expect(r.status, path).toBe(400);
     }
@@ -90,7 +105,15 @@ describe('bad input on every trust route', () => {
       ['/interactions/int_x/observe', { observer: 'o', outcome: 'success' }],
     ];
     for (const [path, body] of posts) expect((await trust(path, { body })).status, path).toBe(404);
-    for (const path of ['/events/nobody', '/events/evt_x/appeals', '/score/nobody', '/disputes/dsp_x', '/contracts/ctr_x', '/contracts/ctr_x/health', '/chains/chn_x']) {
+    for (const path of [
+      '/events/nobody',
+      '/events/evt_x/appeals',
+      '/score/nobody',
+      '/disputes/dsp_x',
+      '/contracts/ctr_x',
+      '/contracts/ctr_x/health',
+      '/chains/chn_x',
+    ]) {
       expect((await trust(path)).status, path).toBe(404);
     }
     expect(await trustTables()).toEqual(before);

@@ -66,7 +66,9 @@ describe('trust rule 9: GET /anomalies reports cycles, runaways, stalls and disa
     const o1 = await trust(`/interactions/${i.id}/observe`, { body: { observer: 'auditor-1', outcome: 'success' } });
     expect(await anomaliesOf('chain-disagree')).toEqual([]);
     const o2 = await trust(`/interactions/${i.id}/observe`, { body: { observer: 'auditor-2', outcome: 'failure', note: 'goods never arrived' } });
-    expect(await anomaliesOf('chain-disagree')).toEqual([expect.objectContaining({ kind: 'disagreement', records: expect.arrayContaining([i.id, o1.body.id, o2.body.id]) })]);
+    expect(await anomaliesOf('chain-disagree')).toEqual([
+      expect.objectContaining({ kind: 'disagreement', records: expect.arrayContaining([i.id, o1.body.id, o2.body.id]) }),
+    ]);
   });
 
   it('a clean chain of 1,000 interactions yields no anomaly', async () => {
@@ -84,8 +86,8 @@ describe('trust rule 9: GET /anomalies reports cycles, runaways, stalls and disa
   }, 120_000);
 });
 
-describe('trust rule 8: an observation is stored as its observer\'s opinion, never as truth', () => {
-  it('keeps the interaction\'s recorded outcome and returns the observation as an opinion', async () => {
+describe("trust rule 8: an observation is stored as its observer's opinion, never as truth", () => {
+  it("keeps the interaction's recorded outcome and returns the observation as an opinion", async () => {
     const i = await interaction({ caller: 'p', callee: 'q', chainId: 'chain-opinion', outcome: 'success' });
     const o = await trust(`/interactions/${i.id}/observe`, { body: { observer: 'watcher', outcome: 'failure' } });
     expect(o.status).toBe(201);

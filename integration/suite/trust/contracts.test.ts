@@ -13,12 +13,17 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const contract = (agentId: string) => ({
-  title: 'Invoice processing', agentId, operatorId: 'ops-team',
-  terms: [{ id: 'sla', text: 'Answer within 1 hour' }, { id: 'data', text: 'Operator supplies clean input files' }],
+  title: 'Invoice processing',
+  agentId,
+  operatorId: 'ops-team',
+  terms: [
+    { id: 'sla', text: 'Answer within 1 hour' },
+    { id: 'data', text: 'Operator supplies clean input files' },
+  ],
 });
 
 describe('trust rule 7: a breach by either party is recorded; an operator breach is never charged to the agent', () => {
-  it('records breaches by both parties, charges only the agent\'s to its score, and health says whose fault each is', async () => {
+  it("records breaches by both parties, charges only the agent's to its score, and health says whose fault each is", async () => {
     const c = await trust('/contracts', { body: contract('invoice-bot') });
     expect(c.status).toBe(201);
     expect(c.body).toMatchObject({ state: 'active', agentId: 'invoice-bot', operatorId: 'ops-team' });
@@ -70,7 +75,17 @@ describe('contract states', () => {
       ['/contracts', { ...contract('x'), terms: [] }, /terms/],
       ['/contracts', { ...contract('x'), agentId: 'has space' }, /agentId/],
       ['/contracts', { ...contract('same'), operatorId: 'same' }, /operatorId/],
-      ['/contracts', { ...contract('x'), terms: [{ id: 'a', text: 'x' }, { id: 'a', text: 'y' }] }, /terms/],
+      [
+        '/contracts',
+        {
+          ...contract('x'),
+          terms: [
+            { id: 'a', text: 'x' },
+            { id: 'a', text: 'y' },
+          ],
+        },
+        /terms/,
+      ],
     ];
     for (const [path, body, message] of cases) {
       const r = await trust(path, { body });
@@ -95,7 +110,7 @@ describe('GET /obligations', () => {
   it('is public and says what the service promises and does not do', async () => {
     const r = await fetch(t.url('trust', '/obligations'));
     expect(r.status).toBe(200);
-    const body = await r.json() as { promises: string[]; doesNot: string[] };
+    const body = (await r.json()) as { promises: string[]; doesNot: string[] };
     expect(body.promises.some((p) => /operator is never charged/.test(p))).toBe(true);
     expect(body.doesNot.some((p) => /never a verdict/.test(p))).toBe(true);
   });

@@ -19,10 +19,22 @@ let trust: ServiceCall;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const env = { SUITE_DATABASE_URL: database.url, SUITE_NATS_URL: NATS_URL, SUITE_BUS_NAMESPACE: `trust-${randomBytes(4).toString('hex')}`, SUITE_TRUST_STALL_MS: '1000' };
+  const env = {
+    SUITE_DATABASE_URL: database.url,
+    SUITE_NATS_URL: NATS_URL,
+    SUITE_BUS_NAMESPACE: `trust-${randomBytes(4).toString('hex')}`,
+    SUITE_TRUST_STALL_MS: '1000',
+  };
   const secret = randomBytes(32).toString('hex');
-  edges = await startTestSuite({ ...env, SUITE_HMAC_SECRET: secret },
-    ['edge:token', 'edge:trust', 'actor:chain-writer', 'actor:audit', 'actor:executions', 'actor:revocation', 'actor:tokens']);
+  edges = await startTestSuite({ ...env, SUITE_HMAC_SECRET: secret }, [
+    'edge:token',
+    'edge:trust',
+    'actor:chain-writer',
+    'actor:audit',
+    'actor:executions',
+    'actor:revocation',
+    'actor:tokens',
+  ]);
   arbiter = await startTestSuite({ ...env, SUITE_HMAC_SECRET: secret }, ['actor:trust']);
   call = caller(edges);
   token = (await edges.mint(['trust:*', 'execution:record'])).token;
@@ -54,7 +66,9 @@ describe('the trust service in distributed mode (NATS, Postgres, the arbiter in 
     expect((await trust(`/contracts/${c.body.id}/reinstate`, { body: { reason: 'r' } })).status).toBe(409);
     const d = await trust('/disputes', { body: { title: 't', question: 'q', irreversible: true, opinions: [{ participant: 'a', position: 'x' }] } });
     expect((await trust(`/disputes/${d.body.id}/arbitrate`, { body: {} })).body.state).toBe('escalated');
-    expect((await trust('/verify', { body: { output: 'It cost 9 dollars.', sources: ['It cost 8 dollars.'] } })).body.signals[0].type).toBe('number-not-in-sources');
+    expect((await trust('/verify', { body: { output: 'It cost 9 dollars.', sources: ['It cost 8 dollars.'] } })).body.signals[0].type).toBe(
+      'number-not-in-sources',
+    );
   });
 
   it('finds a cycle, a disagreement and a stall on Postgres', async () => {
@@ -66,7 +80,10 @@ describe('the trust service in distributed mode (NATS, Postgres, the arbiter in 
     await trust(`/interactions/${back.body.id}/observe`, { body: { observer: 'o3', outcome: 'failure' } });
     // The stall shows once its window (1 s) has passed since the pending interaction: wait on it.
     const kinds = await eventually(async () => {
-      const found = (await trust('/anomalies')).body.anomalies.filter((a: { chainId: string }) => a.chainId === 'pg-chain').map((a: { kind: string }) => a.kind).sort();
+      const found = (await trust('/anomalies')).body.anomalies
+        .filter((a: { chainId: string }) => a.chainId === 'pg-chain')
+        .map((a: { kind: string }) => a.kind)
+        .sort();
       return found.includes('stall') ? found : undefined;
     }, 'the stall');
     expect(Date.now() - pendingSentAt).toBeGreaterThanOrEqual(1000);

@@ -21,14 +21,19 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const urlProof = { url: 'https://example.org/report.pdf', sha256: createHash('sha256').update('report').digest('hex') };
-const event = (subjectId: string, kind: string, proof: unknown = urlProof, extra: Record<string, unknown> = {}) =>
-  ({ subjectId, kind, proof, ...extra });
+const event = (subjectId: string, kind: string, proof: unknown = urlProof, extra: Record<string, unknown> = {}) => ({ subjectId, kind, proof, ...extra });
 
 describe('trust rule 1: every event points at an artefact that proves it', () => {
   it('records an event proven by an execution of ours that exists and verifies, and says how the proof was checked', async () => {
     const r = await trust('/events', { body: event('bot-1', 'task-succeeded', { executionId }) });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ id: expect.stringMatching(/^evt_/), subjectId: 'bot-1', subjectType: 'agent', kind: 'task-succeeded', proof: { executionId } });
+    expect(r.body).toMatchObject({
+      id: expect.stringMatching(/^evt_/),
+      subjectId: 'bot-1',
+      subjectType: 'agent',
+      kind: 'task-succeeded',
+      proof: { executionId },
+    });
     expect(r.body.proofCheck).toMatch(/exists and verifies/);
   });
 
@@ -67,7 +72,7 @@ describe('trust rule 2: events can be appealed and scores are contestable', () =
     const link = before.body.contributions.find((c: { id: string }) => c.id === bad.body.id);
     expect(link).toMatchObject({ delta: -8, reason: 'policy-violation', appeal: `/events/${bad.body.id}/appeal` });
 
-    const appeal = await trust(link.appeal, { body: { reason: 'the violation was the operator\'s configuration' } });
+    const appeal = await trust(link.appeal, { body: { reason: "the violation was the operator's configuration" } });
     expect(appeal.status).toBe(201);
     expect(appeal.body).toMatchObject({ state: 'pending', eventId: bad.body.id });
     expect((await trust(link.appeal, { body: { reason: 'again' } })).status).toBe(409);

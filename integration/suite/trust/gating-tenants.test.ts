@@ -39,7 +39,7 @@ describe('POST /score/{subjectId}/check with gating enabled by configuration', (
 });
 
 describe('tenant isolation', () => {
-  it('a tenant\'s token reads only its tenant\'s records; another tenant\'s ids are not found', async () => {
+  it("a tenant's token reads only its tenant's records; another tenant's ids are not found", async () => {
     const event = await trust(tokenA, '/events', { subjectId: 'shared-name', kind: 'task-failed', proof });
     expect(event.status).toBe(201);
     const contract = await trust(tokenA, '/contracts', { title: 'c', agentId: 'bot-a', operatorId: 'op-a', terms: [{ id: 't', text: 'x' }] });
@@ -49,8 +49,15 @@ describe('tenant isolation', () => {
     expect((await trust(tokenA, '/evidence/shared-name')).body.events).toHaveLength(1);
     // Tenant B sees no facts about tenant A's subject: an empty evidence, like any unknown subject.
     expect((await trust(tokenB, '/evidence/shared-name')).body).toMatchObject({ subjectType: null, events: [], breaches: [] });
-    for (const path of ['/events/shared-name', '/score/shared-name', `/events/${event.body.id}/appeals`, `/contracts/${contract.body.id}`,
-      `/contracts/${contract.body.id}/health`, `/disputes/${dispute.body.id}`, '/chains/tenant-a-chain']) {
+    for (const path of [
+      '/events/shared-name',
+      '/score/shared-name',
+      `/events/${event.body.id}/appeals`,
+      `/contracts/${contract.body.id}`,
+      `/contracts/${contract.body.id}/health`,
+      `/disputes/${dispute.body.id}`,
+      '/chains/tenant-a-chain',
+    ]) {
       expect((await trust(tokenB, path)).status, path).toBe(404);
     }
     expect((await trust(tokenB, `/events/${event.body.id}/appeal`, { reason: 'x' })).status).toBe(404);

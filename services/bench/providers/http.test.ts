@@ -8,16 +8,34 @@ import { httpTarget, type HttpTargetOptions } from './http.ts';
 const seen: { method: string; header: string | undefined; body: string }[] = [];
 const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   '/ok': (_req, res) => res.end('ok'),
-  '/missing': (_req, res) => { res.statusCode = 404; res.end('no'); },
-  '/broken': (_req, res) => { res.statusCode = 503; res.end('down'); },
+  '/missing': (_req, res) => {
+    res.statusCode = 404;
+    res.end('no');
+  },
+  '/broken': (_req, res) => {
+    res.statusCode = 503;
+    res.end('down');
+  },
   // Headers at once, the body's last byte 80 ms later: the latency must reach the last byte.
-  '/slow-body': (_req, res) => { res.writeHead(200); res.write('a'); setTimeout(() => res.end('b'), 80); },
+  '/slow-body': (_req, res) => {
+    res.writeHead(200);
+    res.write('a');
+    setTimeout(() => res.end('b'), 80);
+  },
   '/silent': () => {}, // never answers
-  '/moved': (_req, res) => { res.writeHead(302, { location: '/ok' }); res.end(); },
+  '/moved': (_req, res) => {
+    res.writeHead(302, { location: '/ok' });
+    res.end();
+  },
   '/echo': (req, res) => {
     let body = '';
-    req.on('data', (d: Buffer) => { body += d.toString(); });
-    req.on('end', () => { seen.push({ method: req.method!, header: req.headers['x-probe'] as string | undefined, body }); res.end(); });
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on('end', () => {
+      seen.push({ method: req.method!, header: req.headers['x-probe'] as string | undefined, body });
+      res.end();
+    });
   },
 };
 let server: Server;
@@ -35,21 +53,32 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const target = (path: string, o: Partial<HttpTargetOptions> = {}) => httpTarget({
-  url: new URL(`${base}${path}`), method: 'GET', headers: {}, body: undefined, dispatcher: guard.dispatcher, timeoutMs: 5_000, ...o,
-});
+const target = (path: string, o: Partial<HttpTargetOptions> = {}) =>
+  httpTarget({
+    url: new URL(`${base}${path}`),
+    method: 'GET',
+    headers: {},
+    body: undefined,
+    dispatcher: guard.dispatcher,
+    timeoutMs: 5_000,
+    ...o,
+  });
 const live = () => new AbortController().signal;
 
 describe('the http provider', () => {
   it('counts every status as a response, with its latency', async () => {
-    for (const [path, status] of [['/ok', 200], ['/missing', 404], ['/broken', 503]] as const) {
+    for (const [path, status] of [
+      ['/ok', 200],
+      ['/missing', 404],
+      ['/broken', 503],
+    ] as const) {
       const r = await target(path).call(live());
       expect(r).toMatchObject({ ok: true, status });
       expect(r.latencyMs).toBeGreaterThan(0);
     }
   });
 
-  it('ends a call\'s latency with the last byte of the body, not the headers', async () => {
+  it("ends a call's latency with the last byte of the body, not the headers", async () => {
     const r = await target('/slow-body').call(live());
     expect(r).toMatchObject({ ok: true, status: 200 });
     expect(r.latencyMs).toBeGreaterThanOrEqual(79);
@@ -75,11 +104,18 @@ describe('the http provider', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const r = await httpTarget({ url: new URL(`http://127.0.0.1:${port}/`), method: 'GET', headers: {}, body: undefined, dispatcher: guard.dispatcher, timeoutMs: 5_000 }).call(live());
+    const r = await httpTarget({
+      url: new URL(`http://127.0.0.1:${port}/`),
+      method: 'GET',
+      headers: {},
+      body: undefined,
+      dispatcher: guard.dispatcher,
+      timeoutMs: 5_000,
+    }).call(live());
     expect(r).toMatchObject({ ok: false, errorKind: 'connection' });
   });
 
-  it('carries the guard\'s refusal when the policy does not allow the address', async () => {
+  it("carries the guard's refusal when the policy does not allow the address", async () => {
     const strict = createOutboundGuard({ policy: outboundPolicy({ allowList: undefined, distributed: true, production: false }) });
     try {
       const r = await target('/ok', { dispatcher: strict.dispatcher }).call(live());

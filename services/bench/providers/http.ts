@@ -28,51 +28,56 @@ export interface HttpTargetOptions {
 export function httpTarget(o: HttpTargetOptions): Target {
   // One options object for every call: undici reads it and keeps no reference to mutate.
   const options: Dispatcher.DispatchOptions = {
-    origin: o.url.origin, path: `${o.url.pathname}${o.url.search}`, method: o.method as Dispatcher.HttpMethod, headers: o.headers,
+    origin: o.url.origin,
+    path: `${o.url.pathname}${o.url.search}`,
+    method: o.method as Dispatcher.HttpMethod,
+    headers: o.headers,
     ...(o.body !== undefined ? { body: o.body } : {}),
     // undici's own timeouts (to the headers, then between body chunks) rather than a timer signal
     // per call: AbortSignal.any and AbortSignal.timeout cost more than a fast call.
-    headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
   };
   return {
     shown: shownUrl(o.url),
-    call: (signal) => new Promise<CallResult>((resolve) => {
-      const start = performance.now();
-      if (signal.aborted) {
-        resolve(failedCall(start, start, signal.reason));
-        return;
-      }
-      let status = 0;
-      let controller: Dispatcher.DispatchController | undefined;
-      const onAbort = (): void => controller?.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = (result: CallResult): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      };
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(ctl) {
-          controller = ctl;
-          if (signal.aborted) ctl.abort(signal.reason);
-        },
-        // A 1xx comes first and is overwritten by the final status.
-        onResponseStart(_ctl, statusCode) {
-          status = statusCode;
-        },
-        // The body is read to its end, each chunk dropped: its bytes are part of the latency, not the result.
-        onResponseData() {},
-        onResponseEnd() {
-          settle({ latencyMs: performance.now() - start, ok: true, status });
-        },
-        onResponseError(_ctl, err) {
+    call: (signal) =>
+      new Promise<CallResult>((resolve) => {
+        const start = performance.now();
+        if (signal.aborted) {
+          resolve(failedCall(start, start, signal.reason));
+          return;
+        }
+        let status = 0;
+        let controller: Dispatcher.DispatchController | undefined;
+        const onAbort = (): void => controller?.abort(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settle = (result: CallResult): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        };
+        const handler: Dispatcher.DispatchHandler = {
+          onRequestStart(ctl) {
+            controller = ctl;
+            if (signal.aborted) ctl.abort(signal.reason);
+          },
+          // A 1xx comes first and is overwritten by the final status.
+          onResponseStart(_ctl, statusCode) {
+            status = statusCode;
+          },
+          // The body is read to its end, each chunk dropped: its bytes are part of the latency, not the result.
+          onResponseData() {},
+          onResponseEnd() {
+            settle({ latencyMs: performance.now() - start, ok: true, status });
+          },
+          onResponseError(_ctl, err) {
+            settle(failedCall(start, performance.now(), err));
+          },
+        };
+        try {
+          o.dispatcher.dispatch(options, handler);
+        } catch (err) {
           settle(failedCall(start, performance.now(), err));
-        },
-      };
-      try {
-        o.dispatcher.dispatch(options, handler);
-      } catch (err) {
-        settle(failedCall(start, performance.now(), err));
-      }
-    }),
+        }
+      }),
   };
 }

@@ -27,8 +27,14 @@ async function targetOn(p: (typeof providers)[number], fake: FakeOptions, o: Par
   const server = await p.start(fake);
   fakes.push(server);
   const target = p.target({
-    base: new URL(server.base), model: p.model, prompt: 'Say hello.', maxTokens: 32, apiKey: undefined,
-    dispatcher: guard.dispatcher, timeoutMs: 10_000, ...o,
+    base: new URL(server.base),
+    model: p.model,
+    prompt: 'Say hello.',
+    maxTokens: 32,
+    apiKey: undefined,
+    dispatcher: guard.dispatcher,
+    timeoutMs: 10_000,
+    ...o,
   });
   return { target, server };
 }
@@ -39,7 +45,7 @@ const within = (measured: number, expected: number) => Math.abs(measured - expec
 describe.each(providers)('the $name provider', (p) => {
   // The server's timers are floors (late on a busy machine): the measurement is held to the pacing
   // the server really kept, which it records; and that pacing to what it was told, loosely.
-  it('measures time to first token and inter-token latency within 10% (or 2 ms) of the server\'s pacing', async () => {
+  it("measures time to first token and inter-token latency within 10% (or 2 ms) of the server's pacing", async () => {
     const { target, server } = await targetOn(p, { ttftMs: 120, itlMs: 30, tokens: 8 });
     // Five calls, their medians: one call descheduled on a loaded machine does not decide.
     const ttfts: number[] = [];
@@ -77,18 +83,29 @@ describe.each(providers)('the $name provider', (p) => {
   });
 });
 
-describe('error kinds from each provider\'s error answers', () => {
-  it('reads OpenAI\'s 429 as rate_limited and a wrong key as auth', async () => {
-    expect(await (await targetOn(providers[0], { status: 429 })).target.call(AbortSignal.timeout(5000))).toMatchObject({ ok: false, status: 429, errorKind: 'rate_limited' });
-    expect(await (await targetOn(providers[0], { apiKey: KEY }, { apiKey: new Secret('sk-wrong') })).target.call(AbortSignal.timeout(5000)))
-      .toMatchObject({ ok: false, status: 401, errorKind: 'auth' });
+describe("error kinds from each provider's error answers", () => {
+  it("reads OpenAI's 429 as rate_limited and a wrong key as auth", async () => {
+    expect(await (await targetOn(providers[0], { status: 429 })).target.call(AbortSignal.timeout(5000))).toMatchObject({
+      ok: false,
+      status: 429,
+      errorKind: 'rate_limited',
+    });
+    expect(await (await targetOn(providers[0], { apiKey: KEY }, { apiKey: new Secret('sk-wrong') })).target.call(AbortSignal.timeout(5000))).toMatchObject({
+      ok: false,
+      status: 401,
+      errorKind: 'auth',
+    });
   });
 
-  it('reads Anthropic\'s 529 overloaded_error as overloaded', async () => {
-    expect(await (await targetOn(providers[1], { status: 529 })).target.call(AbortSignal.timeout(5000))).toMatchObject({ ok: false, status: 529, errorKind: 'overloaded' });
+  it("reads Anthropic's 529 overloaded_error as overloaded", async () => {
+    expect(await (await targetOn(providers[1], { status: 529 })).target.call(AbortSignal.timeout(5000))).toMatchObject({
+      ok: false,
+      status: 529,
+      errorKind: 'overloaded',
+    });
   });
 
-  it('reads Ollama\'s unknown model as not_found', async () => {
+  it("reads Ollama's unknown model as not_found", async () => {
     const { target } = await targetOn(providers[2], {}, { model: 'no-such-model' });
     expect(await target.call(AbortSignal.timeout(5000))).toMatchObject({ ok: false, status: 404, errorKind: 'not_found' });
   });

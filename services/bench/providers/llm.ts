@@ -32,15 +32,16 @@ function sse(onMessage: (event: string | undefined, data: string) => void): (tex
 
 /** OpenAI's error body `{"error": {"type", "code"}}` says more than the status (e.g. `insufficient_quota` on 429). */
 const openaiProtocol: StreamProtocol = {
-  reader: (sink) => sse((_event, data) => {
-    if (data === '[DONE]') return sink.end();
-    const chunk = json(data);
-    if (chunk === undefined) return sink.fail('protocol');
-    if (chunk.error !== undefined) return sink.fail('stream_error');
-    const content = chunk.choices?.[0]?.delta?.content;
-    if (typeof content === 'string' && content !== '') sink.token();
-    if (typeof chunk.usage?.completion_tokens === 'number') sink.usage(chunk.usage.completion_tokens);
-  }),
+  reader: (sink) =>
+    sse((_event, data) => {
+      if (data === '[DONE]') return sink.end();
+      const chunk = json(data);
+      if (chunk === undefined) return sink.fail('protocol');
+      if (chunk.error !== undefined) return sink.fail('stream_error');
+      const content = chunk.choices?.[0]?.delta?.content;
+      if (typeof content === 'string' && content !== '') sink.token();
+      if (typeof chunk.usage?.completion_tokens === 'number') sink.usage(chunk.usage.completion_tokens);
+    }),
   errorKind: (status) => kindOfStatus(status),
 };
 
@@ -48,37 +49,49 @@ const openaiProtocol: StreamProtocol = {
 export function openaiTarget(o: LlmTargetOptions): Target {
   const url = join(o.base, '/chat/completions');
   const body = JSON.stringify({
-    model: o.model, messages: [{ role: 'user', content: o.prompt }], max_tokens: o.maxTokens,
-    stream: true, stream_options: { include_usage: true },
+    model: o.model,
+    messages: [{ role: 'user', content: o.prompt }],
+    max_tokens: o.maxTokens,
+    stream: true,
+    stream_options: { include_usage: true },
   });
   const headers: Record<string, string> = o.apiKey ? { authorization: `Bearer ${o.apiKey.reveal()}` } : {};
-  return { shown: shownUrl(url), call: (signal) => streamedCall({ url, headers, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: openaiProtocol }, signal) };
+  return {
+    shown: shownUrl(url),
+    call: (signal) => streamedCall({ url, headers, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: openaiProtocol }, signal),
+  };
 }
 
 const ANTHROPIC_ERRORS: Record<string, ErrorKind> = {
-  overloaded_error: 'overloaded', rate_limit_error: 'rate_limited', authentication_error: 'auth', permission_error: 'auth',
-  not_found_error: 'not_found', invalid_request_error: 'bad_request', api_error: 'http_5xx',
+  overloaded_error: 'overloaded',
+  rate_limit_error: 'rate_limited',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  not_found_error: 'not_found',
+  invalid_request_error: 'bad_request',
+  api_error: 'http_5xx',
 };
 
 const anthropicProtocol: StreamProtocol = {
-  reader: (sink) => sse((event, data) => {
-    const message = json(data);
-    if (message === undefined) return sink.fail('protocol');
-    switch (event ?? message.type) {
-      case 'content_block_delta':
-        if (message.delta?.type === 'text_delta' && message.delta.text !== '') sink.token();
-        return;
-      case 'message_delta':
-        if (typeof message.usage?.output_tokens === 'number') sink.usage(message.usage.output_tokens);
-        return;
-      case 'message_stop':
-        return sink.end();
-      case 'error':
-        return sink.fail(ANTHROPIC_ERRORS[message.error?.type] ?? 'stream_error');
-      default:
-        return; // message_start, content_block_start/stop, ping
-    }
-  }),
+  reader: (sink) =>
+    sse((event, data) => {
+      const message = json(data);
+      if (message === undefined) return sink.fail('protocol');
+      switch (event ?? message.type) {
+        case 'content_block_delta':
+          if (message.delta?.type === 'text_delta' && message.delta.text !== '') sink.token();
+          return;
+        case 'message_delta':
+          if (typeof message.usage?.output_tokens === 'number') sink.usage(message.usage.output_tokens);
+          return;
+        case 'message_stop':
+          return sink.end();
+        case 'error':
+          return sink.fail(ANTHROPIC_ERRORS[message.error?.type] ?? 'stream_error');
+        default:
+          return; // message_start, content_block_start/stop, ping
+      }
+    }),
   errorKind: (status, body) => ANTHROPIC_ERRORS[json(body)?.error?.type] ?? kindOfStatus(status),
 };
 
@@ -87,19 +100,26 @@ export function anthropicTarget(o: LlmTargetOptions): Target {
   const url = join(o.base, '/v1/messages');
   const body = JSON.stringify({ model: o.model, max_tokens: o.maxTokens, messages: [{ role: 'user', content: o.prompt }], stream: true });
   const headers: Record<string, string> = { 'anthropic-version': '2023-06-01', ...(o.apiKey ? { 'x-api-key': o.apiKey.reveal() } : {}) };
-  return { shown: shownUrl(url), call: (signal) => streamedCall({ url, headers, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: anthropicProtocol }, signal) };
+  return {
+    shown: shownUrl(url),
+    call: (signal) => streamedCall({ url, headers, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: anthropicProtocol }, signal),
+  };
 }
 
 const ollamaProtocol: StreamProtocol = {
-  reader: (sink) => ndjsonReader((line: any) => {
-    if (line?.error !== undefined) return sink.fail('stream_error');
-    const content = line?.message?.content;
-    if (typeof content === 'string' && content !== '') sink.token();
-    if (line?.done === true) {
-      if (typeof line.eval_count === 'number') sink.usage(line.eval_count);
-      sink.end();
-    }
-  }, () => sink.fail('protocol')),
+  reader: (sink) =>
+    ndjsonReader(
+      (line: any) => {
+        if (line?.error !== undefined) return sink.fail('stream_error');
+        const content = line?.message?.content;
+        if (typeof content === 'string' && content !== '') sink.token();
+        if (line?.done === true) {
+          if (typeof line.eval_count === 'number') sink.usage(line.eval_count);
+          sink.end();
+        }
+      },
+      () => sink.fail('protocol'),
+    ),
   errorKind: (status) => kindOfStatus(status),
 };
 
@@ -107,5 +127,8 @@ const ollamaProtocol: StreamProtocol = {
 export function ollamaTarget(o: LlmTargetOptions): Target {
   const url = join(o.base, '/api/chat');
   const body = JSON.stringify({ model: o.model, messages: [{ role: 'user', content: o.prompt }], stream: true, options: { num_predict: o.maxTokens } });
-  return { shown: shownUrl(url), call: (signal) => streamedCall({ url, headers: {}, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: ollamaProtocol }, signal) };
+  return {
+    shown: shownUrl(url),
+    call: (signal) => streamedCall({ url, headers: {}, body, dispatcher: o.dispatcher, timeoutMs: o.timeoutMs, protocol: ollamaProtocol }, signal),
+  };
 }

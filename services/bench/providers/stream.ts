@@ -41,7 +41,10 @@ export async function streamedCall(c: StreamCall, signal: AbortSignal): Promise<
   const start = performance.now();
   try {
     const res = await request(c.url, {
-      dispatcher: c.dispatcher, method: 'POST', headers: { 'content-type': 'application/json', ...c.headers }, body: c.body,
+      dispatcher: c.dispatcher,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...c.headers },
+      body: c.body,
       signal: AbortSignal.any([signal, AbortSignal.timeout(c.timeoutMs)]),
     });
     if (res.statusCode >= 400) {
@@ -80,7 +83,11 @@ export async function streamedCall(c: StreamCall, signal: AbortSignal): Promise<
     if (failure !== undefined) return { latencyMs, ok: false, status: res.statusCode, errorKind: failure };
     if (!ended) return { latencyMs, ok: false, status: res.statusCode, errorKind: 'protocol' };
     return {
-      latencyMs, ok: true, status: res.statusCode, gapsMs: gaps, outputTokens: usage ?? deltas,
+      latencyMs,
+      ok: true,
+      status: res.statusCode,
+      gapsMs: gaps,
+      outputTokens: usage ?? deltas,
       ...(first !== undefined ? { ttftMs: first } : {}),
     };
   } catch (err) {
@@ -106,4 +113,3 @@ export function ndjsonReader(onObject: (value: unknown) => void, onBad: () => vo
     }
   };
 }
-

@@ -16,8 +16,19 @@ export interface CallResult {
 }
 
 export type ErrorKind =
-  | 'refused' | 'timeout' | 'connection' | 'http_4xx' | 'http_5xx' | 'auth' | 'rate_limited' | 'overloaded'
-  | 'not_found' | 'bad_request' | 'stream_error' | 'protocol' | 'aborted';
+  | 'refused'
+  | 'timeout'
+  | 'connection'
+  | 'http_4xx'
+  | 'http_5xx'
+  | 'auth'
+  | 'rate_limited'
+  | 'overloaded'
+  | 'not_found'
+  | 'bad_request'
+  | 'stream_error'
+  | 'protocol'
+  | 'aborted';
 
 /** A target ready to be called: one per job, built by its provider. */
 export interface Target {
@@ -30,7 +41,8 @@ export interface Target {
 export function kindOfError(err: unknown): ErrorKind {
   const e = err as { code?: unknown; name?: unknown; cause?: unknown };
   if (e?.code === 'OUTBOUND_REFUSED') return 'refused';
-  if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT')
+    return 'timeout';
   if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') return 'aborted';
   if (e?.cause !== undefined && e.cause !== err) {
     const inner = kindOfError(e.cause);

@@ -1,9 +1,18 @@
 import { ConnectorError, GITHUB, type Connector, type ConnectorContext } from '../../../core/connectors/index.ts';
 import { field, joinUrl, jsonOf, requireSetting, said } from './answers.ts';
 
-interface Repo { owner: string; repo: string }
-interface NewIssue extends Repo { title: string; body?: string; labels?: string[] }
-interface IssueRef extends Repo { number: number }
+interface Repo {
+  owner: string;
+  repo: string;
+}
+interface NewIssue extends Repo {
+  title: string;
+  body?: string;
+  labels?: string[];
+}
+interface IssueRef extends Repo {
+  number: number;
+}
 
 /** GitHub REST (https://docs.github.com/rest): a JSON body, `message` in errors, 2022-11-28 version. */
 async function callGithub(ctx: ConnectorContext, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -43,7 +52,7 @@ function issueOf(json: unknown) {
     body: field(json, 'body') ?? null,
     url: field(json, 'html_url') ?? null,
     author: field(field(json, 'user'), 'login') ?? null,
-    labels: Array.isArray(labels) ? labels.map((l) => (typeof l === 'string' ? l : field(l, 'name') ?? null)) : [],
+    labels: Array.isArray(labels) ? labels.map((l) => (typeof l === 'string' ? l : (field(l, 'name') ?? null))) : [],
     createdAt: field(json, 'created_at') ?? null,
   };
 }

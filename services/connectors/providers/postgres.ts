@@ -3,7 +3,10 @@ import Cursor from 'pg-cursor';
 import { ConnectorError, POSTGRES, type Connector, type ConnectorContext } from '../../../core/connectors/index.ts';
 import { requireSetting } from './answers.ts';
 
-interface QueryInput { sql: string; params?: (string | number | boolean | null)[] }
+interface QueryInput {
+  sql: string;
+  params?: (string | number | boolean | null)[];
+}
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
@@ -18,7 +21,8 @@ function failureOf(err: unknown): ConnectorError {
   if (code === '57014') return new ConnectorError('provider-rejected', 'postgres: the statement ran past the statement timeout (57014) and was cancelled');
   if (code === '25006') return new ConnectorError('provider-rejected', `postgres: the query tried to write; the connector only reads (25006: ${text})`);
   // A SQLSTATE of five characters is the server judging the statement; anything else is the connection.
-  if (/^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57P')) return new ConnectorError('provider-rejected', `postgres ${code}: ${text}`);
+  if (/^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57P'))
+    return new ConnectorError('provider-rejected', `postgres ${code}: ${text}`);
   return new ConnectorError('provider-unavailable', 'postgres could not be reached or dropped the connection');
 }
 

@@ -2,9 +2,22 @@ import { ConnectorError, SLACK, type Connector, type ConnectorContext } from '..
 import { field, joinUrl, jsonOf, requireSetting, said } from './answers.ts';
 
 /** Slack Web API errors that mean the token itself is no good (https://api.slack.com/methods/auth.test). */
-const CREDENTIAL_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'no_permission', 'missing_scope', 'not_allowed_token_type']);
+const CREDENTIAL_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'no_permission',
+  'missing_scope',
+  'not_allowed_token_type',
+]);
 
-interface SlackPost { channel: string; text: string; thread_ts?: string }
+interface SlackPost {
+  channel: string;
+  text: string;
+  thread_ts?: string;
+}
 
 async function callSlack(ctx: ConnectorContext, method: string, body: unknown): Promise<unknown> {
   const token = requireSetting(ctx.settings, 'CONNECTOR_SLACK_BOT_TOKEN', 'slack');

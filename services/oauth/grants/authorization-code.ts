@@ -21,9 +21,9 @@ export const authorizationCodeGrant: GrantModule = {
     if (params.redirect_uri === undefined) return { ok: false, error: oauthError('invalid_request', 'redirect_uri is required') };
     const redemption = await spendCode(deps.storage.pool, code, now, (a) => {
       if (a.kind !== 'code' || a.clientId !== client.clientId) return 'the code was issued to another client';
-      if (a.redirectUri !== params.redirect_uri) return 'redirect_uri differs from the authorization request\'s';
+      if (a.redirectUri !== params.redirect_uri) return "redirect_uri differs from the authorization request's";
       if (!verifierMatches(params.code_verifier, a.codeChallenge ?? '')) return 'code_verifier does not match the code_challenge (PKCE)';
-      if (params.resource !== undefined && params.resource !== a.resource) return 'resource differs from the authorization request\'s';
+      if (params.resource !== undefined && params.resource !== a.resource) return "resource differs from the authorization request's";
       return undefined;
     });
     if (redemption.kind === 'unknown') return { ok: false, error: oauthError('invalid_grant', 'unknown authorization code') };
@@ -31,7 +31,10 @@ export const authorizationCodeGrant: GrantModule = {
     if (redemption.kind === 'refused') return { ok: false, error: oauthError('invalid_grant', redemption.problem) };
     if (redemption.kind === 'reused') {
       if (redemption.clientId !== client.clientId) return { ok: false, error: oauthError('invalid_grant', 'unknown authorization code') };
-      const jtis = new Set([...(redemption.accessJti !== null ? [redemption.accessJti] : []), ...(redemption.familyId !== null ? await familyAccessJtis(deps.storage.pool, redemption.familyId) : [])]);
+      const jtis = new Set([
+        ...(redemption.accessJti !== null ? [redemption.accessJti] : []),
+        ...(redemption.familyId !== null ? await familyAccessJtis(deps.storage.pool, redemption.familyId) : []),
+      ]);
       for (const jti of jtis) {
         const revoked = await deps.bus.request(subjects.revocationRevoke, { jti, by: 'oauth:code-reuse' });
         if (!revoked.ok) deps.logger.warn({ jti, error: revoked.error }, 'could not revoke a token issued from a reused authorization code');

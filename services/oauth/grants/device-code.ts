@@ -18,12 +18,18 @@ export const deviceCodeGrant: GrantModule = {
     if (polled.kind === 'unknown') return { ok: false, error: oauthError('invalid_grant', 'unknown device code') };
     const { answer, authorization: a } = polled;
     switch (answer.answer) {
-      case 'authorization_pending': return { ok: false, error: oauthError('authorization_pending', 'the person has not decided yet') };
-      case 'slow_down': return { ok: false, error: oauthError('slow_down', `polled faster than the interval: poll every ${answer.intervalSeconds} s`) };
-      case 'access_denied': return { ok: false, error: oauthError('access_denied', 'the person denied the request') };
-      case 'expired_token': return { ok: false, error: oauthError('expired_token', 'the device code has expired: start again') };
-      case 'invalid_grant': return { ok: false, error: oauthError('invalid_grant', 'the device code was already used') };
-      case 'issue': break;
+      case 'authorization_pending':
+        return { ok: false, error: oauthError('authorization_pending', 'the person has not decided yet') };
+      case 'slow_down':
+        return { ok: false, error: oauthError('slow_down', `polled faster than the interval: poll every ${answer.intervalSeconds} s`) };
+      case 'access_denied':
+        return { ok: false, error: oauthError('access_denied', 'the person denied the request') };
+      case 'expired_token':
+        return { ok: false, error: oauthError('expired_token', 'the device code has expired: start again') };
+      case 'invalid_grant':
+        return { ok: false, error: oauthError('invalid_grant', 'the device code was already used') };
+      case 'issue':
+        break;
     }
     return {
       ok: true,

@@ -13,7 +13,8 @@ export const refreshTokenGrant: GrantModule = {
   publicClients: true,
   async handle({ params, client, dpopJkt, deps }) {
     const presented = params.refresh_token;
-    if (presented === undefined || presented === '' || presented.length > 512) return { ok: false, error: oauthError('invalid_request', 'refresh_token is required') };
+    if (presented === undefined || presented === '' || presented.length > 512)
+      return { ok: false, error: oauthError('invalid_request', 'refresh_token is required') };
     const use = await spendRefreshToken(deps.storage.pool, presented);
     if (use.kind === 'unknown') return { ok: false, error: oauthError('invalid_grant', 'unknown refresh token') };
     if (use.kind === 'dead') return { ok: false, error: oauthError('invalid_grant', use.reason) };
@@ -39,7 +40,9 @@ export const refreshTokenGrant: GrantModule = {
     return {
       ok: true,
       mint: {
-        sub: state.sub, scope, lifetimeSeconds: state.lifetimeSeconds,
+        sub: state.sub,
+        scope,
+        lifetimeSeconds: state.lifetimeSeconds,
         ...(state.aud !== null ? { aud: state.aud } : {}),
         ...(state.tenantId !== null ? { tenantId: state.tenantId } : {}),
         ...(state.claims.prf === true ? { proven: true } : {}),

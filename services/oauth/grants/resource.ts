@@ -13,6 +13,7 @@ export function resourceOf(params: Readonly<Record<string, string>>): { ok: true
   } catch {
     return { ok: false, error: oauthError('invalid_target', 'resource must be an absolute URI') };
   }
-  if (url.hash !== '' || value.includes('#') || value.length > 256) return { ok: false, error: oauthError('invalid_target', 'resource must have no fragment and at most 256 characters') };
+  if (url.hash !== '' || value.includes('#') || value.length > 256)
+    return { ok: false, error: oauthError('invalid_target', 'resource must have no fragment and at most 256 characters') };
   return { ok: true, aud: value };
 }

@@ -50,20 +50,18 @@ export const tokenExchangeGrant: GrantModule = {
     const ceiling = subject.kind === 'suite' ? subject.scope : subject.ceiling;
     const scope = exchangeScope(parsed.scope, ceiling);
     if (!scope.ok) {
-      const whose = subject.kind === 'suite' ? 'the subject token\'s own scope' : 'the trusted-issuer rule\'s ceiling';
+      const whose = subject.kind === 'suite' ? "the subject token's own scope" : "the trusted-issuer rule's ceiling";
       return refuse(oauthError('invalid_scope', `scope "${scope.beyond}" is beyond ${whose}`));
     }
     const beyondClient = client.scope.length > 0 ? scopeBeyond(client.scope, scope.scope) : undefined;
     if (beyondClient !== undefined) return refuse(oauthError('invalid_scope', `scope "${beyondClient}" is beyond what this client was registered for`));
     const target = audienceOf(params);
     if (!target.ok) return refuse(target.error);
-    const tenantId = subject.kind === 'suite' ? subject.tenantId : client.tenantId ?? undefined;
+    const tenantId = subject.kind === 'suite' ? subject.tenantId : (client.tenantId ?? undefined);
     if (subject.kind === 'suite' && client.tenantId !== null && subject.tenantId !== client.tenantId) {
       return refuse(oauthError('invalid_grant', 'the subject token belongs to another tenant than this client'));
     }
-    const lifetime = subject.kind === 'suite'
-      ? Math.max(1, subject.exp - now)
-      : exchangeLifetime(subject.maxLifetime, subject.exp, now);
+    const lifetime = subject.kind === 'suite' ? Math.max(1, subject.exp - now) : exchangeLifetime(subject.maxLifetime, subject.exp, now);
     const priorAct = subject.kind === 'suite' ? subject.act : undefined;
     const act = actor !== undefined ? { sub: actor.sub, ...(priorAct !== undefined ? { act: priorAct } : {}) } : priorAct;
     // Spent last, once everything else holds: a request refused for its scope may be sent again corrected.
@@ -75,7 +73,9 @@ export const tokenExchangeGrant: GrantModule = {
       ok: true,
       note: `exchanged a ${from}${actor !== undefined ? `, acted for by ${actor.sub}` : ''}`,
       mint: {
-        sub: subject.sub, scope: scope.scope, lifetimeSeconds: lifetime,
+        sub: subject.sub,
+        scope: scope.scope,
+        lifetimeSeconds: lifetime,
         ...(target.aud !== undefined ? { aud: target.aud } : {}),
         ...(tenantId !== undefined ? { tenantId } : {}),
         ...(subject.kind === 'suite' && subject.proven ? { proven: true } : {}),
@@ -94,12 +94,19 @@ function audienceOf(params: Readonly<Record<string, string>>): { ok: true; aud: 
 }
 
 async function presentedParty(
-  request: GrantRequest, token: string | undefined, type: string | undefined, role: 'subject' | 'actor',
+  request: GrantRequest,
+  token: string | undefined,
+  type: string | undefined,
+  role: 'subject' | 'actor',
 ): Promise<Party | OAuthError> {
-  if (token === undefined || token === '' || token.length > MAX_TOKEN_LENGTH) return oauthError('invalid_request', `${role}_token is required (at most ${MAX_TOKEN_LENGTH} characters)`);
+  if (token === undefined || token === '' || token.length > MAX_TOKEN_LENGTH)
+    return oauthError('invalid_request', `${role}_token is required (at most ${MAX_TOKEN_LENGTH} characters)`);
   if (type === ACCESS_TOKEN_TYPE) return suiteParty(request, token, role);
   if (type !== undefined && JWT_TYPES.has(type)) return federatedParty(request, token, role);
-  return oauthError('invalid_request', `${role}_token_type must be ${ACCESS_TOKEN_TYPE} (a suite token) or urn:ietf:params:oauth:token-type:jwt (a trusted issuer's)`);
+  return oauthError(
+    'invalid_request',
+    `${role}_token_type must be ${ACCESS_TOKEN_TYPE} (a suite token) or urn:ietf:params:oauth:token-type:jwt (a trusted issuer's)`,
+  );
 }
 
 /** A suite token: the edge's own check (signature, expiry, audience, revocation); a DPoP-bound one needs this request's proof by its key. */
@@ -110,7 +117,11 @@ async function suiteParty(request: GrantRequest, token: string, role: 'subject' 
   // A bound token exchanged without its key would shed the binding (RFC 9449 §6 holds for every use).
   if (c.cnf !== undefined && c.cnf.jkt !== request.dpopJkt) return oauthError('invalid_grant', `${role}_token is DPoP-bound: send a DPoP proof by its key`);
   return {
-    kind: 'suite', sub: c.sub, scope: c.scope, exp: c.exp, proven: c.prf === true,
+    kind: 'suite',
+    sub: c.sub,
+    scope: c.scope,
+    exp: c.exp,
+    proven: c.prf === true,
     ...(c.ten !== undefined ? { tenantId: c.ten } : {}),
     ...(c.act !== undefined ? { act: c.act } : {}),
     ...(c.cnf !== undefined ? { jkt: c.cnf.jkt } : {}),
@@ -127,5 +138,13 @@ async function federatedParty(request: GrantRequest, token: string, role: 'subje
   const result = await verifySubjectToken(token, federation.trust, federation.keysFor, request.now);
   if (!result.ok) return oauthError('invalid_grant', role === 'subject' ? result.reason : result.reason.replace(/^subject_token/, 'actor_token'));
   const v = result.verified;
-  return { kind: 'federated', sub: v.subject, ceiling: v.rule.scope, maxLifetime: v.rule.maxLifetimeSeconds, exp: v.exp, issuer: v.issuer.issuer, replayKey: v.replayKey };
+  return {
+    kind: 'federated',
+    sub: v.subject,
+    ceiling: v.rule.scope,
+    maxLifetime: v.rule.maxLifetimeSeconds,
+    exp: v.exp,
+    issuer: v.issuer.issuer,
+    replayKey: v.replayKey,
+  };
 }

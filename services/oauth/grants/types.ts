@@ -67,7 +67,7 @@ export interface TokenToMint {
 }
 
 export type GrantOutcome =
-  | { readonly ok: true; readonly mint: TokenToMint; /** A few words for the audit entry (what was exchanged, approved). */ readonly note?: string }
+  | { readonly ok: true; readonly mint: TokenToMint /** A few words for the audit entry (what was exchanged, approved). */; readonly note?: string }
   | { readonly ok: false; readonly error: OAuthError };
 
 export interface GrantModule {

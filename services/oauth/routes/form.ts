@@ -7,15 +7,22 @@ const FORM_BODY_LIMIT = 64 * 1024;
 export const FORM = 'application/x-www-form-urlencoded';
 
 /** A form body as parsed: a parameter given twice becomes a list (and is refused, RFC 6749 §3.2). */
-export const FormBody = Type.Record(Type.String({ maxLength: 256 }), Type.Union([Type.String({ maxLength: 16_384 }), Type.Array(Type.String({ maxLength: 16_384 }))]), {
-  description: 'application/x-www-form-urlencoded parameters (RFC 6749 §3.2)',
-});
+export const FormBody = Type.Record(
+  Type.String({ maxLength: 256 }),
+  Type.Union([Type.String({ maxLength: 16_384 }), Type.Array(Type.String({ maxLength: 16_384 }))]),
+  {
+    description: 'application/x-www-form-urlencoded parameters (RFC 6749 §3.2)',
+  },
+);
 
 /** RFC 6749 §5.2 error body. */
-export const OAuthErrorBody = Type.Object({
-  error: Type.String({ description: 'The RFC 6749 / 7591 / 9449 error code' }),
-  error_description: Type.Optional(Type.String()),
-}, { description: 'An OAuth error (RFC 6749 §5.2)' });
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'The RFC 6749 / 7591 / 9449 error code' }),
+    error_description: Type.Optional(Type.String()),
+  },
+  { description: 'An OAuth error (RFC 6749 §5.2)' },
+);
 
 /**
  * The form parser, added in the encapsulated context of the OAuth routes only (every other route of
@@ -51,5 +58,8 @@ export function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyR
 }
 
 export function sendAnswer(reply: FastifyReply, answer: { status: number; body: Record<string, unknown>; headers?: Record<string, string> }): FastifyReply {
-  return reply.code(answer.status).headers(answer.headers ?? {}).send(answer.body);
+  return reply
+    .code(answer.status)
+    .headers(answer.headers ?? {})
+    .send(answer.body);
 }

@@ -15,7 +15,14 @@ import { AuditWriterActor, verifyAuditChain } from '../../../actors/audit/index.
  * both chain writers on a memory bus; the sweep takes rows of any age here.
  */
 const entry = (id: string): AuditInput => ({
-  id, timestamp: new Date().toISOString(), subject: 'outbox-agent', action: 'execution:record', resource: 'token POST /executions', result: 'allow', reason: 'granted', tenantId: null,
+  id,
+  timestamp: new Date().toISOString(),
+  subject: 'outbox-agent',
+  action: 'execution:record',
+  resource: 'token POST /executions',
+  result: 'allow',
+  reason: 'granted',
+  tenantId: null,
 });
 
 describe('the audit outbox', () => {
@@ -44,7 +51,9 @@ describe('the audit outbox', () => {
     const made = executionClaim(executionBody() as Parameters<typeof executionClaim>[0]);
     if (!made.ok) throw new Error(made.message);
     const result = await bus.request(subjects.executionsRecord, {
-      claim: made.claim, timestamp: new Date().toISOString(), audit: audited,
+      claim: made.claim,
+      timestamp: new Date().toISOString(),
+      audit: audited,
       attested: { jti: null, sub: 'outbox-agent', scope: ['execution:record'], proven: false, tenantId: null },
     });
     if (!result.ok) throw new Error(result.error.message);

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditInput, ExecutionClaim } from '../../../bus/index.ts';
-import { executionCanonicalJson, sha256Hex, type Attestation, type Cost, type ExecutionFields, type Governance, type TraceSigner } from '../../../core/chain/index.ts';
+import {
+  executionCanonicalJson,
+  sha256Hex,
+  type Attestation,
+  type Cost,
+  type ExecutionFields,
+  type Governance,
+  type TraceSigner,
+} from '../../../core/chain/index.ts';
 import { insertExecutions, type NewExecution } from '../../../storage/index.ts';
 import type { ChainSpec } from '../../../actors/chain-writer/index.ts';
 
@@ -54,8 +62,11 @@ export function executionChainSpec(signer: TraceSigner): ChainSpec<ExecutionAppe
         cost: c.cost && normaliseCost(c.cost),
         governance: c.governance && normaliseGovernance(c.governance),
         attested: {
-          jti: input.attested.jti, sub: input.attested.sub, scope: [...input.attested.scope],
-          proven: input.attested.proven, tenantId: input.attested.tenantId,
+          jti: input.attested.jti,
+          sub: input.attested.sub,
+          scope: [...input.attested.scope],
+          proven: input.attested.proven,
+          tenantId: input.attested.tenantId,
         },
         prevHash,
         keyId: signer.keyId,
@@ -78,7 +89,9 @@ export function executionChainSpec(signer: TraceSigner): ChainSpec<ExecutionAppe
 // is stored (jsonb) and returned.
 function normaliseCost(c: Cost): Cost {
   return {
-    amount: c.amount, currency: c.currency, source: c.source,
+    amount: c.amount,
+    currency: c.currency,
+    source: c.source,
     ...(c.unit !== undefined ? { unit: c.unit } : {}),
     ...(c.quantity !== undefined ? { quantity: c.quantity } : {}),
   };

@@ -21,7 +21,7 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
   const tenant = () => harnessTenant(h);
   const content = () => ({ marker: randomBytes(8).toString('hex') });
 
-  it('follows lineage A output -> B input -> C input: C inherits A\'s failure, A\'s blast radius reaches B and C', async () => {
+  it("follows lineage A output -> B input -> C input: C inherits A's failure, A's blast radius reaches B and C", async () => {
     const t = await tenant();
     const [x, y, z] = [content(), content(), content()];
     const a = await t.record({ subject: 'producer', input: z, output: x, outcome: 'failure' });
@@ -35,8 +35,13 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     expect(fromC.body.meaning).toMatch(/not that one caused the other/);
     const fromA = await t.get(`/executions/${a.id}/lineage`);
     expect(fromA.body.blastRadius).toEqual({
-      records: [{ id: b.id, subject: 'middle', outcome: 'success', depth: 1 }, { id: c.id, subject: 'consumer', outcome: 'success', depth: 2 }],
-      count: 2, maxDepth: 2, truncated: false,
+      records: [
+        { id: b.id, subject: 'middle', outcome: 'success', depth: 1 },
+        { id: c.id, subject: 'consumer', outcome: 'success', depth: 2 },
+      ],
+      count: 2,
+      maxDepth: 2,
+      truncated: false,
     });
     expect(fromA.body.inheritedFailures).toEqual([]);
     const shallow = await t.get(`/executions/${a.id}/lineage?depth=1`);
@@ -74,7 +79,9 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     const unproven = await t.record({ subject: 'agent-u' });
     const all = await t.get('/executions/attention');
     expect(all.body.records.map((r: { id: string }) => r.id)).toEqual([unproven, refused, unauthorised, failed].map((r) => r.id));
-    const reasons = Object.fromEntries(all.body.records.map((r: { id: string; reasons: Array<{ kind: string; field: string }> }) => [r.id, r.reasons.map((x) => `${x.kind}:${x.field}`)]));
+    const reasons = Object.fromEntries(
+      all.body.records.map((r: { id: string; reasons: Array<{ kind: string; field: string }> }) => [r.id, r.reasons.map((x) => `${x.kind}:${x.field}`)]),
+    );
     expect(reasons[failed.id]).toEqual(['outcome:outcome']);
     expect(reasons[unauthorised.id]).toEqual(['capability:scope vs attested.scope']);
     expect(reasons[refused.id]).toEqual(['governance:governance.decision']);
@@ -85,7 +92,9 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     expect([...p1.body.records, ...p2.body.records].map((r: { id: string }) => r.id)).toEqual(all.body.records.map((r: { id: string }) => r.id));
     expect(p2.body.nextCursor).toBeNull();
     expect((await t.get('/executions/attention?reason=vibes')).status).toBe(400);
-    expect((await t.get(`/executions/attention?cursor=${(await t.get('/executions?limit=1')).body.nextCursor}`)).body.error.message).toMatch(/not one this route issued/);
+    expect((await t.get(`/executions/attention?cursor=${(await t.get('/executions?limit=1')).body.nextCursor}`)).body.error.message).toMatch(
+      /not one this route issued/,
+    );
   });
 
   it('reports authority exercised per subject from recorded behaviour, paged by subject', async () => {
@@ -97,15 +106,35 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     await t.record({ subject: 'bob', scope: [], module: 'crm', action: 'read' });
     await t.record({ subject: 'carol', scope: ['x:y'], module: 'x', action: 'y' });
     const page1 = await t.get('/executions/authority?limit=1');
-    expect(page1.body.subjects).toEqual([{
-      subject: 'alice', records: 3, firstSeen: first.timestamp, lastSeen: last.timestamp,
-      scopes: [{ scope: 'crm:write', count: 3 }, { scope: 'mail:send', count: 1 }],
-      modules: [{ module: 'crm', count: 2 }, { module: 'mail', count: 1 }],
-      actions: [{ module: 'crm', action: 'update', count: 2 }, { module: 'mail', action: 'send', count: 1 }],
-      outcomes: [{ outcome: 'success', count: 2 }, { outcome: 'failure', count: 1 }],
-      capability: [{ state: 'DEMONSTRATED', count: 2 }, { state: 'FAILED', count: 1 }],
-      truncated: false,
-    }]);
+    expect(page1.body.subjects).toEqual([
+      {
+        subject: 'alice',
+        records: 3,
+        firstSeen: first.timestamp,
+        lastSeen: last.timestamp,
+        scopes: [
+          { scope: 'crm:write', count: 3 },
+          { scope: 'mail:send', count: 1 },
+        ],
+        modules: [
+          { module: 'crm', count: 2 },
+          { module: 'mail', count: 1 },
+        ],
+        actions: [
+          { module: 'crm', action: 'update', count: 2 },
+          { module: 'mail', action: 'send', count: 1 },
+        ],
+        outcomes: [
+          { outcome: 'success', count: 2 },
+          { outcome: 'failure', count: 1 },
+        ],
+        capability: [
+          { state: 'DEMONSTRATED', count: 2 },
+          { state: 'FAILED', count: 1 },
+        ],
+        truncated: false,
+      },
+    ]);
     const page2 = await t.get(`/executions/authority?limit=1&cursor=${page1.body.nextCursor}`);
     const page3 = await t.get(`/executions/authority?limit=1&cursor=${page2.body.nextCursor}`);
     expect([page2.body.subjects[0].subject, page3.body.subjects[0].subject, page3.body.nextCursor]).toEqual(['bob', 'carol', null]);
@@ -127,10 +156,20 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     expect(res.body.coverage).toMatchObject({ records: 6, priced: 4, unpriced: 2 });
     expect(res.body.coverage.meaning).toMatch(/never across currencies/);
     expect(res.body.totals).toEqual([
-      { currency: 'EUR', amount: 1250 }, { currency: 'JPY', amount: (2n * BigInt(big)).toString() }, { currency: 'USD', amount: 300 },
+      { currency: 'EUR', amount: 1250 },
+      { currency: 'JPY', amount: (2n * BigInt(big)).toString() },
+      { currency: 'USD', amount: 300 },
     ]);
     expect(res.body.subjects).toEqual([
-      { subject: 'a', priced: 2, unpriced: 1, totals: [{ currency: 'EUR', amount: 1250 }, { currency: 'USD', amount: 300 }] },
+      {
+        subject: 'a',
+        priced: 2,
+        unpriced: 1,
+        totals: [
+          { currency: 'EUR', amount: 1250 },
+          { currency: 'USD', amount: 300 },
+        ],
+      },
       { subject: 'b', priced: 2, unpriced: 0, totals: [{ currency: 'JPY', amount: (2n * BigInt(big)).toString() }] },
       { subject: 'c', priced: 0, unpriced: 1, totals: [] },
     ]);
@@ -150,7 +189,13 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     const res = await t.get('/executions/stats');
     expect(res.status).toBe(200);
     expect(res.body.records).toMatchObject({ total: 2, subjects: 2, priced: 1, unpriced: 1, withoutOutput: 1 });
-    expect(res.body.byOutcome).toEqual({ counts: [{ outcome: 'failure', count: 1 }, { outcome: 'success', count: 1 }], distinct: 2 });
+    expect(res.body.byOutcome).toEqual({
+      counts: [
+        { outcome: 'failure', count: 1 },
+        { outcome: 'success', count: 1 },
+      ],
+      distinct: 2,
+    });
     expect(res.body.byModule.distinct).toBe(2);
     const identity = res.body.conditions.find((c: { condition: string }) => c.condition === 'Identity');
     expect(identity.states).toEqual({ DEMONSTRATED: 1, FAILED: 0, UNKNOWN: 1, ABSENT: 0 });
@@ -165,19 +210,29 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
     const t = await tenant();
     await t.record({ scope: [], output: undefined });
     await t.record({ governance: { decision: 'PERMITTED' } });
-    await t.record({ subject: 'agent-p', scope: ['crm:write'], governance: { decision: 'maybe', evidence: ['e'] }, cost: { amount: 1, currency: 'EUR', source: 's' } }, { sub: 'agent-p', prf: true, scope: ['crm:*'] });
+    await t.record(
+      { subject: 'agent-p', scope: ['crm:write'], governance: { decision: 'maybe', evidence: ['e'] }, cost: { amount: 1, currency: 'EUR', source: 's' } },
+      { sub: 'agent-p', prf: true, scope: ['crm:*'] },
+    );
     const res = await t.get('/executions/unknowns');
     expect(res.status).toBe(200);
     expect(res.body.records).toBe(3);
     const by = Object.fromEntries(res.body.unknowns.map((u: { field: string; records: number }) => [u.field, u.records]));
     expect(by).toEqual({
-      'attested.proven': 2, 'attested.sub': 1, scope: 1, governance: 1, 'governance.decision': 1, 'governance.evidence': 2, cost: 2, outputHash: 1,
+      'attested.proven': 2,
+      'attested.sub': 1,
+      scope: 1,
+      governance: 1,
+      'governance.decision': 1,
+      'governance.evidence': 2,
+      cost: 2,
+      outputHash: 1,
     });
     expect(res.body.meaning).toMatch(/no priority/);
     for (const u of res.body.unknowns) expect(Object.keys(u)).not.toContain('priority');
   });
 
-  it('keeps a tenant\'s aggregates to its own records', async () => {
+  it("keeps a tenant's aggregates to its own records", async () => {
     const t1 = await tenant();
     const t2 = await tenant();
     const x = content();

@@ -52,7 +52,7 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     expect(first.body.records.length).toBe(1);
     expect(first.body.nextCursor).not.toBeNull();
     const ids = [...first.body.records];
-    for (let cursor = first.body.nextCursor; cursor !== null;) {
+    for (let cursor = first.body.nextCursor; cursor !== null; ) {
       const page = await t.get(`/executions?limit=10&cursor=${cursor}`);
       ids.push(...page.body.records);
       cursor = page.body.nextCursor;
@@ -70,7 +70,10 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     expect(await ids('outcome=failure')).toEqual([c.id, a.id]);
     expect(await ids('module=crm&outcome=failure&subject=bob')).toEqual([c.id]);
     expect(await ids('action=send')).toEqual([b.id]);
-    const inWindow = [a, b, c].filter((r) => r.timestamp >= b.timestamp && r.timestamp <= c.timestamp).map((r) => r.id).reverse();
+    const inWindow = [a, b, c]
+      .filter((r) => r.timestamp >= b.timestamp && r.timestamp <= c.timestamp)
+      .map((r) => r.id)
+      .reverse();
     expect(await ids(`from=${encodeURIComponent(b.timestamp)}&to=${encodeURIComponent(c.timestamp)}`)).toEqual(inWindow);
     // An instant written in another offset means the same instant (compared as time, not as text).
     const inPlusTwo = (ms: number) => new Date(ms + 7_200_000).toISOString().replace('Z', '+02:00');
@@ -108,18 +111,29 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
 
   it('assesses the five conditions of a record, each with its state and field, and a conclusion in words', async () => {
     const t = await tenant();
-    const r = await t.record({ subject: 'agent-p', scope: ['crm:write'], governance: { decision: 'DENIED', evidence: ['rule-4'] } }, { sub: 'agent-p', prf: true, scope: ['crm:*'] });
+    const r = await t.record(
+      { subject: 'agent-p', scope: ['crm:write'], governance: { decision: 'DENIED', evidence: ['rule-4'] } },
+      { sub: 'agent-p', prf: true, scope: ['crm:*'] },
+    );
     const res = await t.get(`/executions/${r.id}/conditions`);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(r.id);
     expect(res.body.conditions.map((c: { condition: string; state: string; field: string }) => [c.condition, c.state, c.field])).toEqual([
-      ['Identity', 'DEMONSTRATED', 'attested.proven'], ['Capability', 'DEMONSTRATED', 'scope'], ['Evidence', 'DEMONSTRATED', 'governance.evidence'],
-      ['Governance', 'FAILED', 'governance.decision'], ['Time', 'DEMONSTRATED', 'timestamp'],
+      ['Identity', 'DEMONSTRATED', 'attested.proven'],
+      ['Capability', 'DEMONSTRATED', 'scope'],
+      ['Evidence', 'DEMONSTRATED', 'governance.evidence'],
+      ['Governance', 'FAILED', 'governance.decision'],
+      ['Time', 'DEMONSTRATED', 'timestamp'],
     ]);
     expect(res.body.conclusion).toMatch(/^Of the five conditions, 4 demonstrated \(Identity, Capability, Evidence, Time\) and 1 failed \(Governance\)\./);
     const unproven = await t.record({ scope: [] });
-    expect((await t.get(`/executions/${unproven.id}/conditions`)).body.conditions.map((c: { state: string }) => c.state))
-      .toEqual(['UNKNOWN', 'ABSENT', 'ABSENT', 'ABSENT', 'DEMONSTRATED']);
+    expect((await t.get(`/executions/${unproven.id}/conditions`)).body.conditions.map((c: { state: string }) => c.state)).toEqual([
+      'UNKNOWN',
+      'ABSENT',
+      'ABSENT',
+      'ABSENT',
+      'DEMONSTRATED',
+    ]);
   });
 
   it('explains a record in sentences built from its signed fields, naming them', async () => {
@@ -128,11 +142,13 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     const res = await t.get(`/executions/${r.id}/explain`);
     expect(res.status).toBe(200);
     expect(res.body.sentences[0].text).toContain(`Record ${r.seq} of the execution chain (${r.id}) was accepted by the suite at ${r.timestamp}`);
-    expect(res.body.sentences.map((s: { fields: string[] }) => s.fields).flat()).toEqual(expect.arrayContaining(['subject', 'cost.amount', 'attested.proven', 'inputHash']));
+    expect(res.body.sentences.map((s: { fields: string[] }) => s.fields).flat()).toEqual(
+      expect.arrayContaining(['subject', 'cost.amount', 'attested.proven', 'inputHash']),
+    );
     expect(res.body.basis).toMatch(/no model/);
   });
 
-  it('answers 404 for an unknown, malformed or other tenant\'s id on every per-record route, and 403 without execution:read', async () => {
+  it("answers 404 for an unknown, malformed or other tenant's id on every per-record route, and 403 without execution:read", async () => {
     const t = await tenant();
     const other = await tenant();
     const theirs = await other.record({});
@@ -156,7 +172,13 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     const r = await t.record({ input, output });
     const info = await t.get(`/executions/${r.id}/replay`);
     expect(info.body).toMatchObject({
-      id: r.id, inputHash: r.inputHash, outputHash: r.outputHash, candidateInputHash: null, candidateOutputHash: null, inputMatches: null, outputMatches: null,
+      id: r.id,
+      inputHash: r.inputHash,
+      outputHash: r.outputHash,
+      candidateInputHash: null,
+      candidateOutputHash: null,
+      inputMatches: null,
+      outputMatches: null,
     });
     expect(info.body.method).toMatch(/RFC 8785/);
     const same = await call('POST', `/executions/${r.id}/replay`, t.reader, { input: { lines: [1, 2], order: 7 }, output });
@@ -165,7 +187,11 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     expect(differs.body).toMatchObject({ inputMatches: false, outputMatches: null, candidateOutputHash: null });
     expect(differs.body.conclusion).toContain('its hash differs');
     const noOutput = await t.record({ output: undefined });
-    expect((await call('POST', `/executions/${noOutput.id}/replay`, t.reader, { output: 1 })).body).toMatchObject({ inputMatches: null, outputMatches: null, outputHash: null });
+    expect((await call('POST', `/executions/${noOutput.id}/replay`, t.reader, { output: 1 })).body).toMatchObject({
+      inputMatches: null,
+      outputMatches: null,
+      outputHash: null,
+    });
   });
 
   it('refuses a replay without a candidate or with extra fields (400), and never stores, logs or returns the candidate', async () => {
@@ -174,7 +200,9 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     expect((await call('POST', `/executions/${r.id}/replay`, t.reader, {})).body.error.message).toMatch(/input, output or both/);
     expect((await call('POST', `/executions/${r.id}/replay`, t.reader, { input: 1, extra: 2 })).status).toBe(400);
     const lone = await h.app.inject({
-      method: 'POST', url: `/executions/${r.id}/replay`, headers: { authorization: `Bearer ${t.reader}`, 'content-type': 'application/json' },
+      method: 'POST',
+      url: `/executions/${r.id}/replay`,
+      headers: { authorization: `Bearer ${t.reader}`, 'content-type': 'application/json' },
       payload: '{"input":"\\ud800"}',
     });
     expect([lone.statusCode, lone.json().error.message]).toEqual([400, 'body/input must be well-formed Unicode (it holds a lone surrogate)']);

@@ -36,9 +36,15 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
     const r = res.body;
     expect(r.id).toMatch(/^exec_[0-9a-f]{32}$/);
     expect(r).toMatchObject({
-      subject: 'agent-crm', scope: ['crm:write'], module: 'crm', action: 'update-contact', outcome: 'success',
-      inputHash: hashCanonical(body.input), outputHash: hashCanonical(body.output),
-      cost: { amount: 1250, currency: 'EUR', source: 'provider-invoice', unit: 'tokens', quantity: 0.5 }, governance: null,
+      subject: 'agent-crm',
+      scope: ['crm:write'],
+      module: 'crm',
+      action: 'update-contact',
+      outcome: 'success',
+      inputHash: hashCanonical(body.input),
+      outputHash: hashCanonical(body.output),
+      cost: { amount: 1250, currency: 'EUR', source: 'provider-invoice', unit: 'tokens', quantity: 0.5 },
+      governance: null,
       attested: { sub: 'recorder-1', scope: ['execution:record'], proven: true, tenantId: 'ten_acme' },
     });
     expect(r.attested.jti).toMatch(/^[0-9a-f-]{36}$/);
@@ -73,9 +79,19 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
   });
 
   it('refuses text that cannot be stored or canonicalised (NUL, lone surrogate) with 400, before the writer', async () => {
-    const nul = await h.app.inject({ method: 'POST', url: '/executions', headers: { authorization: `Bearer ${await h.token(['execution:record'])}`, 'content-type': 'application/json' }, payload: JSON.stringify(executionBody({ subject: 'a\u0000b' })) });
+    const nul = await h.app.inject({
+      method: 'POST',
+      url: '/executions',
+      headers: { authorization: `Bearer ${await h.token(['execution:record'])}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(executionBody({ subject: 'a\u0000b' })),
+    });
     expect(nul.statusCode).toBe(400);
-    const lone = await h.app.inject({ method: 'POST', url: '/executions', headers: { authorization: `Bearer ${await h.token(['execution:record'])}`, 'content-type': 'application/json' }, payload: '{"subject":"s","module":"m","action":"a","outcome":"success","input":"\\ud800"}' });
+    const lone = await h.app.inject({
+      method: 'POST',
+      url: '/executions',
+      headers: { authorization: `Bearer ${await h.token(['execution:record'])}`, 'content-type': 'application/json' },
+      payload: '{"subject":"s","module":"m","action":"a","outcome":"success","input":"\\ud800"}',
+    });
     expect(lone.statusCode).toBe(400);
     // The edge's text rule names the field before RFC 8785 canonicalisation would refuse it.
     expect(lone.json().error.message).toBe('body/input must be well-formed Unicode (it holds a lone surrogate)');
@@ -100,7 +116,15 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
     const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toContain('http_request');
     expect(h.logText()).toContain('/executions');
-    for (const text of [JSON.stringify(res.body), JSON.stringify(refused.body), JSON.stringify(read.body), JSON.stringify(verified.body), dump, metrics.body, h.logText()]) {
+    for (const text of [
+      JSON.stringify(res.body),
+      JSON.stringify(refused.body),
+      JSON.stringify(read.body),
+      JSON.stringify(verified.body),
+      dump,
+      metrics.body,
+      h.logText(),
+    ]) {
       expect(text).not.toContain(marker);
     }
     expect(String(dump)).toContain(hashCanonical({ secret: marker }));
@@ -129,12 +153,15 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
     expect(first.status).toBe(201);
     expect(other.status).toBe(409);
     expect(other.body.error?.code).toBe('CONFLICT');
-    const elsewhere = await h.record(executionBody({ action: 'a2' }), { idempotencyKey: 'shared-key', token: await h.token(['execution:record'], { sub: 'someone-else' }) });
+    const elsewhere = await h.record(executionBody({ action: 'a2' }), {
+      idempotencyKey: 'shared-key',
+      token: await h.token(['execution:record'], { sub: 'someone-else' }),
+    });
     expect(elsewhere.status).toBe(201);
     expect(elsewhere.body.id).not.toBe(first.body.id);
   });
 
-  it('serves GET /executions/{id} with every signed field, hash and signature; 404 for an unknown, malformed or other tenant\'s id', async () => {
+  it("serves GET /executions/{id} with every signed field, hash and signature; 404 for an unknown, malformed or other tenant's id", async () => {
     const made = await h.record(executionBody());
     const read = await get(`/executions/${made.body.id}`, await reader());
     expect(read.status).toBe(200);

@@ -48,25 +48,32 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
   const reader = o.roles.reader ? new ExecutionReaderActor({ bus: o.bus, storage: o.storage, ...(o.metrics ? { metrics: o.metrics } : {}) }) : undefined;
   const readModels = o.roles.reader ? new ExecutionReadModelActor({ bus: o.bus, storage: o.storage }) : undefined;
   const logReader = o.roles.reader ? new ExecutionLogReaderActor({ bus: o.bus, storage: o.storage }) : undefined;
-  const collector = o.roles.writer && o.log && o.witnesses && o.witnesses.length > 0
-    ? new WitnessCollector({ storage: o.storage, witnesses: o.witnesses, ...(o.logger ? { logger: o.logger } : {}) })
-    : undefined;
+  const collector =
+    o.roles.writer && o.log && o.witnesses && o.witnesses.length > 0
+      ? new WitnessCollector({ storage: o.storage, witnesses: o.witnesses, ...(o.logger ? { logger: o.logger } : {}) })
+      : undefined;
   const unwatch = collector && o.metrics ? o.metrics.watchWitnesses(collector) : undefined;
-  const log = o.roles.writer && o.log
-    ? new ExecutionLogMaintainer({
-      ...o.log, storage: o.storage, ...(o.logger ? { logger: o.logger } : {}),
-      ...(collector ? { onCheckpoint: (c: { size: number; note: string }) => collector.published(c) } : {}),
-    })
-    : undefined;
+  const log =
+    o.roles.writer && o.log
+      ? new ExecutionLogMaintainer({
+          ...o.log,
+          storage: o.storage,
+          ...(o.logger ? { logger: o.logger } : {}),
+          ...(collector ? { onCheckpoint: (c: { size: number; note: string }) => collector.published(c) } : {}),
+        })
+      : undefined;
   const writer = o.roles.writer
     ? new ExecutionWriterActor({
-      bus: o.bus, storage: o.storage, signer: o.signer, holder: o.holder,
-      ...(o.logger ? { logger: o.logger } : {}),
-      ...(log ? { log } : {}),
-      ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
-      ...(o.metrics ? { metrics: o.metrics.chains } : {}),
-      ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
-    })
+        bus: o.bus,
+        storage: o.storage,
+        signer: o.signer,
+        holder: o.holder,
+        ...(o.logger ? { logger: o.logger } : {}),
+        ...(log ? { log } : {}),
+        ...(o.leaseMs !== undefined ? { leaseMs: o.leaseMs } : {}),
+        ...(o.metrics ? { metrics: o.metrics.chains } : {}),
+        ...(o.renewMs !== undefined ? { renewMs: o.renewMs } : {}),
+      })
     : undefined;
   reader?.start();
   readModels?.start();
@@ -87,17 +94,18 @@ export async function startExecutionActors(o: ExecutionActorsOptions): Promise<R
     readModels,
     log,
     witnesses: collector,
-    stop: () => (stopping ??= (async () => {
-      await logReader?.stop();
-      await readModels?.stop();
-      await reader?.stop();
-      await writer?.stop();
-      // What the writer committed last is integrated before the log stops (else the next leader does it).
-      await log?.settled();
-      await log?.pause();
-      await collector?.stop();
-      unwatch?.();
-      await o.signer.close();
-    })()),
+    stop: () =>
+      (stopping ??= (async () => {
+        await logReader?.stop();
+        await readModels?.stop();
+        await reader?.stop();
+        await writer?.stop();
+        // What the writer committed last is integrated before the log stops (else the next leader does it).
+        await log?.settled();
+        await log?.pause();
+        await collector?.stop();
+        unwatch?.();
+        await o.signer.close();
+      })()),
   };
 }

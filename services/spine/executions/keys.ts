@@ -97,7 +97,9 @@ export class VerificationKeys {
     const keyId = this.#retiredMiss;
     this.#retiredMiss = undefined;
     if (keyId === undefined) return undefined;
-    return `signed with the ephemeral key ${keyId}, whose writer is no longer running: ` +
-      'records signed with an ephemeral key stop verifying after a restart (configure SUITE_TRACE_PRIVATE_KEY)';
+    return (
+      `signed with the ephemeral key ${keyId}, whose writer is no longer running: ` +
+      'records signed with an ephemeral key stop verifying after a restart (configure SUITE_TRACE_PRIVATE_KEY)'
+    );
   }
 }

@@ -44,25 +44,40 @@ export class ExecutionReaderActor extends BusActor {
   protected subscriptions(): Subscription[] {
     const queue = { queue: 'executions' };
     return [
-      this.#bus.serve(subjects.executionsGet, ({ data }) => replyOf(async () => {
-        const record = await getExecution(this.#storage.pool, data.id);
-        if (!record) throw new SuiteError('NOT_FOUND', 'no execution with this id');
-        return { record };
-      }), queue),
-      this.#bus.serve(subjects.executionsVerify, ({ data }) => replyOf(async () => {
-        if (data.record !== undefined && data.id !== undefined) throw new SuiteError('INVALID_REQUEST', 'give either record or id, not both');
-        const db = this.#storage.pool;
-        const keys = () => (data.publicKey !== undefined ? VerificationKeys.pinned(db, data.publicKey) : VerificationKeys.published(db));
-        if (data.record !== undefined) return verifyRecord(db, data.record as ExecutionRecord, keys());
-        if (data.id !== undefined) return verifyStoredRecord(db, data.id, keys());
-        return this.#verifyChain(data.publicKey, keys());
-      }), queue),
-      this.#bus.serve(subjects.executionsKeys, ({ data }) => replyOf(async () => {
-        if (data.keyId === undefined) return this.#currentKey();
-        const key = (await findTraceKeys(this.#storage.pool, [data.keyId]))[0];
-        if (!key) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
-        return publicKeyAnswer(key);
-      }), queue),
+      this.#bus.serve(
+        subjects.executionsGet,
+        ({ data }) =>
+          replyOf(async () => {
+            const record = await getExecution(this.#storage.pool, data.id);
+            if (!record) throw new SuiteError('NOT_FOUND', 'no execution with this id');
+            return { record };
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsVerify,
+        ({ data }) =>
+          replyOf(async () => {
+            if (data.record !== undefined && data.id !== undefined) throw new SuiteError('INVALID_REQUEST', 'give either record or id, not both');
+            const db = this.#storage.pool;
+            const keys = () => (data.publicKey !== undefined ? VerificationKeys.pinned(db, data.publicKey) : VerificationKeys.published(db));
+            if (data.record !== undefined) return verifyRecord(db, data.record as ExecutionRecord, keys());
+            if (data.id !== undefined) return verifyStoredRecord(db, data.id, keys());
+            return this.#verifyChain(data.publicKey, keys());
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsKeys,
+        ({ data }) =>
+          replyOf(async () => {
+            if (data.keyId === undefined) return this.#currentKey();
+            const key = (await findTraceKeys(this.#storage.pool, [data.keyId]))[0];
+            if (!key) throw new SuiteError('NOT_FOUND', 'no trace key with this keyId');
+            return publicKeyAnswer(key);
+          }),
+        queue,
+      ),
       this.#bus.serve(subjects.executionsExportPage, ({ data }) => replyOf(() => exportPage(this.#storage.pool, data)), queue),
       // Every replica, not one of the queue: each keeps its own answer.
       this.#bus.subscribe(subjects.executionsKeyPublished, () => {
@@ -111,18 +126,20 @@ export class ExecutionReaderActor extends BusActor {
       const seconds = () => (performance.now() - started) / 1000;
       run = batchSpan('executions.verify-chain', [linkToActive()], {}, () => detached(() => verifyExecutionChain(pool, keys, this.#pool, { databaseUrl })));
       this.#chainRuns.set(k, run);
-      run.then((r) => {
-        this.#chainRuns.delete(k);
-        this.#metrics?.verified(r.valid ? 'valid' : 'invalid', seconds());
-      }, () => {
-        this.#chainRuns.delete(k);
-        this.#metrics?.verified('error', seconds());
-      });
+      run.then(
+        (r) => {
+          this.#chainRuns.delete(k);
+          this.#metrics?.verified(r.valid ? 'valid' : 'invalid', seconds());
+        },
+        () => {
+          this.#chainRuns.delete(k);
+          this.#metrics?.verified('error', seconds());
+        },
+      );
     }
     return run;
   }
 }
-
 
 /**
  * How long an answer naming the current key may be given again. Past it, a reader that missed a

@@ -49,7 +49,10 @@ describe.each(storageKinds())('trace key rotation and ephemeral keys on $kind', 
     expect(await json(h, 'POST', '/executions/verify', { record: before[0] })).toMatchObject({ valid: true });
     // Against the new key only, an old record is "valid: false, contentIntact: true" (spec: rotation).
     expect(await json(h, 'POST', '/executions/verify', { publicKey: current.publicKey })).toMatchObject({
-      valid: false, brokenAt: 1, contentIntact: true, reason: 'signature does not verify against the public key',
+      valid: false,
+      brokenAt: 1,
+      contentIntact: true,
+      reason: 'signature does not verify against the public key',
     });
   });
 

@@ -36,16 +36,29 @@ describe.each(storageKinds())('tamper corpus on a chain of 1,000 records on $kin
     db = await open();
     h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: pem() });
     for (let i = 0; i < N; i += 250) {
-      await Promise.all(Array.from({ length: 250 }, (_, j) => h.bus.request(subjects.executionsRecord, {
-        claim: {
-          subject: `agent-${(i + j) % 7}`, scope: ['crm:write'], module: 'crm', action: 'update', outcome: (i + j) % 5 ? 'success' : 'failure',
-          inputHash: hashCanonical({ n: i + j }), outputHash: hashCanonical({ out: i + j }),
-          cost: { amount: 100 + j, currency: 'EUR', source: 'invoice', unit: 'tokens', quantity: 1.5 },
-          governance: { policyRef: 'p', policyVersion: '1', decision: 'PERMITTED', evidence: ['e'], evaluatedBy: 'opa' },
-        },
-        attested: { jti: `jti-${i + j}`, sub: 'recorder', scope: ['execution:record'], proven: false, tenantId: 'ten_a' },
-        timestamp: new Date().toISOString(),
-      }, { timeoutMs: 60_000 })));
+      await Promise.all(
+        Array.from({ length: 250 }, (_, j) =>
+          h.bus.request(
+            subjects.executionsRecord,
+            {
+              claim: {
+                subject: `agent-${(i + j) % 7}`,
+                scope: ['crm:write'],
+                module: 'crm',
+                action: 'update',
+                outcome: (i + j) % 5 ? 'success' : 'failure',
+                inputHash: hashCanonical({ n: i + j }),
+                outputHash: hashCanonical({ out: i + j }),
+                cost: { amount: 100 + j, currency: 'EUR', source: 'invoice', unit: 'tokens', quantity: 1.5 },
+                governance: { policyRef: 'p', policyVersion: '1', decision: 'PERMITTED', evidence: ['e'], evaluatedBy: 'opa' },
+              },
+              attested: { jti: `jti-${i + j}`, sub: 'recorder', scope: ['execution:record'], proven: false, tenantId: 'ten_a' },
+              timestamp: new Date().toISOString(),
+            },
+            { timeoutMs: 60_000 },
+          ),
+        ),
+      );
     }
     chain = await executionsPageAfter(db.storage.pool, 0, N + 1);
     expect(chain).toHaveLength(N);
@@ -101,30 +114,49 @@ describe.each(storageKinds())('tamper corpus on a chain of 1,000 records on $kin
     ['seq moved out of the chain (a gap at its position)', edit(() => ({ seq: 5_000_000 })), missing(K)],
     ['a record deleted', () => pool().query(sql.unsafe`delete from executions where seq = ${K}`), missing(K)],
     ['the last record deleted (the head names it)', () => pool().query(sql.unsafe`delete from executions where seq = ${N}`), missing(N)],
-    ['two records swapped (their seq exchanged)', async () => {
-      await pool().query(sql.unsafe`update executions set seq = 9000000 where seq = ${K}`);
-      await pool().query(sql.unsafe`update executions set seq = ${K} where seq = ${K + 7}`);
-      await pool().query(sql.unsafe`update executions set seq = ${K + 7} where seq = 9000000`);
-    }, { brokenAt: K, contentIntact: false, reason: /content does not match its hash/ }],
-    ['one record inserted, linked and hashed correctly but signed by another key under our keyId', async () => {
-      await pool().query(sql.unsafe`alter table executions drop constraint executions_prev_hash_key`);
-      await shiftFrom(K);
-      const fake = forge({ ...at(K), seq: K, id: `exec_${'e'.repeat(32)}`, subject: 'intruder', prevHash: at(K - 1).hash }, at(K).keyId);
-      await insertExecutions(pool(), [{ ...fake, idempotencyKey: null }]);
-    }, badSignature],
-    ['one record inserted under the forger\'s own (unpublished) key', async () => {
-      await pool().query(sql.unsafe`alter table executions drop constraint executions_prev_hash_key`);
-      await shiftFrom(K);
-      const fake = forge({ ...at(K), seq: K, id: `exec_${'e'.repeat(32)}`, prevHash: at(K - 1).hash }, attacker.keyId);
-      await insertExecutions(pool(), [{ ...fake, idempotencyKey: null }]);
-    }, { brokenAt: K, contentIntact: true, reason: /no public key for keyId/ }],
+    [
+      'two records swapped (their seq exchanged)',
+      async () => {
+        await pool().query(sql.unsafe`update executions set seq = 9000000 where seq = ${K}`);
+        await pool().query(sql.unsafe`update executions set seq = ${K} where seq = ${K + 7}`);
+        await pool().query(sql.unsafe`update executions set seq = ${K + 7} where seq = 9000000`);
+      },
+      { brokenAt: K, contentIntact: false, reason: /content does not match its hash/ },
+    ],
+    [
+      'one record inserted, linked and hashed correctly but signed by another key under our keyId',
+      async () => {
+        await pool().query(sql.unsafe`alter table executions drop constraint executions_prev_hash_key`);
+        await shiftFrom(K);
+        const fake = forge({ ...at(K), seq: K, id: `exec_${'e'.repeat(32)}`, subject: 'intruder', prevHash: at(K - 1).hash }, at(K).keyId);
+        await insertExecutions(pool(), [{ ...fake, idempotencyKey: null }]);
+      },
+      badSignature,
+    ],
+    [
+      "one record inserted under the forger's own (unpublished) key",
+      async () => {
+        await pool().query(sql.unsafe`alter table executions drop constraint executions_prev_hash_key`);
+        await shiftFrom(K);
+        const fake = forge({ ...at(K), seq: K, id: `exec_${'e'.repeat(32)}`, prevHash: at(K - 1).hash }, attacker.keyId);
+        await insertExecutions(pool(), [{ ...fake, idempotencyKey: null }]);
+      },
+      { brokenAt: K, contentIntact: true, reason: /no public key for keyId/ },
+    ],
     ['one record re-signed with another key (same keyId)', edit((r) => ({ signature: attacker.sign(r.hash) })), badSignature],
-    ['one record re-sealed under another key\'s keyId', () => put(K, forge(at(K), attacker.keyId)),
-      { brokenAt: K, contentIntact: true, reason: /no public key for keyId/ }],
-    ['one record re-sealed under a key the forger also published (caught by the next link)', async () => {
-      await registerTraceKey(pool(), { keyId: attacker.keyId, publicKeyPem: attacker.publicKeyPem, ephemeral: false, holder: 'forger' });
-      await put(K, forge(at(K), attacker.keyId));
-    }, { brokenAt: K + 1, contentIntact: true, reason: /prevHash does not link/ }],
+    [
+      "one record re-sealed under another key's keyId",
+      () => put(K, forge(at(K), attacker.keyId)),
+      { brokenAt: K, contentIntact: true, reason: /no public key for keyId/ },
+    ],
+    [
+      'one record re-sealed under a key the forger also published (caught by the next link)',
+      async () => {
+        await registerTraceKey(pool(), { keyId: attacker.keyId, publicKeyPem: attacker.publicKeyPem, ephemeral: false, holder: 'forger' });
+        await put(K, forge(at(K), attacker.keyId));
+      },
+      { brokenAt: K + 1, contentIntact: true, reason: /prevHash does not link/ },
+    ],
   ];
 
   it('verifies the untouched chain', async () => {

@@ -16,10 +16,12 @@ const N = 24;
 const chain = signedChain(signer, N);
 const head = { seq: N, hash: chain[N - 1]!.hash };
 /** Another chain by the same key: its records are intact, and link to each other only. */
-const fork = signedChain(signer, N).map((r) => ({ ...r, subject: `${r.subject}-fork` })).map((r) => {
-  const hash = executionHash(r);
-  return { ...r, hash, signature: signer.sign(hash) };
-});
+const fork = signedChain(signer, N)
+  .map((r) => ({ ...r, subject: `${r.subject}-fork` }))
+  .map((r) => {
+    const hash = executionHash(r);
+    return { ...r, hash, signature: signer.sign(hash) };
+  });
 
 /** What someone with write access to the table can do to the chain (record positions 0 to N-1). */
 const tamper = fc.oneof(
@@ -44,19 +46,41 @@ function tampered(t: Tamper): ExecutionRecord[] {
     return { ...r, keyId, hash, signature: by.sign(hash) };
   };
   switch (t.kind) {
-    case 'edit': rs[t.at] = { ...rs[t.at]!, outcome: `${rs[t.at]!.outcome}!` }; break;
-    case 'delete': rs.splice(t.at, 1); break;
-    case 'swap': [rs[t.at]!.seq, rs[t.with]!.seq] = [rs[t.with]!.seq, rs[t.at]!.seq]; break;
-    case 'duplicate': rs.splice(t.at, 0, { ...rs[t.at]!, id: 'exec_copy' }); break;
-    case 'resign': rs[t.at] = reseal(rs[t.at]!); break;
-    case 'forge': rs[t.at] = reseal(rs[t.at]!, forger, forger.keyId); break;
-    case 'move beyond the head': rs[t.at]!.seq = N + 100; break;
-    case 'cut the tail': rs.splice(t.at); break;
+    case 'edit':
+      rs[t.at] = { ...rs[t.at]!, outcome: `${rs[t.at]!.outcome}!` };
+      break;
+    case 'delete':
+      rs.splice(t.at, 1);
+      break;
+    case 'swap':
+      [rs[t.at]!.seq, rs[t.with]!.seq] = [rs[t.with]!.seq, rs[t.at]!.seq];
+      break;
+    case 'duplicate':
+      rs.splice(t.at, 0, { ...rs[t.at]!, id: 'exec_copy' });
+      break;
+    case 'resign':
+      rs[t.at] = reseal(rs[t.at]!);
+      break;
+    case 'forge':
+      rs[t.at] = reseal(rs[t.at]!, forger, forger.keyId);
+      break;
+    case 'move beyond the head':
+      rs[t.at]!.seq = N + 100;
+      break;
+    case 'cut the tail':
+      rs.splice(t.at);
+      break;
     // Intact and at its place, but linked to nothing of this chain.
-    case 'splice from a fork': rs[t.at] = { ...fork[t.at]! }; break;
+    case 'splice from a fork':
+      rs[t.at] = { ...fork[t.at]! };
+      break;
     // Intact and linked to the record before it, but one seq too far (signed so: a faulty writer).
-    case 'skip a seq, signed': rs[t.at] = reseal({ ...rs[t.at]!, seq: rs[t.at]!.seq + 1 }, signer); rs.splice(t.at + 1, 1); break;
-    case 'none': break;
+    case 'skip a seq, signed':
+      rs[t.at] = reseal({ ...rs[t.at]!, seq: rs[t.at]!.seq + 1 }, signer);
+      rs.splice(t.at + 1, 1);
+      break;
+    case 'none':
+      break;
   }
   // As the table gives them: in seq order (a stable sort keeps duplicates in insertion order).
   return rs.sort((a, b) => a.seq - b.seq);
@@ -94,10 +118,13 @@ function joined(rows: ExecutionRecord[], cuts: number[]) {
 
 describe('joining the runs verification threads found', () => {
   it('gives the verdict of the record-by-record walk, however the chain is cut into jobs and whatever was done to it', () => {
-    fc.assert(fc.property(tamper, fc.array(fc.nat(N), { maxLength: 6 }), (t, cuts) => {
-      const rows = tampered(t);
-      expect(joined(rows, cuts)).toEqual(reference(rows));
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(tamper, fc.array(fc.nat(N), { maxLength: 6 }), (t, cuts) => {
+        const rows = tampered(t);
+        expect(joined(rows, cuts)).toEqual(reference(rows));
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('takes an intact run whole without judging its records one by one', () => {
@@ -115,14 +142,21 @@ describe('joining the runs verification threads found', () => {
     for (const r of chain.slice(4, 9)) judge.push(scannedRow(r));
     expect(join.take(judge.summary())).toBe(false);
     expect(join.finish(head)).toEqual({
-      valid: false, checked: 0, headHash: head.hash, brokenAt: 1, brokenId: chain[4]!.id, reason: 'record 1 is missing (found 5)', contentIntact: true,
+      valid: false,
+      checked: 0,
+      headHash: head.hash,
+      brokenAt: 1,
+      brokenId: chain[4]!.id,
+      reason: 'record 1 is missing (found 5)',
+      contentIntact: true,
     });
   });
 
-  it('refuses to take a thread\'s word for a break the walk does not find', () => {
+  it("refuses to take a thread's word for a break the walk does not find", () => {
     const join = new ChainJoin(lookup);
     const r = chain[0]!;
-    expect(() => join.take({ count: 1, verified: 0, first: r, firstChecks: 0, lastHash: '', broken: { record: r, checks: 3 } }))
-      .toThrow(/found record 1 broken, the walk did not/);
+    expect(() => join.take({ count: 1, verified: 0, first: r, firstChecks: 0, lastHash: '', broken: { record: r, checks: 3 } })).toThrow(
+      /found record 1 broken, the walk did not/,
+    );
   });
 });

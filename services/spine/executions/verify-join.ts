@@ -1,4 +1,11 @@
-import { ExecutionChainVerifier, type ChainVerification, type ExecutionRecord, type PrunedExecution, type KeyLookup, type PrecomputedChecks } from '../../../core/chain/index.ts';
+import {
+  ExecutionChainVerifier,
+  type ChainVerification,
+  type ExecutionRecord,
+  type PrunedExecution,
+  type KeyLookup,
+  type PrecomputedChecks,
+} from '../../../core/chain/index.ts';
 import { CONTENT_OK, SIGNATURE_OK, type ScanSummary } from './verify-scan.ts';
 
 /**

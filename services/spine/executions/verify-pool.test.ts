@@ -35,7 +35,13 @@ describe('the verification thread pool', () => {
   });
 
   it('judges a page of JSON rows on a thread exactly as here: the run up to the first broken record, and that record', async () => {
-    for (const [from, to] of [[0, 99], [0, 250], [100, 250], [101, 400], [301, 700]] as const) {
+    for (const [from, to] of [
+      [0, 99],
+      [0, 250],
+      [100, 250],
+      [101, 400],
+      [301, 700],
+    ] as const) {
       const page = records.slice(from, to);
       const summary = await pool.scan({ source: { json: pageText(page) }, keys });
       expect(summary).toEqual(judgedHere(page, (id) => keys.get(id)));
@@ -92,7 +98,10 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('verification
   let t: TestStorage;
   beforeAll(async () => {
     t = await open();
-    await insertExecutions(t.storage.pool, chain.map((r) => ({ ...r, idempotencyKey: null })));
+    await insertExecutions(
+      t.storage.pool,
+      chain.map((r) => ({ ...r, idempotencyKey: null })),
+    );
   }, 60_000);
   afterAll(async () => {
     await pool.close();
@@ -101,7 +110,12 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('verification
   const url = () => t.storage.pool.configuration.connectionUri;
 
   it('reads and judges a range over a connection of their own, exactly as here', async () => {
-    const ranges = [[1, 500], [501, 1000], [1001, 1500], [1300, 1400]] as const;
+    const ranges = [
+      [1, 500],
+      [501, 1000],
+      [1001, 1500],
+      [1300, 1400],
+    ] as const;
     const summaries = await Promise.all(ranges.map(([from, to]) => pool.scan({ source: { url: url(), from, to }, keys })));
     expect(summaries).toEqual(ranges.map(([from, to]) => judgedHere(chain.slice(from - 1, to), (id) => keys.get(id))));
     expect(summaries.map((s) => s.verified)).toEqual([500, 500, 200, 0]);

@@ -126,7 +126,9 @@ export class VerifyPool {
       }
     };
     worker.on('error', failAll);
-    worker.on('exit', (code) => { if (!this.#closed) failAll(new Error(`verification thread exited with code ${code}`)); });
+    worker.on('exit', (code) => {
+      if (!this.#closed) failAll(new Error(`verification thread exited with code ${code}`));
+    });
     worker.unref();
     this.#threads[i] = thread;
     return thread;

@@ -76,8 +76,13 @@ export class RunJudge {
   summary(): ScanSummary {
     const verified = this.#broken ? this.#count - 1 : this.#count;
     return {
-      count: this.#count, verified, ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}), firstChecks: this.#firstChecks, lastHash: this.#prev?.hash ?? '',
-      ...(this.#first ? { first: this.#first } : {}), ...(this.#broken ? { broken: this.#broken } : {}),
+      count: this.#count,
+      verified,
+      ...(this.#pruned > 0 ? { pruned: this.#pruned } : {}),
+      firstChecks: this.#firstChecks,
+      lastHash: this.#prev?.hash ?? '',
+      ...(this.#first ? { first: this.#first } : {}),
+      ...(this.#broken ? { broken: this.#broken } : {}),
     };
   }
 }

@@ -26,7 +26,10 @@ describe.each(storageKinds())('whole-chain verification across the jobs of its t
     t = await open();
     const db = t.storage.pool;
     await registerTraceKey(db, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: false, holder: 'test' });
-    await insertExecutions(db, chain.map((r) => ({ ...r, idempotencyKey: null })));
+    await insertExecutions(
+      db,
+      chain.map((r) => ({ ...r, idempotencyKey: null })),
+    );
     await ensureChainHead(db, 'executions', GENESIS_HASH);
     await db.query(sql.unsafe`update chain_heads set seq = ${N}, hash = ${chain[N - 1]!.hash} where chain = 'executions'`);
     await db.query(sql.unsafe`create table executions_pristine as select * from executions`);
@@ -53,15 +56,28 @@ describe.each(storageKinds())('whole-chain verification across the jobs of its t
     await restore();
     await t.storage.pool.query(sql.unsafe`update executions set outcome = 'edited' where seq = ${seq}`);
     expect(await verify()).toEqual({
-      mode: 'chain', valid: false, checked: seq - 1, headHash: chain[N - 1]!.hash, brokenAt: seq, brokenId: chain[seq - 1]!.id,
-      reason: 'content does not match its hash', contentIntact: false,
+      mode: 'chain',
+      valid: false,
+      checked: seq - 1,
+      headHash: chain[N - 1]!.hash,
+      brokenAt: seq,
+      brokenId: chain[seq - 1]!.id,
+      reason: 'content does not match its hash',
+      contentIntact: false,
     });
   });
 
   it.each([1, 500, 501, 1001])('finds the record missing at %i and names the one found there', async (seq) => {
     await restore();
     await t.storage.pool.query(sql.unsafe`delete from executions where seq = ${seq}`);
-    expect(await verify()).toMatchObject({ valid: false, checked: seq - 1, brokenAt: seq, brokenId: chain[seq]!.id, reason: `record ${seq} is missing (found ${seq + 1})`, contentIntact: true });
+    expect(await verify()).toMatchObject({
+      valid: false,
+      checked: seq - 1,
+      brokenAt: seq,
+      brokenId: chain[seq]!.id,
+      reason: `record ${seq} is missing (found ${seq + 1})`,
+      contentIntact: true,
+    });
   });
 
   it('finds the last records missing, as the head names them', async () => {
@@ -73,6 +89,12 @@ describe.each(storageKinds())('whole-chain verification across the jobs of its t
   it('names the first record found beyond missing last records, as a read of the records after them would', async () => {
     await restore();
     await t.storage.pool.query(sql.unsafe`update executions set seq = seq + 5000 where seq > 1100`);
-    expect(await verify()).toMatchObject({ valid: false, checked: 1100, brokenAt: 1101, brokenId: chain[1100]!.id, reason: 'record 1101 is missing (found 6101)' });
+    expect(await verify()).toMatchObject({
+      valid: false,
+      checked: 1100,
+      brokenAt: 1101,
+      brokenId: chain[1100]!.id,
+      reason: 'record 1101 is missing (found 6101)',
+    });
   });
 });

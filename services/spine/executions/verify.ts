@@ -29,7 +29,10 @@ export type ChainResult = ChainVerification & { mode: 'chain' };
  * end and judges the record where one broke (ChainJoin). Memory stays bounded by the jobs under way.
  */
 export async function verifyExecutionChain(
-  db: CommonQueryMethods, keys: VerificationKeys, pool: VerifyPool, o: { databaseUrl?: string | undefined } = {},
+  db: CommonQueryMethods,
+  keys: VerificationKeys,
+  pool: VerifyPool,
+  o: { databaseUrl?: string | undefined } = {},
 ): Promise<ChainResult> {
   const head = await readChainHead(db, 'executions');
   if (!head) return { mode: 'chain', valid: true, checked: 0, headHash: GENESIS_HASH };
@@ -96,9 +99,7 @@ export interface RecordResult {
  * One record: its content against its hash, its signature against the key, and (`linkTo`, when the
  * record is read from the chain) its `prevHash` against the stored predecessor.
  */
-export async function verifyRecord(
-  db: CommonQueryMethods, r: ExecutionRecord, keys: VerificationKeys, linkTo?: string,
-): Promise<RecordResult> {
+export async function verifyRecord(db: CommonQueryMethods, r: ExecutionRecord, keys: VerificationKeys, linkTo?: string): Promise<RecordResult> {
   await keys.prefetch([r.keyId]);
   const verdict = checkExecution(r, { seq: r.seq, prevHash: linkTo ?? r.prevHash }, keys.lookup);
   const contentIntact = verdict.ok || verdict.contentIntact;
@@ -116,8 +117,17 @@ export async function verifyStoredRecord(db: CommonQueryMethods, id: string, key
   const prev = r.seq === 1 ? GENESIS_HASH : await executionHashAt(db, r.seq - 1);
   if (prev === null) {
     return {
-      mode: 'record', valid: false, checked: 1, id: r.id, seq: r.seq, hash: r.hash, keyId: r.keyId, inChain: true,
-      brokenAt: r.seq - 1, reason: `record ${r.seq - 1} is missing`, contentIntact: true,
+      mode: 'record',
+      valid: false,
+      checked: 1,
+      id: r.id,
+      seq: r.seq,
+      hash: r.hash,
+      keyId: r.keyId,
+      inChain: true,
+      brokenAt: r.seq - 1,
+      reason: `record ${r.seq - 1} is missing`,
+      contentIntact: true,
     };
   }
   return verifyRecord(db, r, keys, prev);

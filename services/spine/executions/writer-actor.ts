@@ -90,8 +90,10 @@ export class ExecutionWriterActor {
   async start(): Promise<void> {
     if (this.#o.signer.ephemeral) {
       // Spec, Configuration: without SUITE_TRACE_PRIVATE_KEY every earlier trace fails after a restart.
-      this.#o.logger?.warn({ keyId: this.#o.signer.keyId },
-        'SUITE_TRACE_PRIVATE_KEY is not set: execution traces are signed with an EPHEMERAL key; after a restart every trace signed now fails verification');
+      this.#o.logger?.warn(
+        { keyId: this.#o.signer.keyId },
+        'SUITE_TRACE_PRIVATE_KEY is not set: execution traces are signed with an EPHEMERAL key; after a restart every trace signed now fails verification',
+      );
     }
     await this.#writer.start();
     await this.#leading;
@@ -141,7 +143,10 @@ export class ExecutionWriterActor {
     const problem = data.claim.cost ? costProblem(data.claim.cost) : undefined;
     if (problem) throw new SuiteError('INVALID_REQUEST', problem);
     const input: ExecutionAppend = {
-      id: newExecutionId(), claim: data.claim, attested: data.attested, timestamp: data.timestamp,
+      id: newExecutionId(),
+      claim: data.claim,
+      attested: data.attested,
+      timestamp: data.timestamp,
       idempotencyKey: data.idempotencyKey ?? null,
       ...(data.audit ? { audit: data.audit } : {}),
     };
@@ -188,9 +193,29 @@ function publicRecord(r: NewExecution): ExecutionRecord {
  */
 function sameClaimOrConflict(found: Recorded, data: RecordRequestData, waited: boolean): Recorded {
   const r = found.record;
-  const stored = { subject: r.subject, scope: r.scope, module: r.module, action: r.action, outcome: r.outcome, inputHash: r.inputHash, outputHash: r.outputHash, cost: r.cost, governance: r.governance };
+  const stored = {
+    subject: r.subject,
+    scope: r.scope,
+    module: r.module,
+    action: r.action,
+    outcome: r.outcome,
+    inputHash: r.inputHash,
+    outputHash: r.outputHash,
+    cost: r.cost,
+    governance: r.governance,
+  };
   const c = data.claim;
-  const asked = { subject: c.subject, scope: c.scope, module: c.module, action: c.action, outcome: c.outcome, inputHash: c.inputHash, outputHash: c.outputHash, cost: c.cost, governance: c.governance };
+  const asked = {
+    subject: c.subject,
+    scope: c.scope,
+    module: c.module,
+    action: c.action,
+    outcome: c.outcome,
+    inputHash: c.inputHash,
+    outputHash: c.outputHash,
+    cost: c.cost,
+    governance: c.governance,
+  };
   if (canonicalJson(stored) !== canonicalJson(asked)) {
     throw new SuiteError('CONFLICT', 'Idempotency-Key was already used for a different execution');
   }

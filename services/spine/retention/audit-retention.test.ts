@@ -27,10 +27,20 @@ describe.each(storageKinds())('retention of audit entries on $kind', ({ open }) 
     let prev = GENESIS_HASH;
     for (let seq = 1; seq <= 40; seq++) {
       const tenantId = [free, business, null][seq % 3] ?? null;
-      const e = auditChainSpec.seal({
-        id: randomUUID(), timestamp: new Date(Date.now() - (101 - seq) * DAY).toISOString(), subject: `agent-${seq}`, action: 'auth:token:create',
-        resource: '/auth/token', result: 'allow', reason: 'scope granted', tenantId,
-      }, seq, prev);
+      const e = auditChainSpec.seal(
+        {
+          id: randomUUID(),
+          timestamp: new Date(Date.now() - (101 - seq) * DAY).toISOString(),
+          subject: `agent-${seq}`,
+          action: 'auth:token:create',
+          resource: '/auth/token',
+          result: 'allow',
+          reason: 'scope granted',
+          tenantId,
+        },
+        seq,
+        prev,
+      );
       chain.push(e);
       prev = e.hash;
     }
@@ -49,8 +59,9 @@ describe.each(storageKinds())('retention of audit entries on $kind', ({ open }) 
     const { entries, total } = await listAuditEntries(db.storage.pool, { limit: 500, offset: 0 });
     expect(total).toBe(40 - pruned.length);
     expect(entries.some((e) => e.tenantId === free)).toBe(false);
-    expect((await prunedAuditBetween(db.storage.pool, 1, 40)).map((p) => [p.seq, p.prevHash, p.hash]))
-      .toEqual(chain.filter((e) => e.tenantId === free).map((e) => [e.seq, e.prevHash, e.hash]));
+    expect((await prunedAuditBetween(db.storage.pool, 1, 40)).map((p) => [p.seq, p.prevHash, p.hash])).toEqual(
+      chain.filter((e) => e.tenantId === free).map((e) => [e.seq, e.prevHash, e.hash]),
+    );
   });
 
   it('verifies the audit chain across the pruned entries, and not once a tombstone is edited', async () => {

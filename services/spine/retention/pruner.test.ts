@@ -8,8 +8,17 @@ import { getExecution, insertTenant, prunedExecutionsBetween, pruneExecutions } 
 import { readCheckpoint, readLogState, readLogTiles } from '../tlog/index.ts';
 import { createTraceSigner, type ExecutionRecord } from '../../../core/chain/index.ts';
 import {
-  SIG_ED25519, ed25519NoteSigner, formatVkey, leafHash, nodeReaderFromTiles, parseCheckpoint, rangeHash, rawEd25519PublicKey,
-  tilesOfNodes, verifyConsistency, verifyInclusion,
+  SIG_ED25519,
+  ed25519NoteSigner,
+  formatVkey,
+  leafHash,
+  nodeReaderFromTiles,
+  parseCheckpoint,
+  rangeHash,
+  rawEd25519PublicKey,
+  tilesOfNodes,
+  verifyConsistency,
+  verifyInclusion,
 } from '../../../core/tlog/index.ts';
 import { newTenantId, tenantKeyHash, newTenantKey } from '../../../core/tenancy/index.ts';
 import { logEntry } from '../tlog/index.ts';
@@ -51,8 +60,14 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
   beforeAll(async () => {
     db = await open();
     h = await startExecutionHarness({
-      storage: db.storage, tracePrivateKeyPem: traceKey,
-      log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, logKey), vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(logKey))), checkpointEveryMs: 50 },
+      storage: db.storage,
+      tracePrivateKeyPem: traceKey,
+      log: {
+        origin: ORIGIN,
+        signer: ed25519NoteSigner(ORIGIN, logKey),
+        vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(logKey))),
+        checkpointEveryMs: 50,
+      },
     });
     free = await tenant(db, 'free');
     team = await tenant(db, 'team');
@@ -77,15 +92,16 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     await db?.dispose();
   });
 
-  it('prunes the records of a tenant whose plan limit they passed, in batches, and keeps a longer plan\'s and the operator\'s own', async () => {
+  it("prunes the records of a tenant whose plan limit they passed, in batches, and keeps a longer plan's and the operator's own", async () => {
     const freeSeqs = written.filter(([t]) => t === free).map(([, r]) => r.seq);
     expect(pruned).toEqual(freeSeqs);
     for (const [ten, r] of written) {
-      expect(await getExecution(db.storage.pool, r.id) === null, `seq ${r.seq}`).toBe(ten === free);
+      expect((await getExecution(db.storage.pool, r.id)) === null, `seq ${r.seq}`).toBe(ten === free);
     }
     const tombstones = await prunedExecutionsBetween(db.storage.pool, 1, written.length);
-    expect(tombstones.map((t) => [t.seq, t.id, t.tenantId, t.prevHash, t.hash, t.signature]))
-      .toEqual(written.filter(([t]) => t === free).map(([, r]) => [r.seq, r.id, free, r.prevHash, r.hash, r.signature]));
+    expect(tombstones.map((t) => [t.seq, t.id, t.tenantId, t.prevHash, t.hash, t.signature])).toEqual(
+      written.filter(([t]) => t === free).map(([, r]) => [r.seq, r.id, free, r.prevHash, r.hash, r.signature]),
+    );
     expect(tombstones.every((t) => t.checkpointSize >= t.seq)).toBe(true);
   });
 
@@ -101,10 +117,12 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     const cutoffs = [{ plan: 'team', before: new Date(Date.now() + DAY).toISOString() }];
     // Only up to seq 5 (as if the newest checkpoint were of size 5), then rolled back: the records stay for the tests below.
     let seqs: number[] = [];
-    await db.storage.pool.transaction(async (tx) => {
-      seqs = await pruneExecutions(tx, { cutoffs, through: 5, limit: 100, now: new Date() });
-      throw new Error('rolled back');
-    }).catch(() => undefined);
+    await db.storage.pool
+      .transaction(async (tx) => {
+        seqs = await pruneExecutions(tx, { cutoffs, through: 5, limit: 100, now: new Date() });
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
     expect(seqs).toEqual(teamSeqs.filter((s) => s <= 5));
     expect(seqs.length).toBeGreaterThan(0);
     expect(await getExecution(db.storage.pool, written[1]![1].id)).not.toBeNull();
@@ -150,9 +168,18 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     expect(verifyConsistency(before.size, after.size, res.json().proof.map(b64), before.root, after.root)).toBe(true);
 
     const state = await readLogState(db.storage.pool);
-    const wanted = tilesOfNodes([{ height: 0, index: 0 }, { height: 0, index: state!.size - 1 }]);
+    const wanted = tilesOfNodes([
+      { height: 0, index: 0 },
+      { height: 0, index: state!.size - 1 },
+    ]);
     const tiles = await readLogTiles(db.storage.pool, wanted);
-    expect(rangeHash(0, after.size, nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)))).toEqual(after.root);
+    expect(
+      rangeHash(
+        0,
+        after.size,
+        nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)),
+      ),
+    ).toEqual(after.root);
   });
 
   it('verifies the whole chain across the pruned records (links and signatures kept), and not once a tombstone is edited', async () => {
@@ -184,7 +211,11 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     expect(res.body.split('\n').filter((l) => l.startsWith('# {"pruned":')).length).toBe(pruned.length);
     try {
       // A tenant's own export holds its tombstones where its records stood.
-      const own = await h.app.inject({ method: 'GET', url: '/executions/export', headers: { authorization: `Bearer ${await h.token(['execution:read'], { ten: free })}` } });
+      const own = await h.app.inject({
+        method: 'GET',
+        url: '/executions/export',
+        headers: { authorization: `Bearer ${await h.token(['execution:read'], { ten: free })}` },
+      });
       expect(verifyExportText(own.body, () => createPublicKey(signer.publicKeyPem))).toMatchObject({ valid: true, records: 0, pruned: pruned.length });
     } finally {
       await signer.close();

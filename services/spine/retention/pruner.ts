@@ -52,7 +52,8 @@ export class RetentionPruner {
     this.#stopped = false;
     const tick = () => {
       this.#timer = setTimeout(() => {
-        this.#round = this.pruneOnce().catch((err: unknown) => this.#o.logger?.warn({ err }, 'retention: a pruning round failed; retried at the next'))
+        this.#round = this.pruneOnce()
+          .catch((err: unknown) => this.#o.logger?.warn({ err }, 'retention: a pruning round failed; retried at the next'))
           .finally(() => {
             this.#round = undefined;
             if (!this.#stopped) tick();

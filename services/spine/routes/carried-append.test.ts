@@ -31,7 +31,11 @@ function setUp(deadlineMs: number): { edge: Bus; writer: Bus; carrier: AppendCar
   const writer = createBus(network.connect());
   const carrier = carryAppends(edge, { deadlineMs });
   const received: string[] = [];
-  cleanup.push(() => carrier.stop(), () => edge.drain(), () => writer.drain());
+  cleanup.push(
+    () => carrier.stop(),
+    () => edge.drain(),
+    () => writer.drain(),
+  );
   return { edge, writer, carrier, received };
 }
 
@@ -47,10 +51,14 @@ describe('appends carried to the new writer', () => {
     const answer = carrier.record(append('k-1'));
     while (received.length === 0) await new Promise((r) => setImmediate(r));
     await Promise.race([deadServes.unsubscribe(), new Promise((r) => setTimeout(r, 10))]);
-    writer.serve(subjects.executionsRecord, ({ data }) => {
-      received.push(`new ${data.idempotencyKey}`);
-      return { ok: true, value: { record: record!, replayed: true } };
-    }, { queue: 'chain-writer.executions' });
+    writer.serve(
+      subjects.executionsRecord,
+      ({ data }) => {
+        received.push(`new ${data.idempotencyKey}`);
+        return { ok: true, value: { record: record!, replayed: true } };
+      },
+      { queue: 'chain-writer.executions' },
+    );
     writer.publish(subjects.executionsKeyPublished, { keyId: record!.keyId });
     const result = await answer;
     const elapsed = Date.now() - started;

@@ -17,7 +17,11 @@ async function fill(storage: Storage, key: string, n: number, tenantOf?: (seq: n
   const db = storage.pool;
   await registerTraceKey(db, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: false, holder: 'test-fill' });
   await ensureChainHead(db, 'executions', GENESIS_HASH);
-  for (let i = 0; i < n; i += 2000) await insertExecutions(db, chain.slice(i, i + 2000).map((r) => ({ ...r, idempotencyKey: null })));
+  for (let i = 0; i < n; i += 2000)
+    await insertExecutions(
+      db,
+      chain.slice(i, i + 2000).map((r) => ({ ...r, idempotencyKey: null })),
+    );
   await db.query(sql.unsafe`update chain_heads set seq = ${n}, hash = ${chain[n - 1]!.hash} where chain = 'executions'`);
   return chain;
 }
@@ -53,12 +57,14 @@ describe.each(storageKinds())('GET /executions/export on $kind', ({ open }) => {
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="executions-1-${FILLED + 3}.trace"`);
     const all = await stored();
-    expect(res.body).toBe([
-      `# {"export":"executions","format":1,"from":1,"to":${FILLED + 3},"tenantId":null}`,
-      ...all.map(executionExportLine),
-      `# {"end":"executions","records":${FILLED + 3}}`,
-      '',
-    ].join('\n'));
+    expect(res.body).toBe(
+      [
+        `# {"export":"executions","format":1,"from":1,"to":${FILLED + 3},"tenantId":null}`,
+        ...all.map(executionExportLine),
+        `# {"end":"executions","records":${FILLED + 3}}`,
+        '',
+      ].join('\n'),
+    );
     expect(verifyExportText(res.body, keys)).toMatchObject({ valid: true, records: FILLED + 3, lastHash: all.at(-1)!.hash, notes: [] });
   });
 
@@ -93,7 +99,7 @@ describe.each(storageKinds())('GET /executions/export on $kind', ({ open }) => {
     expect((await get('/executions/export', await h.token(['execution:record']))).json()).toMatchObject({ error: { code: 'CAPABILITY_INSUFFICIENT' } });
   });
 
-  it('gives a tenant\'s token only its tenant\'s records, as its list reads them, and says so in the file', async () => {
+  it("gives a tenant's token only its tenant's records, as its list reads them, and says so in the file", async () => {
     const filledTenant = await get('/executions/export', await h.token(['execution:read'], { ten: 'ten_fill' }));
     const r = verifyExportText(filledTenant.body, keys);
     expect(r).toMatchObject({ valid: true, records: Math.floor(FILLED / 3), firstSeq: 3, range: { tenantId: 'ten_fill' } });

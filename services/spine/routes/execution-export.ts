@@ -40,42 +40,57 @@ export function executionExportRoute(bus: Bus): EdgeRoutes {
       for (const s of streaming) s.destroy(new Error('export aborted: the edge is closing'));
     });
 
-    app.get('/executions/export', {
-      config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: {
-        ...operation('executions', 'exportExecutions', 'Export the chain, or a range of it, for offline verification'),
-        querystring: ExportQuery,
-        response: {
-          200: {
-            description: 'The export file, streamed: a header line, one line per record (`<hash> <signature> <signed bytes>`), an end line (docs/TRACE-FORMAT.md)',
-            content: { 'text/plain': { schema: Type.String() } },
+    app.get(
+      '/executions/export',
+      {
+        config: { authority: { kind: 'scope', scope: 'execution:read' } },
+        schema: {
+          ...operation('executions', 'exportExecutions', 'Export the chain, or a range of it, for offline verification'),
+          querystring: ExportQuery,
+          response: {
+            200: {
+              description:
+                'The export file, streamed: a header line, one line per record (`<hash> <signature> <signed bytes>`), an end line (docs/TRACE-FORMAT.md)',
+              content: { 'text/plain': { schema: Type.String() } },
+            },
           },
         },
       },
-    }, async (request, reply) => {
-      const { from = 1, to } = request.query;
-      if (to !== undefined && from > to) return sendError(reply, { code: 'INVALID_REQUEST', message: 'from must not be greater than to' });
-      // A tenant's token exports only its tenant's records, as it reads only those (docs/EXECUTION-READS.md).
-      const tenantId = request.principal.tenantId;
-      const page = (afterSeq: number, toSeq: number | undefined, limit: number) => bus.request(subjects.executionsExportPage, {
-        afterSeq, limit, ...(toSeq !== undefined ? { toSeq } : {}), ...(tenantId !== undefined ? { tenantId } : {}),
-      }, { timeoutMs: PAGE_TIMEOUT_MS });
-      const first = await page(from - 1, to, FIRST_PAGE);
-      if (!first.ok) return sendError(reply, first.error);
-      const range: ExportRange = { from, to: first.value.toSeq, tenantId: tenantId ?? null };
-      const next = (afterSeq: number) => page(afterSeq, range.to, PAGE);
-      const body = Readable.from(exportFile(range, first.value, next), { objectMode: false, highWaterMark: 64 * 1024 });
-      streaming.add(body);
-      body.once('close', () => streaming.delete(body));
-      // Not application/x-ndjson: the record lines are `<hash> <signature> <signed bytes>`, not JSON.
-      return reply
-        .code(200)
-        .header('content-type', 'text/plain; charset=utf-8')
-        .header('content-disposition', `attachment; filename="executions-${range.from}-${range.to}.trace"`)
-        .header('cache-control', 'no-store')
-        // A stream is sent as it is read (no serializer); the schema describes the text it makes.
-        .send(body as unknown as string);
-    });
+      async (request, reply) => {
+        const { from = 1, to } = request.query;
+        if (to !== undefined && from > to) return sendError(reply, { code: 'INVALID_REQUEST', message: 'from must not be greater than to' });
+        // A tenant's token exports only its tenant's records, as it reads only those (docs/EXECUTION-READS.md).
+        const tenantId = request.principal.tenantId;
+        const page = (afterSeq: number, toSeq: number | undefined, limit: number) =>
+          bus.request(
+            subjects.executionsExportPage,
+            {
+              afterSeq,
+              limit,
+              ...(toSeq !== undefined ? { toSeq } : {}),
+              ...(tenantId !== undefined ? { tenantId } : {}),
+            },
+            { timeoutMs: PAGE_TIMEOUT_MS },
+          );
+        const first = await page(from - 1, to, FIRST_PAGE);
+        if (!first.ok) return sendError(reply, first.error);
+        const range: ExportRange = { from, to: first.value.toSeq, tenantId: tenantId ?? null };
+        const next = (afterSeq: number) => page(afterSeq, range.to, PAGE);
+        const body = Readable.from(exportFile(range, first.value, next), { objectMode: false, highWaterMark: 64 * 1024 });
+        streaming.add(body);
+        body.once('close', () => streaming.delete(body));
+        // Not application/x-ndjson: the record lines are `<hash> <signature> <signed bytes>`, not JSON.
+        return (
+          reply
+            .code(200)
+            .header('content-type', 'text/plain; charset=utf-8')
+            .header('content-disposition', `attachment; filename="executions-${range.from}-${range.to}.trace"`)
+            .header('cache-control', 'no-store')
+            // A stream is sent as it is read (no serializer); the schema describes the text it makes.
+            .send(body as unknown as string)
+        );
+      },
+    );
   };
 }
 

@@ -3,8 +3,21 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTraceSigner, GENESIS_HASH } from '../../../core/chain/index.ts';
 import {
-  leafHash, logKey, perfectRoot, nodeReaderFromTiles, openCheckpoint, parseVkey, ed25519NoteVerifier, rangeHash, rangeNodes, tilePath, tilesOfNodes, tileWidthAt,
-  verifyConsistency, verifyInclusion, type TrustedCheckpoint,
+  leafHash,
+  logKey,
+  perfectRoot,
+  nodeReaderFromTiles,
+  openCheckpoint,
+  parseVkey,
+  ed25519NoteVerifier,
+  rangeHash,
+  rangeNodes,
+  tilePath,
+  tilesOfNodes,
+  tileWidthAt,
+  verifyConsistency,
+  verifyInclusion,
+  type TrustedCheckpoint,
 } from '../../../core/tlog/index.ts';
 import { signedChain } from '../../../testing/trace-format.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
@@ -27,7 +40,11 @@ async function fill(storage: Storage, key: string, n: number): Promise<void> {
   const db = storage.pool;
   await registerTraceKey(db, { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, ephemeral: false, holder: 'test-fill' });
   await ensureChainHead(db, 'executions', GENESIS_HASH);
-  for (let i = 0; i < n; i += 2000) await insertExecutions(db, chain.slice(i, i + 2000).map((r) => ({ ...r, idempotencyKey: null })));
+  for (let i = 0; i < n; i += 2000)
+    await insertExecutions(
+      db,
+      chain.slice(i, i + 2000).map((r) => ({ ...r, idempotencyKey: null })),
+    );
   await db.query(sql.unsafe`update chain_heads set seq = ${n}, hash = ${chain[n - 1]!.hash} where chain = 'executions'`);
 }
 
@@ -76,7 +93,11 @@ class Auditor {
       if (width === 256) this.fetched.set(url, res.body);
       tiles.set(`${t.level}/${t.index}`, res.body);
     }
-    return rangeHash(0, size, nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)));
+    return rangeHash(
+      0,
+      size,
+      nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)),
+    );
   }
 
   /** The full level-0 tiles of `size` (leaf hashes): each hashes to its entry in the level-1 tile. */
@@ -138,18 +159,38 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
 
   it('an inclusion proof and a consistency proof from the routes verify against the checkpoints', async () => {
     const cp = await auditor.checkpoint(257);
-    const first = (await h.app.inject({ method: 'GET', url: '/executions/log/tile/entries/000.p/1', headers: { authorization: `Bearer ${await h.token(['execution:read'])}` } }));
+    const first = await h.app.inject({
+      method: 'GET',
+      url: '/executions/log/tile/entries/000.p/1',
+      headers: { authorization: `Bearer ${await h.token(['execution:read'])}` },
+    });
     expect(first.statusCode).toBe(200);
     const entry = first.rawPayload.subarray(2);
     const id = /"id":"(exec_[0-9a-f]{32})"/.exec(entry.toString())![1]!;
-    const proof = (await auditor.get(`/executions/${id}/proof?size=257`));
+    const proof = await auditor.get(`/executions/${id}/proof?size=257`);
     const p = JSON.parse(proof.text) as { leafIndex: number; leafHash: string; proof: string[] };
     expect(p.leafIndex).toBe(0);
     expect(Buffer.from(p.leafHash, 'base64')).toEqual(leafHash(entry));
-    expect(verifyInclusion(0, 257, leafHash(entry), p.proof.map((x) => Buffer.from(x, 'base64')), cp.checkpoint.root)).toBe(true);
+    expect(
+      verifyInclusion(
+        0,
+        257,
+        leafHash(entry),
+        p.proof.map((x) => Buffer.from(x, 'base64')),
+        cp.checkpoint.root,
+      ),
+    ).toBe(true);
     const c = JSON.parse((await auditor.get('/executions/log/consistency?from=255&to=257')).text) as { proof: string[] };
     const root255 = await auditor.rootFromTiles(255);
-    expect(verifyConsistency(255, 257, c.proof.map((x) => Buffer.from(x, 'base64')), root255, cp.checkpoint.root)).toBe(true);
+    expect(
+      verifyConsistency(
+        255,
+        257,
+        c.proof.map((x) => Buffer.from(x, 'base64')),
+        root255,
+        cp.checkpoint.root,
+      ),
+    ).toBe(true);
   });
 
   it('answers the proof and receipt of a leaf whose tile no proof node shares: leaf 0 at size 1, leaf 256 at size 257', async () => {
@@ -167,9 +208,17 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
   });
 
   it('bad tile paths and proof queries are 400 in the error shape; tiles beyond the tree are 404', async () => {
-    for (const url of ['/executions/log/tile/0/01', '/executions/log/tile/0/000.p/0', '/executions/log/tile/64/000', '/executions/log/tile/0/x000/001',
-      '/executions/log/consistency?from=0&to=3', '/executions/log/consistency?from=5&to=3', '/executions/log/consistency?from=1&to=999999',
-      '/executions/log/consistency?from=a&to=2', `/executions/exec_${'0'.repeat(32)}/proof?size=-1`]) {
+    for (const url of [
+      '/executions/log/tile/0/01',
+      '/executions/log/tile/0/000.p/0',
+      '/executions/log/tile/64/000',
+      '/executions/log/tile/0/x000/001',
+      '/executions/log/consistency?from=0&to=3',
+      '/executions/log/consistency?from=5&to=3',
+      '/executions/log/consistency?from=1&to=999999',
+      '/executions/log/consistency?from=a&to=2',
+      `/executions/exec_${'0'.repeat(32)}/proof?size=-1`,
+    ]) {
       const res = await auditor.get(url);
       expect(res.status, url).toBe(url.includes('proof') ? 400 : 400);
       expect(JSON.parse(res.text).error.code, url).toBe('INVALID_REQUEST');
@@ -177,7 +226,11 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
     // Numbers spelled other than in plain decimal digits are refused, never read as a guess (issue 31):
     // `from=1.5` was read as 1, `1e2` as 100, `0x1` as 1.
     for (const bad of ['1.5', '1e2', '0x1', '0x10', '+5', '05', '1e3', '', '%201']) {
-      for (const url of [`/executions/log/consistency?from=${bad}&to=3`, `/executions/log/consistency?from=1&to=${bad}`, `/executions/exec_${'0'.repeat(32)}/proof?size=${bad}`]) {
+      for (const url of [
+        `/executions/log/consistency?from=${bad}&to=3`,
+        `/executions/log/consistency?from=1&to=${bad}`,
+        `/executions/exec_${'0'.repeat(32)}/proof?size=${bad}`,
+      ]) {
         const res = await auditor.get(url);
         expect(res.status, url).toBe(400);
         expect(JSON.parse(res.text).error.message, url).toMatch(/^querystring\/(from|to|size) must be a whole number in plain decimal digits/);

@@ -20,76 +20,131 @@ const ProofQuery = Type.Object({ size: Type.Optional(Size) }, { additionalProper
 const ConsistencyQuery = Type.Object({ from: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), to: Size }, { additionalProperties: false });
 
 const NOTE = { description: 'A signed note (text)', content: { 'text/plain': { schema: Type.String() } } };
-const TILE = { description: 'The tile\'s bytes: 32-byte hashes, or length-prefixed entries', content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } } };
+const TILE = {
+  description: "The tile's bytes: 32-byte hashes, or length-prefixed entries",
+  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+};
 
 /** Full tiles and bundles never change (tlog-tiles: "immutable"): any CDN may keep them. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export function executionLogRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
-    app.get(logPaths.checkpoint, {
-      config: { authority: { kind: 'public' } },
-      schema: { ...operation('transparency-log', 'getLogCheckpoint', 'The latest signed checkpoint (C2SP tlog-checkpoint, signed note)'), response: { 200: NOTE } },
-    }, async (_request, reply) => {
-      const r = await bus.request(subjects.executionsLogCheckpoint, {});
-      // "None yet" (the log is starting) is no more cacheable than a checkpoint.
-      if (!r.ok) return sendError(reply.header('cache-control', 'no-store'), r.error);
-      // Mutable: a new one at least every second while records arrive.
-      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(r.value.note);
-    });
+    app.get(
+      logPaths.checkpoint,
+      {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('transparency-log', 'getLogCheckpoint', 'The latest signed checkpoint (C2SP tlog-checkpoint, signed note)'),
+          response: { 200: NOTE },
+        },
+      },
+      async (_request, reply) => {
+        const r = await bus.request(subjects.executionsLogCheckpoint, {});
+        // "None yet" (the log is starting) is no more cacheable than a checkpoint.
+        if (!r.ok) return sendError(reply.header('cache-control', 'no-store'), r.error);
+        // Mutable: a new one at least every second while records arrive.
+        return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(r.value.note);
+      },
+    );
 
-    app.get(logPaths.vkey, {
-      config: { authority: { kind: 'public' } },
-      schema: { ...operation('transparency-log', 'getLogVerifierKey', 'The checkpoints\' verifier key (signed-note vkey)'), response: { 200: NOTE } },
-    }, async (_request, reply) => {
-      const r = await bus.request(subjects.executionsLogVkey, {});
-      if (!r.ok) return sendError(reply, r.error);
-      return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(`${r.value.vkey}\n`);
-    });
+    app.get(
+      logPaths.vkey,
+      {
+        config: { authority: { kind: 'public' } },
+        schema: { ...operation('transparency-log', 'getLogVerifierKey', "The checkpoints' verifier key (signed-note vkey)"), response: { 200: NOTE } },
+      },
+      async (_request, reply) => {
+        const r = await bus.request(subjects.executionsLogVkey, {});
+        if (!r.ok) return sendError(reply, r.error);
+        return reply.code(200).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send(`${r.value.vkey}\n`);
+      },
+    );
 
     // One wildcard for `tile/<L>/<N>[.p/<W>]`: N spans several segments. The static `entries`
     // segment of the next route wins over it (find-my-way), so hash tiles and bundles are apart.
-    app.get(logPaths.tileRoute, {
-      config: { authority: { kind: 'public' } },
-      schema: { ...operation('transparency-log', 'getLogTile', 'A hash tile: <L>/<N>[.p/<W>], N in x-segments (C2SP tlog-tiles)'), response: { 200: TILE } },
-    }, async (request, reply) => tileAnswer(bus, reply, parseTilePath(wildcard(request.params)), 'hashes'));
+    app.get(
+      logPaths.tileRoute,
+      {
+        config: { authority: { kind: 'public' } },
+        schema: { ...operation('transparency-log', 'getLogTile', 'A hash tile: <L>/<N>[.p/<W>], N in x-segments (C2SP tlog-tiles)'), response: { 200: TILE } },
+      },
+      async (request, reply) => tileAnswer(bus, reply, parseTilePath(wildcard(request.params)), 'hashes'),
+    );
 
-    app.get(logPaths.entriesRoute, {
-      config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: { ...operation('transparency-log', 'getLogEntryBundle', 'An entry bundle: <N>[.p/<W>] (C2SP tlog-tiles)'), response: { 200: TILE } },
-    }, async (request, reply) => {
-      // A bundle holds every tenant's records: a tenant's token reads its own receipts instead.
-      if (request.principal.tenantId !== undefined) {
-        return sendError(reply, { code: 'CAPABILITY_INSUFFICIENT', message: "entry bundles hold every tenant's records; a tenant's token reads its own receipts" });
-      }
-      return tileAnswer(bus, reply, parseTilePath(`entries/${wildcard(request.params)}`), 'entries');
-    });
+    app.get(
+      logPaths.entriesRoute,
+      {
+        config: { authority: { kind: 'scope', scope: 'execution:read' } },
+        schema: { ...operation('transparency-log', 'getLogEntryBundle', 'An entry bundle: <N>[.p/<W>] (C2SP tlog-tiles)'), response: { 200: TILE } },
+      },
+      async (request, reply) => {
+        // A bundle holds every tenant's records: a tenant's token reads its own receipts instead.
+        if (request.principal.tenantId !== undefined) {
+          return sendError(reply, {
+            code: 'CAPABILITY_INSUFFICIENT',
+            message: "entry bundles hold every tenant's records; a tenant's token reads its own receipts",
+          });
+        }
+        return tileAnswer(bus, reply, parseTilePath(`entries/${wildcard(request.params)}`), 'entries');
+      },
+    );
 
-    app.get(`${LOG_PREFIX}/consistency`, {
-      config: { authority: { kind: 'public' } },
-      schema: { ...operation('transparency-log', 'getLogConsistencyProof', 'A consistency proof between two tree sizes (RFC 6962)'), querystring: ConsistencyQuery, response: { 200: answer(LogConsistencyReply, 'The proof') } },
-    }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogConsistency, request.query)));
+    app.get(
+      `${LOG_PREFIX}/consistency`,
+      {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('transparency-log', 'getLogConsistencyProof', 'A consistency proof between two tree sizes (RFC 6962)'),
+          querystring: ConsistencyQuery,
+          response: { 200: answer(LogConsistencyReply, 'The proof') },
+        },
+      },
+      async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogConsistency, request.query)),
+    );
 
-    app.get('/executions/:id/proof', {
-      config: { authority: { kind: 'public' } },
-      schema: { ...operation('transparency-log', 'getExecutionInclusionProof', 'A record\'s inclusion proof in the tree of a size'), params: IdParams, querystring: ProofQuery, response: { 200: answer(LogProofReply, 'The proof, with the leaf index'), ...errorsOf(404) } },
-    }, async (request, reply) => sendResult(reply, await bus.request(subjects.executionsLogProof, {
-      id: request.params.id, ...(request.query.size !== undefined ? { size: request.query.size } : {}),
-    })));
+    app.get(
+      '/executions/:id/proof',
+      {
+        config: { authority: { kind: 'public' } },
+        schema: {
+          ...operation('transparency-log', 'getExecutionInclusionProof', "A record's inclusion proof in the tree of a size"),
+          params: IdParams,
+          querystring: ProofQuery,
+          response: { 200: answer(LogProofReply, 'The proof, with the leaf index'), ...errorsOf(404) },
+        },
+      },
+      async (request, reply) =>
+        sendResult(
+          reply,
+          await bus.request(subjects.executionsLogProof, {
+            id: request.params.id,
+            ...(request.query.size !== undefined ? { size: request.query.size } : {}),
+          }),
+        ),
+    );
 
-    app.get('/executions/:id/receipt', {
-      config: { authority: { kind: 'scope', scope: 'execution:read' } },
-      schema: { ...operation('transparency-log', 'getExecutionReceipt', 'An offline receipt: the record, an inclusion proof and the signed checkpoint'), params: IdParams, response: { 200: answer(LogReceiptReply, 'The receipt'), ...errorsOf(404, 410) } },
-    }, async (request, reply) => {
-      const r = await bus.request(subjects.executionsLogReceipt, { id: request.params.id });
-      const tenantId = request.principal.tenantId;
-      if (!r.ok) return answerNotFound(bus, reply, request.params.id, tenantId, r.error);
-      if (tenantId !== undefined && r.value.record.attested.tenantId !== tenantId) return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
-      return reply.code(200).send(r.value);
-    });
+    app.get(
+      '/executions/:id/receipt',
+      {
+        config: { authority: { kind: 'scope', scope: 'execution:read' } },
+        schema: {
+          ...operation('transparency-log', 'getExecutionReceipt', 'An offline receipt: the record, an inclusion proof and the signed checkpoint'),
+          params: IdParams,
+          response: { 200: answer(LogReceiptReply, 'The receipt'), ...errorsOf(404, 410) },
+        },
+      },
+      async (request, reply) => {
+        const r = await bus.request(subjects.executionsLogReceipt, { id: request.params.id });
+        const tenantId = request.principal.tenantId;
+        if (!r.ok) return answerNotFound(bus, reply, request.params.id, tenantId, r.error);
+        if (tenantId !== undefined && r.value.record.attested.tenantId !== tenantId)
+          return sendError(reply, { code: 'NOT_FOUND', message: 'no execution with this id' });
+        return reply.code(200).send(r.value);
+      },
+    );
   };
 }
-
 
 /**
  * The rest of a tile path. No params schema: TypeBox reads a `*` key as a pattern; parseTilePath is
@@ -107,6 +162,9 @@ async function tileAnswer(bus: Bus, reply: FastifyReply, tile: ReturnType<typeof
   if (!r.ok) return sendError(reply, r.error);
   const full = tile.width === TILE_WIDTH;
   // Bytes, not the schema's string: the serializer is bypassed for a Buffer.
-  return reply.code(200).header('content-type', 'application/octet-stream')
-    .header('cache-control', full ? IMMUTABLE : 'no-store').send(Buffer.from(r.value.bytes, 'base64'));
+  return reply
+    .code(200)
+    .header('content-type', 'application/octet-stream')
+    .header('cache-control', full ? IMMUTABLE : 'no-store')
+    .send(Buffer.from(r.value.bytes, 'base64'));
 }

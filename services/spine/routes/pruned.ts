@@ -17,8 +17,9 @@ export async function answerNotFound(bus: Bus, reply: FastifyReply, id: string, 
   const { seq, checkpointSize: size } = p.value;
   return sendError(reply, {
     code: 'RECORD_PRUNED',
-    message: `execution ${id} (seq ${seq}) was pruned under its tenant's retention limit at ${p.value.prunedAt}: its content is gone; `
-      + `its leaf ${seq - 1} stays in the log, covered by the signed checkpoint of tree size ${size} (root ${p.value.checkpointRoot}), `
-      + `which GET /executions/${id}/proof?size=${size} answers with its inclusion proof`,
+    message:
+      `execution ${id} (seq ${seq}) was pruned under its tenant's retention limit at ${p.value.prunedAt}: its content is gone; ` +
+      `its leaf ${seq - 1} stays in the log, covered by the signed checkpoint of tree size ${size} (root ${p.value.checkpointRoot}), ` +
+      `which GET /executions/${id}/proof?size=${size} answers with its inclusion proof`,
   });
 }

@@ -5,7 +5,16 @@ import { executionBody, startExecutionHarness, type ExecutionHarness } from '../
 import { executionsPageAfter } from '../../../storage/index.ts';
 import { advanceLog, readLogState, readLogTiles } from './store.ts';
 import {
-  CompactTree, EMPTY_ROOT, SIG_ED25519, consistencyProof, ed25519NoteSigner, formatVkey, fsckLog, leafHash, nodeReaderFromTiles, rawEd25519PublicKey,
+  CompactTree,
+  EMPTY_ROOT,
+  SIG_ED25519,
+  consistencyProof,
+  ed25519NoteSigner,
+  formatVkey,
+  fsckLog,
+  leafHash,
+  nodeReaderFromTiles,
+  rawEd25519PublicKey,
   type LogSource,
 } from '../../../core/tlog/index.ts';
 import { ExecutionLogMaintainer, logEntry } from './index.ts';
@@ -30,8 +39,15 @@ function storedSource(db: TestStorage): LogSource {
       return t.subarray(0, ref.width * 32);
     },
     async consistency(from, to) {
-      const tiles = await readLogTiles(db.storage.pool, [0, 1, 2, 3].flatMap((level) => [0, 1, 2, 3].map((index) => ({ level, index }))));
-      return consistencyProof(from, to, nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)));
+      const tiles = await readLogTiles(
+        db.storage.pool,
+        [0, 1, 2, 3].flatMap((level) => [0, 1, 2, 3].map((index) => ({ level, index }))),
+      );
+      return consistencyProof(
+        from,
+        to,
+        nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)),
+      );
     },
   };
 }
@@ -70,13 +86,19 @@ describe.each(storageKinds())('two log maintainers racing on $kind', ({ open }) 
     await db.storage.pool.transaction((tx) => advanceLog(tx, state!.size, { size: 0, root: EMPTY_ROOT, peaks: Buffer.alloc(0) }, []));
   });
 
-  it('two maintainers catching up with the chain at once leave the chain\'s tree, its tiles and a checkpoint that pass the fsck', async () => {
-    const maintainers = [0, 1].map(() => new ExecutionLogMaintainer({
-      storage: db.storage, origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key),
-      vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))),
-      // Small pages: many advances each, so that the two interleave.
-      backfillPage: 37, checkpointEveryMs: 10_000,
-    }));
+  it("two maintainers catching up with the chain at once leave the chain's tree, its tiles and a checkpoint that pass the fsck", async () => {
+    const maintainers = [0, 1].map(
+      () =>
+        new ExecutionLogMaintainer({
+          storage: db.storage,
+          origin: ORIGIN,
+          signer: ed25519NoteSigner(ORIGIN, key),
+          vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))),
+          // Small pages: many advances each, so that the two interleave.
+          backfillPage: 37,
+          checkpointEveryMs: 10_000,
+        }),
+    );
     try {
       await Promise.all(maintainers.map((m) => m.resume()));
       await Promise.all(maintainers.map((m) => m.settled()));
@@ -96,7 +118,9 @@ describe.each(storageKinds())('two log maintainers racing on $kind', ({ open }) 
     expect(state?.root).toEqual(expected.root());
     const checkpoint = { origin: ORIGIN, size: RECORDS, root: expected.root(), extensions: [] };
     const report = await fsckLog({
-      checkpoint, chainHead: RECORDS, source: storedSource(db),
+      checkpoint,
+      chainHead: RECORDS,
+      source: storedSource(db),
       earlier: [37, 256, 333].map((n) => ({ origin: ORIGIN, size: n, root: roots.get(n) as Buffer, extensions: [] })),
     });
     expect(report.problems).toEqual([]);

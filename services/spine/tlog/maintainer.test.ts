@@ -5,7 +5,17 @@ import { executionBody, startExecutionHarness, type ExecutionHarness } from '../
 import { executionsPageAfter } from '../../../storage/index.ts';
 import { readCheckpoint, readLogState, readLogTiles } from './store.ts';
 import {
-  CompactTree, SIG_ED25519, formatVkey, ed25519NoteSigner, ed25519NoteVerifier, leafHash, nodeReaderFromTiles, openCheckpoint, rangeHash, rawEd25519PublicKey, tileWidthAt,
+  CompactTree,
+  SIG_ED25519,
+  formatVkey,
+  ed25519NoteSigner,
+  ed25519NoteVerifier,
+  leafHash,
+  nodeReaderFromTiles,
+  openCheckpoint,
+  rangeHash,
+  rawEd25519PublicKey,
+  tileWidthAt,
 } from '../../../core/tlog/index.ts';
 import { logEntry } from './index.ts';
 
@@ -18,7 +28,15 @@ describe.each(storageKinds())('the execution log kept by the chain writer on $ki
   let h: ExecutionHarness;
   beforeAll(async () => {
     db = await open();
-    h = await startExecutionHarness({ storage: db.storage, log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key), vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))), checkpointEveryMs: 50 } });
+    h = await startExecutionHarness({
+      storage: db.storage,
+      log: {
+        origin: ORIGIN,
+        signer: ed25519NoteSigner(ORIGIN, key),
+        vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))),
+        checkpointEveryMs: 50,
+      },
+    });
   }, 60_000);
   afterAll(async () => {
     await h?.stop();
@@ -39,11 +57,21 @@ describe.each(storageKinds())('the execution log kept by the chain writer on $ki
     expect(state?.size).toBe(300);
     expect(state?.root).toEqual(expected.root());
 
-    const wanted = [{ level: 0, index: 0 }, { level: 0, index: 1 }, { level: 1, index: 0 }];
+    const wanted = [
+      { level: 0, index: 0 },
+      { level: 0, index: 1 },
+      { level: 1, index: 0 },
+    ];
     const tiles = await readLogTiles(db.storage.pool, wanted);
     expect([tiles.get('0/0')?.length, tiles.get('0/1')?.length, tiles.get('1/0')?.length]).toEqual([256 * 32, 44 * 32, 32]);
     expect(tileWidthAt(0, 1, 300)).toBe(44);
-    expect(rangeHash(0, 300, nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)))).toEqual(expected.root());
+    expect(
+      rangeHash(
+        0,
+        300,
+        nodeReaderFromTiles((l, i) => tiles.get(`${l}/${i}`)),
+      ),
+    ).toEqual(expected.root());
   });
 
   it('publishes a signed checkpoint of the tree once records stop arriving', async () => {
@@ -81,7 +109,13 @@ describe.each(storageKinds())('the execution log under steady appends on $kind',
     db = await open();
     h = await startExecutionHarness({
       storage: db.storage,
-      log: { origin: ORIGIN, signer: ed25519NoteSigner(ORIGIN, key), vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))), checkpointEveryMs: CHECKPOINT_MS, integrateEveryMs: 20 },
+      log: {
+        origin: ORIGIN,
+        signer: ed25519NoteSigner(ORIGIN, key),
+        vkey: formatVkey(ORIGIN, SIG_ED25519, rawEd25519PublicKey(createPublicKey(key))),
+        checkpointEveryMs: CHECKPOINT_MS,
+        integrateEveryMs: 20,
+      },
     });
   }, 60_000);
   afterAll(async () => {

@@ -114,10 +114,13 @@ export class ExecutionLogMaintainer {
   #gatherLater(): void {
     if (this.#gather) return;
     const untilCheckpoint = this.#checkpointedAt + this.#o.checkpointEveryMs - (this.#o.clock ?? Date.now)();
-    this.#gather = setTimeout(() => {
-      this.#gather = undefined;
-      void this.#kick();
-    }, Math.max(this.#o.integrateEveryMs, untilCheckpoint));
+    this.#gather = setTimeout(
+      () => {
+        this.#gather = undefined;
+        void this.#kick();
+      },
+      Math.max(this.#o.integrateEveryMs, untilCheckpoint),
+    );
     this.#gather.unref();
   }
 
@@ -260,7 +263,7 @@ export class ExecutionLogMaintainer {
 
   #maybeCheckpoint(force: boolean): void {
     const tree = this.#tree;
-    if (!tree || !this.#active || tree.size <= this.#checkpointed && !force) return;
+    if (!tree || !this.#active || (tree.size <= this.#checkpointed && !force)) return;
     const now = (this.#o.clock ?? Date.now)();
     const due = this.#checkpointedAt + this.#o.checkpointEveryMs;
     if (!force && now < due) {

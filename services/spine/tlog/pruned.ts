@@ -14,7 +14,11 @@ export async function prunedRecord(db: CommonQueryMethods, id: string) {
   const checkpoint = await readCheckpointOfSize(db, p.checkpointSize);
   if (!checkpoint) throw new SuiteError('INTERNAL_ERROR', `the checkpoint of size ${p.checkpointSize} that covered pruned record ${p.seq} is missing`);
   return {
-    id: p.id, seq: p.seq, tenantId: p.tenantId, prunedAt: p.prunedAt.toISOString(),
-    checkpointSize: p.checkpointSize, checkpointRoot: checkpoint.root.toString('base64'),
+    id: p.id,
+    seq: p.seq,
+    tenantId: p.tenantId,
+    prunedAt: p.prunedAt.toISOString(),
+    checkpointSize: p.checkpointSize,
+    checkpointRoot: checkpoint.root.toString('base64'),
   };
 }

@@ -3,7 +3,14 @@ import type { Storage } from '../../../storage/index.ts';
 import { executionsPageAfter, getExecution } from '../../../storage/index.ts';
 import { findPruned, readCheckpoint, readCheckpointOfSize, readLogState, readLogTiles } from './store.ts';
 import {
-  consistencyProof, encodeEntryBundle, inclusionProof, leafHash, TileNodeCache, tileWidthAt, TILE_WIDTH, type NodeReader,
+  consistencyProof,
+  encodeEntryBundle,
+  inclusionProof,
+  leafHash,
+  TileNodeCache,
+  tileWidthAt,
+  TILE_WIDTH,
+  type NodeReader,
 } from '../../../core/tlog/index.ts';
 import { BusActor, replyOf } from '../../../actors/base/index.ts';
 import { logEntry } from './log-entry.ts';
@@ -41,63 +48,105 @@ export class ExecutionLogReaderActor extends BusActor {
     const queue = { queue: 'executions' };
     const db = this.#storage.pool;
     return [
-      this.#bus.serve(subjects.executionsLogCheckpoint, () => replyOf(async () => {
-        const c = await readCheckpoint(db);
-        if (!c) throw new SuiteError('SERVICE_UNAVAILABLE', 'no checkpoint published yet: the log is starting');
-        return { note: c.cosigned ?? c.note, size: c.size };
-      }), queue),
-      this.#bus.serve(subjects.executionsLogVkey, () => replyOf(async () => {
-        const c = await readCheckpoint(db);
-        if (!c) throw new SuiteError('SERVICE_UNAVAILABLE', 'no checkpoint published yet: the log is starting');
-        return { vkey: c.vkey, origin: c.note.slice(0, c.note.indexOf('\n')) };
-      }), queue),
-      this.#bus.serve(subjects.executionsLogTile, ({ data }) => replyOf(async () => {
-        const bytes = data.level === 'entries' ? await this.#entryBundle(data.index, data.width) : await this.#hashTile(data.level, data.index, data.width);
-        return { bytes: bytes.toString('base64') };
-      }), queue),
-      this.#bus.serve(subjects.executionsLogProof, ({ data }) => replyOf(async () => {
-        const leafIndex = await this.#leafIndexOf(data.id);
-        const size = data.size ?? (await readCheckpoint(db))?.size ?? 0;
-        await this.#checkSize(size, `size ${size}`);
-        if (leafIndex >= size) throw new SuiteError('INVALID_REQUEST', `record ${data.id} is leaf ${leafIndex}, not in a tree of size ${size}`);
-        const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
-        const proof = inclusionProof(leafIndex, size, read);
-        const checkpoint = await readCheckpointOfSize(db, size);
-        return {
-          id: data.id, leafIndex, treeSize: size, leafHash: read(0, leafIndex).toString('base64'), proof: proof.map((p) => p.toString('base64')),
-          ...(checkpoint ? { checkpoint: checkpoint.cosigned ?? checkpoint.note } : {}),
-        };
-      }), queue),
-      this.#bus.serve(subjects.executionsLogConsistency, ({ data }) => replyOf(async () => {
-        if (data.from < 1 || data.from > data.to) throw new SuiteError('INVALID_REQUEST', 'from must be at least 1 and at most to');
-        await this.#checkSize(data.to, `to ${data.to}`);
-        const read = await this.#reader((r) => consistencyProof(data.from, data.to, r));
-        return { from: data.from, to: data.to, proof: consistencyProof(data.from, data.to, read).map((p) => p.toString('base64')) };
-      }), queue),
+      this.#bus.serve(
+        subjects.executionsLogCheckpoint,
+        () =>
+          replyOf(async () => {
+            const c = await readCheckpoint(db);
+            if (!c) throw new SuiteError('SERVICE_UNAVAILABLE', 'no checkpoint published yet: the log is starting');
+            return { note: c.cosigned ?? c.note, size: c.size };
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsLogVkey,
+        () =>
+          replyOf(async () => {
+            const c = await readCheckpoint(db);
+            if (!c) throw new SuiteError('SERVICE_UNAVAILABLE', 'no checkpoint published yet: the log is starting');
+            return { vkey: c.vkey, origin: c.note.slice(0, c.note.indexOf('\n')) };
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsLogTile,
+        ({ data }) =>
+          replyOf(async () => {
+            const bytes = data.level === 'entries' ? await this.#entryBundle(data.index, data.width) : await this.#hashTile(data.level, data.index, data.width);
+            return { bytes: bytes.toString('base64') };
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsLogProof,
+        ({ data }) =>
+          replyOf(async () => {
+            const leafIndex = await this.#leafIndexOf(data.id);
+            const size = data.size ?? (await readCheckpoint(db))?.size ?? 0;
+            await this.#checkSize(size, `size ${size}`);
+            if (leafIndex >= size) throw new SuiteError('INVALID_REQUEST', `record ${data.id} is leaf ${leafIndex}, not in a tree of size ${size}`);
+            const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
+            const proof = inclusionProof(leafIndex, size, read);
+            const checkpoint = await readCheckpointOfSize(db, size);
+            return {
+              id: data.id,
+              leafIndex,
+              treeSize: size,
+              leafHash: read(0, leafIndex).toString('base64'),
+              proof: proof.map((p) => p.toString('base64')),
+              ...(checkpoint ? { checkpoint: checkpoint.cosigned ?? checkpoint.note } : {}),
+            };
+          }),
+        queue,
+      ),
+      this.#bus.serve(
+        subjects.executionsLogConsistency,
+        ({ data }) =>
+          replyOf(async () => {
+            if (data.from < 1 || data.from > data.to) throw new SuiteError('INVALID_REQUEST', 'from must be at least 1 and at most to');
+            await this.#checkSize(data.to, `to ${data.to}`);
+            const read = await this.#reader((r) => consistencyProof(data.from, data.to, r));
+            return { from: data.from, to: data.to, proof: consistencyProof(data.from, data.to, read).map((p) => p.toString('base64')) };
+          }),
+        queue,
+      ),
       this.#bus.serve(subjects.executionsPruned, ({ data }) => replyOf(() => prunedRecord(db, data.id)), queue),
-      this.#bus.serve(subjects.executionsLogReceipt, ({ data }) => replyOf(async () => {
-        const record = await getExecution(db, data.id);
-        if (!record) {
-          await this.#leafIndexOf(data.id);
-          throw new SuiteError('NOT_FOUND', 'no execution with this id');
-        }
-        const leafIndex = record.seq - 1;
-        const checkpoint = await this.#checkpointCovering(leafIndex);
-        if (!checkpoint) {
-          // Past the wait a checkpoint is overdue: the log's maintainer is down or far behind, an outage.
-          throw new SuiteError('SERVICE_UNAVAILABLE', `no checkpoint covers the record after ${RECEIPT_WAIT_MS} ms: the execution log's maintainer is behind; retry`);
-        }
-        const size = checkpoint.size;
-        // The leaf itself too: its tile is not among the proof's when no proof node shares it (size 1; leaf 256 of 257).
-        const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
-        const entry = logEntry(record);
-        // The stored leaf must be this record's: a record edited in the database gets no receipt.
-        if (!read(0, leafIndex).equals(leafHash(entry))) throw new SuiteError('CONFLICT', 'the stored record no longer matches its leaf in the log');
-        return {
-          format: 'execution-receipt/v1' as const, record, entry: entry.toString('utf8'), leafIndex, treeSize: size,
-          proof: inclusionProof(leafIndex, size, read).map((p) => p.toString('base64')), checkpoint: checkpoint.cosigned ?? checkpoint.note,
-        };
-      }), queue),
+      this.#bus.serve(
+        subjects.executionsLogReceipt,
+        ({ data }) =>
+          replyOf(async () => {
+            const record = await getExecution(db, data.id);
+            if (!record) {
+              await this.#leafIndexOf(data.id);
+              throw new SuiteError('NOT_FOUND', 'no execution with this id');
+            }
+            const leafIndex = record.seq - 1;
+            const checkpoint = await this.#checkpointCovering(leafIndex);
+            if (!checkpoint) {
+              // Past the wait a checkpoint is overdue: the log's maintainer is down or far behind, an outage.
+              throw new SuiteError(
+                'SERVICE_UNAVAILABLE',
+                `no checkpoint covers the record after ${RECEIPT_WAIT_MS} ms: the execution log's maintainer is behind; retry`,
+              );
+            }
+            const size = checkpoint.size;
+            // The leaf itself too: its tile is not among the proof's when no proof node shares it (size 1; leaf 256 of 257).
+            const read = await this.#reader((r) => [r(0, leafIndex), inclusionProof(leafIndex, size, r)]);
+            const entry = logEntry(record);
+            // The stored leaf must be this record's: a record edited in the database gets no receipt.
+            if (!read(0, leafIndex).equals(leafHash(entry))) throw new SuiteError('CONFLICT', 'the stored record no longer matches its leaf in the log');
+            return {
+              format: 'execution-receipt/v1' as const,
+              record,
+              entry: entry.toString('utf8'),
+              leafIndex,
+              treeSize: size,
+              proof: inclusionProof(leafIndex, size, read).map((p) => p.toString('base64')),
+              checkpoint: checkpoint.cosigned ?? checkpoint.note,
+            };
+          }),
+        queue,
+      ),
     ];
   }
 
@@ -119,7 +168,9 @@ export class ExecutionLogReaderActor extends BusActor {
 
   /** One checkpoint read at a time, shared by concurrent callers. */
   #sharedCheckpointRead(): ReturnType<typeof readCheckpoint> {
-    this.#pendingRead ??= readCheckpoint(this.#storage.pool).finally(() => { this.#pendingRead = undefined; });
+    this.#pendingRead ??= readCheckpoint(this.#storage.pool).finally(() => {
+      this.#pendingRead = undefined;
+    });
     return this.#pendingRead;
   }
 
@@ -160,9 +211,10 @@ export class ExecutionLogReaderActor extends BusActor {
     while (held < records.length && records[held]?.seq === first + held + 1) held += 1;
     if (held < width) {
       const gone = await findPruned(db, { seq: first + held + 1 });
-      throw new SuiteError('NOT_FOUND', gone
-        ? 'entries of this bundle were pruned under retention; their leaf hashes stay in the tiles'
-        : 'entries of this bundle are missing from the chain');
+      throw new SuiteError(
+        'NOT_FOUND',
+        gone ? 'entries of this bundle were pruned under retention; their leaf hashes stay in the tiles' : 'entries of this bundle are missing from the chain',
+      );
     }
     return encodeEntryBundle(records.map((r) => logEntry(r)));
   }

@@ -30,7 +30,10 @@ export async function readLogState(db: CommonQueryMethods, forUpdate = false): P
  * (nothing written) when the stored tree is not at `fromSize`: another writer moved it.
  */
 export async function advanceLog(
-  tx: DatabaseTransactionConnection, fromSize: number, state: LogState, tiles: ReadonlyArray<{ level: number; index: number; hashes: Buffer }>,
+  tx: DatabaseTransactionConnection,
+  fromSize: number,
+  state: LogState,
+  tiles: ReadonlyArray<{ level: number; index: number; hashes: Buffer }>,
 ): Promise<boolean> {
   // The state row is made (empty tree) before it is locked: with no row, `for update` locks nothing
   // and two writers advancing from the empty tree would both pass. The second insert waits on the
@@ -44,8 +47,17 @@ export async function advanceLog(
     // A tile only grows: a row is replaced by a longer one, never a shorter (a late writer's).
     await tx.query(sql.unsafe`
       insert into execution_log_tiles (level, idx, hashes)
-      select level, idx, decode(hashes, 'hex') from unnest(${sql.array(tiles.map((t) => t.level), 'int2')},
-        ${sql.array(tiles.map((t) => t.index), 'int8')}, ${sql.array(tiles.map((t) => t.hashes.toString('hex')), 'text')}) as t(level, idx, hashes)
+      select level, idx, decode(hashes, 'hex') from unnest(${sql.array(
+        tiles.map((t) => t.level),
+        'int2',
+      )},
+        ${sql.array(
+          tiles.map((t) => t.index),
+          'int8',
+        )}, ${sql.array(
+          tiles.map((t) => t.hashes.toString('hex')),
+          'text',
+        )}) as t(level, idx, hashes)
       on conflict (level, idx) do update set hashes = excluded.hashes
       where length(excluded.hashes) > length(execution_log_tiles.hashes)`);
   }
@@ -63,7 +75,13 @@ export async function readLogTiles(db: CommonQueryMethods, tiles: ReadonlyArray<
   if (tiles.length === 0) return out;
   const rows = await db.any(sql.type(TileRow)`
     select t.level, t.idx, t.hashes from execution_log_tiles t
-    join unnest(${sql.array(tiles.map((t) => t.level), 'int2')}, ${sql.array(tiles.map((t) => t.index), 'int8')}) as w(level, idx)
+    join unnest(${sql.array(
+      tiles.map((t) => t.level),
+      'int2',
+    )}, ${sql.array(
+      tiles.map((t) => t.index),
+      'int8',
+    )}) as w(level, idx)
       on t.level = w.level and t.idx = w.idx`);
   for (const r of rows) out.set(`${r.level}/${Number(r.idx)}`, bytes(r.hashes));
   return out;
@@ -87,7 +105,16 @@ export async function setCheckpointCosigned(db: CommonQueryMethods, size: number
   await db.query(sql.unsafe`update execution_log_checkpoints set cosigned = ${cosigned} where size = ${size}`);
 }
 
-const CheckpointRow = rowSchema(Type.Object({ size: Type.Number(), root: Type.Any(), note: Type.String(), vkey: Type.String(), cosigned: Type.Union([Type.String(), Type.Null()]), createdAt: Type.Any() }));
+const CheckpointRow = rowSchema(
+  Type.Object({
+    size: Type.Number(),
+    root: Type.Any(),
+    note: Type.String(),
+    vkey: Type.String(),
+    cosigned: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Type.Any(),
+  }),
+);
 export interface StoredCheckpoint {
   size: number;
   root: Buffer;
@@ -103,15 +130,24 @@ function checkpointOf(r: { size: number; root: unknown; note: string; vkey: stri
 
 /** The newest checkpoint, or the first at least `atLeast` leaves large (the first to cover a record). */
 export async function readCheckpoint(db: CommonQueryMethods, atLeast?: number): Promise<StoredCheckpoint | null> {
-  const row = atLeast === undefined
-    ? await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints order by size desc limit 1`)
-    : await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size >= ${atLeast} order by size limit 1`);
+  const row =
+    atLeast === undefined
+      ? await db.maybeOne(
+          sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints order by size desc limit 1`,
+        )
+      : await db.maybeOne(
+          sql.type(
+            CheckpointRow,
+          )`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size >= ${atLeast} order by size limit 1`,
+        );
   return row ? checkpointOf(row) : null;
 }
 
 /** The checkpoint of exactly this size. */
 export async function readCheckpointOfSize(db: CommonQueryMethods, size: number): Promise<StoredCheckpoint | null> {
-  const row = await db.maybeOne(sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size = ${size}`);
+  const row = await db.maybeOne(
+    sql.type(CheckpointRow)`select size, root, note, vkey, cosigned, created_at as "createdAt" from execution_log_checkpoints where size = ${size}`,
+  );
   return row ? checkpointOf(row) : null;
 }
 

@@ -3,9 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Storage } from '../../../storage/index.ts';
-import {
-  ed25519Cosigner, formatCheckpoint, formatVkey, logKey, signNote, signatureLine, SIG_COSIGNATURE_V1,
-} from '../../../core/tlog/index.ts';
+import { ed25519Cosigner, formatCheckpoint, formatVkey, logKey, signNote, signatureLine, SIG_COSIGNATURE_V1 } from '../../../core/tlog/index.ts';
 import { WitnessCollector } from './witness-collector.ts';
 
 const log = logKey('suite.test/log', generateKeyPairSync('ed25519').privateKey);
@@ -25,8 +23,13 @@ async function witnessDouble(answer: (body: string, res: ServerResponse) => void
   const bodies: string[] = [];
   server = createServer((req: IncomingMessage, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString(); });
-    req.on('end', () => { bodies.push(body); answer(body, res); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on('end', () => {
+      bodies.push(body);
+      answer(body, res);
+    });
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, bodies };
@@ -35,7 +38,13 @@ async function witnessDouble(answer: (body: string, res: ServerResponse) => void
 /** Storage whose only use here is storing the cosigned note. */
 function storage() {
   const stored: string[] = [];
-  const fake = { pool: { query: async (q: { values: unknown[] }) => { stored.push(String(q.values[0])); } } } as unknown as Storage;
+  const fake = {
+    pool: {
+      query: async (q: { values: unknown[] }) => {
+        stored.push(String(q.values[0]));
+      },
+    },
+  } as unknown as Storage;
   return { fake, stored };
 }
 
@@ -56,7 +65,9 @@ describe('the log collecting cosignatures from a witness', () => {
 
   it('keeps nothing a witness answers that is not its valid cosignature of this checkpoint, and says it is down', async () => {
     const other = signNote(formatCheckpoint({ origin: 'suite.test/log', size: 6, root: Buffer.alloc(32, 2), extensions: [] }), [log.signer]);
-    const w = await witnessDouble((_body, res) => res.writeHead(200).end(signatureLine(cosigner.cosign(other.slice(0, other.lastIndexOf('\n\n') + 1), 1_800_000_000))));
+    const w = await witnessDouble((_body, res) =>
+      res.writeHead(200).end(signatureLine(cosigner.cosign(other.slice(0, other.lastIndexOf('\n\n') + 1), 1_800_000_000))),
+    );
     const s = storage();
     const c = new WitnessCollector({ storage: s.fake, witnesses: [{ url: w.url, vkey }] });
     c.published({ size: 5, note });

@@ -1,7 +1,16 @@
 import type { Storage } from '../../../storage/index.ts';
 import { readLogTiles, setCheckpointCosigned } from './store.ts';
 import {
-  consistencyProof, cosignatureVerifier, nodeReaderFromTiles, nodesRead, parseNote, parseVkey, signatureLine, tilesOfNodes, type NodeReader, type NoteVerifier,
+  consistencyProof,
+  cosignatureVerifier,
+  nodeReaderFromTiles,
+  nodesRead,
+  parseNote,
+  parseVkey,
+  signatureLine,
+  tilesOfNodes,
+  type NodeReader,
+  type NoteVerifier,
 } from '../../../core/tlog/index.ts';
 
 type Logger = { info(o: object, m?: string): void; warn(o: object, m?: string): void };
@@ -73,7 +82,16 @@ export class WitnessCollector {
     this.#witnesses = o.witnesses.map((w) => {
       const v = parseVkey(w.vkey);
       if (typeof v === 'string') throw new TypeError(`witness ${w.url}: ${v}`);
-      return { url: w.url, name: v.name, verifier: cosignatureVerifier(v.name, v.publicKey), known: 0, cosignedSize: 0, up: true, busy: false, wanted: undefined };
+      return {
+        url: w.url,
+        name: v.name,
+        verifier: cosignatureVerifier(v.name, v.publicKey),
+        known: 0,
+        cosignedSize: 0,
+        up: true,
+        busy: false,
+        wanted: undefined,
+      };
     });
   }
 
@@ -121,7 +139,11 @@ export class WitnessCollector {
           w.up = true;
           if (line) await this.#store(c.size, w.name, line);
         } catch (err) {
-          if (w.up && !this.#stopped) this.#o.logger?.warn({ witness: w.name, url: w.url, size: c.size, err: (err as Error).message }, 'execution log: a witness did not cosign; checkpoints go on without its cosignature');
+          if (w.up && !this.#stopped)
+            this.#o.logger?.warn(
+              { witness: w.name, url: w.url, size: c.size, err: (err as Error).message },
+              'execution log: a witness did not cosign; checkpoints go on without its cosignature',
+            );
           w.up = false;
         }
       }
@@ -138,7 +160,10 @@ export class WitnessCollector {
       const proof = w.known > 0 && w.known < c.size ? await this.#consistency(w.known, c.size) : [];
       const body = `old ${w.known}\n${proof.map((p) => `${p.toString('base64')}\n`).join('')}\n${c.note}`;
       const res = await (this.#o.fetch ?? fetch)(`${w.url}/add-checkpoint`, {
-        method: 'POST', body, headers: { 'content-type': 'text/plain; charset=utf-8' }, signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#o.timeoutMs ?? 10_000)]),
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#o.timeoutMs ?? 10_000)]),
       });
       const text = await res.text();
       if (res.status === 409 && res.headers.get('content-type') === 'text/x.tlog.size' && /^(0|[1-9][0-9]*)\n$/.test(text)) {
@@ -167,7 +192,11 @@ export class WitnessCollector {
   async #consistency(from: number, to: number): Promise<Buffer[]> {
     const wanted = tilesOfNodes(nodesRead((r: NodeReader) => consistencyProof(from, to, r)));
     const tiles = await readLogTiles(this.#o.storage.pool, wanted);
-    return consistencyProof(from, to, nodeReaderFromTiles((level, index) => tiles.get(`${level}/${index}`)));
+    return consistencyProof(
+      from,
+      to,
+      nodeReaderFromTiles((level, index) => tiles.get(`${level}/${index}`)),
+    );
   }
 
   /** Store the checkpoint with every cosignature collected so far; one write at a time, so a later one never holds fewer lines. */
@@ -176,9 +205,11 @@ export class WitnessCollector {
     if (!held) return Promise.resolve();
     held.lines.set(witness, `${line}\n`);
     const cosigned = held.note + [...held.lines.values()].join('');
-    this.#writes = this.#writes.then(() => setCheckpointCosigned(this.#o.storage.pool, size, cosigned)).catch((err: unknown) => {
-      this.#o.logger?.warn({ err, size }, 'execution log: cosignatures not stored; the checkpoint is served without them');
-    });
+    this.#writes = this.#writes
+      .then(() => setCheckpointCosigned(this.#o.storage.pool, size, cosigned))
+      .catch((err: unknown) => {
+        this.#o.logger?.warn({ err, size }, 'execution log: cosignatures not stored; the checkpoint is served without them');
+      });
     return this.#writes;
   }
 }

@@ -4,16 +4,7 @@ import { subjects } from '../../../bus/index.ts';
 import { SuiteError } from '../../../bus/index.ts';
 import type { IdentityData } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
-import {
-  findIdentity,
-  insertIdentity,
-  insertNonce,
-  liveTokensOf,
-  lockSubject,
-  pruneNonces,
-  suspendIdentity,
-  type Identity,
-} from '../../../storage/index.ts';
+import { findIdentity, insertIdentity, insertNonce, liveTokensOf, lockSubject, pruneNonces, suspendIdentity, type Identity } from '../../../storage/index.ts';
 import type { AuditBatcher } from '../../../actors/audit/index.ts';
 import { replyOf } from '../../../actors/base/index.ts';
 import { parseEd25519PublicKey } from './public-key.ts';
@@ -78,8 +69,12 @@ export class IdentityActor extends BusActor {
     }
     // Enrolled (committed): answered as done even while the entry waits for a stalled trail.
     await this.#o.audit.recordEffect({
-      subject: req.caller.sub, action: 'identity:enrol', resource: `identity:${req.subject}`, result: 'allow',
-      reason: `enrolled ${req.kind} with key ${parsed.keyId}`, tenantId: req.caller.tenantId ?? null,
+      subject: req.caller.sub,
+      action: 'identity:enrol',
+      resource: `identity:${req.subject}`,
+      result: 'allow',
+      reason: `enrolled ${req.kind} with key ${parsed.keyId}`,
+      tenantId: req.caller.tenantId ?? null,
     });
     return present(identity);
   }
@@ -111,8 +106,7 @@ export class IdentityActor extends BusActor {
       await lockSubject(tx, req.subject, 'exclusive');
       // Already suspended: keep the first reason and time, and revoke again (a safe retry when the
       // revocations of the first attempt did not all go through).
-      const identity = (await suspendIdentity(tx, { subject: req.subject, reason: req.reason, by: req.caller.sub }))
-        ?? (await findIdentity(tx, req.subject));
+      const identity = (await suspendIdentity(tx, { subject: req.subject, reason: req.reason, by: req.caller.sub })) ?? (await findIdentity(tx, req.subject));
       return identity && { identity, tokens: await liveTokensOf(tx, req.subject, now) };
     });
     if (suspension === null) throw new SuiteError('NOT_FOUND', 'no identity is enrolled under this subject');
@@ -124,12 +118,20 @@ export class IdentityActor extends BusActor {
     for (let i = 0; i < tokens.length; i += REVOKE_CHUNK) {
       const chunk = tokens.slice(i, i + REVOKE_CHUNK);
       const result = await this.#o.bus.request(subjects.revocationRevokeMany, { entries: chunk, by: req.caller.sub });
-      if (!result.ok) throw new SuiteError(result.error.code, `identity suspended, but revoking its tokens failed (${result.error.message}); repeat the suspension to finish`);
+      if (!result.ok)
+        throw new SuiteError(
+          result.error.code,
+          `identity suspended, but revoking its tokens failed (${result.error.message}); repeat the suspension to finish`,
+        );
       revoked += result.value.revoked;
     }
     await this.#o.audit.recordEffect({
-      subject: req.caller.sub, action: 'identity:suspend', resource: `identity:${req.subject}`, result: 'allow',
-      reason: clipText(`suspended, ${revoked} token(s) revoked: ${reason}`, 1024), tenantId: req.caller.tenantId ?? null,
+      subject: req.caller.sub,
+      action: 'identity:suspend',
+      resource: `identity:${req.subject}`,
+      result: 'allow',
+      reason: clipText(`suspended, ${revoked} token(s) revoked: ${reason}`, 1024),
+      tenantId: req.caller.tenantId ?? null,
     });
     return { subject: identity.subject, status: 'suspended' as const, reason, suspendedAt, revokedTokens: revoked };
   }
@@ -145,7 +147,11 @@ export class IdentityActor extends BusActor {
 
 function present(i: Identity): IdentityData {
   return {
-    subject: i.subject, kind: i.kind, publicKeyPem: i.publicKeyPem, status: i.status, enrolledAt: i.enrolledAt,
+    subject: i.subject,
+    kind: i.kind,
+    publicKeyPem: i.publicKeyPem,
+    status: i.status,
+    enrolledAt: i.enrolledAt,
     ...(i.reason !== null ? { reason: i.reason } : {}),
     ...(i.suspendedAt !== null ? { suspendedAt: i.suspendedAt } : {}),
   };

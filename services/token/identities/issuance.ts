@@ -39,10 +39,16 @@ export async function proveIssuance(tx: CommonQueryMethods, sub: string, proof: 
     return refuse('IDENTITY_SUSPENDED', `identity "${sub}" is suspended; no new tokens are issued in its name`);
   }
   if (proof === undefined) {
-    return refuse('PROOF_REQUIRED', `"${sub}" is an enrolled identity: get a nonce from POST /identities/{subject}/challenge and send proof {nonce, signature}`);
+    return refuse(
+      'PROOF_REQUIRED',
+      `"${sub}" is an enrolled identity: get a nonce from POST /identities/{subject}/challenge and send proof {nonce, signature}`,
+    );
   }
   if (!proofSignatureVerifies(identity.publicKeyPem, proof.nonce, proof.signature)) {
-    return refuse('PROOF_REQUIRED', 'proof signature does not verify against the key enrolled for this subject (base64 Ed25519 signature of the nonce\'s UTF-8 bytes expected)');
+    return refuse(
+      'PROOF_REQUIRED',
+      "proof signature does not verify against the key enrolled for this subject (base64 Ed25519 signature of the nonce's UTF-8 bytes expected)",
+    );
   }
   if (!(await consumeNonce(tx, { nonce: proof.nonce, subject: sub }))) {
     return refuse('PROOF_REQUIRED', 'proof nonce is unknown, expired, already used, or was issued for another subject; request a new challenge');

@@ -33,7 +33,10 @@ export function parseEd25519PublicKey(pem: string): ParsedPublicKey {
 
 /** A short name for a key in audit entries: SHA-256 of its SPKI DER, 16 hex digits. */
 function keyIdOf(key: KeyObject): string {
-  return `ed25519-${createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16)}`;
+  return `ed25519-${createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 /** Base64 (standard or URL alphabet, padding optional) of exactly the 64 bytes of an Ed25519 signature. */

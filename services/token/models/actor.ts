@@ -45,7 +45,6 @@ export class ModelActor extends BusActor {
     ];
   }
 
-
   async #pin(req: RequestOf<typeof subjects.modelsPin>): Promise<ModelPin> {
     const pin = await insertPin(this.#o.storage.pool, { ...approval(req), recordedBy: req.caller.sub });
     if (pin === null) {
@@ -68,10 +67,20 @@ export class ModelActor extends BusActor {
     if (pin === null) throw new SuiteError('NOT_FOUND', `no model is pinned under "${req.name}"`);
     const { state, drift, finding } = compareFingerprint(pin, req.fingerprint);
     const attestation = await insertAttestation(pool, {
-      id: `att_${randomBytes(16).toString('hex')}`, name: req.name, baseline: pin.baseline, observed: req.fingerprint,
-      state, drift, finding, attestedBy: req.caller.sub,
+      id: `att_${randomBytes(16).toString('hex')}`,
+      name: req.name,
+      baseline: pin.baseline,
+      observed: req.fingerprint,
+      state,
+      drift,
+      finding,
+      attestedBy: req.caller.sub,
     });
-    await this.#audit(req, 'model:attest', `${state} against baseline ${pin.baseline}${drift.length ? ` (drift in ${drift.map((d) => d.field).join(', ')})` : ''}`);
+    await this.#audit(
+      req,
+      'model:attest',
+      `${state} against baseline ${pin.baseline}${drift.length ? ` (drift in ${drift.map((d) => d.field).join(', ')})` : ''}`,
+    );
     return attestation;
   }
 
@@ -87,7 +96,11 @@ export class ModelActor extends BusActor {
   /** The pin or attestation is committed: never answered as failed because its entry is late. */
   async #audit(req: { name: string; caller: RequestOf<typeof subjects.modelsPin>['caller'] }, action: string, reason: string): Promise<void> {
     await this.#o.audit.recordEffect({
-      subject: req.caller.sub, action, resource: `model:${req.name}`, result: 'allow', reason: clipText(reason, 1024),
+      subject: req.caller.sub,
+      action,
+      resource: `model:${req.name}`,
+      result: 'allow',
+      reason: clipText(reason, 1024),
       tenantId: req.caller.tenantId ?? null,
     });
   }

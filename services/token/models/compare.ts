@@ -15,9 +15,11 @@ const FIELDS = ['provider', 'model', 'version'] as const satisfies ReadonlyArray
  * fields alone, so the same inputs always give the same words (core rule 6).
  */
 export function compareFingerprint(pin: ModelPin, observed: Fingerprint): Comparison {
-  const drift: Drift[] = FIELDS
-    .filter((field) => pin.fingerprint[field] !== observed[field])
-    .map((field) => ({ field, approved: pin.fingerprint[field], observed: observed[field] }));
+  const drift: Drift[] = FIELDS.filter((field) => pin.fingerprint[field] !== observed[field]).map((field) => ({
+    field,
+    approved: pin.fingerprint[field],
+    observed: observed[field],
+  }));
   const baseline = `baseline ${pin.baseline} of "${pin.name}", approved by ${pin.approvedBy} on ${pin.approvedAt.slice(0, 10)}`;
   const caveat = 'This records what was claimed and how it compares; it does not judge the model.';
   if (drift.length === 0) {

@@ -41,32 +41,44 @@ export class RevocationActor extends BusActor {
   protected subscriptions(): Subscription[] {
     const { bus, storage } = this.#o;
     const subs = [
-      bus.serve(subjects.revocationRevoke, async ({ data }) => {
-        const now = Math.floor(this.#clock() / 1000);
-        let exp = data.exp;
-        if (exp === undefined) exp = (await findIssuedToken(storage.pool, data.jti))?.exp;
-        if (exp === undefined || exp <= now) {
-          // Unknown to us, or expired already: there is nothing left to revoke.
-          return { ok: true, value: { revoked: false, jti: data.jti, version: await revocationVersion(storage.pool) } };
-        }
-        const { version, created } = await insertRevocation(storage.pool, { jti: data.jti, exp, by: data.by });
-        if (created) bus.publish(subjects.revocationRevoked, { version, jti: data.jti, exp });
-        return { ok: true, value: { revoked: true, jti: data.jti, version } };
-      }, { queue: 'revocation' }),
-      bus.serve(subjects.revocationRevokeMany, async ({ data }) => {
-        const now = Math.floor(this.#clock() / 1000);
-        // Expired tokens are refused without a revocation; only the live ones are recorded.
-        const live = data.entries.filter((e) => e.exp > now);
-        if (live.length === 0) return { ok: true, value: { revoked: 0, created: 0, version: await revocationVersion(storage.pool) } };
-        const { version, created } = await insertRevocations(storage.pool, live, data.by);
-        // In version order, so that every edge applies them without seeing a gap.
-        for (const c of created) bus.publish(subjects.revocationRevoked, { version: c.version, jti: c.jti, exp: c.exp });
-        return { ok: true, value: { revoked: new Set(live.map((e) => e.jti)).size, created: created.length, version } };
-      }, { queue: 'revocation' }),
-      bus.serve(subjects.revocationSnapshot, async () => {
-        const now = Math.floor(this.#clock() / 1000);
-        return { ok: true, value: await revocationSnapshot(storage.pool, now) };
-      }, { queue: 'revocation' }),
+      bus.serve(
+        subjects.revocationRevoke,
+        async ({ data }) => {
+          const now = Math.floor(this.#clock() / 1000);
+          let exp = data.exp;
+          if (exp === undefined) exp = (await findIssuedToken(storage.pool, data.jti))?.exp;
+          if (exp === undefined || exp <= now) {
+            // Unknown to us, or expired already: there is nothing left to revoke.
+            return { ok: true, value: { revoked: false, jti: data.jti, version: await revocationVersion(storage.pool) } };
+          }
+          const { version, created } = await insertRevocation(storage.pool, { jti: data.jti, exp, by: data.by });
+          if (created) bus.publish(subjects.revocationRevoked, { version, jti: data.jti, exp });
+          return { ok: true, value: { revoked: true, jti: data.jti, version } };
+        },
+        { queue: 'revocation' },
+      ),
+      bus.serve(
+        subjects.revocationRevokeMany,
+        async ({ data }) => {
+          const now = Math.floor(this.#clock() / 1000);
+          // Expired tokens are refused without a revocation; only the live ones are recorded.
+          const live = data.entries.filter((e) => e.exp > now);
+          if (live.length === 0) return { ok: true, value: { revoked: 0, created: 0, version: await revocationVersion(storage.pool) } };
+          const { version, created } = await insertRevocations(storage.pool, live, data.by);
+          // In version order, so that every edge applies them without seeing a gap.
+          for (const c of created) bus.publish(subjects.revocationRevoked, { version: c.version, jti: c.jti, exp: c.exp });
+          return { ok: true, value: { revoked: new Set(live.map((e) => e.jti)).size, created: created.length, version } };
+        },
+        { queue: 'revocation' },
+      ),
+      bus.serve(
+        subjects.revocationSnapshot,
+        async () => {
+          const now = Math.floor(this.#clock() / 1000);
+          return { ok: true, value: await revocationSnapshot(storage.pool, now) };
+        },
+        { queue: 'revocation' },
+      ),
     ];
     void this.#beat();
     this.every(this.#o.heartbeatMs, () => void this.#beat(), 'revocation.heartbeat');

@@ -109,9 +109,11 @@ export class RevocationView implements RevocationLookup {
     this.#behind = true;
     this.#seenDuringSync = new Set();
     // A sync is background work of its own, whatever event or request noticed the view was behind.
-    this.#syncing = detached(() => backgroundSpan('revocation.sync', () => this.#loadSnapshot()).finally(() => {
-      this.#syncing = undefined;
-    }));
+    this.#syncing = detached(() =>
+      backgroundSpan('revocation.sync', () => this.#loadSnapshot()).finally(() => {
+        this.#syncing = undefined;
+      }),
+    );
   }
 
   async #loadSnapshot(): Promise<void> {

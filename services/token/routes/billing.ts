@@ -16,19 +16,23 @@ export interface BillingRoutesOptions {
 
 const eventValidator = Compile(BillingEventSchema);
 
-const Received = Type.Object({
-  received: Type.Literal(true),
-  duplicate: Type.Boolean(),
-  /** What was done: `suspended`, `reactivated`, `plan changed`, or `ignored: <why>`; absent for a duplicate. */
-  outcome: Type.Optional(Type.String()),
-  tenantId: Type.Optional(Type.String()),
-}, { description: 'Received: what was done, or that the event was seen before' });
+const Received = Type.Object(
+  {
+    received: Type.Literal(true),
+    duplicate: Type.Boolean(),
+    /** What was done: `suspended`, `reactivated`, `plan changed`, or `ignored: <why>`; absent for a duplicate. */
+    outcome: Type.Optional(Type.String()),
+    tenantId: Type.Optional(Type.String()),
+  },
+  { description: 'Received: what was done, or that the event was seen before' },
+);
 
 function eventProblem(value: unknown): string | undefined {
   if (eventValidator.Check(value)) return undefined;
   const first = eventValidator.Errors(value)[0];
   if (first === undefined) return 'body is not a billing event';
-  if (first.keyword === 'required') return `body${first.instancePath}/${(first.params as { requiredProperties: string[] }).requiredProperties.join(', ')} is required`;
+  if (first.keyword === 'required')
+    return `body${first.instancePath}/${(first.params as { requiredProperties: string[] }).requiredProperties.join(', ')} is required`;
   return `body${first.instancePath} ${first.message}`;
 }
 
@@ -45,48 +49,62 @@ export function billingRoutes(bus: Bus, o: BillingRoutesOptions): EdgeRoutes {
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-      scope.post('/billing/webhook', {
-        config: { authority: { kind: 'public' } },
-        schema: {
-          ...operation('tenancy', 'receiveBillingEvent', 'Receive a signed event from the billing provider'),
-          // Described for the provider; checked by the handler, after the signature, on the bytes as sent.
-          body: BillingEventSchema,
-          response: { 200: Received, ...errorsOf(503) },
-        },
-        // The parser keeps the raw bytes (a Buffer), which no JSON schema describes: nothing to check before the handler.
-        validatorCompiler: () => (value: unknown) => ({ value }),
-      }, async (request, reply) => {
-        const body: unknown = request.body;
-        const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-        const header = request.headers[SIGNATURE_HEADER];
-        const check = verifyWebhookSignature({
-          header: typeof header === 'string' ? header : undefined, rawBody: raw, secrets, nowSeconds: Math.floor(clock() / 1000),
-        });
-        // Spec: 400 on a failed verification. The reason names the check that failed, never a value.
-        if (!check.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: `billing signature refused: ${check.reason}` });
-        let event: unknown;
-        try {
-          event = JSON.parse(raw.toString('utf8'));
-        } catch {
-          return sendError(reply, { code: 'INVALID_REQUEST', message: 'body is not valid JSON' });
-        }
-        const problem = eventProblem(event);
-        if (problem !== undefined) return sendError(reply, { code: 'INVALID_REQUEST', message: problem });
-        const e = event as BillingEvent;
-        // Only the fields we read travel on: the bus schema is the contract, not the provider's extras.
-        const result = await bus.request(subjects.tenancyBillingEvent, {
-          event: {
-            id: e.id, type: e.type,
-            ...(e.data !== undefined ? { data: {
-              ...(e.data.externalRef !== undefined ? { externalRef: e.data.externalRef } : {}),
-              ...(e.data.plan !== undefined ? { plan: e.data.plan } : {}),
-            } } : {}),
+      scope.post(
+        '/billing/webhook',
+        {
+          config: { authority: { kind: 'public' } },
+          schema: {
+            ...operation('tenancy', 'receiveBillingEvent', 'Receive a signed event from the billing provider'),
+            // Described for the provider; checked by the handler, after the signature, on the bytes as sent.
+            body: BillingEventSchema,
+            response: { 200: Received, ...errorsOf(503) },
           },
-        });
-        if (!result.ok) return sendError(reply, result.error);
-        const { duplicate, outcome, tenantId } = result.value;
-        return reply.send(duplicate ? { received: true, duplicate: true } : { received: true, duplicate: false, outcome, ...(tenantId !== undefined ? { tenantId } : {}) });
-      });
+          // The parser keeps the raw bytes (a Buffer), which no JSON schema describes: nothing to check before the handler.
+          validatorCompiler: () => (value: unknown) => ({ value }),
+        },
+        async (request, reply) => {
+          const body: unknown = request.body;
+          const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+          const header = request.headers[SIGNATURE_HEADER];
+          const check = verifyWebhookSignature({
+            header: typeof header === 'string' ? header : undefined,
+            rawBody: raw,
+            secrets,
+            nowSeconds: Math.floor(clock() / 1000),
+          });
+          // Spec: 400 on a failed verification. The reason names the check that failed, never a value.
+          if (!check.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: `billing signature refused: ${check.reason}` });
+          let event: unknown;
+          try {
+            event = JSON.parse(raw.toString('utf8'));
+          } catch {
+            return sendError(reply, { code: 'INVALID_REQUEST', message: 'body is not valid JSON' });
+          }
+          const problem = eventProblem(event);
+          if (problem !== undefined) return sendError(reply, { code: 'INVALID_REQUEST', message: problem });
+          const e = event as BillingEvent;
+          // Only the fields we read travel on: the bus schema is the contract, not the provider's extras.
+          const result = await bus.request(subjects.tenancyBillingEvent, {
+            event: {
+              id: e.id,
+              type: e.type,
+              ...(e.data !== undefined
+                ? {
+                    data: {
+                      ...(e.data.externalRef !== undefined ? { externalRef: e.data.externalRef } : {}),
+                      ...(e.data.plan !== undefined ? { plan: e.data.plan } : {}),
+                    },
+                  }
+                : {}),
+            },
+          });
+          if (!result.ok) return sendError(reply, result.error);
+          const { duplicate, outcome, tenantId } = result.value;
+          return reply.send(
+            duplicate ? { received: true, duplicate: true } : { received: true, duplicate: false, outcome, ...(tenantId !== undefined ? { tenantId } : {}) },
+          );
+        },
+      );
     });
   };
 }

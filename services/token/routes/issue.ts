@@ -19,17 +19,25 @@ import { operation } from '../../../edge-http/index.ts';
  * question, see docs/TOKENS-ISSUE.md), so no meter is declared here.
  */
 
-const IssueBody = Type.Object({
-  actor: Type.String({ minLength: 1, maxLength: 256 }),
-  action: Type.String({ minLength: 1, maxLength: 64 }),
-  resource: Type.String({ minLength: 1, maxLength: 190 }),
-  expires: Type.String({ minLength: 2, maxLength: 64 }),
-  audience: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  proof: Type.Optional(Type.Object({
-    nonce: Type.String({ minLength: 1, maxLength: 256 }),
-    signature: Type.String({ minLength: 1, maxLength: 512 }),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
+const IssueBody = Type.Object(
+  {
+    actor: Type.String({ minLength: 1, maxLength: 256 }),
+    action: Type.String({ minLength: 1, maxLength: 64 }),
+    resource: Type.String({ minLength: 1, maxLength: 190 }),
+    expires: Type.String({ minLength: 2, maxLength: 64 }),
+    audience: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    proof: Type.Optional(
+      Type.Object(
+        {
+          nonce: Type.String({ minLength: 1, maxLength: 256 }),
+          signature: Type.String({ minLength: 1, maxLength: 512 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type IssueBody = Static<typeof IssueBody>;
 
 /** What an /issue request means as a token request. */
@@ -91,37 +99,48 @@ function expiresInOf(expires: string, nowMs: number): string | { message: string
 
 /** The largest unit that states the seconds exactly: 3600 → `1h`; beyond the format's 7 digits, minutes (rounded down). */
 function durationText(seconds: number): string {
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return seconds <= 9_999_999 ? `${seconds}s` : `${Math.floor(seconds / 60)}m`;
 }
 
 /** The token response, and the token request the body was mapped onto. */
-const IssueReply = Type.Object({
-  ...subjects.tokenIssue.reply.properties,
-  sub: Type.String(),
-  scope: Type.Array(Type.String()),
-  expiresIn: Type.String(),
-  aud: Type.Optional(Type.String()),
-}, { description: 'The token, and the token request it was issued as' });
+const IssueReply = Type.Object(
+  {
+    ...subjects.tokenIssue.reply.properties,
+    sub: Type.String(),
+    scope: Type.Array(Type.String()),
+    expiresIn: Type.String(),
+    aud: Type.Optional(Type.String()),
+  },
+  { description: 'The token, and the token request it was issued as' },
+);
 
 export function issueRoutes(bus: Bus): EdgeRoutes {
   return (app) => {
-    app.post('/issue', {
-      config: { authority: { kind: 'scope', scope: 'auth:token:create' } },
-      schema: {
-        ...operation('tokens', 'issueTokenForAction', 'Issue a token for one action on one resource (the dashboard\'s form)'),
-        body: IssueBody,
-        response: { 200: IssueReply },
+    app.post(
+      '/issue',
+      {
+        config: { authority: { kind: 'scope', scope: 'auth:token:create' } },
+        schema: {
+          ...operation('tokens', 'issueTokenForAction', "Issue a token for one action on one resource (the dashboard's form)"),
+          body: IssueBody,
+          response: { 200: IssueReply },
+        },
       },
-    }, async (request, reply) => {
-      const mapped = mapIssueRequest(request.body, Date.now());
-      if (!mapped.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: mapped.message });
-      const result = await bus.request(subjects.tokenIssue, { ...mapped.value, caller: callerOf(request) });
-      if (!result.ok) return sendError(reply, result.error);
-      const { sub, scope, expiresIn, aud } = mapped.value;
-      return reply.send({ ...result.value, sub, scope, expiresIn, ...(aud !== undefined ? { aud } : {}) });
-    });
+      async (request, reply) => {
+        const mapped = mapIssueRequest(request.body, Date.now());
+        if (!mapped.ok) return sendError(reply, { code: 'INVALID_REQUEST', message: mapped.message });
+        const result = await bus.request(subjects.tokenIssue, { ...mapped.value, caller: callerOf(request) });
+        if (!result.ok) return sendError(reply, result.error);
+        const { sub, scope, expiresIn, aud } = mapped.value;
+        return reply.send({ ...result.value, sub, scope, expiresIn, ...(aud !== undefined ? { aud } : {}) });
+      },
+    );
   };
 }

@@ -72,7 +72,10 @@ describe('POST /auth/token/validate, decided at the edge', () => {
     const unknown = await validate({ token: 'nobody-issued-this' });
     expect([unknown.statusCode, unknown.json()]).toEqual([400, { valid: false, error: 'TOKEN_INVALID' }]);
     const deeper = await validate({ token: 'subject-token', requiredScope: 'write:users' });
-    expect([deeper.statusCode, deeper.json()]).toEqual([400, { valid: false, error: 'CAPABILITY_INSUFFICIENT', requiredScope: 'write:users', scopeSatisfied: false }]);
+    expect([deeper.statusCode, deeper.json()]).toEqual([
+      400,
+      { valid: false, error: 'CAPABILITY_INSUFFICIENT', requiredScope: 'write:users', scopeSatisfied: false },
+    ]);
     expect(validationEntries(audit.decisions).map((d) => [d.subject, d.resource, d.result, d.reason])).toEqual([
       ['unknown', 'token', 'deny', 'TOKEN_EXPIRED'],
       ['unknown', 'token', 'deny', 'TOKEN_INVALID'],
@@ -104,7 +107,8 @@ describe('POST /auth/token/validate, decided at the edge', () => {
     const failing = new (class extends RecordingAudit {
       recorded = () => this.decisions.length;
       // The guard's entry (the first) is durable; the validation's cannot be made so.
-      durable = (upTo = this.decisions.length) => (upTo <= 1 ? Promise.resolve() : Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit entry not committed within 3000 ms')));
+      durable = (upTo = this.decisions.length) =>
+        upTo <= 1 ? Promise.resolve() : Promise.reject(new SuiteError('SERVICE_UNAVAILABLE', 'audit entry not committed within 3000 ms'));
     })();
     const { validate } = await edge(failing);
     const refused = await validate({ token: 'subject-token' }, { 'x-suite-admin-key': ADMIN_KEY });

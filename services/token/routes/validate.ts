@@ -17,7 +17,11 @@ export interface LocalValidation {
  * did (docs/DECISIONS.md, "Audit entries of answered decisions"). The rule is core/capability's
  * `decideValidity`, the token actor's too (it still answers bus callers: the MCP tool).
  */
-export async function validateLocally(deps: LocalValidation, request: FastifyRequest, body: { token: string; requiredScope?: string }): Promise<ValidityAnswer> {
+export async function validateLocally(
+  deps: LocalValidation,
+  request: FastifyRequest,
+  body: { token: string; requiredScope?: string },
+): Promise<ValidityAnswer> {
   const { verifier, audit } = deps;
   if (!verifier.revocationTrusted()) throw new SuiteError('REVOCATION_UNAVAILABLE', 'revocation state is not current; refusing to validate');
   const { answer, entry } = decideValidity(await verdictOf(verifier, body.token), body.requiredScope);

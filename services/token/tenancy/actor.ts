@@ -2,8 +2,17 @@ import { clipText, type RequestOf, type Subscription } from '../../../bus/index.
 import { SuiteError } from '../../../bus/index.ts';
 import { subjects, type Tenant, type UsageReport } from '../../../bus/index.ts';
 import {
-  getTenant, findTenantByKeyHash, insertTenant, listTenants, meterUsage, releaseUsage, setTenantKeyHash, setTenantPlan,
-  setTenantStatus, usageOf, type StoredTenant,
+  getTenant,
+  findTenantByKeyHash,
+  insertTenant,
+  listTenants,
+  meterUsage,
+  releaseUsage,
+  setTenantKeyHash,
+  setTenantPlan,
+  setTenantStatus,
+  usageOf,
+  type StoredTenant,
 } from '../../../storage/index.ts';
 import { replyOf } from '../../../actors/base/index.ts';
 import { applyBillingEvent } from './billing.ts';
@@ -70,12 +79,16 @@ export class TenancyActor extends BusActor {
     ];
   }
 
-
   async #create(req: RequestOf<typeof subjects.tenancyCreate>) {
     const plan = req.plan ?? 'free';
     const apiKey = newTenantKey();
     const stored = await insertTenant(this.#o.storage.pool, {
-      id: newTenantId(), name: req.name, plan, externalRef: req.externalRef ?? null, email: req.email ?? null, keyHash: tenantKeyHash(apiKey),
+      id: newTenantId(),
+      name: req.name,
+      plan,
+      externalRef: req.externalRef ?? null,
+      email: req.email ?? null,
+      keyHash: tenantKeyHash(apiKey),
     });
     if (stored === null) throw new SuiteError('CONFLICT', 'externalRef already names another tenant');
     await this.#audited(req.by, stored.id, `created on plan ${plan}`);
@@ -85,7 +98,11 @@ export class TenancyActor extends BusActor {
   async #list(req: RequestOf<typeof subjects.tenancyList>) {
     const db = this.#o.storage.pool;
     const { tenants, total } = await listTenants(db, req.limit, req.offset);
-    const usage = await usageOf(db, tenants.map((t) => t.id), req.period);
+    const usage = await usageOf(
+      db,
+      tenants.map((t) => t.id),
+      req.period,
+    );
     return { tenants: tenants.map((t) => usageReport(publicTenant(t), req.period, planOf(t), usage.get(t.id) ?? {})), total };
   }
 
@@ -110,9 +127,10 @@ export class TenancyActor extends BusActor {
 
   async #setStatus(req: RequestOf<typeof subjects.tenancySetStatus>) {
     if (req.status === 'suspended' && req.reason === undefined) throw new SuiteError('INVALID_REQUEST', 'body/reason is required when status is suspended');
-    const change = req.status === 'suspended'
-      ? { status: 'suspended' as const, reason: req.reason as string, by: 'operator' as const }
-      : { status: 'active' as const, reason: req.reason ?? null };
+    const change =
+      req.status === 'suspended'
+        ? { status: 'suspended' as const, reason: req.reason as string, by: 'operator' as const }
+        : { status: 'active' as const, reason: req.reason ?? null };
     const stored = found(await setTenantStatus(this.#o.storage.pool, req.id, change));
     await this.#audited(req.by, stored.id, req.reason === undefined ? req.status : `${req.status}: ${req.reason}`);
     return publicTenant(stored);
@@ -144,7 +162,12 @@ export class TenancyActor extends BusActor {
       }
     }
     return {
-      accepted, metric: req.metric, period, limit, used, remaining: remainingOf(limit, used),
+      accepted,
+      metric: req.metric,
+      period,
+      limit,
+      used,
+      remaining: remainingOf(limit, used),
       resetAt: periodEnd(period).toISOString(),
     };
   }
@@ -152,8 +175,12 @@ export class TenancyActor extends BusActor {
   /** The change is committed (a rotated key must reach its caller): never answered as failed for a late entry. */
   async #audited(by: string, tenantId: string, what: string): Promise<void> {
     await this.#o.audit.recordEffect({
-      subject: by, action: 'tenant:manage', resource: `tenant:${tenantId}`, result: 'allow', reason: clipText(what, 1024), tenantId,
+      subject: by,
+      action: 'tenant:manage',
+      resource: `tenant:${tenantId}`,
+      result: 'allow',
+      reason: clipText(what, 1024),
+      tenantId,
     });
   }
 }
-

@@ -27,11 +27,16 @@ export async function applyBillingEvent(o: Pick<TenancyActorOptions, 'storage' |
     return applied;
   });
   if (result === null) return { duplicate: true, outcome: 'already processed' };
-  if (result.outcome === 'ignored: unknown plan') o.logger?.warn({ eventId: event.id, plan: event.data?.plan }, 'billing event names a plan this build does not define');
+  if (result.outcome === 'ignored: unknown plan')
+    o.logger?.warn({ eventId: event.id, plan: event.data?.plan }, 'billing event names a plan this build does not define');
   if (result.changed && result.tenantId !== undefined) {
     await o.audit.recordEffect({
-      subject: 'billing-webhook', action: 'tenant:manage', resource: `tenant:${result.tenantId}`, result: 'allow',
-      reason: clipText(`${result.outcome} by billing event ${event.id} (${event.type})`, 1024), tenantId: result.tenantId,
+      subject: 'billing-webhook',
+      action: 'tenant:manage',
+      resource: `tenant:${result.tenantId}`,
+      result: 'allow',
+      reason: clipText(`${result.outcome} by billing event ${event.id} (${event.type})`, 1024),
+      tenantId: result.tenantId,
     });
   }
   return { duplicate: false, outcome: result.outcome, ...(result.tenantId !== undefined ? { tenantId: result.tenantId } : {}) };

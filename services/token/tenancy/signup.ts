@@ -17,12 +17,7 @@ type Create = (r: RequestOf<typeof subjects.tenancyCreate>) => Promise<ReplyOf<t
  * (an in-memory limiter per edge would allow that many per edge). The address is stored only as
  * its SHA-256, and forgotten after a day.
  */
-export async function signup(
-  o: Pick<TenancyActorOptions, 'storage'>,
-  req: RequestOf<typeof subjects.tenancySignup>,
-  nowMs: number,
-  create: Create,
-) {
+export async function signup(o: Pick<TenancyActorOptions, 'storage'>, req: RequestOf<typeof subjects.tenancySignup>, nowMs: number, create: Create) {
   const db = o.storage.pool;
   const windowStart = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   const ipHash = createHash('sha256').update(req.clientIp).digest('hex');

@@ -5,8 +5,14 @@ import { findPlan, PLANS } from '../../../core/tenancy/index.ts';
 import { isApproaching, remainingOf, usageReport } from './usage-report.ts';
 
 const tenant = {
-  id: 'ten_000000000000000000000001', name: 'Acme', plan: 'free' as const, status: 'active' as const,
-  statusReason: null, externalRef: null, email: null, createdAt: '2025-01-01T00:00:00.000Z',
+  id: 'ten_000000000000000000000001',
+  name: 'Acme',
+  plan: 'free' as const,
+  status: 'active' as const,
+  statusReason: null,
+  externalRef: null,
+  email: null,
+  createdAt: '2025-01-01T00:00:00.000Z',
 };
 
 describe('tenant keys and ids', () => {

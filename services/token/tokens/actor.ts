@@ -5,7 +5,15 @@ import { SuiteError } from '../../../bus/index.ts';
 import type { Storage } from '../../../storage/index.ts';
 import { insertIssuedToken } from '../../../storage/index.ts';
 import { mintToken, verifyToken, type TokenChecker } from '../../../actors/capability/index.ts';
-import { decideValidity, isValidScope, parseDurationSeconds, scopeGrants, suiteScopeProblem, VALIDATE_ACTION, type HmacKeyRing } from '../../../core/capability/index.ts';
+import {
+  decideValidity,
+  isValidScope,
+  parseDurationSeconds,
+  scopeGrants,
+  suiteScopeProblem,
+  VALIDATE_ACTION,
+  type HmacKeyRing,
+} from '../../../core/capability/index.ts';
 import type { AuditBatcher } from '../../../actors/audit/index.ts';
 import { proveIssuance } from '../identities/index.ts';
 import { normaliseSubject } from '../../../core/subject/index.ts';
@@ -46,7 +54,6 @@ export class TokenActor extends BusActor {
     ];
   }
 
-
   async #issue(sent: RequestOf<typeof subjects.tokenIssue>) {
     const { ring, storage, audit } = this.#o;
     // Tokens are minted for the stored spelling of a subject only (core/subject; docs/IDENTITIES.md).
@@ -68,7 +75,14 @@ export class TokenActor extends BusActor {
       // Attenuation: a token can hand on only authority it holds itself.
       const beyond = req.scope.find((s) => !scopeGrants(req.caller.scope, s));
       if (beyond !== undefined) {
-        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `scope ${beyond} exceeds the caller's own`, tenantId: req.caller.tenantId ?? null });
+        audit.record({
+          subject: req.caller.sub,
+          action: 'auth:token:create',
+          resource,
+          result: 'deny',
+          reason: `scope ${beyond} exceeds the caller's own`,
+          tenantId: req.caller.tenantId ?? null,
+        });
         await audit.durable();
         throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue scope "${beyond}": the calling token does not hold it`);
       }
@@ -80,9 +94,19 @@ export class TokenActor extends BusActor {
     // Attenuation of conditions: a bound token hands on its bounds (core/gateway-policy/conditions.ts).
     const dropped = conditionsDropped(req.caller.conditions, req.conditions);
     if (dropped !== undefined) {
-      audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: `the condition on ${dropped} of the caller's token is not carried`, tenantId: req.caller.tenantId ?? null });
+      audit.record({
+        subject: req.caller.sub,
+        action: 'auth:token:create',
+        resource,
+        result: 'deny',
+        reason: `the condition on ${dropped} of the caller's token is not carried`,
+        tenantId: req.caller.tenantId ?? null,
+      });
       await audit.durable();
-      throw new SuiteError('CAPABILITY_INSUFFICIENT', `cannot issue a token without the calling token's condition on "${dropped}": a bound token hands on its bounds`);
+      throw new SuiteError(
+        'CAPABILITY_INSUFFICIENT',
+        `cannot issue a token without the calling token's condition on "${dropped}": a bound token hands on its bounds`,
+      );
     }
     const aud = req.aud ?? this.#o.audience;
     const now = Math.floor(this.#clock() / 1000);
@@ -94,32 +118,54 @@ export class TokenActor extends BusActor {
       if (!verdict.ok) return verdict;
       const { proven } = verdict;
       const minted = await mintToken(ring, {
-        sub: req.sub, scope: req.scope, lifetimeSeconds: lifetime, now,
+        sub: req.sub,
+        scope: req.scope,
+        lifetimeSeconds: lifetime,
+        now,
         ...(aud !== undefined ? { aud } : {}),
         ...(tenantId !== undefined ? { ten: tenantId } : {}),
         ...(proven ? { prf: true } : {}),
         ...(req.conditions !== undefined ? { cnd: req.conditions } : {}),
       });
       await insertIssuedToken(tx, {
-        jti: minted.jti, sub: req.sub, scope: req.scope, tenantId: tenantId ?? null, kid: minted.kid,
-        iat: minted.iat, exp: minted.exp, proven,
+        jti: minted.jti,
+        sub: req.sub,
+        scope: req.scope,
+        tenantId: tenantId ?? null,
+        kid: minted.kid,
+        iat: minted.iat,
+        exp: minted.exp,
+        proven,
       });
       return { ok: true as const, minted, proven };
     });
     if (!issued.ok) {
       const { code, message } = issued.error;
       if (code !== 'INVALID_REQUEST') {
-        audit.record({ subject: req.caller.sub, action: 'auth:token:create', resource, result: 'deny', reason: clipText(`${code}: ${message}`, 1024), tenantId: tenantId ?? null });
+        audit.record({
+          subject: req.caller.sub,
+          action: 'auth:token:create',
+          resource,
+          result: 'deny',
+          reason: clipText(`${code}: ${message}`, 1024),
+          tenantId: tenantId ?? null,
+        });
         await audit.durable();
       }
       throw new SuiteError(code, message);
     }
     const { minted, proven } = issued;
     await audit.recordAndWait({
-      subject: req.caller.sub, action: 'auth:token:create', resource, result: 'allow',
+      subject: req.caller.sub,
+      action: 'auth:token:create',
+      resource,
+      result: 'allow',
       // Up to 100 scopes of 200 characters would not fit the entry's 1024: the scope comes last and
       // is cut (the issued_tokens row keeps it whole); an entry over its limit would be refused.
-      reason: clipText(`issued ${minted.jti} (expires ${new Date(minted.exp * 1000).toISOString()}${proven ? ', with proof of the identity\'s key' : ''}) with scope ${req.scope.join(' ')}`, 1024),
+      reason: clipText(
+        `issued ${minted.jti} (expires ${new Date(minted.exp * 1000).toISOString()}${proven ? ", with proof of the identity's key" : ''}) with scope ${req.scope.join(' ')}`,
+        1024,
+      ),
       tenantId: tenantId ?? null,
     });
     return minted;
@@ -169,8 +215,12 @@ export class TokenActor extends BusActor {
     // The revocation is committed and broadcast: it is answered as done even when its audit entry
     // is still queued (a stalled trail), never as a failure that did in fact take effect.
     await audit.recordEffect({
-      subject: req.caller.sub, action: 'auth:token:revoke', resource: `token:${jti}`, result: 'allow',
-      reason: result.value.revoked ? 'revoked' : 'nothing to revoke (unknown or expired)', tenantId: req.caller.tenantId ?? null,
+      subject: req.caller.sub,
+      action: 'auth:token:revoke',
+      resource: `token:${jti}`,
+      result: 'allow',
+      reason: result.value.revoked ? 'revoked' : 'nothing to revoke (unknown or expired)',
+      tenantId: req.caller.tenantId ?? null,
     });
     return { revoked: result.value.revoked, jti };
   }

@@ -8,4 +8,3 @@ export const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('
 export function tenantAnd(tenantId: string | undefined, column = 'tenant_id') {
   return tenantId === undefined ? sql.fragment`` : sql.fragment`and ${sql.identifier(column.split('.'))} = ${tenantId}`;
 }
-

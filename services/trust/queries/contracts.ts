@@ -48,8 +48,10 @@ export async function getContract(db: CommonQueryMethods, id: string, tenantId: 
 }
 
 export async function listContracts(db: CommonQueryMethods, tenantId: string | undefined, limit: number): Promise<Contract[]> {
-  return [...await db.any(sql.type(ContractRow)`select ${CONTRACT} from trust_contracts where true ${tenantAnd(tenantId)}
-    order by created_at desc, id limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(ContractRow)`select ${CONTRACT} from trust_contracts where true ${tenantAnd(tenantId)}
+    order by created_at desc, id limit ${limit}`)),
+  ];
 }
 
 /** Move a contract from `from` to `to`; null when it was no longer in `from`. */
@@ -59,9 +61,18 @@ export async function moveContract(db: CommonQueryMethods, m: { id: string; from
     where id = ${m.id} and state = ${m.from} returning ${CONTRACT}`);
 }
 
-export async function insertBreach(db: CommonQueryMethods, b: {
-  contractId: string; tenantId: string | null; party: string; agentId: string; term: string | null; description: string; reportedBy: string;
-}): Promise<Breach> {
+export async function insertBreach(
+  db: CommonQueryMethods,
+  b: {
+    contractId: string;
+    tenantId: string | null;
+    party: string;
+    agentId: string;
+    term: string | null;
+    description: string;
+    reportedBy: string;
+  },
+): Promise<Breach> {
   return db.one(sql.type(BreachRow)`
     insert into trust_breaches (id, contract_id, tenant_id, party, agent_id, term, description, reported_by)
     values (${newId('brc')}, ${b.contractId}, ${b.tenantId}, ${b.party}, ${b.agentId}, ${b.term}, ${b.description}, ${b.reportedBy})
@@ -69,20 +80,24 @@ export async function insertBreach(db: CommonQueryMethods, b: {
 }
 
 export async function breachesOfContract(db: CommonQueryMethods, contractId: string): Promise<Breach[]> {
-  return [...await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id = ${contractId} order by reported_at, id`)];
+  return [...(await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id = ${contractId} order by reported_at, id`))];
 }
 
 /** Every breach of a contract naming this subject as its agent or its operator, by either party. */
 export async function breachesOfParty(db: CommonQueryMethods, subjectId: string, tenantId: string | undefined, limit: number): Promise<Breach[]> {
-  return [...await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id in (
+  return [
+    ...(await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where contract_id in (
       select id from trust_contracts where (agent_id = ${subjectId} or operator_id = ${subjectId}) ${tenantAnd(tenantId)})
-    order by reported_at, id limit ${limit}`)];
+    order by reported_at, id limit ${limit}`)),
+  ];
 }
 
 /** Every breach of a contract naming this agent, by either party (the operator's are shown, never charged). */
 export async function breachesOfAgent(db: CommonQueryMethods, agentId: string, tenantId: string | undefined, limit: number): Promise<Breach[]> {
-  return [...await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where agent_id = ${agentId} ${tenantAnd(tenantId)}
-    order by reported_at, id limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(BreachRow)`select ${BREACH} from trust_breaches where agent_id = ${agentId} ${tenantAnd(tenantId)}
+    order by reported_at, id limit ${limit}`)),
+  ];
 }
 
 export async function getBreach(db: CommonQueryMethods, id: string, tenantId: string | undefined): Promise<Breach | null> {

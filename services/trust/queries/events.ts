@@ -33,7 +33,9 @@ export async function insertEvent(pool: DatabasePool, e: NewEvent): Promise<{ ev
     const key = e.tenantId ?? '';
     await tx.query(sql.unsafe`insert into trust_subjects (tenant_key, subject_id, subject_type) values (${key}, ${e.subjectId}, ${e.subjectType})
       on conflict (tenant_key, subject_id) do nothing`);
-    const known = await tx.oneFirst(sql.type(TypeRow)`select subject_type as "subjectType" from trust_subjects where tenant_key = ${key} and subject_id = ${e.subjectId}`);
+    const known = await tx.oneFirst(
+      sql.type(TypeRow)`select subject_type as "subjectType" from trust_subjects where tenant_key = ${key} and subject_id = ${e.subjectId}`,
+    );
     if (known !== e.subjectType) return { conflict: known };
     const event = await tx.one(sql.type(EventRow)`
       insert into trust_events (id, tenant_id, subject_id, subject_type, kind, summary, proof, recorded_by)
@@ -51,8 +53,10 @@ export async function subjectType(db: CommonQueryMethods, subjectId: string, ten
 }
 
 export async function eventsOf(db: CommonQueryMethods, subjectId: string, tenantId: string | undefined, limit: number): Promise<TrustEvent[]> {
-  return [...await db.any(sql.type(EventRow)`select ${EVENT} from trust_events where subject_id = ${subjectId} ${tenantAnd(tenantId)}
-    order by recorded_at, id limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(EventRow)`select ${EVENT} from trust_events where subject_id = ${subjectId} ${tenantAnd(tenantId)}
+    order by recorded_at, id limit ${limit}`)),
+  ];
 }
 
 export async function getEvent(db: CommonQueryMethods, id: string, tenantId: string | undefined): Promise<TrustEvent | null> {
@@ -60,7 +64,10 @@ export async function getEvent(db: CommonQueryMethods, id: string, tenantId: str
 }
 
 /** Null when the event already has a pending appeal (one at a time). */
-export async function insertAppeal(db: CommonQueryMethods, a: { eventId: string; tenantId: string | null; reason: string; appellant: string }): Promise<Appeal | null> {
+export async function insertAppeal(
+  db: CommonQueryMethods,
+  a: { eventId: string; tenantId: string | null; reason: string; appellant: string },
+): Promise<Appeal | null> {
   return db.maybeOne(sql.type(AppealRow)`
     insert into trust_appeals (id, event_id, tenant_id, reason, appellant) values (${newId('apl')}, ${a.eventId}, ${a.tenantId}, ${a.reason}, ${a.appellant})
     on conflict (event_id) where state = 'pending' do nothing
@@ -69,8 +76,10 @@ export async function insertAppeal(db: CommonQueryMethods, a: { eventId: string;
 
 export async function appealsOf(db: CommonQueryMethods, eventIds: readonly string[]): Promise<Appeal[]> {
   if (eventIds.length === 0) return [];
-  return [...await db.any(sql.type(AppealRow)`select ${APPEAL} from trust_appeals where event_id = any(${sql.array([...eventIds], 'text')})
-    order by created_at, id`)];
+  return [
+    ...(await db.any(sql.type(AppealRow)`select ${APPEAL} from trust_appeals where event_id = any(${sql.array([...eventIds], 'text')})
+    order by created_at, id`)),
+  ];
 }
 
 export async function getAppeal(db: CommonQueryMethods, id: string, tenantId: string | undefined): Promise<Appeal | null> {

@@ -45,10 +45,21 @@ export async function touchChain(db: CommonQueryMethods, c: { id: string; outcom
     max_depth = greatest(max_depth, ${c.depth}) where id = ${c.id}`);
 }
 
-export async function insertInteraction(db: CommonQueryMethods, i: {
-  tenantId: string | null; chainId: string; parentId: string | null; caller: string; callee: string; outcome: string;
-  executionId: string | null; depth: number; path: string[]; recordedBy: string;
-}): Promise<Interaction> {
+export async function insertInteraction(
+  db: CommonQueryMethods,
+  i: {
+    tenantId: string | null;
+    chainId: string;
+    parentId: string | null;
+    caller: string;
+    callee: string;
+    outcome: string;
+    executionId: string | null;
+    depth: number;
+    path: string[];
+    recordedBy: string;
+  },
+): Promise<Interaction> {
   return db.one(sql.type(InteractionRow)`
     insert into trust_interactions (id, tenant_id, chain_id, parent_id, caller, callee, outcome, execution_id, depth, path, recorded_by)
     values (${newId('int')}, ${i.tenantId}, ${i.chainId}, ${i.parentId}, ${i.caller}, ${i.callee}, ${i.outcome}, ${i.executionId},
@@ -57,7 +68,10 @@ export async function insertInteraction(db: CommonQueryMethods, i: {
 }
 
 /** Record an anomaly once per key; a later finding of the same key adds its records to the evidence. */
-export async function upsertAnomaly(db: CommonQueryMethods, a: { key: string; kind: string; chainId: string; tenantId: string | null; detail: string; records: string[] }): Promise<void> {
+export async function upsertAnomaly(
+  db: CommonQueryMethods,
+  a: { key: string; kind: string; chainId: string; tenantId: string | null; detail: string; records: string[] },
+): Promise<void> {
   await db.query(sql.unsafe`
     insert into trust_anomalies (key, tenant_id, kind, chain_id, records, detail) values (${a.key}, ${a.tenantId}, ${a.kind}, ${a.chainId}, ${sql.jsonb(a.records)}, ${a.detail})
     on conflict (key) do update set
@@ -65,7 +79,10 @@ export async function upsertAnomaly(db: CommonQueryMethods, a: { key: string; ki
       detail = excluded.detail, updated_at = now()`);
 }
 
-export async function insertObservation(db: CommonQueryMethods, o: { interactionId: string; tenantId: string | null; observer: string; outcome: string; note: string | null }): Promise<Observation> {
+export async function insertObservation(
+  db: CommonQueryMethods,
+  o: { interactionId: string; tenantId: string | null; observer: string; outcome: string; note: string | null },
+): Promise<Observation> {
   return db.one(sql.type(ObservationRow)`
     insert into trust_observations (id, interaction_id, tenant_id, observer, outcome, note)
     values (${newId('obs')}, ${o.interactionId}, ${o.tenantId}, ${o.observer}, ${o.outcome}, ${o.note}) returning ${OBSERVATION}`);
@@ -73,13 +90,17 @@ export async function insertObservation(db: CommonQueryMethods, o: { interaction
 
 export async function observationsOf(db: CommonQueryMethods, interactionIds: readonly string[]): Promise<Observation[]> {
   if (interactionIds.length === 0) return [];
-  return [...await db.any(sql.type(ObservationRow)`select ${OBSERVATION} from trust_observations
-    where interaction_id = any(${sql.array([...interactionIds], 'text')}) order by observed_at, id`)];
+  return [
+    ...(await db.any(sql.type(ObservationRow)`select ${OBSERVATION} from trust_observations
+    where interaction_id = any(${sql.array([...interactionIds], 'text')}) order by observed_at, id`)),
+  ];
 }
 
 export async function listChains(db: CommonQueryMethods, tenantId: string | undefined, limit: number): Promise<Chain[]> {
-  return [...await db.any(sql.type(ChainRow)`select ${CHAIN} from trust_chains where true ${tenantAnd(tenantId)}
-    order by last_activity_at desc, id limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(ChainRow)`select ${CHAIN} from trust_chains where true ${tenantAnd(tenantId)}
+    order by last_activity_at desc, id limit ${limit}`)),
+  ];
 }
 
 export async function getChain(db: CommonQueryMethods, id: string, tenantId: string | undefined): Promise<Chain | null> {
@@ -87,34 +108,42 @@ export async function getChain(db: CommonQueryMethods, id: string, tenantId: str
 }
 
 export async function interactionsOfChain(db: CommonQueryMethods, chainId: string, limit: number): Promise<Interaction[]> {
-  return [...await db.any(sql.type(InteractionRow)`select ${INTERACTION} from trust_interactions where chain_id = ${chainId}
-    order by at, id limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(InteractionRow)`select ${INTERACTION} from trust_interactions where chain_id = ${chainId}
+    order by at, id limit ${limit}`)),
+  ];
 }
 
 /** Recorded anomalies, most recently updated first (index trust_anomalies_recent). */
 export async function listAnomalies(db: CommonQueryMethods, tenantId: string | undefined, limit: number, kind?: string): Promise<Anomaly[]> {
   const only = kind === undefined ? sql.fragment`` : sql.fragment`and kind = ${kind}`;
-  return [...await db.any(sql.type(AnomalyRow)`select ${ANOMALY} from trust_anomalies where true ${only} ${tenantAnd(tenantId)}
-    order by updated_at desc, key limit ${limit}`)];
+  return [
+    ...(await db.any(sql.type(AnomalyRow)`select ${ANOMALY} from trust_anomalies where true ${only} ${tenantAnd(tenantId)}
+    order by updated_at desc, key limit ${limit}`)),
+  ];
 }
 
 export async function anomaliesOfChain(db: CommonQueryMethods, chainId: string): Promise<Anomaly[]> {
-  return [...await db.any(sql.type(AnomalyRow)`select ${ANOMALY} from trust_anomalies where chain_id = ${chainId} order by detected_at, key`)];
+  return [...(await db.any(sql.type(AnomalyRow)`select ${ANOMALY} from trust_anomalies where chain_id = ${chainId} order by detected_at, key`))];
 }
 
 /** Chains whose newest interaction is pending and which did nothing since `before` (partial index trust_chains_pending). */
 export async function stalledChains(db: CommonQueryMethods, tenantId: string | undefined, before: Date, limit: number): Promise<Chain[]> {
-  return [...await db.any(sql.type(ChainRow)`select ${CHAIN} from trust_chains
+  return [
+    ...(await db.any(sql.type(ChainRow)`select ${CHAIN} from trust_chains
     where last_outcome = 'pending' and last_activity_at < ${before.toISOString()} ${tenantAnd(tenantId)}
-    order by last_activity_at, id limit ${limit}`)];
+    order by last_activity_at, id limit ${limit}`)),
+  ];
 }
 
 /** The newest interaction of each chain given (the one a stall waits on), by id only. */
 export async function lastInteractions(db: CommonQueryMethods, chainIds: readonly string[]): Promise<Array<{ chainId: string; id: string }>> {
   if (chainIds.length === 0) return [];
-  return [...await db.any(sql.type(rowSchema(Type.Object({ chainId: Type.String(), id: Type.String() })))`
+  return [
+    ...(await db.any(sql.type(rowSchema(Type.Object({ chainId: Type.String(), id: Type.String() })))`
     select distinct on (chain_id) chain_id as "chainId", id from trust_interactions
-    where chain_id = any(${sql.array([...chainIds], 'text')}) order by chain_id, at desc, id desc`)];
+    where chain_id = any(${sql.array([...chainIds], 'text')}) order by chain_id, at desc, id desc`)),
+  ];
 }
 
 /**
@@ -131,8 +160,14 @@ export async function linkExecution(db: CommonQueryMethods, executionId: string,
  */
 export async function linkExecutions(db: CommonQueryMethods, executions: ReadonlyArray<{ id: string; outcome: string }>): Promise<number> {
   if (executions.length === 0) return 0;
-  const ids = sql.array(executions.map((e) => e.id), 'text');
-  const outcomes = sql.array(executions.map((e) => e.outcome), 'text');
+  const ids = sql.array(
+    executions.map((e) => e.id),
+    'text',
+  );
+  const outcomes = sql.array(
+    executions.map((e) => e.outcome),
+    'text',
+  );
   const linked = await db.any(sql.type(rowSchema(Type.Object({ chainId: Type.String() })))`
     with appended as (select * from unnest(${ids}, ${outcomes}) as a(execution_id, outcome)),
     linked as (
@@ -147,9 +182,16 @@ export async function linkExecutions(db: CommonQueryMethods, executions: Readonl
   return linked.length;
 }
 
-export async function linksOf(db: CommonQueryMethods, interactionIds: readonly string[]): Promise<Array<{ executionId: string; interactionId: string; outcome: string; seenAt: string }>> {
+export async function linksOf(
+  db: CommonQueryMethods,
+  interactionIds: readonly string[],
+): Promise<Array<{ executionId: string; interactionId: string; outcome: string; seenAt: string }>> {
   if (interactionIds.length === 0) return [];
-  return [...await db.any(sql.type(rowSchema(Type.Object({ executionId: Type.String(), interactionId: Type.String(), outcome: Type.String(), seenAt: Type.String() })))`
+  return [
+    ...(await db.any(sql.type(
+      rowSchema(Type.Object({ executionId: Type.String(), interactionId: Type.String(), outcome: Type.String(), seenAt: Type.String() })),
+    )`
     select execution_id as "executionId", interaction_id as "interactionId", outcome, seen_at as "seenAt" from trust_execution_links
-    where interaction_id = any(${sql.array([...interactionIds], 'text')}) order by seen_at`)];
+    where interaction_id = any(${sql.array([...interactionIds], 'text')}) order by seen_at`)),
+  ];
 }

@@ -43,11 +43,13 @@ export function Approvals() {
     <section class="approvals" aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
       <p>
-        Calls through the MCP gateway that a rule of its policy file holds for a person (docs/MCP.md, "Approvals"). Each is shown
-        exactly as it would run; once approved, the same call made again by its caller runs once. Deciding needs <code>approval:decide</code> or
-        the rule's approvers' scope, and nobody decides their own call.
+        Calls through the MCP gateway that a rule of its policy file holds for a person (docs/MCP.md, "Approvals"). Each is shown exactly as it would run; once
+        approved, the same call made again by its caller runs once. Deciding needs <code>approval:decide</code> or the rule's approvers' scope, and nobody
+        decides their own call.
       </p>
-      <p role="status" class="ok" data-testid="decided">{said()}</p>
+      <p role="status" class="ok" data-testid="decided">
+        {said()}
+      </p>
       <section aria-labelledby="inbox-title">
         <h2 id="inbox-title">Waiting for a decision</h2>
         <Loaded result={pending()} what={what}>
@@ -62,7 +64,9 @@ export function Approvals() {
       </section>
       <section aria-labelledby="history-title">
         <h2 id="history-title">History</h2>
-        <Loaded result={all()} what={what}>{(v) => <History approvals={v.approvals.filter((a) => a.status !== 'pending')} />}</Loaded>
+        <Loaded result={all()} what={what}>
+          {(v) => <History approvals={v.approvals.filter((a) => a.status !== 'pending')} />}
+        </Loaded>
       </section>
       <section aria-labelledby="refusals-title">
         <h2 id="refusals-title">Refused or held by a rule</h2>

@@ -10,14 +10,32 @@ export const isPolicyRefusal = (e: AuditEntry) => e.result === 'deny' && e.resou
 export function Refusals(props: { entries: readonly AuditEntry[] }) {
   return (
     <table data-testid="policy-refusals">
-      <thead><tr><th scope="col">When</th><th scope="col">Caller</th><th scope="col">Call</th><th scope="col">Rule and reason</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Caller</th>
+          <th scope="col">Call</th>
+          <th scope="col">Rule and reason</th>
+        </tr>
+      </thead>
       <tbody>
-        <For each={props.entries} fallback={<tr><td colspan="4">No call refused or held by the policy among the latest denials.</td></tr>}>
+        <For
+          each={props.entries}
+          fallback={
+            <tr>
+              <td colspan="4">No call refused or held by the policy among the latest denials.</td>
+            </tr>
+          }
+        >
           {(e) => (
             <tr data-audit={e.id}>
-              <td><RelativeTime iso={e.timestamp} /></td>
+              <td>
+                <RelativeTime iso={e.timestamp} />
+              </td>
               <td>{e.subject}</td>
-              <td><code>{e.resource.slice(GATEWAY_RESOURCE.length)}</code></td>
+              <td>
+                <code>{e.resource.slice(GATEWAY_RESOURCE.length)}</code>
+              </td>
               <td data-field="reason">{e.reason}</td>
             </tr>
           )}

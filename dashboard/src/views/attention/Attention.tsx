@@ -12,7 +12,10 @@ import './attention.css';
 export function Attention() {
   const [tick, setTick] = createSignal(0);
   const [updated, setUpdated] = createSignal<string | null>(null);
-  const reread = throttled(() => { setTick((n) => n + 1); setUpdated(new Date().toLocaleTimeString()); }, 1000);
+  const reread = throttled(() => {
+    setTick((n) => n + 1);
+    setUpdated(new Date().toLocaleTimeString());
+  }, 1000);
   onCleanup(onLive('trace.appended', reread));
   return (
     <section aria-labelledby="attention-view-title">

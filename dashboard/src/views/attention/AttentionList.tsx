@@ -41,12 +41,17 @@ export function AttentionList(props: { tick: number }) {
   return (
     <section aria-labelledby="attention-title" class="panel">
       <h2 id="attention-title">Needs attention</h2>
-      <p>What the records show, newest first: not a judgement of incidents. Records made without an enrolled identity are unproven, which is most of them; tick <em>identity</em> to list those too.</p>
+      <p>
+        What the records show, newest first: not a judgement of incidents. Records made without an enrolled identity are unproven, which is most of them; tick{' '}
+        <em>identity</em> to list those too.
+      </p>
       <fieldset class="reasons">
         <legend>Reasons to show</legend>
         <For each={REASON_KINDS}>
           {(k) => (
-            <label><input type="checkbox" name="reason" value={k} checked={kinds().includes(k)} onChange={(e) => toggle(k, e.currentTarget.checked)} /> {k}</label>
+            <label>
+              <input type="checkbox" name="reason" value={k} checked={kinds().includes(k)} onChange={(e) => toggle(k, e.currentTarget.checked)} /> {k}
+            </label>
           )}
         </For>
       </fieldset>
@@ -54,19 +59,56 @@ export function AttentionList(props: { tick: number }) {
         {(p) => (
           <>
             <table class="attention" data-testid="attention-table">
-              <thead><tr><th scope="col">Record</th><th scope="col">Subject</th><th scope="col">Reasons</th><th scope="col">Seq</th><th scope="col">Action</th><th scope="col">Outcome</th><th scope="col">Time</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Record</th>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Reasons</th>
+                  <th scope="col">Seq</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Time</th>
+                </tr>
+              </thead>
               <tbody>
-                <For each={p.records} fallback={<tr><td colspan="7">No record needs attention for these reasons.</td></tr>}>
+                <For
+                  each={p.records}
+                  fallback={
+                    <tr>
+                      <td colspan="7">No record needs attention for these reasons.</td>
+                    </tr>
+                  }
+                >
                   {(r) => (
                     <tr data-id={r.id}>
-                      <td><A href={`/records/${r.id}`}>{r.id}</A></td>
-                      <td><A href={`/attention?subject=${encodeURIComponent(r.subject)}`} title="this subject's authority">{r.subject}</A></td>
+                      <td>
+                        <A href={`/records/${r.id}`}>{r.id}</A>
+                      </td>
+                      <td>
+                        <A href={`/attention?subject=${encodeURIComponent(r.subject)}`} title="this subject's authority">
+                          {r.subject}
+                        </A>
+                      </td>
                       <td>
                         <ul class="reason-list">
-                          <For each={r.reasons}>{(x) => <li data-kind={x.kind}><strong>{x.kind}</strong>{x.state ? ` ${x.state}` : ''}: {x.detail} <small>({x.field})</small></li>}</For>
+                          <For each={r.reasons}>
+                            {(x) => (
+                              <li data-kind={x.kind}>
+                                <strong>{x.kind}</strong>
+                                {x.state ? ` ${x.state}` : ''}: {x.detail} <small>({x.field})</small>
+                              </li>
+                            )}
+                          </For>
                         </ul>
                       </td>
-                      <td>{r.seq}</td><td>{r.module} / {r.action}</td><td>{r.outcome}</td><td><RelativeTime iso={r.timestamp} /></td>
+                      <td>{r.seq}</td>
+                      <td>
+                        {r.module} / {r.action}
+                      </td>
+                      <td>{r.outcome}</td>
+                      <td>
+                        <RelativeTime iso={r.timestamp} />
+                      </td>
                     </tr>
                   )}
                 </For>

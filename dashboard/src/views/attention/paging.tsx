@@ -19,9 +19,19 @@ export function cursorPages() {
 export function CursorPager(props: { pages: ReturnType<typeof cursorPages>; nextCursor: string | null; label: string }) {
   return (
     <nav class="pager" aria-label={props.label}>
-      <Show when={props.pages.page() > 1}><button type="button" onClick={() => props.pages.previous()}>Previous page</button></Show>
+      <Show when={props.pages.page() > 1}>
+        <button type="button" onClick={() => props.pages.previous()}>
+          Previous page
+        </button>
+      </Show>
       <span>page {props.pages.page()}</span>
-      <Show when={props.nextCursor}>{(c) => <button type="button" onClick={() => props.pages.next(c())}>Next page</button>}</Show>
+      <Show when={props.nextCursor}>
+        {(c) => (
+          <button type="button" onClick={() => props.pages.next(c())}>
+            Next page
+          </button>
+        )}
+      </Show>
     </nav>
   );
 }

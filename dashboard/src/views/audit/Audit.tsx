@@ -17,7 +17,14 @@ import './audit.css';
  */
 export function Audit() {
   const [params, setParams] = useSearchParams<AuditFilter & Record<string, string>>();
-  const filter = (): AuditFilter => ({ subject: params.subject, result: params.result, from: params.from, to: params.to, limit: params.limit, offset: params.offset });
+  const filter = (): AuditFilter => ({
+    subject: params.subject,
+    result: params.result,
+    from: params.from,
+    to: params.to,
+    limit: params.limit,
+    offset: params.offset,
+  });
   const query = () => ({ t: token(), ...filter() });
   const [page] = createResource(query, (q) => {
     const search = new URLSearchParams();
@@ -43,16 +50,34 @@ export function Audit() {
               {p.total === 0 ? 'No entries match.' : `Entries ${offset() + 1}–${offset() + p.entries.length} of ${p.total}.`}
             </p>
             <table class="audit-table" data-testid="audit-table">
-              <thead><tr><th scope="col">Subject</th><th scope="col">Action</th><th scope="col">Decision</th><th scope="col">Seq</th><th scope="col">Time</th><th scope="col">Reason</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Subject</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Decision</th>
+                  <th scope="col">Seq</th>
+                  <th scope="col">Time</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
               <tbody>
                 <For each={p.entries}>
                   {(e) => (
                     <tr data-seq={e.seq} data-result={e.result} data-subject={e.subject}>
-                      <td>{e.subject}{e.tenantId ? <small> (tenant {e.tenantId})</small> : null}</td>
-                      <td>{e.action}<br /><small class="resource">{e.resource}</small></td>
+                      <td>
+                        {e.subject}
+                        {e.tenantId ? <small> (tenant {e.tenantId})</small> : null}
+                      </td>
+                      <td>
+                        {e.action}
+                        <br />
+                        <small class="resource">{e.resource}</small>
+                      </td>
                       <td class={e.result === 'allow' ? 'ok' : 'bad'}>{e.result}</td>
                       <td title={`hash ${e.hash}\nprevious ${e.prevHash}`}>{e.seq}</td>
-                      <td><RelativeTime iso={e.timestamp} /></td>
+                      <td>
+                        <RelativeTime iso={e.timestamp} />
+                      </td>
                       <td>{e.reason}</td>
                     </tr>
                   )}
@@ -60,8 +85,16 @@ export function Audit() {
               </tbody>
             </table>
             <nav class="pager" aria-label="audit pages">
-              <Show when={offset() > 0}><button type="button" onClick={() => go(Math.max(0, offset() - limit()))}>Previous page</button></Show>
-              <Show when={offset() + p.entries.length < p.total}><button type="button" onClick={() => go(offset() + limit())}>Next page</button></Show>
+              <Show when={offset() > 0}>
+                <button type="button" onClick={() => go(Math.max(0, offset() - limit()))}>
+                  Previous page
+                </button>
+              </Show>
+              <Show when={offset() + p.entries.length < p.total}>
+                <button type="button" onClick={() => go(offset() + limit())}>
+                  Next page
+                </button>
+              </Show>
             </nav>
           </>
         )}

@@ -13,15 +13,27 @@ export function AuditVerify() {
     setBusy(false);
     if (r.kind !== 'ok') return void setResult({ ok: false, text: `The verification could not run: ${r.message}` });
     const v = r.value;
-    setResult(v.valid
-      ? { ok: true, text: `valid: ${v.checked} entries checked, head ${v.headHash.slice(0, 16)}…` }
-      : { ok: false, text: `INVALID at entry ${v.brokenAt ?? '?'}: ${v.reason ?? 'no reason given'} (${v.checked} checked)` });
+    setResult(
+      v.valid
+        ? { ok: true, text: `valid: ${v.checked} entries checked, head ${v.headHash.slice(0, 16)}…` }
+        : { ok: false, text: `INVALID at entry ${v.brokenAt ?? '?'}: ${v.reason ?? 'no reason given'} (${v.checked} checked)` },
+    );
   };
   return (
     <p>
-      <button type="button" onClick={run} disabled={busy()}>Verify the audit trail</button>{' '}
-      <Show when={busy()}><span role="status">verifying…</span></Show>
-      <Show when={result()}>{(r) => <span class={r().ok ? 'ok' : 'bad'} role="status" data-testid="audit-verify-result">{r().text}</span>}</Show>
+      <button type="button" onClick={run} disabled={busy()}>
+        Verify the audit trail
+      </button>{' '}
+      <Show when={busy()}>
+        <span role="status">verifying…</span>
+      </Show>
+      <Show when={result()}>
+        {(r) => (
+          <span class={r().ok ? 'ok' : 'bad'} role="status" data-testid="audit-verify-result">
+            {r().text}
+          </span>
+        )}
+      </Show>
     </p>
   );
 }

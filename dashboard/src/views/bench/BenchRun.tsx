@@ -20,16 +20,22 @@ export function BenchRun() {
   const key = () => ({ id: params.jobId, t: token() });
   const [job, { refetch }] = createResource(key, ({ id }) => apiOf<BenchJob>('bench', `/run/${encodeURIComponent(id)}`));
   const [live, setLive] = createSignal<{ status: string; done: number; total: number } | null>(null);
-  onCleanup(onLive('bench.progress', (p) => {
-    if (p.jobId !== params.jobId) return;
-    setLive({ status: p.status, done: p.done, total: p.total });
-    // The final result is not on the socket: read it once the job has ended.
-    if (p.status === 'succeeded' || p.status === 'failed') void refetch();
-  }));
+  onCleanup(
+    onLive('bench.progress', (p) => {
+      if (p.jobId !== params.jobId) return;
+      setLive({ status: p.status, done: p.done, total: p.total });
+      // The final result is not on the socket: read it once the job has ended.
+      if (p.status === 'succeeded' || p.status === 'failed') void refetch();
+    }),
+  );
   return (
     <section class="bench-page" aria-labelledby="run-title">
-      <p><A href="/bench">← all runs</A></p>
-      <h1 id="run-title">Benchmark run <small class="bench-id">{params.jobId}</small></h1>
+      <p>
+        <A href="/bench">← all runs</A>
+      </p>
+      <h1 id="run-title">
+        Benchmark run <small class="bench-id">{params.jobId}</small>
+      </h1>
       <Loaded result={job()} what="this benchmark run (scope bench:read)">
         {(j) => <RunBody job={j} live={live()} />}
       </Loaded>
@@ -46,25 +52,51 @@ function RunBody(props: { job: BenchJob; live: { status: string; done: number; t
   return (
     <>
       <dl class="fields">
-        <dt>name</dt><dd>{j().name ?? '(unnamed)'}</dd>
-        <dt>provider</dt><dd>{j().provider}{j().model ? ` (${j().model})` : ''}</dd>
-        <dt>target</dt><dd>{j().target ?? '—'}</dd>
-        <dt>state</dt><dd data-testid="run-status" class={status() === 'failed' ? 'bad' : status() === 'succeeded' ? 'ok' : ''}>{status()}</dd>
-        <dt>created</dt><dd><RelativeTime iso={j().createdAt} />{j().finishedAt ? <>, finished <RelativeTime iso={j().finishedAt} /></> : ''}</dd>
+        <dt>name</dt>
+        <dd>{j().name ?? '(unnamed)'}</dd>
+        <dt>provider</dt>
+        <dd>
+          {j().provider}
+          {j().model ? ` (${j().model})` : ''}
+        </dd>
+        <dt>target</dt>
+        <dd>{j().target ?? '—'}</dd>
+        <dt>state</dt>
+        <dd data-testid="run-status" class={status() === 'failed' ? 'bad' : status() === 'succeeded' ? 'ok' : ''}>
+          {status()}
+        </dd>
+        <dt>created</dt>
+        <dd>
+          <RelativeTime iso={j().createdAt} />
+          {j().finishedAt ? (
+            <>
+              , finished <RelativeTime iso={j().finishedAt} />
+            </>
+          ) : (
+            ''
+          )}
+        </dd>
       </dl>
       <Switch>
         <Match when={!ended()}>
           <p>
             <label for="run-progress">Progress (warm-up calls included): </label>
             <progress id="run-progress" data-testid="run-progress" max={Math.max(1, progress().total)} value={progress().done} />{' '}
-            <span role="status" aria-live="polite">{progress().done} of {progress().total} calls</span>
+            <span role="status" aria-live="polite">
+              {progress().done} of {progress().total} calls
+            </span>
             {/* Without the socket the figure above is only as new as the page's read: say so. */}
-            <Show when={connection().state !== 'open'}>{' '}now: <Unknown reason={`progress is not followed: ${connection().reason}`} /></Show>
+            <Show when={connection().state !== 'open'}>
+              {' '}
+              now: <Unknown reason={`progress is not followed: ${connection().reason}`} />
+            </Show>
           </p>
           <p>The result appears here when the run ends; there is no need to reload.</p>
         </Match>
         <Match when={j().status === 'failed'}>
-          <p class="bad" role="alert">The run failed: {j().error?.code}: {j().error?.message}</p>
+          <p class="bad" role="alert">
+            The run failed: {j().error?.code}: {j().error?.message}
+          </p>
         </Match>
         <Match when={j().result}>
           {(r) => (
@@ -74,7 +106,9 @@ function RunBody(props: { job: BenchJob; live: { status: string; done: number; t
                 <LatencyCharts samplesMs={r().samplesMs!} tableId="run-percentiles" />
               </Show>
               <RunFacts job={j()} result={r()} />
-              <p><A href={`/bench/compare?baseline=${encodeURIComponent(j().jobId)}`}>Compare this run with another</A></p>
+              <p>
+                <A href={`/bench/compare?baseline=${encodeURIComponent(j().jobId)}`}>Compare this run with another</A>
+              </p>
             </>
           )}
         </Match>

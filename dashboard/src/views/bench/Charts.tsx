@@ -35,9 +35,14 @@ export function LatencyCharts(props: { samplesMs: number[]; tableId: string }) {
             scales: { x: { time: false, distr: 3, range: () => [1, Math.max(2, n)] }, y: { range: (_u, _min, max) => [0, max * 1.05] } },
             axes: [
               // Ticks at p0, p50, p90, p99, p99.9 … as far as the samples reach.
-              { ...AXIS, label: 'percentile', splits: () => [1, 2, 10, 100, 1000, 10000].filter((v) => v <= Math.max(2, n)),
+              {
+                ...AXIS,
+                label: 'percentile',
+                splits: () => [1, 2, 10, 100, 1000, 10000].filter((v) => v <= Math.max(2, n)),
                 // uPlot's log axis labels powers of ten only by default; every split here is a named percentile.
-                filter: (_u, splits) => splits, values: (_u, ticks) => ticks.map((v) => (v == null ? '' : percentileOf(v))) },
+                filter: (_u, splits) => splits,
+                values: (_u, ticks) => ticks.map((v) => (v == null ? '' : percentileOf(v))),
+              },
               { ...AXIS, label: 'latency (ms)', size: 60 },
             ],
             series: [
@@ -56,19 +61,45 @@ export function LatencyCharts(props: { samplesMs: number[]; tableId: string }) {
           describedBy={`${props.tableId}-histogram`}
           data={[buckets.map((b) => b.fromMs + width / 2), buckets.map((b) => b.count)]}
           options={{
-            scales: { x: { time: false, range: () => [buckets[0]?.fromMs ?? 0, buckets.at(-1)?.toMs ?? 1] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-            axes: [{ ...AXIS, label: 'latency (ms)' }, { ...AXIS, label: 'calls', size: 50 }],
+            scales: {
+              x: { time: false, range: () => [buckets[0]?.fromMs ?? 0, buckets.at(-1)?.toMs ?? 1] },
+              y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
+            },
+            axes: [
+              { ...AXIS, label: 'latency (ms)' },
+              { ...AXIS, label: 'calls', size: 50 },
+            ],
             series: [
               { label: 'latency', value: (_u, v) => (v == null ? '' : ms(v)) },
-              { label: 'calls', stroke: '#1f5fbf', fill: 'rgba(31,95,191,0.35)', paths: uPlot.paths.bars!({ size: [0.95, Infinity], align: 0 }), points: { show: false } },
+              {
+                label: 'calls',
+                stroke: '#1f5fbf',
+                fill: 'rgba(31,95,191,0.35)',
+                paths: uPlot.paths.bars!({ size: [0.95, Infinity], align: 0 }),
+                points: { show: false },
+              },
             ],
           }}
         />
         <table id={`${props.tableId}-histogram`} class="bench-buckets">
           <caption>Histogram counts</caption>
-          <thead><tr><th scope="col">latency from</th><th scope="col">to</th><th scope="col">calls</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">latency from</th>
+              <th scope="col">to</th>
+              <th scope="col">calls</th>
+            </tr>
+          </thead>
           <tbody>
-            <For each={buckets}>{(b) => <tr><td>{ms(b.fromMs)}</td><td>{ms(b.toMs)}</td><td>{b.count}</td></tr>}</For>
+            <For each={buckets}>
+              {(b) => (
+                <tr>
+                  <td>{ms(b.fromMs)}</td>
+                  <td>{ms(b.toMs)}</td>
+                  <td>{b.count}</td>
+                </tr>
+              )}
+            </For>
           </tbody>
         </table>
       </figure>

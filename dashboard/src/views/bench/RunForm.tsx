@@ -30,15 +30,43 @@ export function RunForm(props: { onStarted(): void }) {
   return (
     <details class="bench-run-form">
       <summary>Run an HTTP benchmark</summary>
-      <p>Needs a token with <code>bench:run</code>. Each call requests the URL; the outbound policy decides which addresses may be reached.</p>
+      <p>
+        Needs a token with <code>bench:run</code>. Each call requests the URL; the outbound policy decides which addresses may be reached.
+      </p>
       <form onSubmit={submit}>
-        <label>URL <input name="url" type="url" required value={url()} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="http://127.0.0.1:8080/health" /></label>
-        <label>Name (optional) <input name="run-name" value={name()} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} /></label>
-        <label>Measured calls <input name="testRuns" type="number" min="1" max="500" required value={testRuns()} onInput={(e) => setTestRuns(e.currentTarget.valueAsNumber)} /></label>
-        <label>Concurrency <input name="concurrency" type="number" min="1" max="32" required value={concurrency()} onInput={(e) => setConcurrency(e.currentTarget.valueAsNumber)} /></label>
-        <button type="submit" disabled={busy()}>Start the run</button>
+        <label>
+          URL <input name="url" type="url" required value={url()} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="http://127.0.0.1:8080/health" />
+        </label>
+        <label>
+          Name (optional) <input name="run-name" value={name()} onInput={(e) => setName(e.currentTarget.value)} maxLength={200} />
+        </label>
+        <label>
+          Measured calls{' '}
+          <input name="testRuns" type="number" min="1" max="500" required value={testRuns()} onInput={(e) => setTestRuns(e.currentTarget.valueAsNumber)} />
+        </label>
+        <label>
+          Concurrency{' '}
+          <input
+            name="concurrency"
+            type="number"
+            min="1"
+            max="32"
+            required
+            value={concurrency()}
+            onInput={(e) => setConcurrency(e.currentTarget.valueAsNumber)}
+          />
+        </label>
+        <button type="submit" disabled={busy()}>
+          Start the run
+        </button>
       </form>
-      <Show when={message()}>{(m) => <p class={m().ok ? 'ok' : 'bad'} role="alert">{m().text}</p>}</Show>
+      <Show when={message()}>
+        {(m) => (
+          <p class={m().ok ? 'ok' : 'bad'} role="alert">
+            {m().text}
+          </p>
+        )}
+      </Show>
     </details>
   );
 }

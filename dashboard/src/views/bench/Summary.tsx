@@ -16,7 +16,12 @@ export function PercentileTable(props: { result: BenchResult; id: string }) {
     <div class="bench-scroll" tabindex="0" role="region" aria-label="latency percentiles (scrolls sideways on a narrow screen)">
       <table id={props.id} class="bench-percentiles" data-testid="percentile-table">
         <caption>Latency percentiles (HDR histogram of the successful calls)</caption>
-        <thead><tr><th scope="col">summary</th><For each={SUMMARY_COLUMNS}>{([label]) => <th scope="col">{label}</th>}</For></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">summary</th>
+            <For each={SUMMARY_COLUMNS}>{([label]) => <th scope="col">{label}</th>}</For>
+          </tr>
+        </thead>
         <tbody>
           <For each={rows()}>
             {([label, s]) => (
@@ -33,7 +38,11 @@ export function PercentileTable(props: { result: BenchResult; id: string }) {
 }
 
 const counts = (o: Record<string, number> | undefined): string =>
-  o && Object.keys(o).length > 0 ? Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ') : 'none';
+  o && Object.keys(o).length > 0
+    ? Object.entries(o)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')
+    : 'none';
 
 /** Throughput, counts, errors by kind, the machine and the settings of a finished run. */
 export function RunFacts(props: { job: BenchJob; result: BenchResult }) {
@@ -41,20 +50,42 @@ export function RunFacts(props: { job: BenchJob; result: BenchResult }) {
   const m = () => r().machine;
   return (
     <dl class="fields bench-facts">
-      <dt>calls</dt><dd>{r().succeeded} succeeded, {r().failed} failed, in {(r().durationMs / 1000).toFixed(2)} s</dd>
-      <dt>throughput</dt><dd data-testid="throughput">{r().throughputPerSecond.toFixed(1)} calls/s</dd>
+      <dt>calls</dt>
+      <dd>
+        {r().succeeded} succeeded, {r().failed} failed, in {(r().durationMs / 1000).toFixed(2)} s
+      </dd>
+      <dt>throughput</dt>
+      <dd data-testid="throughput">{r().throughputPerSecond.toFixed(1)} calls/s</dd>
       <Show when={r().outputTokensPerSecond !== undefined}>
-        <dt>output tokens</dt><dd>{r().outputTokens ?? '—'} ({r().outputTokensPerSecond!.toFixed(1)} tokens/s per call)</dd>
+        <dt>output tokens</dt>
+        <dd>
+          {r().outputTokens ?? '—'} ({r().outputTokensPerSecond!.toFixed(1)} tokens/s per call)
+        </dd>
       </Show>
-      <dt>errors by kind</dt><dd data-testid="errors">{counts(r().errorsByKind)}</dd>
-      <Show when={r().statusCodes}><dt>status codes</dt><dd>{counts(r().statusCodes)}</dd></Show>
+      <dt>errors by kind</dt>
+      <dd data-testid="errors">{counts(r().errorsByKind)}</dd>
+      <Show when={r().statusCodes}>
+        <dt>status codes</dt>
+        <dd>{counts(r().statusCodes)}</dd>
+      </Show>
       <Show when={r().coordinatedOmission}>
-        {(co) => <><dt>coordinated omission</dt><dd>{co().method} (expected interval {ms(co().expectedIntervalMs)})</dd></>}
+        {(co) => (
+          <>
+            <dt>coordinated omission</dt>
+            <dd>
+              {co().method} (expected interval {ms(co().expectedIntervalMs)})
+            </dd>
+          </>
+        )}
       </Show>
       <dt>machine</dt>
-      <dd>{m().cpuModel}, {m().cores} cores, {(m().totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node {m().node}, {m().platform}, host {m().hostname}</dd>
+      <dd>
+        {m().cpuModel}, {m().cores} cores, {(m().totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node {m().node}, {m().platform}, host {m().hostname}
+      </dd>
       <dt>settings</dt>
-      <dd>{props.job.settings.testRuns} measured calls, {props.job.settings.warmupRuns} warm-up, concurrency {props.job.settings.concurrency}</dd>
+      <dd>
+        {props.job.settings.testRuns} measured calls, {props.job.settings.warmupRuns} warm-up, concurrency {props.job.settings.concurrency}
+      </dd>
     </dl>
   );
 }

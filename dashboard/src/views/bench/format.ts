@@ -9,8 +9,15 @@ export function ms(x: number): string {
 
 /** The percentile table's columns, in the order the report shows them. */
 export const SUMMARY_COLUMNS: readonly [string, keyof LatencySummary][] = [
-  ['n', 'count'], ['mean', 'meanMs'], ['stddev', 'stddevMs'], ['p50', 'p50Ms'], ['p90', 'p90Ms'],
-  ['p95', 'p95Ms'], ['p99', 'p99Ms'], ['p99.9', 'p999Ms'], ['max', 'maxMs'],
+  ['n', 'count'],
+  ['mean', 'meanMs'],
+  ['stddev', 'stddevMs'],
+  ['p50', 'p50Ms'],
+  ['p90', 'p90Ms'],
+  ['p95', 'p95Ms'],
+  ['p99', 'p99Ms'],
+  ['p99.9', 'p999Ms'],
+  ['max', 'maxMs'],
 ];
 
 /**
@@ -23,14 +30,21 @@ export function percentileCurve(samplesMs: readonly number[]): { percent: number
   return { percent: sorted.map((_, i) => (n === 1 ? 100 : (i / (n - 1)) * 100)), latencyMs: sorted };
 }
 
-export interface Bucket { fromMs: number; toMs: number; count: number }
+export interface Bucket {
+  fromMs: number;
+  toMs: number;
+  count: number;
+}
 
 /** Equal-width latency buckets from the minimum to the maximum (as the report's text histogram). */
 export function histogram(samplesMs: readonly number[], buckets: number): Bucket[] {
   if (samplesMs.length === 0) return [];
   let min = Infinity;
   let max = -Infinity;
-  for (const s of samplesMs) { if (s < min) min = s; if (s > max) max = s; }
+  for (const s of samplesMs) {
+    if (s < min) min = s;
+    if (s > max) max = s;
+  }
   const count = max > min ? buckets : 1;
   const width = max > min ? (max - min) / buckets : 1;
   const out: Bucket[] = Array.from({ length: count }, (_, i) => ({ fromMs: min + i * width, toMs: min + (i + 1) * width, count: 0 }));

@@ -1,11 +1,26 @@
 /** What the bench listener answers (docs/BENCHMARK.md); only the fields the views read. */
 
 export interface LatencySummary {
-  count: number; meanMs: number; stddevMs: number; minMs: number;
-  p50Ms: number; p90Ms: number; p95Ms: number; p99Ms: number; p999Ms: number; maxMs: number;
+  count: number;
+  meanMs: number;
+  stddevMs: number;
+  minMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
 }
 
-export interface Machine { cpuModel: string; cores: number; node: string; platform: string; hostname: string; totalMemoryBytes: number }
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  node: string;
+  platform: string;
+  hostname: string;
+  totalMemoryBytes: number;
+}
 
 export interface BenchResult {
   succeeded: number;
@@ -45,7 +60,12 @@ export interface BenchJob {
   error: { code: string; message: string } | null;
 }
 
-export interface History { runs: BenchJob[]; total: number; limit: number; offset: number }
+export interface History {
+  runs: BenchJob[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 export interface Comparison {
   deltaMeanMs: number;

@@ -9,12 +9,20 @@ export function ConnectorCard(props: { c: ConnectorInfo; detailed?: boolean }) {
   return (
     <article class="connector" data-connector={c().id} aria-labelledby={`connector-${c().id}`}>
       <h2 id={`connector-${c().id}`}>
-        <Show when={!props.detailed} fallback={c().title}><A href={`/connectors/${c().id}`}>{c().title}</A></Show>{' '}
-        <span class={c().configured ? 'ok' : 'warn'} data-testid="configured">{c().configured ? 'configured' : 'not configured'}</span>
+        <Show when={!props.detailed} fallback={c().title}>
+          <A href={`/connectors/${c().id}`}>{c().title}</A>
+        </Show>{' '}
+        <span class={c().configured ? 'ok' : 'warn'} data-testid="configured">
+          {c().configured ? 'configured' : 'not configured'}
+        </span>
       </h2>
       <p>{c().description}</p>
-      <Show when={!c().configured}><p>Missing: {c().missing.join(', ')} (set by the operator in the suite's environment).</p></Show>
-      <p><strong>Verify</strong> ({VERIFY_SCOPE}): {c().verifies}</p>
+      <Show when={!c().configured}>
+        <p>Missing: {c().missing.join(', ')} (set by the operator in the suite's environment).</p>
+      </Show>
+      <p>
+        <strong>Verify</strong> ({VERIFY_SCOPE}): {c().verifies}
+      </p>
       <VerifyButton id={c().id} />
       <h3>Actions ({ACTION_SCOPE})</h3>
       <ul>
@@ -25,7 +33,13 @@ export function ConnectorCard(props: { c: ConnectorInfo; detailed?: boolean }) {
               <Show when={props.detailed}>
                 <ul class="connector-fields">
                   <For each={Object.entries(a.input.properties ?? {})}>
-                    {([field, f]) => <li><code>{field}</code>{(a.input.required ?? []).includes(field) ? ' (required)' : ''}{f.description ? `: ${f.description}` : ''}</li>}
+                    {([field, f]) => (
+                      <li>
+                        <code>{field}</code>
+                        {(a.input.required ?? []).includes(field) ? ' (required)' : ''}
+                        {f.description ? `: ${f.description}` : ''}
+                      </li>
+                    )}
                   </For>
                 </ul>
               </Show>
@@ -36,9 +50,25 @@ export function ConnectorCard(props: { c: ConnectorInfo; detailed?: boolean }) {
       <Show when={props.detailed}>
         <table class="connector-vars">
           <caption>Configuration variables (values are never shown)</caption>
-          <thead><tr><th scope="col">variable</th><th scope="col">set</th><th scope="col">required</th><th scope="col">secret</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">variable</th>
+              <th scope="col">set</th>
+              <th scope="col">required</th>
+              <th scope="col">secret</th>
+            </tr>
+          </thead>
           <tbody>
-            <For each={c().variables}>{(v) => <tr><td title={v.description}>{v.name}</td><td>{v.set ? 'yes' : v.default ? `no (default ${v.default})` : 'no'}</td><td>{v.required ? 'yes' : 'no'}</td><td>{v.secret ? 'yes' : 'no'}</td></tr>}</For>
+            <For each={c().variables}>
+              {(v) => (
+                <tr>
+                  <td title={v.description}>{v.name}</td>
+                  <td>{v.set ? 'yes' : v.default ? `no (default ${v.default})` : 'no'}</td>
+                  <td>{v.required ? 'yes' : 'no'}</td>
+                  <td>{v.secret ? 'yes' : 'no'}</td>
+                </tr>
+              )}
+            </For>
           </tbody>
         </table>
       </Show>

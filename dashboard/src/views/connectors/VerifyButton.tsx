@@ -13,7 +13,9 @@ export function VerifyButton(props: { id: string }) {
   const [outcome, setOutcome] = createSignal<Outcome | null>(null);
   const verify = async () => {
     setBusy(true);
-    const r = await apiOf<{ id: string; valid: boolean; detail: string }>('connector', `/connectors/${encodeURIComponent(props.id)}/verify`, { method: 'POST' });
+    const r = await apiOf<{ id: string; valid: boolean; detail: string }>('connector', `/connectors/${encodeURIComponent(props.id)}/verify`, {
+      method: 'POST',
+    });
     setBusy(false);
     if (r.kind === 'ok') setOutcome({ tone: r.value.valid ? 'ok' : 'bad', text: `${r.value.valid ? 'valid' : 'not valid'}: ${r.value.detail}` });
     else if (r.kind === 'not-permitted') setOutcome({ tone: 'bad', text: `Not permitted: verifying needs a token with ${VERIFY_SCOPE}. (${r.message})` });
@@ -22,9 +24,15 @@ export function VerifyButton(props: { id: string }) {
   };
   return (
     <p class="connector-verify">
-      <button type="button" onClick={verify} disabled={busy()} aria-describedby={`verify-${props.id}`}>Verify {props.id}</button>{' '}
-      <Show when={busy()}><span role="status">checking…</span></Show>
-      <span id={`verify-${props.id}`} role="status" data-testid={`verify-${props.id}`} class={outcome()?.tone ?? ''}>{busy() ? '' : outcome()?.text ?? ''}</span>
+      <button type="button" onClick={verify} disabled={busy()} aria-describedby={`verify-${props.id}`}>
+        Verify {props.id}
+      </button>{' '}
+      <Show when={busy()}>
+        <span role="status">checking…</span>
+      </Show>
+      <span id={`verify-${props.id}`} role="status" data-testid={`verify-${props.id}`} class={outcome()?.tone ?? ''}>
+        {busy() ? '' : (outcome()?.text ?? '')}
+      </span>
     </p>
   );
 }

@@ -10,9 +10,26 @@ export interface UpstreamRow {
   pid: number | null;
 }
 
-export interface CallTally { upstream: string; name: string; success: number; failure: number; lastAt: string; lastTraceId: string }
-export interface RecentCall { at: string; upstream: string; name: string; outcome: 'success' | 'failure'; traceId: string }
-export interface GatewayCalls { since: string; calls: CallTally[]; recent: RecentCall[] }
+export interface CallTally {
+  upstream: string;
+  name: string;
+  success: number;
+  failure: number;
+  lastAt: string;
+  lastTraceId: string;
+}
+export interface RecentCall {
+  at: string;
+  upstream: string;
+  name: string;
+  outcome: 'success' | 'failure';
+  traceId: string;
+}
+export interface GatewayCalls {
+  since: string;
+  calls: CallTally[];
+  recent: RecentCall[];
+}
 
 /** The scope both reads need (or the admin key). */
 export const GATEWAY_READ_SCOPE = 'gateway:read';

@@ -27,14 +27,24 @@ export function OAuth() {
     <section class="oauth" aria-labelledby="oauth-title">
       <h1 id="oauth-title">OAuth</h1>
       <p>
-        How agents and MCP clients get the suite's capability tokens through OAuth 2.1 (docs/OAUTH.md): registered clients, trusted
-        issuers for token exchange, and the token endpoint's latest answers. Every grant and refusal is also on the audit trail.
+        How agents and MCP clients get the suite's capability tokens through OAuth 2.1 (docs/OAUTH.md): registered clients, trusted issuers for token exchange,
+        and the token endpoint's latest answers. Every grant and refusal is also on the audit trail.
       </p>
-      <p role="status" class="ok" data-testid="oauth-said">{said()}</p>
+      <p role="status" class="ok" data-testid="oauth-said">
+        {said()}
+      </p>
       <section aria-labelledby="clients-title">
         <h2 id="clients-title">Clients</h2>
         <Loaded result={clients()} what={`the registered clients (scope ${CLIENT_ADMIN_SCOPE})`}>
-          {(v) => <Clients clients={v.clients} onDeleted={(text) => { setSaid(text); reloadClients(); }} />}
+          {(v) => (
+            <Clients
+              clients={v.clients}
+              onDeleted={(text) => {
+                setSaid(text);
+                reloadClients();
+              }}
+            />
+          )}
         </Loaded>
       </section>
       <Served result={issuers()} id="issuers-title" title="Trusted issuers" what={`the trusted issuers (scope ${OAUTH_READ_SCOPE})`}>

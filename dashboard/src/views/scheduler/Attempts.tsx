@@ -19,24 +19,45 @@ export function Attempts(props: { history: AttemptRow[]; attempts: number; runni
     <section aria-labelledby="attempts-title">
       <h2 id="attempts-title">Attempts</h2>
       <table class="attempts" data-testid="attempts">
-        <thead><tr><th scope="col">Attempt</th><th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Outcome</th><th scope="col">Status</th><th scope="col">Error</th><th scope="col">Signed trace</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Attempt</th>
+            <th scope="col">Started</th>
+            <th scope="col">Ended</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Status</th>
+            <th scope="col">Error</th>
+            <th scope="col">Signed trace</th>
+          </tr>
+        </thead>
         <tbody>
-          <For each={rows()} fallback={<tr><td colspan="7">No attempt yet.</td></tr>}>
+          <For
+            each={rows()}
+            fallback={
+              <tr>
+                <td colspan="7">No attempt yet.</td>
+              </tr>
+            }
+          >
             {(r) => (
               <tr data-attempt={r.n} data-outcome={r.a?.outcome ?? ''}>
                 <td>{r.n}</td>
-                {r.a === undefined
-                  ? <td colspan="6">{unended(r.n)}</td>
-                  : (
-                    <>
-                      <td><RelativeTime iso={r.a.startedAt} /></td>
-                      <td><RelativeTime iso={r.a.endedAt} /></td>
-                      <td class={`state ${stateClass(r.a.outcome === 'success' ? 'succeeded' : 'failed')}`}>{r.a.outcome}</td>
-                      <td>{r.a.status !== null ? `HTTP ${r.a.status}` : '—'}</td>
-                      <td>{r.a.error ?? '—'}</td>
-                      <td>{r.a.traceId !== null ? <A href={`/records/${encodeURIComponent(r.a.traceId)}`}>{r.a.traceId}</A> : 'not recorded'}</td>
-                    </>
-                  )}
+                {r.a === undefined ? (
+                  <td colspan="6">{unended(r.n)}</td>
+                ) : (
+                  <>
+                    <td>
+                      <RelativeTime iso={r.a.startedAt} />
+                    </td>
+                    <td>
+                      <RelativeTime iso={r.a.endedAt} />
+                    </td>
+                    <td class={`state ${stateClass(r.a.outcome === 'success' ? 'succeeded' : 'failed')}`}>{r.a.outcome}</td>
+                    <td>{r.a.status !== null ? `HTTP ${r.a.status}` : '—'}</td>
+                    <td>{r.a.error ?? '—'}</td>
+                    <td>{r.a.traceId !== null ? <A href={`/records/${encodeURIComponent(r.a.traceId)}`}>{r.a.traceId}</A> : 'not recorded'}</td>
+                  </>
+                )}
               </tr>
             )}
           </For>

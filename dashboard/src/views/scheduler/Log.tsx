@@ -27,8 +27,14 @@ export function Log(props: { tick: Accessor<number> }) {
           <>
             <EventTable events={p.events} testid="log" />
             <div class="pager">
-              <button type="button" disabled={before().length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>Newer events</button>
-              <Show when={p.next !== null}><button type="button" onClick={() => setBefore((b) => [...b, p.next!])}>Older events</button></Show>
+              <button type="button" disabled={before().length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>
+                Newer events
+              </button>
+              <Show when={p.next !== null}>
+                <button type="button" onClick={() => setBefore((b) => [...b, p.next!])}>
+                  Older events
+                </button>
+              </Show>
             </div>
           </>
         )}
@@ -38,19 +44,48 @@ export function Log(props: { tick: Accessor<number> }) {
 }
 
 /** Scheduler events as a table: the log's and the live list's. */
-export function EventTable(props: { events: { seq?: number; at: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string }[]; testid: string; empty?: string }) {
+export function EventTable(props: {
+  events: { seq?: number; at: string; kind: string; taskId: string | null; scheduleId: string | null; attempt: number | null; detail: string }[];
+  testid: string;
+  empty?: string;
+}) {
   return (
     <table class="events" data-testid={props.testid}>
-      <thead><tr><th scope="col">Event</th><th scope="col">Task or schedule</th><th scope="col">Detail</th><th scope="col">Attempt</th><th scope="col">When</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Task or schedule</th>
+          <th scope="col">Detail</th>
+          <th scope="col">Attempt</th>
+          <th scope="col">When</th>
+        </tr>
+      </thead>
       <tbody>
-        <For each={props.events} fallback={<tr><td colspan="5">{props.empty ?? 'No events.'}</td></tr>}>
+        <For
+          each={props.events}
+          fallback={
+            <tr>
+              <td colspan="5">{props.empty ?? 'No events.'}</td>
+            </tr>
+          }
+        >
           {(e) => (
             <tr data-kind={e.kind} data-task={e.taskId ?? ''} data-schedule={e.scheduleId ?? ''}>
               <td>{e.kind}</td>
-              <td>{e.taskId !== null ? <A href={taskHref(e.taskId)}>{e.taskId}</A> : e.scheduleId !== null ? <A href={scheduleHref(e.scheduleId)}>{e.scheduleId}</A> : ''}</td>
+              <td>
+                {e.taskId !== null ? (
+                  <A href={taskHref(e.taskId)}>{e.taskId}</A>
+                ) : e.scheduleId !== null ? (
+                  <A href={scheduleHref(e.scheduleId)}>{e.scheduleId}</A>
+                ) : (
+                  ''
+                )}
+              </td>
               <td>{e.detail}</td>
               <td>{e.attempt ?? ''}</td>
-              <td><RelativeTime iso={e.at} /></td>
+              <td>
+                <RelativeTime iso={e.at} />
+              </td>
             </tr>
           )}
         </For>

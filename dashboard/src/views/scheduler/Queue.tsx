@@ -23,7 +23,14 @@ export function Queue(props: { tick: Accessor<number> }) {
       <h2 id="queue-title">Queue</h2>
       <p>
         <label for="queue-state">Show tasks</label>{' '}
-        <select id="queue-state" value={state()} onChange={(e) => { setState(e.currentTarget.value); setOffset(0); }}>
+        <select
+          id="queue-state"
+          value={state()}
+          onChange={(e) => {
+            setState(e.currentTarget.value);
+            setOffset(0);
+          }}
+        >
           <option value="">in every state</option>
           <For each={TASK_STATES}>{(s) => <option value={s}>{s}</option>}</For>
         </select>
@@ -39,4 +46,3 @@ export function Queue(props: { tick: Accessor<number> }) {
     </section>
   );
 }
-

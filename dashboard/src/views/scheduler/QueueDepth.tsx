@@ -20,7 +20,16 @@ export function QueueDepth(props: { tick: Accessor<number> }) {
       <h2 id="depth-title">Queue depth by state</h2>
       <Show when={!refused()} fallback={<NotPermitted what={`the queue (scope ${SCOPE.queue})`} message={refused()!.message} />}>
         <dl class="figures" data-testid="queue-depth">
-          <For each={counts}>{(c) => <div data-state={c.state}><dt>{c.state}</dt><dd><Count result={c.r()} /></dd></div>}</For>
+          <For each={counts}>
+            {(c) => (
+              <div data-state={c.state}>
+                <dt>{c.state}</dt>
+                <dd>
+                  <Count result={c.r()} />
+                </dd>
+              </div>
+            )}
+          </For>
         </dl>
       </Show>
     </section>
@@ -31,8 +40,12 @@ function Count(props: { result: ApiResult<TaskList> | undefined }) {
   const r = () => props.result;
   return (
     <Switch fallback={<span>…</span>}>
-      <Match when={r()?.kind === 'ok'}><span class="figure">{(r() as { value: TaskList }).value.total}</span></Match>
-      <Match when={r() !== undefined}><Unknown reason={(r() as { message: string }).message} /></Match>
+      <Match when={r()?.kind === 'ok'}>
+        <span class="figure">{(r() as { value: TaskList }).value.total}</span>
+      </Match>
+      <Match when={r() !== undefined}>
+        <Unknown reason={(r() as { message: string }).message} />
+      </Match>
     </Switch>
   );
 }

@@ -24,7 +24,11 @@ export function Schedule() {
   const id = () => decodeSegment(params.id);
   const feed = followScheduler((e) => e.scheduleId === id());
   const [offset, setOffset] = createSignal(0);
-  const [schedule] = createRead(() => ({ id: id(), t: token() }), ({ id }) => apiOf<ScheduleRow>('scheduler', `/schedule/${encodeURIComponent(id)}`), { tick: feed.schedulesTick, everyMs: 15_000 });
+  const [schedule] = createRead(
+    () => ({ id: id(), t: token() }),
+    ({ id }) => apiOf<ScheduleRow>('scheduler', `/schedule/${encodeURIComponent(id)}`),
+    { tick: feed.schedulesTick, everyMs: 15_000 },
+  );
   const [firings] = createRead(
     () => ({ id: id(), o: offset(), t: token() }),
     ({ id, o }) => apiOf<TaskList>('scheduler', `/queue?scheduleId=${encodeURIComponent(id)}&limit=${PAGE}&offset=${o}`),
@@ -33,17 +37,34 @@ export function Schedule() {
   return (
     <section aria-labelledby="schedule-title" class="scheduler">
       <h1 id="schedule-title">Schedule {id()}</h1>
-      <p><A href="/scheduler">Schedules and queue</A></p>
+      <p>
+        <A href="/scheduler">Schedules and queue</A>
+      </p>
       <Loaded result={schedule()} what={`this schedule (scope ${SCOPE.schedules})`}>
         {(s) => (
           <dl class="fields" data-testid="schedule" data-state={s.state}>
-            <dt>State</dt><dd class={`state ${s.state === 'active' ? 'ok' : 'warn'}`}>{s.state}</dd>
-            <dt>Cron</dt><dd><code>{s.cron}</code> ({s.timezone ?? 'UTC'})</dd>
-            <dt>Next run</dt><dd><RelativeTime iso={s.nextRun} none={s.state === 'paused' ? 'none while paused' : 'none'} /></dd>
-            <dt>Last fired</dt><dd><RelativeTime iso={s.lastFiredAt} none="never" /></dd>
-            <dt>Firings</dt><dd>{s.firings}</dd>
-            <dt>Timeout</dt><dd>{s.timeout} ms</dd>
-            <dt>Created</dt><dd><RelativeTime iso={s.createdAt} /></dd>
+            <dt>State</dt>
+            <dd class={`state ${s.state === 'active' ? 'ok' : 'warn'}`}>{s.state}</dd>
+            <dt>Cron</dt>
+            <dd>
+              <code>{s.cron}</code> ({s.timezone ?? 'UTC'})
+            </dd>
+            <dt>Next run</dt>
+            <dd>
+              <RelativeTime iso={s.nextRun} none={s.state === 'paused' ? 'none while paused' : 'none'} />
+            </dd>
+            <dt>Last fired</dt>
+            <dd>
+              <RelativeTime iso={s.lastFiredAt} none="never" />
+            </dd>
+            <dt>Firings</dt>
+            <dd>{s.firings}</dd>
+            <dt>Timeout</dt>
+            <dd>{s.timeout} ms</dd>
+            <dt>Created</dt>
+            <dd>
+              <RelativeTime iso={s.createdAt} />
+            </dd>
           </dl>
         )}
       </Loaded>
@@ -53,7 +74,9 @@ export function Schedule() {
           {(v) => (
             <div data-testid="firings">
               <TaskTable tasks={v.tasks} empty="No firing yet." firings />
-              <Show when={v.total > PAGE}><Pager offset={offset()} total={v.total} page={PAGE} onOffset={setOffset} /></Show>
+              <Show when={v.total > PAGE}>
+                <Pager offset={offset()} total={v.total} page={PAGE} onOffset={setOffset} />
+              </Show>
             </div>
           )}
         </Loaded>

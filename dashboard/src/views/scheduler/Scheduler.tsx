@@ -18,8 +18,8 @@ export function Scheduler() {
     <section aria-labelledby="scheduler-title" class="scheduler">
       <h1 id="scheduler-title">Schedules and queue</h1>
       <p>
-        What the scheduler will run and what it ran: pause, resume or delete a schedule (scope <code>schedule:create</code>),
-        filter the queue by state, open a task for its status. Reading takes <code>schedule:read</code>, <code>queue:read</code> and <code>runtime:read</code>.
+        What the scheduler will run and what it ran: pause, resume or delete a schedule (scope <code>schedule:create</code>), filter the queue by state, open a
+        task for its status. Reading takes <code>schedule:read</code>, <code>queue:read</code> and <code>runtime:read</code>.
       </p>
       <div class="scheduler-top">
         <QueueDepth tick={feed.tasksTick} />

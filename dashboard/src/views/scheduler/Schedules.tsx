@@ -17,7 +17,11 @@ const PAGE = 50;
  */
 export function Schedules(props: { tick: Accessor<number> }) {
   const [offset, setOffset] = createSignal(0);
-  const [list, reload] = createRead(() => ({ o: offset(), t: token() }), ({ o }) => apiOf<ScheduleList>('scheduler', `/schedule?limit=${PAGE}&offset=${o}`), { tick: props.tick, everyMs: 15_000 });
+  const [list, reload] = createRead(
+    () => ({ o: offset(), t: token() }),
+    ({ o }) => apiOf<ScheduleList>('scheduler', `/schedule?limit=${PAGE}&offset=${o}`),
+    { tick: props.tick, everyMs: 15_000 },
+  );
   const [outcome, setOutcome] = createSignal<{ ok: boolean; text: string } | null>(null);
   const [confirming, setConfirming] = createSignal<string | null>(null);
   const canManage = () => grants(who()?.scope ?? [], SCOPE.manage);
@@ -34,31 +38,91 @@ export function Schedules(props: { tick: Accessor<number> }) {
   return (
     <section aria-labelledby="schedules-title">
       <h2 id="schedules-title">Schedules</h2>
-      <Show when={!canManage()}><p>This token can read schedules; pausing, resuming and deleting them takes <code>{SCOPE.manage}</code>.</p></Show>
-      <Show when={outcome()}>{(o) => <p class={o().ok ? 'ok' : 'bad'} role="status" data-testid="schedule-outcome">{o().text}</p>}</Show>
+      <Show when={!canManage()}>
+        <p>
+          This token can read schedules; pausing, resuming and deleting them takes <code>{SCOPE.manage}</code>.
+        </p>
+      </Show>
+      <Show when={outcome()}>
+        {(o) => (
+          <p class={o().ok ? 'ok' : 'bad'} role="status" data-testid="schedule-outcome">
+            {o().text}
+          </p>
+        )}
+      </Show>
       <Loaded result={list()} what={`the schedules (scope ${SCOPE.schedules})`}>
         {(v) => (
           <>
             <table class="schedules">
-              <thead><tr><th scope="col">Schedule</th><th scope="col">State</th><th scope="col">Cron</th><th scope="col">Next run</th><th scope="col">Last fired</th><th scope="col">Firings</th><Show when={canManage()}><th scope="col" class="actions">Actions</th></Show></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Schedule</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Cron</th>
+                  <th scope="col">Next run</th>
+                  <th scope="col">Last fired</th>
+                  <th scope="col">Firings</th>
+                  <Show when={canManage()}>
+                    <th scope="col" class="actions">
+                      Actions
+                    </th>
+                  </Show>
+                </tr>
+              </thead>
               <tbody>
-                <For each={v.schedules} fallback={<tr><td colspan="7">No schedules.</td></tr>}>
+                <For
+                  each={v.schedules}
+                  fallback={
+                    <tr>
+                      <td colspan="7">No schedules.</td>
+                    </tr>
+                  }
+                >
                   {(s) => (
                     <tr data-schedule={s.id} data-state={s.state}>
-                      <td><A href={scheduleHref(s.id)}>{s.id}</A></td>
+                      <td>
+                        <A href={scheduleHref(s.id)}>{s.id}</A>
+                      </td>
                       <td class={`state ${s.state === 'active' ? 'ok' : 'warn'}`}>{s.state}</td>
-                      <td><code>{s.cron}</code>{s.timezone ? ` (${s.timezone})` : ' (UTC)'}</td>
-                      <td><RelativeTime iso={s.nextRun} none={s.state === 'paused' ? 'none while paused' : 'none'} /></td>
-                      <td><RelativeTime iso={s.lastFiredAt} none="never" /></td>
+                      <td>
+                        <code>{s.cron}</code>
+                        {s.timezone ? ` (${s.timezone})` : ' (UTC)'}
+                      </td>
+                      <td>
+                        <RelativeTime iso={s.nextRun} none={s.state === 'paused' ? 'none while paused' : 'none'} />
+                      </td>
+                      <td>
+                        <RelativeTime iso={s.lastFiredAt} none="never" />
+                      </td>
                       <td>{s.firings}</td>
                       <Show when={canManage()}>
                         <td class="actions">
-                          <Show when={s.state === 'active'} fallback={<button type="button" onClick={() => act(s, 'resume')}>Resume {s.id}</button>}>
-                            <button type="button" onClick={() => act(s, 'pause')}>Pause {s.id}</button>
+                          <Show
+                            when={s.state === 'active'}
+                            fallback={
+                              <button type="button" onClick={() => act(s, 'resume')}>
+                                Resume {s.id}
+                              </button>
+                            }
+                          >
+                            <button type="button" onClick={() => act(s, 'pause')}>
+                              Pause {s.id}
+                            </button>
                           </Show>{' '}
-                          <Show when={confirming() === s.id} fallback={<button type="button" onClick={() => setConfirming(s.id)}>Delete {s.id}</button>}>
-                            <button type="button" class="danger" onClick={() => act(s, 'delete')}>Really delete {s.id}</button>{' '}
-                            <button type="button" onClick={() => setConfirming(null)}>Keep it</button>
+                          <Show
+                            when={confirming() === s.id}
+                            fallback={
+                              <button type="button" onClick={() => setConfirming(s.id)}>
+                                Delete {s.id}
+                              </button>
+                            }
+                          >
+                            <button type="button" class="danger" onClick={() => act(s, 'delete')}>
+                              Really delete {s.id}
+                            </button>{' '}
+                            <button type="button" onClick={() => setConfirming(null)}>
+                              Keep it
+                            </button>
                           </Show>
                         </td>
                       </Show>
@@ -78,9 +142,15 @@ export function Schedules(props: { tick: Accessor<number> }) {
 export function Pager(props: { offset: number; total: number; page: number; onOffset: (o: number) => void }) {
   return (
     <div class="pager">
-      <button type="button" disabled={props.offset === 0} onClick={() => props.onOffset(Math.max(0, props.offset - props.page))}>Previous page</button>
-      <span>{props.total === 0 ? 0 : props.offset + 1}–{Math.min(props.offset + props.page, props.total)} of {props.total}</span>
-      <button type="button" disabled={props.offset + props.page >= props.total} onClick={() => props.onOffset(props.offset + props.page)}>Next page</button>
+      <button type="button" disabled={props.offset === 0} onClick={() => props.onOffset(Math.max(0, props.offset - props.page))}>
+        Previous page
+      </button>
+      <span>
+        {props.total === 0 ? 0 : props.offset + 1}–{Math.min(props.offset + props.page, props.total)} of {props.total}
+      </span>
+      <button type="button" disabled={props.offset + props.page >= props.total} onClick={() => props.onOffset(props.offset + props.page)}>
+        Next page
+      </button>
     </div>
   );
 }

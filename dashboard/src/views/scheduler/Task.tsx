@@ -14,7 +14,20 @@ import { scheduleHref, stateClass } from './TaskTable';
 import { SCOPE, type TaskRow, type TaskStatus } from './types';
 import './scheduler.css';
 
-const FIELDS: (keyof TaskRow)[] = ['priority', 'attempts', 'maxAttempts', 'lastError', 'lastStatus', 'scheduleId', 'dueAt', 'createdAt', 'runAfter', 'startedAt', 'finishedAt', 'updatedAt'];
+const FIELDS: (keyof TaskRow)[] = [
+  'priority',
+  'attempts',
+  'maxAttempts',
+  'lastError',
+  'lastStatus',
+  'scheduleId',
+  'dueAt',
+  'createdAt',
+  'runAfter',
+  'startedAt',
+  'finishedAt',
+  'updatedAt',
+];
 
 /**
  * `#/scheduler/tasks/<id>`: one task's status and every attempt with its signed trace
@@ -41,13 +54,26 @@ export function Task() {
   return (
     <section aria-labelledby="task-title" class="scheduler">
       <h1 id="task-title">Task {id()}</h1>
-      <p><A href="/scheduler">Schedules and queue</A> · <button type="button" onClick={reload}>Refresh</button></p>
+      <p>
+        <A href="/scheduler">Schedules and queue</A> ·{' '}
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+      </p>
       <Loaded result={status()} what={`this task (scope ${SCOPE.queue})`}>
         {(t) => (
           <>
             <dl class="fields" data-testid="task-status" data-state={t.state}>
-              <dt>{label('state')}</dt><dd class={`state ${stateClass(t.state)}`}>{t.state}</dd>
-              <For each={FIELDS}>{(f) => <><dt>{label(f)}</dt><dd>{value(t, f)}</dd></>}</For>
+              <dt>{label('state')}</dt>
+              <dd class={`state ${stateClass(t.state)}`}>{t.state}</dd>
+              <For each={FIELDS}>
+                {(f) => (
+                  <>
+                    <dt>{label(f)}</dt>
+                    <dd>{value(t, f)}</dd>
+                  </>
+                )}
+              </For>
             </dl>
             <Attempts history={t.history} attempts={t.attempts} running={t.state === 'running'} />
           </>

@@ -12,22 +12,39 @@ export function TaskTable(props: { tasks: TaskRow[]; empty: string; firings?: bo
     <table class="queue">
       <thead>
         <tr>
-          <th scope="col">Task</th><th scope="col">State</th><th scope="col">Attempts</th>
+          <th scope="col">Task</th>
+          <th scope="col">State</th>
+          <th scope="col">Attempts</th>
           {props.firings ? <th scope="col">Due</th> : <th scope="col">Priority</th>}
-          <th scope="col">Last result</th>{props.firings ? null : <th scope="col">Schedule</th>}<th scope="col">Updated</th>
+          <th scope="col">Last result</th>
+          {props.firings ? null : <th scope="col">Schedule</th>}
+          <th scope="col">Updated</th>
         </tr>
       </thead>
       <tbody>
-        <For each={props.tasks} fallback={<tr><td colspan="7">{props.empty}</td></tr>}>
+        <For
+          each={props.tasks}
+          fallback={
+            <tr>
+              <td colspan="7">{props.empty}</td>
+            </tr>
+          }
+        >
           {(task) => (
             <tr data-task={task.id} data-state={task.state}>
-              <td><A href={taskHref(task.id)}>{task.id}</A></td>
+              <td>
+                <A href={taskHref(task.id)}>{task.id}</A>
+              </td>
               <td class={`state ${stateClass(task.state)}`}>{task.state}</td>
-              <td class="nowrap">{task.attempts} of {task.maxAttempts}</td>
+              <td class="nowrap">
+                {task.attempts} of {task.maxAttempts}
+              </td>
               <td>{props.firings ? <RelativeTime iso={task.dueAt} /> : task.priority}</td>
               <td>{task.lastError ?? (task.lastStatus !== null ? `HTTP ${task.lastStatus}` : '')}</td>
               {props.firings ? null : <td>{task.scheduleId !== null ? <A href={scheduleHref(task.scheduleId)}>{task.scheduleId}</A> : ''}</td>}
-              <td><RelativeTime iso={task.updatedAt} /></td>
+              <td>
+                <RelativeTime iso={task.updatedAt} />
+              </td>
             </tr>
           )}
         </For>

@@ -27,12 +27,14 @@ export function followScheduler(only?: (e: FeedEvent) => boolean): SchedulerFeed
   const [tasksTick, setTasksTick] = createSignal(0);
   const bumpSchedules = throttled(() => setSchedulesTick((n) => n + 1), THROTTLE_MS);
   const bumpTasks = throttled(() => setTasksTick((n) => n + 1), THROTTLE_MS);
-  onCleanup(onLive('scheduler.event', ({ event }) => {
-    if (only !== undefined && !only(event)) return;
-    setEvents((list) => [event, ...list].slice(0, KEPT));
-    // A firing changes the schedule (next run, firings) and enqueues a task.
-    if (event.kind.startsWith('schedule-')) bumpSchedules();
-    if (event.kind.startsWith('task-') || event.kind === 'schedule-fired') bumpTasks();
-  }));
+  onCleanup(
+    onLive('scheduler.event', ({ event }) => {
+      if (only !== undefined && !only(event)) return;
+      setEvents((list) => [event, ...list].slice(0, KEPT));
+      // A firing changes the schedule (next run, firings) and enqueues a task.
+      if (event.kind.startsWith('schedule-')) bumpSchedules();
+      if (event.kind.startsWith('task-') || event.kind === 'schedule-fired') bumpTasks();
+    }),
+  );
   return { events, schedulesTick, tasksTick };
 }

@@ -7,10 +7,26 @@ import { createSignal, Show } from 'solid-js';
 export function KeyField(props: { id: string; label: string; held: string | null; onUse: (key: string | null) => void; purpose: string }) {
   const [draft, setDraft] = createSignal('');
   return (
-    <form class="key-field" onSubmit={(e) => { e.preventDefault(); if (draft() !== '') props.onUse(draft()); setDraft(''); }}>
+    <form
+      class="key-field"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (draft() !== '') props.onUse(draft());
+        setDraft('');
+      }}
+    >
       <Show
         when={props.held === null}
-        fallback={<><span role="status">{props.label} held in memory for {props.purpose}.</span> <button type="button" onClick={() => props.onUse(null)}>Forget the {props.label.toLowerCase()}</button></>}
+        fallback={
+          <>
+            <span role="status">
+              {props.label} held in memory for {props.purpose}.
+            </span>{' '}
+            <button type="button" onClick={() => props.onUse(null)}>
+              Forget the {props.label.toLowerCase()}
+            </button>
+          </>
+        }
       >
         <label for={props.id}>{props.label}</label>
         <input id={props.id} type="password" autocomplete="off" value={draft()} onInput={(e) => setDraft(e.currentTarget.value)} />

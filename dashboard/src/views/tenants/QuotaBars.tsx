@@ -32,12 +32,18 @@ export function QuotaBars(props: { report: UsageReport; plans: ApiResult<{ plans
           const used = () => usedOf(metric);
           const limit = () => limitOf(metric);
           const state = () => {
-            const u = used(), l = limit();
+            const u = used(),
+              l = limit();
             return u.kind === 'known' && l.kind === 'known' ? quotaState(u.value, l.value) : 'unknown';
           };
           const percent = () => {
-            const u = used(), l = limit();
-            return u.kind === 'known' && l.kind === 'known' && l.value > 0 ? Math.min(100, Math.floor((u.value * 100) / l.value)) : l.kind === 'known' && l.value === 0 ? 100 : 0;
+            const u = used(),
+              l = limit();
+            return u.kind === 'known' && l.kind === 'known' && l.value > 0
+              ? Math.min(100, Math.floor((u.value * 100) / l.value))
+              : l.kind === 'known' && l.value === 0
+                ? 100
+                : 0;
           };
           return (
             <li data-metric={metric} data-state={state()}>
@@ -45,20 +51,36 @@ export function QuotaBars(props: { report: UsageReport; plans: ApiResult<{ plans
               <Switch>
                 <Match when={state() === 'unknown'}>
                   <span class="quota-figure">
-                    {(() => { const u = used(); return u.kind === 'known' ? `${u.value} used` : <Unknown reason={u.reason} />; })()}
+                    {(() => {
+                      const u = used();
+                      return u.kind === 'known' ? `${u.value} used` : <Unknown reason={u.reason} />;
+                    })()}
                     {' / '}
-                    {(() => { const l = limit(); return l.kind === 'known' ? (l.value < 0 ? 'unlimited' : String(l.value)) : <Unknown reason={l.reason} />; })()}
+                    {(() => {
+                      const l = limit();
+                      return l.kind === 'known' ? l.value < 0 ? 'unlimited' : String(l.value) : <Unknown reason={l.reason} />;
+                    })()}
                   </span>
                 </Match>
                 <Match when={state() === 'unlimited'}>
-                  <span class="quota-figure" data-testid="quota-figure">{(used() as { value: number }).value} used · unlimited</span>
+                  <span class="quota-figure" data-testid="quota-figure">
+                    {(used() as { value: number }).value} used · unlimited
+                  </span>
                 </Match>
                 <Match when={true}>
-                  <span class="quota-bar" role="meter" aria-label={`${metric} used`} aria-valuemin="0" aria-valuemax={(limit() as { value: number }).value} aria-valuenow={(used() as { value: number }).value}>
+                  <span
+                    class="quota-bar"
+                    role="meter"
+                    aria-label={`${metric} used`}
+                    aria-valuemin="0"
+                    aria-valuemax={(limit() as { value: number }).value}
+                    aria-valuenow={(used() as { value: number }).value}
+                  >
                     <span class={`quota-fill ${state()}`} style={{ width: `${percent()}%` }} />
                   </span>
                   <span class={`quota-figure ${state() === 'ok' ? '' : state()}`} data-testid="quota-figure">
-                    {(used() as { value: number }).value} / {(limit() as { value: number }).value} ({percent()}%){state() === 'bad' ? ' · limit reached' : state() === 'warn' ? ' · near the limit' : ''}
+                    {(used() as { value: number }).value} / {(limit() as { value: number }).value} ({percent()}%)
+                    {state() === 'bad' ? ' · limit reached' : state() === 'warn' ? ' · near the limit' : ''}
                   </span>
                 </Match>
               </Switch>

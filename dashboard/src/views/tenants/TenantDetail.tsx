@@ -19,9 +19,22 @@ export function TenantDetail() {
   return (
     <section aria-labelledby="tenant-title">
       <h1 id="tenant-title">Tenant {params.id}</h1>
-      <p><A href="/tenants">All tenants</A> · This month's use of each metered quantity against the limit of the tenant's plan (<code>GET /plans</code>). Amber from 80% or one unit left, red at the limit.</p>
+      <p>
+        <A href="/tenants">All tenants</A> · This month's use of each metered quantity against the limit of the tenant's plan (<code>GET /plans</code>). Amber
+        from 80% or one unit left, red at the limit.
+      </p>
       <KeyField id="admin-key" label="Admin key" held={adminKey()} onUse={setAdminKey} purpose="the tenant views' requests" />
-      <p><button type="button" onClick={() => { reload(); reloadPlans(); }}>Refresh</button></p>
+      <p>
+        <button
+          type="button"
+          onClick={() => {
+            reload();
+            reloadPlans();
+          }}
+        >
+          Refresh
+        </button>
+      </p>
       <Loaded result={report()} what="this tenant's usage (scope tenant:manage, or the admin key)">
         {(r) => <TenantReport report={r} plans={plans()} heading="h2" />}
       </Loaded>

@@ -10,10 +10,21 @@ export function TenantReport(props: { report: UsageReport; plans: ApiResult<{ pl
   return (
     <div class="tenant-report" data-testid="tenant-report" data-tenant={t().id}>
       <dl class="fields">
-        <dt>tenant</dt><dd>{t().name} (<code>{t().id}</code>)</dd>
-        <dt>plan</dt><dd>{props.report.plan.label} (<code>{t().plan}</code>)</dd>
-        <dt>status</dt><dd class={t().status === 'active' ? 'ok' : 'bad'}>{t().status}{t().statusReason ? `: ${t().statusReason}` : ''}</dd>
-        <dt>period</dt><dd>{props.report.period} (UTC month)</dd>
+        <dt>tenant</dt>
+        <dd>
+          {t().name} (<code>{t().id}</code>)
+        </dd>
+        <dt>plan</dt>
+        <dd>
+          {props.report.plan.label} (<code>{t().plan}</code>)
+        </dd>
+        <dt>status</dt>
+        <dd class={t().status === 'active' ? 'ok' : 'bad'}>
+          {t().status}
+          {t().statusReason ? `: ${t().statusReason}` : ''}
+        </dd>
+        <dt>period</dt>
+        <dd>{props.report.period} (UTC month)</dd>
       </dl>
       <Dynamic component={props.heading}>Quotas this month</Dynamic>
       <QuotaBars report={props.report} plans={props.plans} />

@@ -1,9 +1,24 @@
 import { apiOf, type ApiResult } from '../../api';
 
 /** A plan as `GET /plans` publishes it (docs/PLANS.md); `-1` is unlimited. */
-export interface Plan { id: string; label: string; priceCents: number; limits: Record<string, number>; features: string[] }
+export interface Plan {
+  id: string;
+  label: string;
+  priceCents: number;
+  limits: Record<string, number>;
+  features: string[];
+}
 
-export interface TenantInfo { id: string; name: string; plan: string; status: string; statusReason: string | null; externalRef: string | null; email: string | null; createdAt: string }
+export interface TenantInfo {
+  id: string;
+  name: string;
+  plan: string;
+  status: string;
+  statusReason: string | null;
+  externalRef: string | null;
+  email: string | null;
+  createdAt: string;
+}
 
 /** The spec's usage report (`GET /usage`, `GET /admin/tenants/:id`, each item of `GET /admin/tenants`). */
 export interface UsageReport {

@@ -39,21 +39,42 @@ export function MintNarrower(props: { caps: Capabilities }) {
     <form class="mint" onSubmit={submit} aria-labelledby="mint-narrower-title">
       <h3 id="mint-narrower-title">With your token (narrower only)</h3>
       <p>A token can hand on only authority it holds itself: pick from your token's scopes, or type narrower ones.</p>
-      <div class="field"><label for="mint-sub">Subject (sub)</label><input id="mint-sub" required value={sub()} onInput={(e) => setSub(e.currentTarget.value)} /></div>
+      <div class="field">
+        <label for="mint-sub">Subject (sub)</label>
+        <input id="mint-sub" required value={sub()} onInput={(e) => setSub(e.currentTarget.value)} />
+      </div>
       <fieldset>
         <legend>Scopes your token holds</legend>
         <For each={props.caps.scope} fallback={<p>Your token holds no scope.</p>}>
-          {(s) => <label class="scope"><input type="checkbox" name="mint-scope" value={s} checked={chosen().includes(s)} onChange={(e) => toggle(s, e.currentTarget.checked)} /> <code>{s}</code></label>}
+          {(s) => (
+            <label class="scope">
+              <input type="checkbox" name="mint-scope" value={s} checked={chosen().includes(s)} onChange={(e) => toggle(s, e.currentTarget.checked)} />{' '}
+              <code>{s}</code>
+            </label>
+          )}
         </For>
       </fieldset>
       <div class="field">
         <label for="mint-extra">Narrower scopes (space separated)</label>
         <input id="mint-extra" placeholder="e.g. execution:read" value={extra()} onInput={(e) => setExtra(e.currentTarget.value)} />
       </div>
-      <div class="field"><label for="mint-expires">Expires in</label><input id="mint-expires" required value={expiresIn()} onInput={(e) => setExpiresIn(e.currentTarget.value)} /> <small>30s, 15m, 8h, 7d (at most 365d)</small></div>
-      <div class="field"><label for="mint-aud">Audience (optional)</label><input id="mint-aud" value={aud()} onInput={(e) => setAud(e.currentTarget.value)} /></div>
-      <button type="submit" disabled={busy()}>Mint a narrower token</button>
-      <Show when={refusal()}><p class="bad" role="alert" data-testid="mint-refusal">{refusal()}</p></Show>
+      <div class="field">
+        <label for="mint-expires">Expires in</label>
+        <input id="mint-expires" required value={expiresIn()} onInput={(e) => setExpiresIn(e.currentTarget.value)} />{' '}
+        <small>30s, 15m, 8h, 7d (at most 365d)</small>
+      </div>
+      <div class="field">
+        <label for="mint-aud">Audience (optional)</label>
+        <input id="mint-aud" value={aud()} onInput={(e) => setAud(e.currentTarget.value)} />
+      </div>
+      <button type="submit" disabled={busy()}>
+        Mint a narrower token
+      </button>
+      <Show when={refusal()}>
+        <p class="bad" role="alert" data-testid="mint-refusal">
+          {refusal()}
+        </p>
+      </Show>
       <Show when={minted()}>{(m) => <MintedToken minted={m()} onHide={() => setMinted(null)} id="minted-narrower" />}</Show>
     </form>
   );

@@ -39,12 +39,30 @@ export function MintWithAdminKey() {
     <form class="mint" onSubmit={submit} aria-labelledby="mint-admin-title" autocomplete="off">
       <h3 id="mint-admin-title">With the admin key (any scope)</h3>
       <p>The key is used for this one request and then cleared; it is not stored anywhere.</p>
-      <div class="field"><label for="admin-sub">Subject (sub)</label><input id="admin-sub" required value={sub()} onInput={(e) => setSub(e.currentTarget.value)} /></div>
-      <div class="field"><label for="admin-scope">Scopes (space separated)</label><input id="admin-scope" required placeholder="e.g. execution:read audit:read" value={scope()} onInput={(e) => setScope(e.currentTarget.value)} /></div>
-      <div class="field"><label for="admin-expires">Expires in</label><input id="admin-expires" required value={expiresIn()} onInput={(e) => setExpiresIn(e.currentTarget.value)} /></div>
-      <div class="field"><label for="admin-key">Admin key</label><input id="admin-key" ref={keyField} type="password" autocomplete="off" required /></div>
-      <button type="submit" disabled={busy()}>Mint with the admin key</button>
-      <Show when={refusal()}><p class="bad" role="alert" data-testid="admin-refusal">{refusal()}</p></Show>
+      <div class="field">
+        <label for="admin-sub">Subject (sub)</label>
+        <input id="admin-sub" required value={sub()} onInput={(e) => setSub(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for="admin-scope">Scopes (space separated)</label>
+        <input id="admin-scope" required placeholder="e.g. execution:read audit:read" value={scope()} onInput={(e) => setScope(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for="admin-expires">Expires in</label>
+        <input id="admin-expires" required value={expiresIn()} onInput={(e) => setExpiresIn(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for="admin-key">Admin key</label>
+        <input id="admin-key" ref={keyField} type="password" autocomplete="off" required />
+      </div>
+      <button type="submit" disabled={busy()}>
+        Mint with the admin key
+      </button>
+      <Show when={refusal()}>
+        <p class="bad" role="alert" data-testid="admin-refusal">
+          {refusal()}
+        </p>
+      </Show>
       <Show when={minted()}>{(m) => <MintedToken minted={m()} onHide={() => setMinted(null)} id="minted-admin" />}</Show>
     </form>
   );

@@ -16,12 +16,18 @@ export function RevokePanel() {
     if (!v) return;
     setBusy(true);
     setResult(null);
-    const r = await apiOf<{ revoked: boolean; jti: string }>('token', '/auth/token/revoke', { method: 'POST', body: looksLikeToken(v) ? { token: v } : { jti: v } });
+    const r = await apiOf<{ revoked: boolean; jti: string }>('token', '/auth/token/revoke', {
+      method: 'POST',
+      body: looksLikeToken(v) ? { token: v } : { jti: v },
+    });
     setBusy(false);
-    if (r.kind !== 'ok') return void setResult({ ok: false, text: failureText(r.kind === 'error' ? r.status : r.kind === 'unreachable' ? null : 403, r.message) });
-    setResult(r.value.revoked
-      ? { ok: true, text: `Revoked ${r.value.jti}: every listener refuses it from now on.` }
-      : { ok: false, text: `Nothing to revoke: ${r.value.jti || 'this token'} is unknown, already revoked or expired.` });
+    if (r.kind !== 'ok')
+      return void setResult({ ok: false, text: failureText(r.kind === 'error' ? r.status : r.kind === 'unreachable' ? null : 403, r.message) });
+    setResult(
+      r.value.revoked
+        ? { ok: true, text: `Revoked ${r.value.jti}: every listener refuses it from now on.` }
+        : { ok: false, text: `Nothing to revoke: ${r.value.jti || 'this token'} is unknown, already revoked or expired.` },
+    );
     if (r.value.revoked) setWhat('');
   };
   return (
@@ -31,8 +37,16 @@ export function RevokePanel() {
         <label for="revoke-what">Token id (jti) or the token itself</label>
         <input id="revoke-what" required autocomplete="off" value={what()} onInput={(e) => setWhat(e.currentTarget.value)} />
       </div>
-      <button type="submit" disabled={busy()}>Revoke</button>
-      <Show when={result()}>{(r) => <p class={r().ok ? 'ok' : 'bad'} role="status" data-testid="revoke-result">{r().text}</p>}</Show>
+      <button type="submit" disabled={busy()}>
+        Revoke
+      </button>
+      <Show when={result()}>
+        {(r) => (
+          <p class={r().ok ? 'ok' : 'bad'} role="status" data-testid="revoke-result">
+            {r().text}
+          </p>
+        )}
+      </Show>
     </form>
   );
 }

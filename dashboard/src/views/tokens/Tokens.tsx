@@ -34,8 +34,12 @@ export function Tokens() {
                 </Allowed>
               </section>
               <section>
-                <Allowed may={mayCall(c, 'POST', '/auth/token/revoke')} what="revoke tokens" scope="auth:token:revoke"><RevokePanel /></Allowed>
-                <Allowed may={mayCall(c, 'POST', '/auth/token/validate')} what="validate tokens" scope="auth:token:validate"><ValidatePanel /></Allowed>
+                <Allowed may={mayCall(c, 'POST', '/auth/token/revoke')} what="revoke tokens" scope="auth:token:revoke">
+                  <RevokePanel />
+                </Allowed>
+                <Allowed may={mayCall(c, 'POST', '/auth/token/validate')} what="validate tokens" scope="auth:token:validate">
+                  <ValidatePanel />
+                </Allowed>
               </section>
             </div>
             <RevocationsPanel receives={mayCall(c, 'POST', '/auth/token/revoke')} />
@@ -49,7 +53,14 @@ export function Tokens() {
 
 function Allowed(props: { may: boolean; what: string; scope: string; children: JSX.Element }) {
   return (
-    <Show when={props.may} fallback={<p class="not-permitted" role="status">Not permitted: this token cannot {props.what} (it does not grant {props.scope}).</p>}>
+    <Show
+      when={props.may}
+      fallback={
+        <p class="not-permitted" role="status">
+          Not permitted: this token cannot {props.what} (it does not grant {props.scope}).
+        </p>
+      }
+    >
       {props.children}
     </Show>
   );

@@ -5,9 +5,7 @@ import { token } from '../../auth';
  * fit: with the admin key instead of the pasted token, or where a refusal is an answer to show
  * (`POST /auth/token/validate` answers 400 `{valid:false, error}`, not the error shape).
  */
-export type Answer =
-  | { kind: 'answer'; status: number; body: unknown }
-  | { kind: 'unreachable'; message: string };
+export type Answer = { kind: 'answer'; status: number; body: unknown } | { kind: 'unreachable'; message: string };
 
 export type Credential = { bearer: true } | { adminKey: string };
 
@@ -42,7 +40,5 @@ export function errorText(status: number, body: unknown): string {
  * not a refusal, so it is not called one.
  */
 export function failureText(status: number | null, message: string): string {
-  return status === null || status === 503
-    ? `The token service could not be reached (UNKNOWN): ${message}`
-    : `Refused by the token service: ${message}`;
+  return status === null || status === 503 ? `The token service could not be reached (UNKNOWN): ${message}` : `Refused by the token service: ${message}`;
 }

@@ -1,6 +1,9 @@
 /** `GET /capabilities` of the token listener: who the pasted token is and which routes it may call (the server's word). */
 export interface Capabilities {
-  service: string; sub: string; scope: string[]; exp?: number;
+  service: string;
+  sub: string;
+  scope: string[];
+  exp?: number;
   routes: { method: string; url: string }[];
 }
 

@@ -7,8 +7,19 @@ import { Loaded } from '../Loaded';
 import { TrendChart, type TrendLine } from './TrendChart';
 import './trends.css';
 
-interface Series { name: string; label: string; source: string; permitted: boolean; reason?: string; points: (number | null)[] }
-interface History { minutes: string[]; lastSeq: number; series: Series[] }
+interface Series {
+  name: string;
+  label: string;
+  source: string;
+  permitted: boolean;
+  reason?: string;
+  points: (number | null)[];
+}
+interface History {
+  minutes: string[];
+  lastSeq: number;
+  series: Series[];
+}
 
 /** How often the hour is read again; appends also move the latest minute live, from the socket. */
 const REFRESH_MS = 15_000;
@@ -16,8 +27,22 @@ const REFRESH_MS = 15_000;
 /** The panels: which series each draws, in which colour and dash (so they differ without colour too). */
 const PANELS: { key: string; title: string; lines: { name: string; stroke: string; dash?: number[] }[] }[] = [
   { key: 'appends', title: 'Chain appends per minute', lines: [{ name: 'appends', stroke: '#1f5fbf' }] },
-  { key: 'decisions', title: 'Decisions per minute', lines: [{ name: 'allow', stroke: '#17693a' }, { name: 'deny', stroke: '#b3261e', dash: [6, 4] }] },
-  { key: 'errors', title: 'Error answers per minute', lines: [{ name: 'http4xx', stroke: '#9a5b00' }, { name: 'http5xx', stroke: '#b3261e', dash: [6, 4] }] },
+  {
+    key: 'decisions',
+    title: 'Decisions per minute',
+    lines: [
+      { name: 'allow', stroke: '#17693a' },
+      { name: 'deny', stroke: '#b3261e', dash: [6, 4] },
+    ],
+  },
+  {
+    key: 'errors',
+    title: 'Error answers per minute',
+    lines: [
+      { name: 'http4xx', stroke: '#9a5b00' },
+      { name: 'http5xx', stroke: '#b3261e', dash: [6, 4] },
+    ],
+  },
   { key: 'queue', title: 'Tasks waiting', lines: [{ name: 'queueDepth', stroke: '#5b3fa0' }] },
   { key: 'backlog', title: 'Audit backlog', lines: [{ name: 'auditBacklog', stroke: '#1b1f24' }] },
 ];
@@ -56,12 +81,25 @@ export function Trends() {
               <For each={PANELS}>
                 {(panel) => {
                   const refused = () => panel.lines.map((l) => find(l.name)).find((s) => !s.permitted);
-                  const lines = (): TrendLine[] => panel.lines.map((l) => ({ label: find(l.name).label, stroke: l.stroke, dash: l.dash, values: points(find(l.name)) }));
+                  const lines = (): TrendLine[] =>
+                    panel.lines.map((l) => ({ label: find(l.name).label, stroke: l.stroke, dash: l.dash, values: points(find(l.name)) }));
                   return (
                     <figure class="trend" data-panel={panel.key}>
                       <figcaption>{panel.title}</figcaption>
-                      <Show when={!refused()} fallback={<p class="not-permitted" data-series-refused={panel.key}>not permitted: {refused()!.reason}</p>}>
-                        <TrendChart x={x()} lines={lines()} testId={`trend-${panel.key}`} label={`${panel.title}, the last hour; the figures below say the same`} />
+                      <Show
+                        when={!refused()}
+                        fallback={
+                          <p class="not-permitted" data-series-refused={panel.key}>
+                            not permitted: {refused()!.reason}
+                          </p>
+                        }
+                      >
+                        <TrendChart
+                          x={x()}
+                          lines={lines()}
+                          testId={`trend-${panel.key}`}
+                          label={`${panel.title}, the last hour; the figures below say the same`}
+                        />
                         <ul class="trend-figures">
                           <For each={panel.lines}>{(l, i) => <Figures line={lines()[i()]!} name={l.name} source={find(l.name).source} />}</For>
                         </ul>
@@ -88,7 +126,8 @@ function Figures(props: { line: TrendLine; name: string; source: string }) {
       <span class="trend-key" style={{ 'border-color': props.line.stroke, 'border-style': props.line.dash ? 'dashed' : 'solid' }} />
       {props.line.label}: <strong>{latest() ?? 'not measured'}</strong> this minute
       <Show when={measured().length > 0}>
-        {' · '}{gauge() ? `peak ${Math.max(...measured())}` : `${measured().reduce((a, b) => a + b, 0)} in the hour`}
+        {' · '}
+        {gauge() ? `peak ${Math.max(...measured())}` : `${measured().reduce((a, b) => a + b, 0)} in the hour`}
         {measured().length < props.line.values.length ? ` (measured ${measured().length} of 60 min)` : ''}
       </Show>
     </li>

@@ -11,9 +11,27 @@ export function AnomalyList(props: { anomalies: Anomaly[]; hideChain?: boolean }
         {(a) => (
           <li data-anomaly={a.kind}>
             <strong class="bad">{a.kind}</strong>
-            {props.hideChain ? ' ' : <> in chain <A href={`/trust/chains/${seg(a.chainId)}`}>{a.chainId}</A>: </>}
+            {props.hideChain ? (
+              ' '
+            ) : (
+              <>
+                {' '}
+                in chain <A href={`/trust/chains/${seg(a.chainId)}`}>{a.chainId}</A>:{' '}
+              </>
+            )}
             {a.detail}
-            <br /><small>records: <For each={a.records}>{(r) => <><code>{r}</code>{' '}</>}</For>· since {when(a.detectedAt)}</small>
+            <br />
+            <small>
+              records:{' '}
+              <For each={a.records}>
+                {(r) => (
+                  <>
+                    <code>{r}</code>{' '}
+                  </>
+                )}
+              </For>
+              · since {when(a.detectedAt)}
+            </small>
           </li>
         )}
       </For>

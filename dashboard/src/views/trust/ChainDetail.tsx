@@ -24,18 +24,46 @@ function Node(props: { i: Interaction; chain: ChainDetail; kids: Map<string, Int
   const kids = () => props.kids.get(props.i.id) ?? [];
   return (
     <li data-interaction={props.i.id} classList={{ flagged: flags().length > 0 }}>
-      <span class="call"><strong>{props.i.caller}</strong> → <strong>{props.i.callee}</strong></span> <StateBadge state={props.i.outcome} />
-      <Show when={flags().length > 0}> <span class="bad" data-testid="flag">⚠ {flags().join(', ')}</span></Show>
-      <br /><small><code>{props.i.id}</code> · depth {props.i.depth} · {when(props.i.at)} by {props.i.recordedBy}
-        <Show when={props.i.executionId}>{(x) => <> · execution <ExecutionLink id={x()} /> {link() ? `(linked, ${link()!.outcome})` : '(not on the chain yet)'}</>}</Show>
+      <span class="call">
+        <strong>{props.i.caller}</strong> → <strong>{props.i.callee}</strong>
+      </span>{' '}
+      <StateBadge state={props.i.outcome} />
+      <Show when={flags().length > 0}>
+        {' '}
+        <span class="bad" data-testid="flag">
+          ⚠ {flags().join(', ')}
+        </span>
+      </Show>
+      <br />
+      <small>
+        <code>{props.i.id}</code> · depth {props.i.depth} · {when(props.i.at)} by {props.i.recordedBy}
+        <Show when={props.i.executionId}>
+          {(x) => (
+            <>
+              {' '}
+              · execution <ExecutionLink id={x()} /> {link() ? `(linked, ${link()!.outcome})` : '(not on the chain yet)'}
+            </>
+          )}
+        </Show>
       </small>
       <Show when={observations().length > 0}>
         <ul class="observations">
-          <For each={observations()}>{(o) => <li data-observation={o.id}><small>opinion of {o.observer}: <StateBadge state={o.outcome} />{o.note ? ` “${o.note}”` : ''} ({when(o.observedAt)})</small></li>}</For>
+          <For each={observations()}>
+            {(o) => (
+              <li data-observation={o.id}>
+                <small>
+                  opinion of {o.observer}: <StateBadge state={o.outcome} />
+                  {o.note ? ` “${o.note}”` : ''} ({when(o.observedAt)})
+                </small>
+              </li>
+            )}
+          </For>
         </ul>
       </Show>
       <Show when={kids().length > 0}>
-        <ul class="tree"><For each={kids()}>{(k) => <Node i={k} chain={props.chain} kids={props.kids} />}</For></ul>
+        <ul class="tree">
+          <For each={kids()}>{(k) => <Node i={k} chain={props.chain} kids={props.kids} />}</For>
+        </ul>
       </Show>
     </li>
   );
@@ -54,15 +82,24 @@ export function TrustChain() {
           const tree = treeOf(c.interactions);
           return (
             <div data-testid="chain">
-              <p class="lede">{c.interactionCount} call(s), depth {c.maxDepth}, started {when(c.startedAt)}, last activity {when(c.lastActivityAt)}.
-                {c.stalled ? <strong class="bad"> Stalled: waiting on a pending call.</strong> : ''} <button type="button" onClick={reload}>Refresh</button></p>
+              <p class="lede">
+                {c.interactionCount} call(s), depth {c.maxDepth}, started {when(c.startedAt)}, last activity {when(c.lastActivityAt)}.
+                {c.stalled ? <strong class="bad"> Stalled: waiting on a pending call.</strong> : ''}{' '}
+                <button type="button" onClick={reload}>
+                  Refresh
+                </button>
+              </p>
               <h2>Anomalies</h2>
               <AnomalyList anomalies={c.anomalies} hideChain />
               <h2>Calls</h2>
               <ul class="tree root" aria-label="calls, each under the call it was made from">
                 <For each={tree.roots}>{(i) => <Node i={i} chain={c} kids={tree.children} />}</For>
               </ul>
-              <Show when={c.interactions.length < c.interactionCount}><p><small>The first {c.interactions.length} calls are shown.</small></p></Show>
+              <Show when={c.interactions.length < c.interactionCount}>
+                <p>
+                  <small>The first {c.interactions.length} calls are shown.</small>
+                </p>
+              </Show>
             </div>
           );
         }}

@@ -15,16 +15,41 @@ export function TrustContracts() {
       <Loaded result={list()} what="contracts (scope trust:read)">
         {(v) => (
           <table class="trust-table" data-testid="contracts">
-            <thead><tr><th scope="col">Contract</th><th scope="col">State</th><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Terms</th><th scope="col">Since</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Contract</th>
+                <th scope="col">State</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Operator</th>
+                <th scope="col">Terms</th>
+                <th scope="col">Since</th>
+              </tr>
+            </thead>
             <tbody>
-              <For each={v.contracts} fallback={<tr><td colspan="6">No contract yet.</td></tr>}>
+              <For
+                each={v.contracts}
+                fallback={
+                  <tr>
+                    <td colspan="6">No contract yet.</td>
+                  </tr>
+                }
+              >
                 {(c) => (
                   <tr data-contract={c.id}>
-                    <td><A href={`/trust/contracts/${seg(c.id)}`}>{c.title}</A></td>
-                    <td><StateBadge state={c.state} /></td>
-                    <td><A href={`/trust/subjects/${seg(c.agentId)}`}>{c.agentId}</A></td>
-                    <td><A href={`/trust/subjects/${seg(c.operatorId)}`}>{c.operatorId}</A></td>
-                    <td>{c.terms.length}</td><td>{when(c.createdAt)}</td>
+                    <td>
+                      <A href={`/trust/contracts/${seg(c.id)}`}>{c.title}</A>
+                    </td>
+                    <td>
+                      <StateBadge state={c.state} />
+                    </td>
+                    <td>
+                      <A href={`/trust/subjects/${seg(c.agentId)}`}>{c.agentId}</A>
+                    </td>
+                    <td>
+                      <A href={`/trust/subjects/${seg(c.operatorId)}`}>{c.operatorId}</A>
+                    </td>
+                    <td>{c.terms.length}</td>
+                    <td>{when(c.createdAt)}</td>
                   </tr>
                 )}
               </For>

@@ -21,42 +21,115 @@ export function TrustDispute() {
   };
   return (
     <section class="trust" aria-labelledby="dispute-title">
-      <h1 id="dispute-title">Dispute <code>{params.id}</code></h1>
+      <h1 id="dispute-title">
+        Dispute <code>{params.id}</code>
+      </h1>
       <TrustNav />
       <Loaded result={dispute()} what="the dispute (scope trust:read)">
         {(d) => (
           <div data-testid="dispute" data-state={d.state}>
-            <h2>{d.title} <StateBadge state={d.state} /></h2>
-            <p>{d.question}{d.irreversible ? ' — irreversible: arbitration always sends it to a person.' : ''}</p>
-            <p><small>Opened by {d.createdBy}, {when(d.createdAt)}; updated {when(d.updatedAt)}.</small></p>
+            <h2>
+              {d.title} <StateBadge state={d.state} />
+            </h2>
+            <p>
+              {d.question}
+              {d.irreversible ? ' — irreversible: arbitration always sends it to a person.' : ''}
+            </p>
+            <p>
+              <small>
+                Opened by {d.createdBy}, {when(d.createdAt)}; updated {when(d.updatedAt)}.
+              </small>
+            </p>
             <table class="trust-table">
               <caption>Opinions</caption>
-              <thead><tr><th scope="col">Participant</th><th scope="col">Model family</th><th scope="col">Position</th><th scope="col">Confidence</th><th scope="col">Rationale</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Participant</th>
+                  <th scope="col">Model family</th>
+                  <th scope="col">Position</th>
+                  <th scope="col">Confidence</th>
+                  <th scope="col">Rationale</th>
+                </tr>
+              </thead>
               <tbody>
-                <For each={d.opinions} fallback={<tr><td colspan="5">No opinion yet.</td></tr>}>
-                  {(o) => <tr><td>{o.participant}</td><td>{o.modelFamily ?? <small>unknown (counted as independent)</small>}</td><td>{o.position}</td><td>{o.confidence ?? 1}</td><td>{o.rationale ?? ''}</td></tr>}
+                <For
+                  each={d.opinions}
+                  fallback={
+                    <tr>
+                      <td colspan="5">No opinion yet.</td>
+                    </tr>
+                  }
+                >
+                  {(o) => (
+                    <tr>
+                      <td>{o.participant}</td>
+                      <td>{o.modelFamily ?? <small>unknown (counted as independent)</small>}</td>
+                      <td>{o.position}</td>
+                      <td>{o.confidence ?? 1}</td>
+                      <td>{o.rationale ?? ''}</td>
+                    </tr>
+                  )}
                 </For>
               </tbody>
             </table>
             <Show when={d.arbitration}>
               {(a) => (
                 <div data-testid="arbitration">
-                  <h3>Arbitration ({a().method}), {when(a().at)} by {a().by}: {a().result}</h3>
+                  <h3>
+                    Arbitration ({a().method}), {when(a().at)} by {a().by}: {a().result}
+                  </h3>
                   <p>{a().reason}</p>
                   <table class="trust-table">
-                    <thead><tr><th scope="col">Position</th><th scope="col">Share</th><th scope="col">Counted weight</th><th scope="col">Lost to same-family discount</th></tr></thead>
-                    <tbody><For each={a().positions}>{(p) => <tr><td>{p.position}</td><td>{pct(p.share)}</td><td>{p.countedWeight}</td><td>{p.discount}</td></tr>}</For></tbody>
+                    <thead>
+                      <tr>
+                        <th scope="col">Position</th>
+                        <th scope="col">Share</th>
+                        <th scope="col">Counted weight</th>
+                        <th scope="col">Lost to same-family discount</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      <For each={a().positions}>
+                        {(p) => (
+                          <tr>
+                            <td>{p.position}</td>
+                            <td>{pct(p.share)}</td>
+                            <td>{p.countedWeight}</td>
+                            <td>{p.discount}</td>
+                          </tr>
+                        )}
+                      </For>
+                    </tbody>
                   </table>
                 </div>
               )}
             </Show>
-            <Show when={d.decision}>{(x) => <p data-testid="decision"><strong>Decided: {x().outcome}</strong> by {x().decidedBy}, {when(x().at)}: {x().reason}</p>}</Show>
+            <Show when={d.decision}>
+              {(x) => (
+                <p data-testid="decision">
+                  <strong>Decided: {x().outcome}</strong> by {x().decidedBy}, {when(x().at)}: {x().reason}
+                </p>
+              )}
+            </Show>
             <Show when={d.state === 'pending'}>
-              <p><button type="button" onClick={() => act('arbitrate', {}, 'Arbitrated.', 'trust:arbitrate')}>Arbitrate the stored opinions</button> <small>(needs trust:arbitrate)</small></p>
+              <p>
+                <button type="button" onClick={() => act('arbitrate', {}, 'Arbitrated.', 'trust:arbitrate')}>
+                  Arbitrate the stored opinions
+                </button>{' '}
+                <small>(needs trust:arbitrate)</small>
+              </p>
             </Show>
             <Show when={d.state === 'pending' || d.state === 'escalated'}>
-              <form class="stack-form" onSubmit={(e) => { e.preventDefault(); void act('decide', { outcome: decision(), reason: reason() }, 'Decision recorded.', 'trust:manage'); }}>
-                <h3>Decide <small>(needs trust:manage)</small></h3>
+              <form
+                class="stack-form"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void act('decide', { outcome: decision(), reason: reason() }, 'Decision recorded.', 'trust:manage');
+                }}
+              >
+                <h3>
+                  Decide <small>(needs trust:manage)</small>
+                </h3>
                 <label for="dispute-outcome">Outcome</label>
                 <input id="dispute-outcome" required maxlength="512" value={decision()} onInput={(e) => setDecision(e.currentTarget.value)} />
                 <label for="dispute-reason">Reason</label>

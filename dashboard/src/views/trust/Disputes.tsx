@@ -7,10 +7,14 @@ import type { Dispute, Opinion } from './types';
 
 /** Opinions typed one a line as `participant, model family, position` (the family may be left empty). */
 export function parseOpinions(text: string): Opinion[] {
-  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '').map((line) => {
-    const [participant = '', family = '', ...rest] = line.split(',').map((p) => p.trim());
-    return { participant, ...(family !== '' ? { modelFamily: family } : {}), position: rest.join(', ') };
-  });
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map((line) => {
+      const [participant = '', family = '', ...rest] = line.split(',').map((p) => p.trim());
+      return { participant, ...(family !== '' ? { modelFamily: family } : {}), position: rest.join(', ') };
+    });
 }
 
 /** `#/trust/disputes`: every dispute with its state, and a form to open one (scope trust:arbitrate). */
@@ -20,17 +24,43 @@ export function TrustDisputes() {
     <section class="trust" aria-labelledby="disputes-title">
       <h1 id="disputes-title">Disputes</h1>
       <TrustNav />
-      <p class="lede">Questions with opinions, arbitrated by a fixed rule that discounts agreement within one model family; irreversible questions and those without consensus go to a person.</p>
+      <p class="lede">
+        Questions with opinions, arbitrated by a fixed rule that discounts agreement within one model family; irreversible questions and those without consensus
+        go to a person.
+      </p>
       <Loaded result={list()} what="disputes (scope trust:read)">
         {(v) => (
           <table class="trust-table" data-testid="disputes">
-            <thead><tr><th scope="col">Dispute</th><th scope="col">State</th><th scope="col">Question</th><th scope="col">Opinions</th><th scope="col">Updated</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Dispute</th>
+                <th scope="col">State</th>
+                <th scope="col">Question</th>
+                <th scope="col">Opinions</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
             <tbody>
-              <For each={v.disputes} fallback={<tr><td colspan="5">No dispute yet.</td></tr>}>
+              <For
+                each={v.disputes}
+                fallback={
+                  <tr>
+                    <td colspan="5">No dispute yet.</td>
+                  </tr>
+                }
+              >
                 {(d) => (
                   <tr data-dispute={d.id}>
-                    <td><A href={`/trust/disputes/${seg(d.id)}`}>{d.title}</A>{d.irreversible ? <small> (irreversible)</small> : ''}</td>
-                    <td><StateBadge state={d.state} /></td><td>{d.question}</td><td>{d.opinions.length}</td><td>{when(d.updatedAt)}</td>
+                    <td>
+                      <A href={`/trust/disputes/${seg(d.id)}`}>{d.title}</A>
+                      {d.irreversible ? <small> (irreversible)</small> : ''}
+                    </td>
+                    <td>
+                      <StateBadge state={d.state} />
+                    </td>
+                    <td>{d.question}</td>
+                    <td>{d.opinions.length}</td>
+                    <td>{when(d.updatedAt)}</td>
                   </tr>
                 )}
               </For>
@@ -52,18 +82,28 @@ function OpenDispute(props: { opened: () => void }) {
   const navigate = useNavigate();
   const open = async (e: Event) => {
     e.preventDefault();
-    const r = await apiOf<Dispute>('trust', '/disputes', { method: 'POST', body: { title: title(), question: question(), irreversible: irreversible(), opinions: parseOpinions(opinions()) } });
+    const r = await apiOf<Dispute>('trust', '/disputes', {
+      method: 'POST',
+      body: { title: title(), question: question(), irreversible: irreversible(), opinions: parseOpinions(opinions()) },
+    });
     setOutcome(describe(r, 'Dispute opened.', 'trust:arbitrate'));
-    if (r.kind === 'ok') { props.opened(); navigate(`/trust/disputes/${seg(r.value.id)}`); }
+    if (r.kind === 'ok') {
+      props.opened();
+      navigate(`/trust/disputes/${seg(r.value.id)}`);
+    }
   };
   return (
     <form class="stack-form" onSubmit={open} aria-labelledby="open-dispute">
-      <h2 id="open-dispute">Open a dispute <small>(needs trust:arbitrate)</small></h2>
+      <h2 id="open-dispute">
+        Open a dispute <small>(needs trust:arbitrate)</small>
+      </h2>
       <label for="dispute-title">Title</label>
       <input id="dispute-title" required maxlength="256" value={title()} onInput={(e) => setTitle(e.currentTarget.value)} />
       <label for="dispute-question">Question</label>
       <input id="dispute-question" required maxlength="2048" value={question()} onInput={(e) => setQuestion(e.currentTarget.value)} />
-      <label><input type="checkbox" checked={irreversible()} onChange={(e) => setIrreversible(e.currentTarget.checked)} /> Irreversible (a person always decides)</label>
+      <label>
+        <input type="checkbox" checked={irreversible()} onChange={(e) => setIrreversible(e.currentTarget.checked)} /> Irreversible (a person always decides)
+      </label>
       <label for="dispute-opinions">Opinions, one a line: participant, model family (may be empty), position</label>
       <textarea id="dispute-opinions" rows="3" placeholder="reviewer-1, gpt-4, refund" value={opinions()} onInput={(e) => setOpinions(e.currentTarget.value)} />
       <button type="submit">Open the dispute</button>

@@ -24,21 +24,46 @@ export function EventCard(props: { event: TrustEvent; changed: () => void }) {
     e.preventDefault();
     const r = await apiOf('trust', `/events/${seg(props.event.id)}/appeal`, { method: 'POST', body: { reason: reason() } });
     setOutcome(describe(r, 'Appeal recorded: it is pending until someone with trust:manage decides it.', 'trust:appeal'));
-    if (r.kind === 'ok') { setReason(''); await reloadAppeals(); }
+    if (r.kind === 'ok') {
+      setReason('');
+      await reloadAppeals();
+    }
   };
 
   return (
     <article class="event-card" id={`event-${props.event.id}`} data-event={props.event.id}>
-      <h3><span class="kind">{props.event.kind}</span> <small><code>{props.event.id}</code></small></h3>
-      <Show when={props.event.summary}><p>{props.event.summary}</p></Show>
-      <p><small>Proof: <ProofLink proof={props.event.proof} /> · recorded by {props.event.recordedBy}, {when(props.event.recordedAt)}</small></p>
+      <h3>
+        <span class="kind">{props.event.kind}</span>{' '}
+        <small>
+          <code>{props.event.id}</code>
+        </small>
+      </h3>
+      <Show when={props.event.summary}>
+        <p>{props.event.summary}</p>
+      </Show>
+      <p>
+        <small>
+          Proof: <ProofLink proof={props.event.proof} /> · recorded by {props.event.recordedBy}, {when(props.event.recordedAt)}
+        </small>
+      </p>
       <Show when={appeals().length > 0}>
         <h4>Appeals</h4>
         <ul class="appeals">
           <For each={appeals()}>{(a) => <AppealItem appeal={a} decided={reloadAppeals} />}</For>
         </ul>
       </Show>
-      <Show when={!pending() && !upheld()} fallback={<p><small>{upheld() ? 'An appeal was upheld: this event no longer counts in any score.' : 'An appeal is pending: it must be decided before another can be made.'}</small></p>}>
+      <Show
+        when={!pending() && !upheld()}
+        fallback={
+          <p>
+            <small>
+              {upheld()
+                ? 'An appeal was upheld: this event no longer counts in any score.'
+                : 'An appeal is pending: it must be decided before another can be made.'}
+            </small>
+          </p>
+        }
+      >
         <form class="inline-form" onSubmit={appeal}>
           <label for={`appeal-${props.event.id}`}>Appeal this event (needs trust:appeal): grounds</label>
           <textarea id={`appeal-${props.event.id}`} rows="2" required maxlength="2048" value={reason()} onInput={(e) => setReason(e.currentTarget.value)} />
@@ -62,13 +87,22 @@ function AppealItem(props: { appeal: Appeal; decided: () => Promise<void> }) {
   return (
     <li data-appeal={a().id}>
       <StateBadge state={a().state} /> <code>{a().id}</code> by {a().appellant}, {when(a().createdAt)}: “{a().reason}”
-      <Show when={a().decidedBy}><br /><small>Decided by {a().decidedBy}, {when(a().decidedAt)}: {a().decisionReason}</small></Show>
+      <Show when={a().decidedBy}>
+        <br />
+        <small>
+          Decided by {a().decidedBy}, {when(a().decidedAt)}: {a().decisionReason}
+        </small>
+      </Show>
       <Show when={a().state === 'pending'}>
         <form class="inline-form" onSubmit={(e) => e.preventDefault()}>
           <label for={`decide-${a().id}`}>Decide (needs trust:manage): reason</label>
           <input id={`decide-${a().id}`} maxlength="2048" value={reason()} onInput={(e) => setReason(e.currentTarget.value)} />
-          <button type="button" disabled={reason().trim() === ''} onClick={() => decide('upheld')}>Uphold</button>
-          <button type="button" disabled={reason().trim() === ''} onClick={() => decide('rejected')}>Reject</button>
+          <button type="button" disabled={reason().trim() === ''} onClick={() => decide('upheld')}>
+            Uphold
+          </button>
+          <button type="button" disabled={reason().trim() === ''} onClick={() => decide('rejected')}>
+            Reject
+          </button>
         </form>
       </Show>
       <OutcomeLine outcome={outcome()} />

@@ -17,7 +17,9 @@ export function TrustSubject() {
     <section class="trust" aria-labelledby="subject-title">
       <h1 id="subject-title">Subject {params.id}</h1>
       <TrustNav />
-      <Show when={events()?.kind === 'ok' && events()}>{(r) => <p class="lede">Recorded as {(r() as { value: { subjectType: string } }).value.subjectType}.</p>}</Show>
+      <Show when={events()?.kind === 'ok' && events()}>
+        {(r) => <p class="lede">Recorded as {(r() as { value: { subjectType: string } }).value.subjectType}.</p>}
+      </Show>
 
       <h2>Score</h2>
       <ScorePanel result={score()} />
@@ -27,7 +29,17 @@ export function TrustSubject() {
         <Loaded result={events()} what="the subject's events (scope trust:read)">
           {(v) => (
             <div class="events" data-testid="events">
-              <For each={v.events}>{(e) => <EventCard event={e} changed={() => { reloadScore(); reloadEvidence(); }} />}</For>
+              <For each={v.events}>
+                {(e) => (
+                  <EventCard
+                    event={e}
+                    changed={() => {
+                      reloadScore();
+                      reloadEvidence();
+                    }}
+                  />
+                )}
+              </For>
             </div>
           )}
         </Loaded>
@@ -38,16 +50,45 @@ export function TrustSubject() {
         <Loaded result={evidence()} what="the subject's evidence (scope trust:read)">
           {(v) => (
             <>
-              <p><small>{v.notice}</small></p>
+              <p>
+                <small>{v.notice}</small>
+              </p>
               <table class="trust-table" data-testid="breaches">
-                <thead><tr><th scope="col">Breach</th><th scope="col">By</th><th scope="col">State</th><th scope="col">What</th><th scope="col">Contract</th><th scope="col">Reported</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Breach</th>
+                    <th scope="col">By</th>
+                    <th scope="col">State</th>
+                    <th scope="col">What</th>
+                    <th scope="col">Contract</th>
+                    <th scope="col">Reported</th>
+                  </tr>
+                </thead>
                 <tbody>
-                  <For each={v.breaches} fallback={<tr><td colspan="6">No breach of a contract naming {params.id}.</td></tr>}>
+                  <For
+                    each={v.breaches}
+                    fallback={
+                      <tr>
+                        <td colspan="6">No breach of a contract naming {params.id}.</td>
+                      </tr>
+                    }
+                  >
                     {(b) => (
                       <tr data-breach={b.id}>
-                        <td><code>{b.id}</code></td><td>{b.party}</td><td><StateBadge state={b.state} /></td>
-                        <td>{b.description}{b.term ? ` (term ${b.term})` : ''}</td>
-                        <td><A href={`/trust/contracts/${seg(b.contractId)}`}>{b.contractId}</A></td>
+                        <td>
+                          <code>{b.id}</code>
+                        </td>
+                        <td>{b.party}</td>
+                        <td>
+                          <StateBadge state={b.state} />
+                        </td>
+                        <td>
+                          {b.description}
+                          {b.term ? ` (term ${b.term})` : ''}
+                        </td>
+                        <td>
+                          <A href={`/trust/contracts/${seg(b.contractId)}`}>{b.contractId}</A>
+                        </td>
                         <td>{when(b.reportedAt)}</td>
                       </tr>
                     )}
@@ -58,7 +99,18 @@ export function TrustSubject() {
           )}
         </Loaded>
       </Show>
-      <p><button type="button" onClick={() => { reloadScore(); reloadEvents(); reloadEvidence(); }}>Refresh</button></p>
+      <p>
+        <button
+          type="button"
+          onClick={() => {
+            reloadScore();
+            reloadEvents();
+            reloadEvidence();
+          }}
+        >
+          Refresh
+        </button>
+      </p>
     </section>
   );
 }

@@ -21,11 +21,19 @@ const LIVE_READ_MS = 500;
  * something this token may read.
  */
 export function useTrust<T>(path: () => string | null): [Resource<ApiResult<T>>, () => void] {
-  const [r, { refetch }] = createResource(() => (path() === null ? null : { p: path()!, t: token() }), ({ p }) => apiOf<T>('trust', p));
+  const [r, { refetch }] = createResource(
+    () => (path() === null ? null : { p: path()!, t: token() }),
+    ({ p }) => apiOf<T>('trust', p),
+  );
   let timer: number | undefined;
-  onCleanup(onLive('trust.changed', () => {
-    timer ??= window.setTimeout(() => { timer = undefined; void refetch(); }, LIVE_READ_MS);
-  }));
+  onCleanup(
+    onLive('trust.changed', () => {
+      timer ??= window.setTimeout(() => {
+        timer = undefined;
+        void refetch();
+      }, LIVE_READ_MS);
+    }),
+  );
   onCleanup(() => window.clearTimeout(timer));
   return [r, () => void refetch()];
 }
@@ -38,11 +46,19 @@ export function TrustNav() {
   const navigate = useNavigate();
   return (
     <nav class="trust-nav" aria-label="trust views">
-      <A href="/trust" end>Overview</A>
+      <A href="/trust" end>
+        Overview
+      </A>
       <A href="/trust/disputes">Disputes</A>
       <A href="/trust/contracts">Contracts</A>
       <A href="/trust/chains">Chains</A>
-      <form role="search" onSubmit={(e) => { e.preventDefault(); if (subject().trim() !== '') navigate(`/trust/subjects/${seg(subject().trim())}`); }}>
+      <form
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (subject().trim() !== '') navigate(`/trust/subjects/${seg(subject().trim())}`);
+        }}
+      >
         <label for="trust-subject">Subject</label>
         <input id="trust-subject" placeholder="agent, person or system id" value={subject()} onInput={(e) => setSubject(e.currentTarget.value)} />
         <button type="submit">Open</button>
@@ -55,24 +71,69 @@ export function TrustNav() {
 export function ProofLink(props: { proof: Proof }) {
   const p = () => props.proof as Partial<{ executionId: string; auditEntryId: string; url: string; sha256: string }>;
   return (
-    <Show when={p().executionId} fallback={
-      <Show when={p().url} fallback={<span>audit entry <code>{p().auditEntryId}</code></span>}>
-        <span><a href={p().url} rel="noreferrer noopener" target="_blank">{p().url}</a> <small title="the digest claimed for what the URL points at; the service never fetched it">sha256 {p().sha256?.slice(0, 12)}…</small></span>
-      </Show>
-    }>
-      {(id) => <span>execution <ExecutionLink id={id()} /></span>}
+    <Show
+      when={p().executionId}
+      fallback={
+        <Show
+          when={p().url}
+          fallback={
+            <span>
+              audit entry <code>{p().auditEntryId}</code>
+            </span>
+          }
+        >
+          <span>
+            <a href={p().url} rel="noreferrer noopener" target="_blank">
+              {p().url}
+            </a>{' '}
+            <small title="the digest claimed for what the URL points at; the service never fetched it">sha256 {p().sha256?.slice(0, 12)}…</small>
+          </span>
+        </Show>
+      }
+    >
+      {(id) => (
+        <span>
+          execution <ExecutionLink id={id()} />
+        </span>
+      )}
     </Show>
   );
 }
 
 export function ExecutionLink(props: { id: string }) {
-  return <A href={`/records/${props.id}`} data-execution={props.id}><code>{props.id}</code></A>;
+  return (
+    <A href={`/records/${props.id}`} data-execution={props.id}>
+      <code>{props.id}</code>
+    </A>
+  );
 }
 
 /** A state as a badge: the word itself, coloured by whether someone needs to act. */
 export function StateBadge(props: { state: string }) {
-  const tone = () => ({ pending: 'warn', escalated: 'warn', open: 'warn', suspended: 'warn', upheld: 'ok', resolved: 'ok', decided: 'ok', active: 'ok', remediated: 'ok', success: 'ok', rejected: 'bad', failure: 'bad', refused: 'bad', timeout: 'bad' } as Record<string, string>)[props.state] ?? '';
-  return <span class={`badge ${tone()}`} data-state={props.state}>{props.state}</span>;
+  const tone = () =>
+    (
+      ({
+        pending: 'warn',
+        escalated: 'warn',
+        open: 'warn',
+        suspended: 'warn',
+        upheld: 'ok',
+        resolved: 'ok',
+        decided: 'ok',
+        active: 'ok',
+        remediated: 'ok',
+        success: 'ok',
+        rejected: 'bad',
+        failure: 'bad',
+        refused: 'bad',
+        timeout: 'bad',
+      }) as Record<string, string>
+    )[props.state] ?? '';
+  return (
+    <span class={`badge ${tone()}`} data-state={props.state}>
+      {props.state}
+    </span>
+  );
 }
 
 /** A time relative to now ("3 min ago"), exact on hover and focus. */
@@ -91,5 +152,13 @@ export function describe(r: ApiResult<unknown>, done: string, scope: string): Ou
 }
 
 export function OutcomeLine(props: { outcome: Outcome }) {
-  return <Show when={props.outcome}>{(o) => <p class={o().ok ? 'ok' : 'bad'} role="status">{o().text}</p>}</Show>;
+  return (
+    <Show when={props.outcome}>
+      {(o) => (
+        <p class={o().ok ? 'ok' : 'bad'} role="status">
+          {o().text}
+        </p>
+      )}
+    </Show>
+  );
 }

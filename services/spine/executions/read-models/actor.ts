@@ -44,7 +44,6 @@ export class ExecutionReadModelActor extends BusActor {
     ];
   }
 
-
   /**
    * The live chain check of the stats, asked of the execution reader over the bus rather than run
    * here: the reader shares one run among every request that arrives while it is under way, so
@@ -57,4 +56,3 @@ export class ExecutionReadModelActor extends BusActor {
     return r.value;
   }
 }
-

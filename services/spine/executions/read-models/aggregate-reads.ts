@@ -3,7 +3,14 @@ import type { RequestOf } from '../../../../bus/index.ts';
 import type { subjects } from '../../../../bus/index.ts';
 import type { ChainResult } from '../verify.ts';
 import {
-  conditionCounts, costTotals, countsBy, executionTotals, subjectBreakdown, subjectsPage, type ExecutionFilter, type SubjectDimension,
+  conditionCounts,
+  costTotals,
+  countsBy,
+  executionTotals,
+  subjectBreakdown,
+  subjectsPage,
+  type ExecutionFilter,
+  type SubjectDimension,
 } from '../../../../storage/index.ts';
 import { CONDITION_RULES, type ConditionState } from '../../../../core/assessment/index.ts';
 import { encodeCursor, subjectCursor } from './cursor.ts';
@@ -28,15 +35,21 @@ export async function statsOf(db: CommonQueryMethods, d: RequestOf<typeof subjec
   const { mode: _mode, ...verification } = await chain;
   return {
     records: {
-      total: totals.records, subjects: totals.subjects, priced: totals.priced, unpriced: totals.records - totals.priced,
-      withoutOutput: totals.withoutOutput, firstTimestamp: totals.firstTimestamp, lastTimestamp: totals.lastTimestamp,
+      total: totals.records,
+      subjects: totals.subjects,
+      priced: totals.priced,
+      unpriced: totals.records - totals.priced,
+      withoutOutput: totals.withoutOutput,
+      firstTimestamp: totals.firstTimestamp,
+      lastTimestamp: totals.lastTimestamp,
     },
     byOutcome: { counts: byOutcome.counts.map((c) => ({ outcome: c.value, count: c.count })), distinct: byOutcome.distinct },
     byModule: { counts: byModule.counts.map((c) => ({ module: c.value, count: c.count })), distinct: byModule.distinct },
     conditions: conditionTable(states),
     chain: { mode: 'chain' as const, ...verification },
     unverifiable: unverifiable({
-      identityNotDemonstrated: countIn(states, 'Identity', ['UNKNOWN', 'FAILED']), unpriced: totals.records - totals.priced,
+      identityNotDemonstrated: countIn(states, 'Identity', ['UNKNOWN', 'FAILED']),
+      unpriced: totals.records - totals.priced,
     }),
   };
 }
@@ -81,7 +94,10 @@ export async function authorityOf(db: CommonQueryMethods, d: RequestOf<typeof su
   const subjects = page.map((s) => {
     const [sc, mo, ac, ou] = [scopes(s.subject), modules(s.subject), actions(s.subject), outcomes(s.subject)];
     return {
-      subject: s.subject, records: s.records, firstSeen: s.firstSeen, lastSeen: s.lastSeen,
+      subject: s.subject,
+      records: s.records,
+      firstSeen: s.firstSeen,
+      lastSeen: s.lastSeen,
       scopes: sc.slice(0, PER_SUBJECT).map((b) => ({ scope: b.value, count: b.count })),
       modules: mo.slice(0, PER_SUBJECT).map((b) => ({ module: b.value, count: b.count })),
       actions: ac.slice(0, PER_SUBJECT).map((b) => ({ module: b.module ?? '', action: b.value, count: b.count })),
@@ -95,9 +111,10 @@ export async function authorityOf(db: CommonQueryMethods, d: RequestOf<typeof su
   return { subjects, nextCursor };
 }
 
-export const COST_MEANING = 'priced: records carrying a cost claim (an amount in minor units of one currency, with the source of the figure); '
-  + 'unpriced: records without one. Totals add the claimed amounts per currency, never across currencies; they are what recorders '
-  + 'claimed, not what the suite measured (it measures no cost).';
+export const COST_MEANING =
+  'priced: records carrying a cost claim (an amount in minor units of one currency, with the source of the figure); ' +
+  'unpriced: records without one. Totals add the claimed amounts per currency, never across currencies; they are what recorders ' +
+  'claimed, not what the suite measured (it measures no cost).';
 
 /** A sum of minor units: a JSON number while it is exact, else its decimal digits. */
 function amountOf(digits: string): number | string {
@@ -112,13 +129,19 @@ export async function costOf(db: CommonQueryMethods, d: RequestOf<typeof subject
   const sums = await costTotals(db, f);
   const rows = await subjectsPage(db, { ...f, limit: d.limit + 1, ...(after !== undefined ? { afterSubject: after } : {}) });
   const page = rows.slice(0, d.limit);
-  const perSubject = await costTotals(db, f, page.map((s) => s.subject));
+  const perSubject = await costTotals(
+    db,
+    f,
+    page.map((s) => s.subject),
+  );
   return {
     // Coverage first (spec, "Cost summary response"): how much of the chain the totals speak for.
     coverage: { records: totals.records, priced: totals.priced, unpriced: totals.records - totals.priced, meaning: COST_MEANING },
     totals: sums.map((s) => ({ currency: s.currency, amount: amountOf(s.amount) })),
     subjects: page.map((s) => ({
-      subject: s.subject, priced: s.priced, unpriced: s.records - s.priced,
+      subject: s.subject,
+      priced: s.priced,
+      unpriced: s.records - s.priced,
       totals: perSubject.filter((t) => t.subject === s.subject).map((t) => ({ currency: t.currency, amount: amountOf(t.amount) })),
     })),
     nextCursor: rows.length > page.length ? encodeCursor('cost', page[page.length - 1]!.subject) : null,

@@ -8,8 +8,9 @@ import { lineageStep, type LineageNode } from '../../../../storage/index.ts';
  * Walked breadth first, one SQL query per level, up to `depth` levels and `limit` records each
  * way; a record is reached once, at its smallest depth, so cycles end.
  */
-export const LINEAGE_MEANING = 'An edge joins a producer to a consumer when the consumer\'s inputHash equals the producer\'s outputHash '
-  + 'and the consumer was recorded no earlier. It shows that the same content moved between records, not that one caused the other.';
+export const LINEAGE_MEANING =
+  "An edge joins a producer to a consumer when the consumer's inputHash equals the producer's outputHash " +
+  'and the consumer was recorded no earlier. It shows that the same content moved between records, not that one caused the other.';
 
 export interface Reached {
   id: string;
@@ -29,7 +30,9 @@ export interface Walk {
 type Root = Pick<LineageNode, 'id' | 'timestamp' | 'inputHash' | 'outputHash'>;
 
 export async function walkLineage(
-  db: CommonQueryMethods, root: Root, o: { direction: 'upstream' | 'downstream'; depth: number; limit: number; tenantId?: string },
+  db: CommonQueryMethods,
+  root: Root,
+  o: { direction: 'upstream' | 'downstream'; depth: number; limit: number; tenantId?: string },
 ): Promise<Walk> {
   const link = (n: Pick<LineageNode, 'inputHash' | 'outputHash'>) => (o.direction === 'downstream' ? n.outputHash : n.inputHash);
   const seen = new Set([root.id]);
@@ -44,7 +47,11 @@ export async function walkLineage(
     // One more than fits, to tell "exactly full" from "more beyond".
     const room = depth > o.depth ? 1 : o.limit - records.length + 1;
     const found = await lineageStep(db, {
-      direction: o.direction, from, exclude: [...seen], limit: room, ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
+      direction: o.direction,
+      from,
+      exclude: [...seen],
+      limit: room,
+      ...(o.tenantId !== undefined ? { tenantId: o.tenantId } : {}),
     });
     if (depth > o.depth || records.length + found.length > o.limit) {
       truncated = found.length > 0;

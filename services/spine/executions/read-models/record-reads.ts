@@ -45,10 +45,19 @@ export async function listRecords(db: CommonQueryMethods, d: RequestOf<typeof su
 export async function listNeedingAttention(db: CommonQueryMethods, d: RequestOf<typeof subjects.executionsAttention>) {
   const before = seqCursor('attention', d.cursor);
   const rows = await listAttention(db, CONDITION_RULES, {
-    ...tenantOf(d), kinds: d.kinds, limit: d.limit + 1, ...(before !== undefined ? { beforeSeq: before } : {}),
+    ...tenantOf(d),
+    kinds: d.kinds,
+    limit: d.limit + 1,
+    ...(before !== undefined ? { beforeSeq: before } : {}),
   });
   const items = rows.map((r) => ({
-    id: r.id, seq: r.seq, timestamp: r.timestamp, subject: r.subject, module: r.module, action: r.action, outcome: r.outcome,
+    id: r.id,
+    seq: r.seq,
+    timestamp: r.timestamp,
+    subject: r.subject,
+    module: r.module,
+    action: r.action,
+    outcome: r.outcome,
     reasons: attentionReasons(r, d.kinds),
   }));
   const { page, nextCursor } = paged(items, d.limit, 'attention');
@@ -72,9 +81,10 @@ export async function explanationOf(db: CommonQueryMethods, d: RequestOf<typeof 
   return { id: r.id, seq: r.seq, ...explainRecord(r) };
 }
 
-export const REPLAY_METHOD = 'SHA-256 (lowercase hex) of the RFC 8785 canonical JSON of the value, exactly as POST /executions hashed '
-  + 'input and output. POST {"input": ..., "output": ...} (either or both) to this route to compare a candidate: it is hashed on '
-  + 'arrival and dropped, never stored or logged. Or compute the hash yourself (docs/TRACE-FORMAT.md) and compare it with inputHash and outputHash.';
+export const REPLAY_METHOD =
+  'SHA-256 (lowercase hex) of the RFC 8785 canonical JSON of the value, exactly as POST /executions hashed ' +
+  'input and output. POST {"input": ..., "output": ...} (either or both) to this route to compare a candidate: it is hashed on ' +
+  'arrival and dropped, never stored or logged. Or compute the hash yourself (docs/TRACE-FORMAT.md) and compare it with inputHash and outputHash.';
 
 export async function replayOf(db: CommonQueryMethods, d: RequestOf<typeof subjects.executionsReplay>) {
   const r = await recordOf(db, d);
@@ -83,12 +93,19 @@ export async function replayOf(db: CommonQueryMethods, d: RequestOf<typeof subje
   const said = (what: string, matches: boolean | null, given: boolean, stored: boolean) => {
     if (!given) return `No candidate ${what} was given.`;
     if (!stored) return `The record has no ${what} hash to compare with.`;
-    return matches ? `The candidate ${what} is the recorded ${what}: its hash matches.` : `The candidate ${what} is not the recorded ${what}: its hash differs.`;
+    return matches
+      ? `The candidate ${what} is the recorded ${what}: its hash matches.`
+      : `The candidate ${what} is not the recorded ${what}: its hash differs.`;
   };
   return {
-    id: r.id, inputHash: r.inputHash, outputHash: r.outputHash,
-    candidateInputHash: d.candidateInputHash ?? null, candidateOutputHash: d.candidateOutputHash ?? null,
-    inputMatches, outputMatches, method: REPLAY_METHOD,
+    id: r.id,
+    inputHash: r.inputHash,
+    outputHash: r.outputHash,
+    candidateInputHash: d.candidateInputHash ?? null,
+    candidateOutputHash: d.candidateOutputHash ?? null,
+    inputMatches,
+    outputMatches,
+    method: REPLAY_METHOD,
     conclusion: `${said('input', inputMatches, d.candidateInputHash !== undefined, true)} ${said('output', outputMatches, d.candidateOutputHash !== undefined, r.outputHash !== null)}`,
   };
 }
