@@ -94,6 +94,10 @@ describe('npm start', () => {
     const second = await npmStart(dataDir);
     console.log(`npm start: six listeners healthy after ${second.elapsedMs} ms (second run)`);
     expect(second.child.output()).not.toMatch(/Admin key/);
+    // A restart must not look like a failure (issue 36 item 8): no chain writer stands down on
+    // a start, first or second (the late-renewal race is fixed in actors/chain-writer; its unit test
+    // reproduces it deterministically, a real restart only sometimes).
+    for (const run of [first, second]) expect(run.child.output()).not.toMatch(/stands down/);
     expect((await second.child.stop()).signal).not.toBe('SIGKILL');
     await suiteGone(dataDir);
   }, 150_000);
