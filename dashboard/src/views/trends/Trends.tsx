@@ -54,9 +54,23 @@ const PANELS: { key: string; title: string; lines: { name: string; stroke: strin
  * to their minute at once.
  */
 export function Trends() {
-  const [history] = createRead(token, () => api<History>('/dashboard/history'), { everyMs: REFRESH_MS });
+  const [history, reread] = createRead(token, () => api<History>('/dashboard/history'), { everyMs: REFRESH_MS });
   const [live, setLive] = createSignal<{ seq: number; minute: number }[]>([]);
-  onCleanup(onTrace((t) => setLive((l) => [...l, { seq: t.seq, minute: Math.floor(Date.now() / 60_000) * 60 }].slice(-10_000))));
+  let askedFor: number | undefined;
+  onCleanup(
+    onTrace((t) => {
+      const minute = Math.floor(Date.now() / 60_000) * 60;
+      setLive((l) => [...l, { seq: t.seq, minute }].slice(-10_000));
+      // An append in a minute the last read does not hold yet (the hour moved on since): read the
+      // hour again now, so the new minute exists to count it, rather than at the next refresh.
+      // Once per new minute: a burst of appends then asks once.
+      const h = history();
+      if (h?.kind === 'ok' && minute !== askedFor && !h.value.minutes.some((m) => Date.parse(m) / 1000 === minute)) {
+        askedFor = minute;
+        reread();
+      }
+    }),
+  );
   return (
     <section aria-labelledby="trends-title">
       <h2 id="trends-title">The last hour</h2>
