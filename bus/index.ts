@@ -6,7 +6,7 @@
 export { createBus, NOTHING_DONE, OUTCOME_UNKNOWN } from './bus.ts';
 export type { MessageKind, TracePropagation } from './bus.ts';
 export { noPropagation } from './receive.ts';
-export { requestSubject, eventSubject, describeMessageProblems } from './define.ts';
+export { requestSubject, describeMessageProblems } from './define.ts';
 export { textProblem, hashedJson, clipText, MAX_STRING_LENGTH, MAX_DEPTH, HASHED_KEYWORD } from './text-rule.ts';
 export { createMemoryNetwork } from './memory-transport.ts';
 export { connectNatsTransport } from './nats-transport.ts';

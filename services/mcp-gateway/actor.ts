@@ -113,10 +113,9 @@ export class ApprovalsActor extends BusActor {
       signed = await this.#sign(a, decided, d);
       return signed;
     } finally {
-      // After the signing: a live reader's next read already links the decision's record.
+      // After the signing: a live reader's next read already links the decision's record, and a
+      // gateway holding this call open (a bounded wait) resumes now rather than at its next look.
       this.#changed('decided', signed);
-      // A gateway holding this call open (a bounded wait) resumes now rather than at its next look.
-      this.#o.bus.publish(s.decided, { id: a.id, status: signed.status });
     }
   }
 

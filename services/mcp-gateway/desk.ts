@@ -1,4 +1,4 @@
-import type { Bus } from '../../bus/index.ts';
+import { subjects, type Bus } from '../../bus/index.ts';
 import type { ApprovalDesk } from './policy-gate.ts';
 import type { PolicySource } from './policy-source.ts';
 import { describeRule } from '../../core/gateway-policy/index.ts';
@@ -12,7 +12,9 @@ export function busDesk(bus: Bus, source: PolicySource, where: string): Approval
   const subscribe = () => {
     if (subscribed) return;
     subscribed = true;
-    bus.subscribe(s.decided, ({ data }) => {
+    // The desk's public change event (published after the decision is signed) wakes the waiters.
+    bus.subscribe(subjects.approvalsChanged, ({ data }) => {
+      if (data.what !== 'decided') return;
       for (const wake of waiters.get(data.id) ?? []) wake();
     });
   };

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CallerSchema, eventSubject, requestSubject } from '../../bus/index.ts';
+import { CallerSchema, requestSubject } from '../../bus/index.ts';
 import { ApprovalFilter, ApprovalList, ApprovalSchema, BudgetAnswer, BudgetRequest, DecideRequest, HoldAnswer, HoldRequest, RanRequest } from './schemas.ts';
 
 /**
@@ -15,8 +15,6 @@ export const approvalSubjects = {
   ),
   decide: requestSubject('suite.approvals.decide', DecideRequest, ApprovalSchema),
   budget: requestSubject('suite.approvals.budget', BudgetRequest, BudgetAnswer),
-  /** Internal (not a public event): a request was decided; a gateway holding that call open resumes. */
-  decided: eventSubject('suite.approvals.decided', Type.Object({ id: Type.String(), status: Type.String() })),
   /** The approved call ran: its record, so the approval links to it. */
   ran: requestSubject('suite.approvals.ran', RanRequest, Type.Object({ ok: Type.Boolean() })),
 } as const;
