@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -112,6 +113,14 @@ function prepared(tools: readonly McpTool[]): Prepared {
 
 const SERVER_NAME = 'agent-authority-suite';
 
+/**
+ * One JSON Schema validator for every server of the process. The SDK builds an Ajv instance with its
+ * formats for each server it is not given one (~0.4 ms and its garbage, on every stateless `/mcp`
+ * POST); it compiles only the schemas a server asks it to (a client's elicitation answers, which
+ * these servers never request), so one instance serves them all.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /** `_meta` key: how long (seconds, 1-300) a held call sent with a progressToken may wait for its decision. */
 const WAIT_META_KEY = 'agent-authority-suite/wait';
 const DEFAULT_WAIT_S = 60;
@@ -144,7 +153,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   // With a gateway, the lists change when an upstream's do (announced on GET /mcp), and the
   // upstreams' resources and prompts are offered beside the tools.
   const capabilities = deps.gateway !== undefined ? { tools: { listChanged: true }, ...deps.gateway.offers } : { tools: {} };
-  const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities });
+  const server = new Server({ name: SERVER_NAME, version: deps.version }, { capabilities, jsonSchemaValidator });
   const { byName, listed } = prepared(deps.tools);
 
   // A credential that cannot be trusted fails the session at its start (docs/MCP.md, rule 2): a
