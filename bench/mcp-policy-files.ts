@@ -30,9 +30,24 @@ const TOOLS: Record<(typeof SERVERS)[number], string[]> = {
 function ruleOn(server: string, tool: string, i: number): Record<string, unknown> {
   switch (i % 5) {
     case 0:
-      return { name: `big-${i}`, server, tool, when: 'has(args.amount) && args.amount >= 1000.0', effect: 'approve', approvers: `${server}:approve`, ttl: '15m' };
+      return {
+        name: `big-${i}`,
+        server,
+        tool,
+        when: 'has(args.amount) && args.amount >= 1000.0',
+        effect: 'approve',
+        approvers: `${server}:approve`,
+        ttl: '15m',
+      };
     case 1:
-      return { name: `blocked-${i}`, server, tool, when: `has(args.to) && args.to in ["mallory", "eve-${i}"]`, effect: 'deny', reason: 'that recipient is blocked' };
+      return {
+        name: `blocked-${i}`,
+        server,
+        tool,
+        when: `has(args.to) && args.to in ["mallory", "eve-${i}"]`,
+        effect: 'deny',
+        reason: 'that recipient is blocked',
+      };
     case 2:
       return { name: `per-hour-${i}`, server, tool, budget: { calls: 100, per: '1h' } };
     case 3:

@@ -10,7 +10,9 @@
  * rules all on other tools. End to end: three suites as children (`suite run all`, embedded), one
  * per file (worst, realistic) and one without a file, each in front of its own server-everything;
  * sequential calls of `echo` rotate between them in blocks so that the machine's load falls on all
- * alike; each suite's process tree's CPU is read around its blocks (its upstream included). Budgets
+ * alike; each suite's process tree's CPU is read around its blocks (its upstream included), and
+ * each policy suite's own account of its rule evaluation (`/metrics`: the time `decideCall` and
+ * `budgetCharges` took on the calls, where the hot loop's caches are cold between calls). Budgets
  * and approvals on the called tool are left out: their cost is the approvals desk's durable write,
  * not rule evaluation. Only 127.0.0.1; bounded; self-stopping.
  */
@@ -31,11 +33,18 @@ import { NODE, SERVER_EVERYTHING, freePort, writeUpstreamsFile } from '../testin
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { evaluations: { type: 'string', default: '200000' }, calls: { type: 'string', default: '1500' }, block: { type: 'string', default: '100' } },
+  options: {
+    evaluations: { type: 'string', default: '200000' },
+    calls: { type: 'string', default: '1500' },
+    block: { type: 'string', default: '100' },
+    // Each suite writes a V8 CPU profile there when it stops (node --cpu-prof): where its time went.
+    'cpu-prof-dir': { type: 'string' },
+  },
 });
 const EVALUATIONS = Number(values.evaluations);
 const CALLS = Number(values.calls);
 const BLOCK = Number(values.block);
+const PROFILE_DIR = values['cpu-prof-dir'];
 
 const watchdog = setTimeout(() => {
   process.stderr.write('bench mcp-policy: overstayed 10 minutes; stopping\n');
@@ -99,10 +108,11 @@ interface Suite {
   readonly child: Child;
 }
 
-async function startSuite(label: string, upstreamsPath: string, policy: string | undefined): Promise<Suite> {
+async function startSuite(key: string, label: string, upstreamsPath: string, policy: string | undefined): Promise<Suite> {
   const port = await freePort();
   const adminKey = `bench-${randomBytes(8).toString('hex')}`;
   const child = spawnNode('cli/suite.ts', ['run', 'all'], {
+    nodeArgs: PROFILE_DIR !== undefined ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--cpu-prof-name', `${key}-\${pid}.cpuprofile`] : [],
     env: cleanEnv({
       SUITE_TOKEN_PORT: String(port),
       SUITE_SCHEDULER_PORT: '0',
@@ -145,9 +155,9 @@ async function ready(s: Suite): Promise<Client> {
 
 try {
   const suites = await Promise.all([
-    startSuite('the worst-case 100-rule file (every rule on the called tool)', upstreams[0]!.path, join(dir, 'worst.json')),
-    startSuite('the realistic 100-rule file', upstreams[1]!.path, join(dir, 'realistic.json')),
-    startSuite('no policy file', upstreams[2]!.path, undefined),
+    startSuite('worst', 'the worst-case 100-rule file (every rule on the called tool)', upstreams[0]!.path, join(dir, 'worst.json')),
+    startSuite('realistic', 'the realistic 100-rule file', upstreams[1]!.path, join(dir, 'realistic.json')),
+    startSuite('none', 'no policy file', upstreams[2]!.path, undefined),
   ]);
   const clients = await Promise.all(suites.map(ready));
   process.stderr.write('all suites ready\n');
@@ -168,6 +178,13 @@ try {
     if (measured) cpuSeconds[i]! += (await treeCpuSeconds(pid)) - cpu0;
   };
   for (let i = 0; i < suites.length; i++) await block(i, 200, false);
+  /** The policy's own account of its evaluation (`/metrics`): calls and seconds so far. */
+  const evaluation = async (s: Suite) => {
+    const text = await (await fetch(`${s.base}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    return { calls: value('mcp_policy_evaluations_total'), seconds: value('mcp_policy_evaluation_seconds_total') };
+  };
+  const evaluatedBefore = await Promise.all(suites.slice(0, 2).map(evaluation));
   const loadBefore = loadavg();
   for (let round = 0; round * BLOCK < CALLS; round++) {
     process.stderr.write(`${round * BLOCK}/${CALLS}\n`);
@@ -175,6 +192,8 @@ try {
     for (let k = 0; k < suites.length; k++) await block((round + k) % suites.length, BLOCK, true);
   }
   const loadAfter = loadavg();
+  const evaluatedAfter = await Promise.all(suites.slice(0, 2).map(evaluation));
+  const inPlaceUs = evaluatedAfter.map((a, i) => ((a.seconds - evaluatedBefore[i]!.seconds) * 1e6) / (a.calls - evaluatedBefore[i]!.calls));
   await Promise.allSettled(clients.map((c) => c.close()));
   const f = (x: number) => x.toFixed(2);
   const sums = ms.map((m) => summarize(m));
@@ -189,14 +208,16 @@ try {
       '',
       `Gateway calls of \`echo\`, ${CALLS} each, one at a time, rotating in blocks of ${BLOCK} between three suites; ` +
         `load average (1/5/15 min) ${load(loadBefore)} before the measured blocks, ${load(loadAfter)} after. ` +
-        "CPU: each suite's process tree (the suite and its upstream) around its blocks, 10 ms ticks.",
+        "CPU: each suite's process tree (the suite and its upstream) around its blocks, 10 ms ticks. " +
+        "Rule evaluation in place: the suite's own `mcp_policy_evaluation_seconds_total` over `mcp_policy_evaluations_total` across the measured blocks.",
       '',
-      '| gateway | p50 ms | p90 ms | p99 ms | added p50 ms | added p90 ms | CPU per call ms | added CPU per call ms |',
-      '|---|---|---|---|---|---|---|---|',
+      '| gateway | p50 ms | p90 ms | p99 ms | added p50 ms | added p90 ms | CPU per call ms | added CPU per call ms | rule evaluation in place, µs per call |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...suites.map((s, i) => {
         const x = sums[i]!;
         const added = i === 2 ? ['—', '—', '—'] : [`**${f(x.p50 - none.p50)}**`, f(x.p90 - none.p90), f(cpuPerCall[i]! - cpuPerCall[2]!)];
-        return `| ${s.label} | ${f(x.p50)} | ${f(x.p90)} | ${f(x.p99)} | ${added[0]} | ${added[1]} | ${f(cpuPerCall[i]!)} | ${added[2]} |`;
+        const inPlace = i === 2 ? '—' : inPlaceUs[i]!.toFixed(1);
+        return `| ${s.label} | ${f(x.p50)} | ${f(x.p90)} | ${f(x.p99)} | ${added[0]} | ${added[1]} | ${f(cpuPerCall[i]!)} | ${added[2]} | ${inPlace} |`;
       }),
       '',
     ].join('\n'),

@@ -18,7 +18,10 @@ function linearScan(rules: ReadonlyArray<Record<string, unknown>>, f: CallFacts)
   const matches = (r: Record<string, unknown>): true | false | string => {
     if (r.server !== f.server || !glob(r.tool as string).test(f.tool)) return false;
     if (r.when === undefined) return true;
-    const v = plan(celEnv(), parse(r.when as string))({
+    const v = plan(
+      celEnv(),
+      parse(r.when as string),
+    )({
       args: f.args as never,
       time: f.time.toISOString(),
       server: f.server,

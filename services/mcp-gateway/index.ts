@@ -1,6 +1,6 @@
 import { mcpMetrics, mcpRoutes, type ProtectedResource } from '../../edge-mcp/index.ts';
 import { Gateway } from './pool.ts';
-import { gatewayMetrics } from './metrics.ts';
+import { gatewayMetrics, policyMetrics } from './metrics.ts';
 import { upstreamStatusRoute } from './status-route.ts';
 import { gatewayPort } from './port.ts';
 import { PolicySource } from './policy-source.ts';
@@ -78,6 +78,8 @@ export const mcpService = defineService({
       await approvals(app);
       await policy(app);
       if (source !== undefined) {
+        const unregisterPolicy = policyMetrics(metrics.service('token').registry, source);
+        app.addHook('onClose', async () => void unregisterPolicy());
         const onHangup = () => {
           const r = source.reload();
           if (r.ok) mcpLogger.info({ version: r.version, previous: r.previous }, 'policy file reloaded on SIGHUP');

@@ -95,7 +95,9 @@ export async function gateCall(
     audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
   // The call's CEL variables, converted once for every rule's `when` and every budget's.
   const vars = new CallVars(facts);
+  const started = performance.now();
   const decision = decideCall(policy, facts, vars);
+  desk.source.evaluated((performance.now() - started) / 1000);
   if (decision.rule !== undefined) desk.source.hit(policy.version, decision.rule.index);
   let approvalId: string | undefined;
   let governance: Governance | undefined =
@@ -177,7 +179,9 @@ export async function gateCall(
     };
   }
 
+  const chargesStarted = performance.now();
   const charges = budgetCharges(policy, facts, vars);
+  desk.source.evaluated((performance.now() - chargesStarted) / 1000, 0);
   for (const c of charges.ok ? charges.charges : [{ rule: charges.rule }]) desk.source.hit(policy.version, c.rule.index);
   if (!charges.ok) {
     const text = `refused by ${describeRule(charges.rule)} of the gateway's policy: ${charges.reason}`;
