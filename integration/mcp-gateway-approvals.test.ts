@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APPROVAL_META_KEY } from '../services/mcp-gateway/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadConfig } from '../services/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { call, createTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';

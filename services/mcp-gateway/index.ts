@@ -4,8 +4,9 @@ import { gatewayMetrics, policyMetrics } from './metrics.ts';
 import { upstreamStatusRoute } from './status-route.ts';
 import { gatewayPort } from './port.ts';
 import { PolicySource } from './policy-source.ts';
-import { readMcpPolicy } from '../../config/index.ts';
+import { readMcpPolicy } from './policy-file.ts';
 import { defineService } from '../kit/index.ts';
+import { mcpGatewayConfig } from './config.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
 import { busDesk } from './desk.ts';
@@ -26,6 +27,7 @@ export const MCP_SERVER_VERSION = '1.0.0';
  */
 export const mcpService = defineService({
   name: 'mcp',
+  config: mcpGatewayConfig,
   listener: 'token',
   actorRoles: ['actor:approvals'],
   readiness: { 'actor:approvals': approvalSubjects.list.subject },
