@@ -183,8 +183,10 @@ async function measure(repo: string): Promise<{ append: Phase; validate: Phase; 
     return { append: phase(a, v.from, 'append'), validate: phase(v, v.to + 1.4, 'validate'), fdatasyncMs, floor: bare };
   } finally {
     // Under strace the suite is strace's child: signal the suite, so that it shuts down as users stop it.
-    const pid = traced ? Number((await readFile(`/proc/${suite.pid}/task/${suite.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0]) : suite.pid;
-    if (pid > 0) process.kill(pid, 'SIGTERM');
+    const pid = traced
+      ? Number((await readFile(`/proc/${suite.pid}/task/${suite.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0])
+      : (suite.pid ?? 0);
+    if (pid !== undefined && pid > 0) process.kill(pid, 'SIGTERM');
     await Promise.race([suite.exited(), new Promise((r) => setTimeout(r, 30_000))]);
     await suite.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -228,7 +228,8 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
-        return (stopping ??= unwind(phases, logger));
+        stopping ??= unwind(phases, logger);
+        return stopping;
       },
     };
   } catch (err) {

@@ -13,7 +13,7 @@ export {
   type TrustSettings,
 } from './config.ts';
 export { ensureStoredSecrets } from './first-run.ts';
-export { type TracingSettings } from './tracing.ts';
+export type { TracingSettings } from './tracing.ts';
 export { listenerUrl } from './listeners.ts';
-export { type McpUpstreamConfig } from './mcp-upstreams.ts';
+export type { McpUpstreamConfig } from './mcp-upstreams.ts';
 export { readMcpPolicy } from './mcp-policy.ts';

@@ -202,7 +202,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   }
 
   #kick(): void {
-    if (this.#flushing) return;
+    if (this.#flushing !== undefined) return;
     // Detached: the drain serves every append that comes while it runs, not the one that kicked it
     // (each commit is a span of its own, linked to the requests it serves).
     this.#flushing = detached(() =>

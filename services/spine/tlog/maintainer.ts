@@ -157,7 +157,7 @@ export class ExecutionLogMaintainer {
       this.#gather = undefined;
       await this.#kick().catch(() => undefined);
     }
-    while (this.#running) await this.#running.catch(() => undefined);
+    while (this.#running !== undefined) await this.#running.catch(() => undefined);
   }
 
   #kick(): Promise<void> {
@@ -247,7 +247,10 @@ export class ExecutionLogMaintainer {
         const index = Math.floor(node.index / TILE_WIDTH);
         let t = edge.get(level);
         if (t && t.index !== index && touched.has(level)) filled.push({ level, index: t.index, hashes: Buffer.concat(t.hashes) });
-        if (!t || t.index !== index) edge.set(level, (t = { index, hashes: [] }));
+        if (!t || t.index !== index) {
+          t = { index, hashes: [] };
+          edge.set(level, t);
+        }
         t.hashes.push(node.hash);
         touched.add(level);
       }
