@@ -147,6 +147,9 @@ export class ExecutionLogMaintainer {
 
   /** Resolves once everything committed so far is integrated and checkpointed (tests, bench). */
   async settled(): Promise<void> {
+    // Records answered just now reach `committed` at the next turn (the chain writer runs what
+    // follows a commit once its answers are out): let that turn come first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // A round leaves what came during it for the next window: go on until nothing is left.
     if (this.#hashing) this.#hashArrived();
     while (this.#active && (this.#gather || this.#pending.length > 0)) {
