@@ -127,8 +127,11 @@ function parseLog(line: string): Record<string, unknown> | undefined {
  */
 export async function faultLeader(f: FailoverCluster, load: AppendLoad, signal: 'SIGKILL' | 'SIGSTOP', stoppedAcks = 20): Promise<FaultRound> {
   await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
-  let victim: ClusterProcess | undefined;
-  while (!(victim = await leader(f))) await load.acknowledged(load.acks.length + 1);
+  let victim = await leader(f);
+  while (!victim) {
+    await load.acknowledged(load.acks.length + 1);
+    victim = await leader(f);
+  }
   const standby = f.cluster.process(victim.name === 'actors-a' ? 'actors-b' : 'actors-a');
   const took = chainLine(standby, 'chain writer leads');
   const before = load.acks.length;
