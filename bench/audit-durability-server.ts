@@ -7,7 +7,8 @@
  *
  * (the switch replaces the sink's `durable()` barrier with an already-resolved one). Bench only.
  */
-import { ensureStoredSecrets, loadConfig } from '../config/index.ts';
+import { ensureStoredSecrets } from '../config/index.ts';
+import { loadConfig } from '../services/index.ts';
 import { parseRoles, startSuite } from '../cli/index.ts';
 import { createLogger } from '../observability/index.ts';
 

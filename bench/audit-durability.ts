@@ -115,7 +115,8 @@ try {
       '| round | mode | req/s | p50 ms | p99 ms | suite CPU µs/req | non-2xx | other processes, % core | load (1/5/15 min) |',
       '|---|---|---|---|---|---|---|---|---|',
       ...rows,
-    ].join('\n') + '\n',
+      '', // the last line's newline
+    ].join('\n'),
   );
 } finally {
   for (const s of servers) await s.child.stop();

@@ -32,9 +32,7 @@ export type RunnerRate = (
   measuredStart: () => void,
 ) => Promise<{ wallMs: number; failed: number }>;
 
-interface Cannon {
-  (o: Record<string, unknown>): Promise<{ errors: number; non2xx: number }> & NodeJS.EventEmitter;
-}
+type Cannon = (o: Record<string, unknown>) => Promise<{ errors: number; non2xx: number }> & NodeJS.EventEmitter;
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as Cannon;
 

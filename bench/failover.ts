@@ -45,7 +45,9 @@ try {
   );
   out('| # | fault | takeover (ms) | fault to next ack (ms) | longest gap between acks (ms) |');
   out('|---|---|---|---|---|');
-  rounds.forEach((r, i) => out(`| ${i + 1} | ${r.fault}${r.note ? ` (${r.note})` : ''} | ${r.takeoverMs ?? '-'} | ${r.firstAckMs} | ${gaps[i]} |`));
+  rounds.forEach((r, i) => {
+    out(`| ${i + 1} | ${r.fault}${r.note ? ` (${r.note})` : ''} | ${r.takeoverMs ?? '-'} | ${r.firstAckMs} | ${gaps[i]} |`);
+  });
   for (const fault of ['SIGKILL', 'NATS node SIGKILL'] as const) {
     const g = gaps.filter((_, i) => rounds[i]?.fault === fault);
     if (g.length === 0) continue;

@@ -2,24 +2,30 @@
  * The gateway policy file's cost (issue 33): rule evaluation per call (core/gateway-policy, no I/O)
  * and the latency a policy file of 100 rules adds to a gateway call over the same gateway without one.
  *
- *   node bench/mcp-policy.ts [--evaluations 200000 --calls 1500 --block 100]
+ *   npx node bench/mcp-policy.ts [--evaluations 200000 --calls 1500 --block 100]   (--calls 0: the micro-bench only)
  *
- * Micro: `decideCall` + `budgetCharges` over 100 rules, all on the called tool so that every rule's
- * CEL `when` is evaluated (the worst case: 99 deny rules that do not match, then an allow), and over
- * 100 rules on other tools (the common case: the server/tool test skips them). End to end: two
- * suites as children (`suite run all`, embedded), one with the 100-rule file and one without, each
- * in front of its own server-everything; calls of `echo` alternate between them in blocks so that
- * the machine's load falls on both alike. Budgets and approvals are left out: their cost is the
- * approvals desk's durable write, not rule evaluation. Only 127.0.0.1; bounded; self-stopping.
+ * Micro: `decideCall` + `budgetCharges` for one call of `echo` under three 100-rule files
+ * (bench/mcp-policy-files.ts): the worst case (every rule on the called tool, every CEL `when`
+ * evaluated), a realistic file (rules over five servers, four on the called tool, one a glob), and
+ * rules all on other tools. End to end: three suites as children (`suite run all`, embedded), one
+ * per file (worst, realistic) and one without a file, each in front of its own server-everything;
+ * sequential calls of `echo` rotate between them in blocks so that the machine's load falls on all
+ * alike; each suite's process tree's CPU is read around its blocks (its upstream included), and
+ * each policy suite's own account of its rule evaluation (`/metrics`: the time `decideCall` and
+ * `budgetCharges` took on the calls, where the hot loop's caches are cold between calls). Budgets
+ * and approvals on the called tool are left out: their cost is the approvals desk's durable write,
+ * not rule evaluation. Only 127.0.0.1; bounded; self-stopping.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { budgetCharges, decideCall, parsePolicy, type Policy } from '../core/gateway-policy/index.ts';
+import { budgetCharges, CallVars, decideCall, parsePolicy, type Policy } from '../core/gateway-policy/index.ts';
+import { elsewhere, realistic, worstCase } from './mcp-policy-files.ts';
+import { treeCpuSeconds } from './cpu.ts';
 import { cleanEnv, killAllChildren, spawnNode, type Child } from './child.ts';
 import { describeMachine, machineMarkdown } from './machine.ts';
 import { summarize } from './stats.ts';
@@ -27,11 +33,18 @@ import { NODE, SERVER_EVERYTHING, freePort, writeUpstreamsFile } from '../testin
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { evaluations: { type: 'string', default: '200000' }, calls: { type: 'string', default: '1500' }, block: { type: 'string', default: '100' } },
+  options: {
+    evaluations: { type: 'string', default: '200000' },
+    calls: { type: 'string', default: '1500' },
+    block: { type: 'string', default: '100' },
+    // Each suite writes a V8 CPU profile there when it stops (node --cpu-prof): where its time went.
+    'cpu-prof-dir': { type: 'string' },
+  },
 });
 const EVALUATIONS = Number(values.evaluations);
 const CALLS = Number(values.calls);
 const BLOCK = Number(values.block);
+const PROFILE_DIR = values['cpu-prof-dir'];
 
 const watchdog = setTimeout(() => {
   process.stderr.write('bench mcp-policy: overstayed 10 minutes; stopping\n');
@@ -40,48 +53,25 @@ const watchdog = setTimeout(() => {
 }, 600_000);
 watchdog.unref();
 
-/** 99 deny rules whose `when` reads the arguments and does not match `message`, then an allow: every rule evaluated. */
-const worstCase = {
-  rules: [
-    ...Array.from({ length: 99 }, (_, i) => ({
-      name: `r${i}`,
+/** µs per call of the decision and the budgets, as the gate makes them: the call's CEL variables made anew per call. */
+function micro(policy: Policy): number {
+  const call = () => {
+    const facts = {
       server: 'everything',
-      tool: i % 2 === 0 ? 'echo' : 'ech?',
-      when: `args.message.startsWith("blocked-${i}") || (caller.tenant != null && caller.tenant == "t${i}")`,
-      effect: 'deny',
-      reason: `rule ${i}`,
-    })),
-    { name: 'rest', server: 'everything', tool: '*', effect: 'allow' },
-  ],
-};
-/** 100 rules on other tools and servers: the server/tool test skips each. */
-const elsewhere = {
-  rules: Array.from({ length: 100 }, (_, i) => ({
-    name: `o${i}`,
-    server: i % 2 === 0 ? 'bank' : 'everything',
-    tool: `tool-${i}`,
-    when: 'args.amount > 1000',
-    effect: 'deny',
-    reason: 'too much',
-  })),
-};
-
-function micro(policy: Policy): { usPerCall: number } {
-  const facts = {
-    server: 'everything',
-    tool: 'echo',
-    args: { message: 'a short message, as a tool call carries' },
-    caller: { sub: 'bench-agent', scope: ['mcp:everything:echo'], tenant: null },
-    time: new Date(),
-  };
-  for (let i = 0; i < 2000; i++) decideCall(policy, facts);
-  const t0 = performance.now();
-  for (let i = 0; i < EVALUATIONS; i++) {
-    const d = decideCall(policy, facts);
+      tool: 'echo',
+      args: { message: 'a short message, as a tool call carries' },
+      caller: { sub: 'bench-agent', scope: ['mcp:everything:echo'], tenant: null },
+      time: new Date(),
+    };
+    const vars = new CallVars(facts);
+    const d = decideCall(policy, facts, vars);
     if (d.effect !== 'allow') throw new Error(`expected allow, got ${d.effect}`);
-    budgetCharges(policy, facts);
-  }
-  return { usPerCall: ((performance.now() - t0) * 1000) / EVALUATIONS };
+    budgetCharges(policy, facts, vars);
+  };
+  for (let i = 0; i < 2000; i++) call();
+  const t0 = performance.now();
+  for (let i = 0; i < EVALUATIONS; i++) call();
+  return ((performance.now() - t0) * 1000) / EVALUATIONS;
 }
 
 const parsed = (doc: unknown) => {
@@ -93,27 +83,36 @@ const machine = await describeMachine();
 const t0 = performance.now();
 const worst = parsed(worstCase);
 const parseMs = performance.now() - t0;
-const microWorst = micro(worst);
-const microElsewhere = micro(parsed(elsewhere));
+const us = { worst: micro(worst), realistic: micro(parsed(realistic)), elsewhere: micro(parsed(elsewhere)) };
 
 const microLine =
-  `Rule evaluation (\`decideCall\` + \`budgetCharges\`, ${EVALUATIONS} calls, one thread): 100 rules on the called tool, every \`when\` evaluated: **${microWorst.usPerCall.toFixed(2)} µs per call**; ` +
-  `100 rules on other tools: **${microElsewhere.usPerCall.toFixed(2)} µs per call**. Parsing and compiling the 100-rule file: ${parseMs.toFixed(1)} ms.`;
+  `Rule evaluation (\`decideCall\` + \`budgetCharges\` for one call of \`echo\`, ${EVALUATIONS} calls, one thread): ` +
+  `100 rules all on the called tool, every \`when\` evaluated: **${us.worst.toFixed(2)} µs per call**; ` +
+  `the realistic 100-rule file (4 rules on the called tool, 3 \`when\`s evaluated): **${us.realistic.toFixed(2)} µs**; ` +
+  `100 rules on other tools: **${us.elsewhere.toFixed(2)} µs**. Parsing and compiling the worst-case file: ${parseMs.toFixed(1)} ms.`;
 // Printed at once: the end-to-end part may be cut short on a busy machine.
 process.stderr.write(`${microLine}\n`);
+if (CALLS === 0) process.exit(0);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-policy-'));
-writeFileSync(join(dir, 'policy.json'), JSON.stringify(worstCase));
+writeFileSync(join(dir, 'worst.json'), JSON.stringify(worstCase));
+writeFileSync(join(dir, 'realistic.json'), JSON.stringify(realistic));
 const children: Child[] = [];
-const upstreams = [
-  writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } }),
-  writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } }),
-];
+const upstreamsFile = () => writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'], maxConcurrent: 64 } });
+const upstreams = [upstreamsFile(), upstreamsFile(), upstreamsFile()];
 
-async function startSuite(upstreamsPath: string, policy: string | undefined): Promise<{ base: string; adminKey: string; child: Child }> {
+interface Suite {
+  readonly label: string;
+  readonly base: string;
+  readonly adminKey: string;
+  readonly child: Child;
+}
+
+async function startSuite(key: string, label: string, upstreamsPath: string, policy: string | undefined): Promise<Suite> {
   const port = await freePort();
   const adminKey = `bench-${randomBytes(8).toString('hex')}`;
   const child = spawnNode('cli/suite.ts', ['run', 'all'], {
+    nodeArgs: PROFILE_DIR !== undefined ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--cpu-prof-name', `${key}-\${pid}.cpuprofile`] : [],
     env: cleanEnv({
       SUITE_TOKEN_PORT: String(port),
       SUITE_SCHEDULER_PORT: '0',
@@ -130,10 +129,10 @@ async function startSuite(upstreamsPath: string, policy: string | undefined): Pr
     }),
   });
   children.push(child);
-  return { base: `http://127.0.0.1:${port}`, adminKey, child };
+  return { label, base: `http://127.0.0.1:${port}`, adminKey, child };
 }
 
-async function ready(s: { base: string; adminKey: string; child: Child }): Promise<Client> {
+async function ready(s: Suite): Promise<Client> {
   for (;;) {
     const up = await fetch(`${s.base}/mcp/upstreams`, { headers: { 'x-suite-admin-key': s.adminKey } }).then(
       async (r) => ((await r.json()) as { upstreams: Array<{ state: string }> }).upstreams[0]?.state === 'ready',
@@ -155,50 +154,71 @@ async function ready(s: { base: string; adminKey: string; child: Child }): Promi
 }
 
 try {
-  const [withRules, without] = await Promise.all([startSuite(upstreams[0]!.path, join(dir, 'policy.json')), startSuite(upstreams[1]!.path, undefined)]);
-  const [a, b] = await Promise.all([ready(withRules), ready(without)]);
-  process.stderr.write('both suites ready\n');
+  const suites = await Promise.all([
+    startSuite('worst', 'the worst-case 100-rule file (every rule on the called tool)', upstreams[0]!.path, join(dir, 'worst.json')),
+    startSuite('realistic', 'the realistic 100-rule file', upstreams[1]!.path, join(dir, 'realistic.json')),
+    startSuite('none', 'no policy file', upstreams[2]!.path, undefined),
+  ]);
+  const clients = await Promise.all(suites.map(ready));
+  process.stderr.write('all suites ready\n');
   const args = { message: 'a short message, as a tool call carries' };
-  const timed = async (client: Client, into: number[], n: number) => {
-    for (let i = 0; i < n; i++) {
+  const ms: number[][] = suites.map(() => []);
+  const cpuSeconds = suites.map(() => 0);
+  /** `n` sequential calls through suite `i`, each timed; its process tree's CPU read around the block. */
+  const block = async (i: number, n: number, measured: boolean) => {
+    const pid = suites[i]!.child.proc.pid as number;
+    const cpu0 = await treeCpuSeconds(pid);
+    for (let k = 0; k < n; k++) {
       const t = performance.now();
-      const r = await client.callTool({ name: 'everything__echo', arguments: args });
-      into.push(performance.now() - t);
+      const r = await clients[i]!.callTool({ name: 'everything__echo', arguments: args });
+      const took = performance.now() - t;
       if (r.isError) throw new Error(`call failed: ${JSON.stringify(r.content)}`);
+      if (measured) ms[i]!.push(took);
     }
+    if (measured) cpuSeconds[i]! += (await treeCpuSeconds(pid)) - cpu0;
   };
-  await timed(a, [], 200);
-  await timed(b, [], 200);
-  const msRules: number[] = [];
-  const msNone: number[] = [];
-  for (let done = 0; done < CALLS; done += BLOCK) {
-    // Alternate which goes first, so neither always follows the other.
-    process.stderr.write(`${done}/${CALLS}\n`);
-    if ((done / BLOCK) % 2 === 0) {
-      await timed(a, msRules, BLOCK);
-      await timed(b, msNone, BLOCK);
-    } else {
-      await timed(b, msNone, BLOCK);
-      await timed(a, msRules, BLOCK);
-    }
+  for (let i = 0; i < suites.length; i++) await block(i, 200, false);
+  /** The policy's own account of its evaluation (`/metrics`): calls and seconds so far. */
+  const evaluation = async (s: Suite) => {
+    const text = await (await fetch(`${s.base}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    return { calls: value('mcp_policy_evaluations_total'), seconds: value('mcp_policy_evaluation_seconds_total') };
+  };
+  const evaluatedBefore = await Promise.all(suites.slice(0, 2).map(evaluation));
+  const loadBefore = loadavg();
+  for (let round = 0; round * BLOCK < CALLS; round++) {
+    process.stderr.write(`${round * BLOCK}/${CALLS}\n`);
+    // Each round starts with the next suite, so none always follows another.
+    for (let k = 0; k < suites.length; k++) await block((round + k) % suites.length, BLOCK, true);
   }
-  await Promise.allSettled([a.close(), b.close()]);
-  const r = summarize(msRules);
-  const n = summarize(msNone);
+  const loadAfter = loadavg();
+  const evaluatedAfter = await Promise.all(suites.slice(0, 2).map(evaluation));
+  const inPlaceUs = evaluatedAfter.map((a, i) => ((a.seconds - evaluatedBefore[i]!.seconds) * 1e6) / (a.calls - evaluatedBefore[i]!.calls));
+  await Promise.allSettled(clients.map((c) => c.close()));
   const f = (x: number) => x.toFixed(2);
+  const sums = ms.map((m) => summarize(m));
+  const cpuPerCall = cpuSeconds.map((c, i) => (c * 1000) / (ms[i]!.length || 1));
+  const none = sums[2]!;
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   process.stdout.write(
     [
       machineMarkdown(machine),
       '',
       microLine,
       '',
-      `Gateway calls of \`echo\`, ${CALLS} each, alternating in blocks of ${BLOCK} between two suites:`,
+      `Gateway calls of \`echo\`, ${CALLS} each, one at a time, rotating in blocks of ${BLOCK} between three suites; ` +
+        `load average (1/5/15 min) ${load(loadBefore)} before the measured blocks, ${load(loadAfter)} after. ` +
+        "CPU: each suite's process tree (the suite and its upstream) around its blocks, 10 ms ticks. " +
+        "Rule evaluation in place: the suite's own `mcp_policy_evaluation_seconds_total` over `mcp_policy_evaluations_total` across the measured blocks.",
       '',
-      '| gateway | p50 ms | p90 ms | p99 ms |',
-      '|---|---|---|---|',
-      `| with the 100-rule policy file | ${f(r.p50)} | ${f(r.p90)} | ${f(r.p99)} |`,
-      `| without a policy file | ${f(n.p50)} | ${f(n.p90)} | ${f(n.p99)} |`,
-      `| **added by the policy** | **${f(r.p50 - n.p50)}** | ${f(r.p90 - n.p90)} | ${f(r.p99 - n.p99)} |`,
+      '| gateway | p50 ms | p90 ms | p99 ms | added p50 ms | added p90 ms | CPU per call ms | added CPU per call ms | rule evaluation in place, µs per call |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...suites.map((s, i) => {
+        const x = sums[i]!;
+        const added = i === 2 ? ['—', '—', '—'] : [`**${f(x.p50 - none.p50)}**`, f(x.p90 - none.p90), f(cpuPerCall[i]! - cpuPerCall[2]!)];
+        const inPlace = i === 2 ? '—' : inPlaceUs[i]!.toFixed(1);
+        return `| ${s.label} | ${f(x.p50)} | ${f(x.p90)} | ${f(x.p99)} | ${added[0]} | ${added[1]} | ${f(cpuPerCall[i]!)} | ${added[2]} | ${inPlace} |`;
+      }),
       '',
     ].join('\n'),
   );

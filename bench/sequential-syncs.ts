@@ -14,13 +14,18 @@
  * strace stops the traced process at every system call, not only the syncs it prints, so its
  * latencies are strace's as much as the suite's: `--no-strace` runs the suite bare and reports the
  * latencies alone (the syncs column then reads "-"). Latency targets are judged on bare rounds.
+ *
+ * Each round also measures the floor with the same client, never traced (bench/sync-floor-server.ts):
+ * a bare Fastify route answering a record-sized body at once, and one that first appends 1 KB to a
+ * file in the data folder and fdatasyncs it. A durable answer cannot come faster than the second;
+ * what the suite adds to an append is its latency beyond it.
  */
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Child, listenerPorts, zeroPorts } from '../compose/child.ts';
-import { REPO_ROOT } from './child.ts';
+import { cleanEnv, REPO_ROOT, spawnNode } from './child.ts';
 
 const { values } = parseArgs({
   options: { repo: { type: 'string', multiple: true }, requests: { type: 'string' }, rounds: { type: 'string' }, 'no-strace': { type: 'boolean' } },
@@ -108,8 +113,22 @@ async function fdatasyncCost(folder: string, n = 200): Promise<number> {
   );
 }
 
-async function measure(repo: string): Promise<{ append: Phase; validate: Phase; fdatasyncMs: number }> {
+/** The same client against a bare Fastify app in `folder`: p50 of an answer at once, and of one after a 1 KB write + fdatasync. */
+async function floor(folder: string): Promise<{ plain: number; sync: number }> {
+  const server = spawnNode('bench/sync-floor-server.ts', [folder], { env: cleanEnv({}) });
+  try {
+    const base = `http://127.0.0.1:${(await server.waitFor(/^listening (\d+)/m, 30_000))[1]}`;
+    const plain = await sequential(requests, () => post(`${base}/plain`, {}, APPEND));
+    const sync = await sequential(requests, () => post(`${base}/sync`, {}, APPEND));
+    return { plain: percentile(plain.times, 50), sync: percentile(sync.times, 50) };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measure(repo: string): Promise<{ append: Phase; validate: Phase; fdatasyncMs: number; floor: { plain: number; sync: number } }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'suite-seq-'));
+  const bare = await floor(dataDir);
   const tracePath = join(dataDir, '..', `${dataDir.split('/').pop()}.strace`);
   const suiteArgs = ['cli/suite.ts', 'start', '--data-dir', dataDir];
   const suite = new Child({
@@ -161,11 +180,13 @@ async function measure(repo: string): Promise<{ append: Phase; validate: Phase; 
       if (process.env.SEQ_SYNCS_DETAIL) console.log(name, [...by].map(([k, v]) => `${k}: ${(v / requests).toFixed(2)}`).join(', '));
       return { p50: percentile(r.times, 50), p99: percentile(r.times, 99), syncs, non2xx: r.non2xx };
     };
-    return { append: phase(a, v.from, 'append'), validate: phase(v, v.to + 1.4, 'validate'), fdatasyncMs };
+    return { append: phase(a, v.from, 'append'), validate: phase(v, v.to + 1.4, 'validate'), fdatasyncMs, floor: bare };
   } finally {
     // Under strace the suite is strace's child: signal the suite, so that it shuts down as users stop it.
-    const pid = traced ? Number((await readFile(`/proc/${suite.pid}/task/${suite.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0]) : suite.pid;
-    if (pid > 0) process.kill(pid, 'SIGTERM');
+    const pid = traced
+      ? Number((await readFile(`/proc/${suite.pid}/task/${suite.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0])
+      : (suite.pid ?? 0);
+    if (pid !== undefined && pid > 0) process.kill(pid, 'SIGTERM');
     await Promise.race([suite.exited(), new Promise((r) => setTimeout(r, 30_000))]);
     await suite.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -179,14 +200,14 @@ console.log(
   `sequential requests: ${requests} each, ${rounds} round(s), ${traced ? 'under strace -f' : 'no strace'}, load average before ${loadavg().map(fmt).join(' ')}`,
 );
 console.log(
-  '| round | code | append p50 ms | p99 | syncs/append | validate p50 ms | p99 | syncs/validate | one 1 KB fdatasync p50 ms | non-2xx | load (1 min) |',
+  '| round | code | append p50 ms | p99 | syncs/append | validate p50 ms | p99 | syncs/validate | one 1 KB fdatasync p50 ms | bare Fastify p50 ms | bare Fastify + fdatasync p50 ms | non-2xx | load (1 min) |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (let round = 1; round <= rounds; round++) {
   for (const repo of repos) {
     const r = await measure(repo);
     console.log(
-      `| ${round} | ${repo} | ${fmt(r.append.p50)} | ${fmt(r.append.p99)} | ${fmt(r.append.syncs)} | ${fmt(r.validate.p50)} | ${fmt(r.validate.p99)} | ${fmt(r.validate.syncs)} | ${fmt(r.fdatasyncMs)} | ${r.append.non2xx + r.validate.non2xx}${r.append.non2xx + r.validate.non2xx > 0 ? ' INVALID' : ''} | ${fmt(loadavg()[0] ?? 0)} |`,
+      `| ${round} | ${repo} | ${fmt(r.append.p50)} | ${fmt(r.append.p99)} | ${fmt(r.append.syncs)} | ${fmt(r.validate.p50)} | ${fmt(r.validate.p99)} | ${fmt(r.validate.syncs)} | ${fmt(r.fdatasyncMs)} | ${fmt(r.floor.plain)} | ${fmt(r.floor.sync)} | ${r.append.non2xx + r.validate.non2xx}${r.append.non2xx + r.validate.non2xx > 0 ? ' INVALID' : ''} | ${fmt(loadavg()[0] ?? 0)} |`,
     );
   }
 }

@@ -133,7 +133,10 @@ async function synthesiseTree(storage: Storage, n: number, first: Buffer): Promi
         const index = Math.floor(node.index / TILE_WIDTH);
         let t = edge.get(level);
         if (t && t.index !== index && touched.has(level)) tiles.push({ level, index: t.index, hashes: Buffer.concat(t.hashes) });
-        if (!t || t.index !== index) edge.set(level, (t = { index, hashes: [] }));
+        if (!t || t.index !== index) {
+          t = { index, hashes: [] };
+          edge.set(level, t);
+        }
         t.hashes.push(node.hash);
         touched.add(level);
       }

@@ -96,7 +96,9 @@ async function run(kind: string, env: Record<string, string>): Promise<string[]>
     const stalls = await timed(requests, get('/anomalies?kind=stall'));
     const cycles = await timed(requests, get('/anomalies?kind=cycle&limit=500'));
     const check = (await (await get('/anomalies?limit=500')()).json()) as { anomalies: Array<{ kind: string }> };
-    const counts = Object.entries(check.anomalies.reduce<Record<string, number>>((m, a) => ({ ...m, [a.kind]: (m[a.kind] ?? 0) + 1 }), {}));
+    const byKind: Record<string, number> = {};
+    for (const a of check.anomalies) byKind[a.kind] = (byKind[a.kind] ?? 0) + 1;
+    const counts = Object.entries(byKind);
     let n = 0;
     const post = () =>
       fetch(t.url('trust', '/interactions'), {

@@ -108,7 +108,7 @@ export function createBus(transport: Transport, options: BusOptions = {}): Bus {
    */
   function traceOutgoing(headers: Headers, subject: string, kind: MessageKind): SendDone | undefined {
     if (Object.hasOwn(headers, 'traceparent')) return undefined;
-    return config.propagation.inject(headers, subject, kind) ?? undefined;
+    return config.propagation.inject(headers, subject, kind);
   }
 
   function assertAccepting(subject: string): void {

@@ -39,7 +39,10 @@ describe.each([
     expect(server.transport.payloads).toBe(name === 'memory' ? 'text' : 'bytes');
     const seen: unknown[] = [];
     const got = countdown(1);
-    raw.transport.subscribe(happened.subject, undefined, (msg) => (seen.push(typeof msg.payload, parse(msg.payload)), got.hit()));
+    raw.transport.subscribe(happened.subject, undefined, (msg) => {
+      seen.push(typeof msg.payload, parse(msg.payload));
+      got.hit();
+    });
     server.bus.serve(echo, ({ data }) => ({ ok: true, value: data }));
     await Promise.all([server.bus.flush(), raw.bus.flush()]);
     server.bus.publish(happened, { id: 1 });
@@ -62,7 +65,10 @@ describe.each([
     const { echo } = subjectsFor(uniquePrefix());
     const { bus } = await pool.open();
     const gate = deferred();
-    bus.serve(echo, async ({ data }) => (await gate.promise, { ok: true, value: data }));
+    bus.serve(echo, async ({ data }) => {
+      await gate.promise;
+      return { ok: true, value: data };
+    });
     await bus.flush();
     const result = await bus.request(echo, { text: 'slow' }, { timeoutMs: 100 });
     gate.resolve();
@@ -83,7 +89,11 @@ describe.each([
     const [a, b] = [await pool.open(), await pool.open()];
     const seen = countdown(2);
     const got: unknown[] = [];
-    for (const { bus } of [a, b]) bus.subscribe(happened, ({ data, subject }) => (got.push({ data, subject }), seen.hit()));
+    for (const { bus } of [a, b])
+      bus.subscribe(happened, ({ data, subject }) => {
+        got.push({ data, subject });
+        seen.hit();
+      });
     await Promise.all([a.bus.flush(), b.bus.flush()]);
     a.bus.publish(happened, { id: 7 });
     await within(seen.done, 2000, 'both subscribers');
@@ -122,7 +132,7 @@ describe.each([
     const members = [await pool.open(), await pool.open()];
     const client = await pool.open();
     const handled = new Map<string, string[]>();
-    members.forEach(({ bus }, i) =>
+    members.forEach(({ bus }, i) => {
       bus.serve(
         echo,
         ({ data }) => {
@@ -130,8 +140,8 @@ describe.each([
           return { ok: true, value: { text: data.text, by: `m${i}` } };
         },
         { queue: 'workers' },
-      ),
-    );
+      );
+    });
     await Promise.all(members.map(({ bus }) => bus.flush()));
     const texts = Array.from({ length: 40 }, (_, i) => `msg${i}`);
     const results = await Promise.all(texts.map((text) => client.bus.request(echo, { text })));
@@ -151,12 +161,22 @@ describe.each([
     const queueSeen: Array<[number, string]> = [];
     const allPlain = countdown(n);
     const allQueue = countdown(n);
-    plain.bus.subscribe(happened, ({ data }) => (plainSeen.push(data.id), allPlain.hit()));
+    plain.bus.subscribe(happened, ({ data }) => {
+      plainSeen.push(data.id);
+      allPlain.hit();
+    });
     for (const [name, { bus }] of [
       ['q1', q1],
       ['q2', q2],
     ] as const) {
-      bus.subscribe(happened, ({ data }) => (queueSeen.push([data.id, name]), allQueue.hit()), { queue: 'group' });
+      bus.subscribe(
+        happened,
+        ({ data }) => {
+          queueSeen.push([data.id, name]);
+          allQueue.hit();
+        },
+        { queue: 'group' },
+      );
     }
     await Promise.all([plain, q1, q2].map(({ bus }) => bus.flush()));
     for (let id = 0; id < n; id++) plain.bus.publish(happened, { id });
@@ -200,7 +220,10 @@ describe.each([
     const server = await pool.open({ onError: (_, { stage }) => refused.push(stage) });
     const client = await pool.open();
     let calls = 0;
-    server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
+    server.bus.serve(echo, ({ data }) => {
+      calls++;
+      return { ok: true, value: data };
+    });
     await server.bus.flush();
     const wrongType = await client.bus.request(echo, { text: 5 } as never);
     expect(wrongType).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('/text') } });
@@ -217,7 +240,10 @@ describe.each([
     const server = await pool.open({ onError: (_, { stage }) => refused.push(stage) });
     const raw = await pool.open();
     let calls = 0;
-    server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
+    server.bus.serve(echo, ({ data }) => {
+      calls++;
+      return { ok: true, value: data };
+    });
     await server.bus.flush();
     for (const payload of ['{"text":5,"n":-1}', 'not json']) {
       const reply = await raw.transport.request(echo.subject, bytes(payload), {}, 2000);
@@ -234,7 +260,10 @@ describe.each([
     const server = await pool.open();
     const raw = await pool.open();
     let calls = 0;
-    server.bus.serve(echo, ({ data }) => (calls++, { ok: true, value: data }));
+    server.bus.serve(echo, ({ data }) => {
+      calls++;
+      return { ok: true, value: data };
+    });
     await server.bus.flush();
     expect(await server.bus.request(echo, { text: 'a\u0000b' })).toEqual({
       ok: false,
@@ -282,7 +311,10 @@ describe.each([
     const publisher = await pool.open();
     const got: number[] = [];
     const good = deferred();
-    subscriber.bus.subscribe(happened, ({ data }) => (got.push(data.id), good.resolve()));
+    subscriber.bus.subscribe(happened, ({ data }) => {
+      got.push(data.id);
+      good.resolve();
+    });
     await subscriber.bus.flush();
     expect(() => publisher.bus.publish(happened, { id: 'x' } as never)).toThrow(SuiteError);
     expect(() => publisher.bus.publish(happened, { id: 'x' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
@@ -313,7 +345,11 @@ describe.each([
     const [server, client] = [await pool.open(), await pool.open()];
     const started = deferred();
     const release = deferred();
-    server.bus.serve(echo, async ({ data }) => (started.resolve(), await release.promise, { ok: true, value: data }));
+    server.bus.serve(echo, async ({ data }) => {
+      started.resolve();
+      await release.promise;
+      return { ok: true, value: data };
+    });
     await server.bus.flush();
     const pending = client.bus.request(echo, { text: 'last one' });
     await within(started.promise, 2000, 'the handler to start');

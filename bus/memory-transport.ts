@@ -71,7 +71,10 @@ export function createMemoryNetwork(): MemoryNetwork {
       return;
     }
     let set = exact.get(sub.pattern);
-    if (set === undefined) exact.set(sub.pattern, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      exact.set(sub.pattern, set);
+    }
     set.add(sub);
   }
 

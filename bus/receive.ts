@@ -44,7 +44,7 @@ export interface TracePropagation {
    * A tracing implementation opens the message's client or producer span here, injects that span's
    * context, and returns what ends the span once the reply arrived or the publish went out.
    */
-  inject(headers: Headers, subject: string, kind: MessageKind): SendDone | void;
+  inject(headers: Headers, subject: string, kind: MessageKind): SendDone | undefined;
   /**
    * Runs `fn` (the handler) inside the context carried by incoming headers; a tracing
    * implementation runs it inside a server or consumer span, child of that context.
@@ -53,7 +53,7 @@ export interface TracePropagation {
 }
 
 export const noPropagation: TracePropagation = Object.freeze({
-  inject(): void {},
+  inject(): undefined {},
   extract<T>(_headers: Headers, fn: () => T): T {
     return fn();
   },

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import { loadConfig, ensureStoredSecrets, ConfigError, type StoredSecrets } from '../config/index.ts';
+import { ensureStoredSecrets, ConfigError, type StoredSecrets } from '../config/index.ts';
+import { loadConfig } from '../services/index.ts';
 import { createLogger } from '../observability/index.ts';
 import { openStorage, StorageError } from '../storage/index.ts';
 import { parseRoles, isRole, ALL_ROLES } from './roles.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SuiteConfig, ServiceName } from '../config/index.ts';
+import type { ServiceName } from '../config/index.ts';
 import type { Bus } from '../bus/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { TokenChecker } from '../actors/capability/index.ts';
@@ -16,7 +16,7 @@ import {
   type ServedElsewhere,
   type Verified,
 } from '../edge-http/index.ts';
-import type { RouteContext, ServiceModule } from '../services/index.ts';
+import type { RouteContext, ServiceModule, SuiteConfig } from '../services/index.ts';
 import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';

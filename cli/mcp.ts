@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, isJSONRPCErrorResponse, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { listenerUrl, URL_VARIABLES, type SuiteConfig } from '../config/index.ts';
+import { listenerUrl, URL_VARIABLES, type SharedConfig } from '../config/index.ts';
 import { REFUSED } from '../edge-mcp/index.ts';
 import { obtainMcpToken } from './mcp-token.ts';
 
@@ -28,7 +28,7 @@ const EXIT_FAILED = 1;
  * clients use. A session that cannot start (no token, a token refused, no suite answering) is
  * refused at `initialize` with an error that says why; the command then exits non-zero.
  */
-export async function mcpCommand(config: SuiteConfig, logger: Logger, io: McpIo): Promise<number> {
+export async function mcpCommand(config: SharedConfig, logger: Logger, io: McpIo): Promise<number> {
   const base = listenerUrl(config, 'token');
   if (base === undefined) {
     io.stderr.write(`suite mcp: no token listener to attach to: set ${URL_VARIABLES.token} (docs/MCP.md)\n`);

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { listenerUrl, type ServiceName, type SuiteConfig } from '../config/index.ts';
+import { listenerUrl, type ServiceName } from '../config/index.ts';
 import { createBus, connectNatsTransport, createMemoryNetwork, namespacedTransport, SuiteError, type Bus } from '../bus/index.ts';
 import { openStorage, type MigrationSet, type Storage } from '../storage/index.ts';
 import { TokenChecker } from '../actors/capability/index.ts';
@@ -9,7 +9,7 @@ import { createHmacKeyRing } from '../core/capability/index.ts';
 import { AuditBatcher } from '../actors/audit/index.ts';
 import { unavailableData } from '../actors/base/index.ts';
 import { RevocationView } from '../services/token/index.ts';
-import { SERVICE_MODULES, type ActorContext } from '../services/index.ts';
+import { SERVICE_MODULES, type ActorContext, type SuiteConfig } from '../services/index.ts';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createLogger, createMetricsRegistry, startMetricsListener, startTracing } from '../observability/index.ts';
 import { EDGE_ROLES, isEdgeRole, type Role } from './roles.ts';
@@ -228,7 +228,8 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
-        return (stopping ??= unwind(phases, logger));
+        stopping ??= unwind(phases, logger);
+        return stopping;
       },
     };
   } catch (err) {

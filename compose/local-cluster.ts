@@ -110,7 +110,8 @@ export async function startLocalCluster(o: LocalClusterOptions): Promise<LocalCl
       output: () => processes.map((p) => p.output()).join('\n'),
       stop(grace) {
         if (grace !== undefined) graceMs = grace;
-        return (stopping ??= cleanup());
+        stopping ??= cleanup();
+        return stopping;
       },
     };
   } catch (err) {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { StoredSecrets } from './config.ts';
+import type { StoredSecrets } from './secrets.ts';
 
 const FILE = 'secrets.json';
 

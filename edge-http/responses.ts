@@ -116,7 +116,7 @@ export function describeRouteErrors(route: RouteLike): void {
     rateLimited: route.config?.rateLimit !== false,
     validates: REQUEST_PARTS.some((part) => schema[part] !== undefined) || methods.some((m) => BODY_METHODS.has(m)),
   };
-  const response = { ...(schema['response'] as Record<string, unknown> | undefined) };
+  const response = { ...(schema.response as Record<string, unknown> | undefined) };
   for (const status of automaticErrorStatuses(facts)) response[status] ??= errorResponse(status);
   // A new schema object: route files may share one between routes of different authorities.
   route.schema = { ...schema, response };

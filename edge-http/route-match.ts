@@ -20,11 +20,11 @@ function patternRegExp(pattern: string): RegExp {
       if (segment === '*') return '.*';
       return segment
         .split(/(:[A-Za-z0-9_]+)/)
-        .map((part) => (part.startsWith(':') ? '[^/]+' : escape(part)))
+        .map((part) => (part.startsWith(':') ? '[^/]+' : escapeRegExp(part)))
         .join('');
     })
     .join('/');
   return new RegExp(`^${body}/?$`);
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

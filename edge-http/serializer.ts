@@ -28,18 +28,18 @@ export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema 
 
 type Node = Record<string, unknown>;
 
-const isNull = (node: unknown) => typeof node === 'object' && node !== null && (node as Node)['type'] === 'null' && Object.keys(node).length === 1;
+const isNull = (node: unknown) => typeof node === 'object' && node !== null && (node as Node).type === 'null' && Object.keys(node).length === 1;
 
 /** A copy of `schema` in which `anyOf: [X, {type: 'null'}]` with a typed `X` is `X` with `nullable: true`. */
 export function nullableForm(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(nullableForm);
   if (typeof schema !== 'object' || schema === null) return schema;
   const node = schema as Node;
-  const anyOf = node['anyOf'];
+  const anyOf = node.anyOf;
   if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
     const other = anyOf.find((branch) => !isNull(branch)) as Node | undefined;
     // Only a branch of one plain type: unions inside, or untyped values, stay as they are.
-    if (other !== undefined && typeof other['type'] === 'string' && other['anyOf'] === undefined && other['oneOf'] === undefined) {
+    if (other !== undefined && typeof other.type === 'string' && other.anyOf === undefined && other.oneOf === undefined) {
       const { anyOf: _anyOf, ...rest } = node;
       return { ...(nullableForm(other) as Node), ...rest, nullable: true };
     }

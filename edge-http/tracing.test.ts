@@ -1,7 +1,7 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config/index.ts';
+import { loadSharedConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from '../observability/index.ts';
 import { testApp, type TestApp } from '../testing/edge-app.ts';
 import { NO_TRACING_WORK, watchTracingWork } from '../testing/tracing-work.ts';
@@ -13,7 +13,7 @@ const exporter = new InMemorySpanExporter();
 function tracingFor(record: boolean): () => Tracing {
   let tracing: Tracing | undefined;
   beforeAll(() => {
-    tracing = startTracing({ settings: loadConfig({}).tracing, ...(record ? { spanProcessors: [new SimpleSpanProcessor(exporter)] } : {}) });
+    tracing = startTracing({ settings: loadSharedConfig({}).tracing, ...(record ? { spanProcessors: [new SimpleSpanProcessor(exporter)] } : {}) });
   });
   afterAll(() => tracing?.shutdown());
   return () => {

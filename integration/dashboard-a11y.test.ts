@@ -288,7 +288,9 @@ describe('the keyboard', () => {
           'main a[href], main button:not([disabled]), main input:not([disabled]):not([type="hidden"]), main select:not([disabled]), main textarea:not([disabled]), main summary, main [tabindex]:not([tabindex="-1"])',
         );
         const shown = Array.from(all).filter((e) => e.getClientRects().length > 0);
-        shown.forEach((e, i) => e.setAttribute('data-a11y-n', String(i)));
+        shown.forEach((e, i) => {
+          e.setAttribute('data-a11y-n', String(i));
+        });
         return shown.length;
       });
       // The tokens view has 16 (its forms), the scheduler 5 with this data (a schedule's two buttons, the state filter, a task, the log's pages).

@@ -97,7 +97,7 @@ describe('the first screen of suite start', () => {
     const { stdout, stderr } = await startOnce({ SUITE_LOG_FORMAT: 'pretty' });
     const lines = stdout.trim().split('\n');
     for (const line of lines) expect(line).toMatch(PRETTY_LINE);
-    expect(stdout).toMatch(/ INFO  storage +migration applied {2}version=1 /);
+    expect(stdout).toMatch(/ INFO {2}storage +migration applied {2}version=1 /);
     expect(stderr).toMatch(ADMIN_KEY);
   }, 60_000);
 

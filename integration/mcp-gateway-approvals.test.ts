@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { APPROVAL_META_KEY } from '../services/mcp-gateway/index.ts';
 import { argsDigest } from '../core/gateway-policy/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadConfig } from '../services/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { call, createTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
@@ -430,10 +430,20 @@ describe('reloading the policy without a restart', () => {
       { index: 3, server: 'everything', tool: 'get-sum', effect: 'budget', hits: 0 },
     ]);
     const client = await agent('agent-hits');
+    const evaluated = async () => {
+      const text = await (await fetch(t.url('token', '/metrics'))).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { calls: value('mcp_policy_evaluations_total'), seconds: value('mcp_policy_evaluation_seconds_total') };
+    };
+    const evaluatedBefore = await evaluated();
     await echo(client, 'another secret');
     const after = await policyOf();
     expect(after.body.rules[1].hits).toBe(before.body.rules[1].hits + 1);
     expect(after.body.rules[0].hits).toBe(before.body.rules[0].hits);
+    // What evaluating the rules cost the call, on /metrics: one more call, some more time.
+    const evaluatedAfter = await evaluated();
+    expect(evaluatedAfter.calls).toBe(evaluatedBefore.calls + 1);
+    expect(evaluatedAfter.seconds).toBeGreaterThan(evaluatedBefore.seconds);
     // Reading needs approval:read (or the admin key); reloading the admin key.
     expect((await call(t, '/mcp/policy', { token: (await t.mint(['mcp:everything:*'], { sub: 'nosy' })).token })).status).toBe(403);
     expect((await call(t, '/mcp/policy/reload', { token: (await t.mint(['approval:decide'], { sub: 'nosy' })).token, body: {} })).status).toBe(403);

@@ -34,7 +34,7 @@ function documentedLaunch(heading: string, token: string | undefined, tokenUrl: 
   const block = /```json\n([\s\S]*?)\n```/.exec(DOC.slice(at));
   const filled = (block?.[1] ?? '').replaceAll('/path/to/agent-authority-suite', ROOT).replaceAll('http://127.0.0.1:8081', tokenUrl);
   const parsed = JSON.parse(filled) as { mcpServers?: Record<string, Launch>; servers?: Record<string, Launch> };
-  const entry = (parsed.mcpServers ?? parsed.servers ?? {})['agent-authority-suite'] as Launch;
+  const entry = (parsed.mcpServers ?? parsed.servers)?.['agent-authority-suite'] as Launch;
   const env = { ...entry.env };
   if (token === undefined) delete env.SUITE_MCP_TOKEN;
   else env.SUITE_MCP_TOKEN = token;

@@ -3,13 +3,13 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // The bus's own contract fixtures: real transports (memory, and NATS on localhost), no mocks.
 import { busPool, deferred, memoryHarness, natsHarness, subjectsFor, uniquePrefix, within, type Harness } from '../testing/bus.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadSharedConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from './index.ts';
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;
 beforeAll(() => {
-  tracing = startTracing({ settings: loadConfig({}).tracing, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  tracing = startTracing({ settings: loadSharedConfig({}).tracing, spanProcessors: [new SimpleSpanProcessor(exporter)] });
 });
 afterAll(() => tracing.shutdown());
 

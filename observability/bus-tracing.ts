@@ -85,7 +85,10 @@ export function busPropagation(tracer: Tracer, recording: () => boolean): TraceP
         return value;
       }
       return value.then(
-        (settled) => (answered(settled), settled),
+        (settled) => {
+          answered(settled);
+          return settled;
+        },
         (error: unknown) => {
           endThrown(span, error);
           throw error;

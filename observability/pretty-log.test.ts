@@ -16,7 +16,7 @@ function prettyLines(log: (logger: ReturnType<typeof createLogger>) => void, col
 describe('pretty log lines', () => {
   it('show time, level, where, message and the other fields on one line', () => {
     const [line] = prettyLines((l) => l.child({ component: 'storage' }).info({ version: 1, name: 'chains audit' }, 'migration applied'));
-    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  storage {6}migration applied {2}version=1 name="chains audit"$/);
+    expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}storage {6}migration applied {2}version=1 name="chains audit"$/);
   });
 
   it("name the edge, leave out what every line carries, and show an error's stack below", () => {

@@ -3,13 +3,13 @@ import { Type } from 'typebox';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus, createMemoryNetwork, noPropagation, requestSubject } from '../bus/index.ts';
-import { loadConfig } from '../config/index.ts';
+import { loadSharedConfig } from '../config/index.ts';
 import { startTracing, type Tracing } from './index.ts';
 
 // A library's tracer taken when it loads, before any provider exists (as slonik's are).
 const libraryTracer = trace.getTracer('a-library');
 
-const settings = (env: Record<string, string> = {}) => loadConfig(env).tracing;
+const settings = (env: Record<string, string> = {}) => loadSharedConfig(env).tracing;
 
 function recorder() {
   const exporter = new InMemorySpanExporter();

@@ -199,7 +199,8 @@ const DISABLED: Tracing = Object.freeze({ recording: false, propagation: noPropa
 export function startTracing(options: TracingOptions): Tracing {
   const { settings, spanProcessors: given } = options;
   if (settings.disabled) return DISABLED;
-  const reg = (registration ??= register(settings.serviceName));
+  registration ??= register(settings.serviceName);
+  const reg = registration;
   if (reg.serviceName !== settings.serviceName) {
     throw new Error(`tracing: this process is registered as "${reg.serviceName}"; one service name per process`);
   }

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config/index.ts';
+import { loadSharedConfig } from '../config/index.ts';
 import { NO_TRACING_WORK, watchTracingWork } from '../testing/tracing-work.ts';
 import { backgroundSpan, batchSpan, detached, linkToActive, startTracing, type Tracing } from './index.ts';
 
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 function record(env: Record<string, string> = {}) {
-  tracing = startTracing({ settings: loadConfig(env).tracing, spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  tracing = startTracing({ settings: loadSharedConfig(env).tracing, spanProcessors: [new SimpleSpanProcessor(exporter)] });
 }
 
 /** A request's context with the given sampled flag, as the edge would make. */
@@ -92,7 +92,7 @@ describe('detached', () => {
 
 describe('work spans in a process that records nothing', () => {
   it('make no span, no context frame and no link: the work runs as it is', async () => {
-    tracing = startTracing({ settings: loadConfig({}).tracing });
+    tracing = startTracing({ settings: loadSharedConfig({}).tracing });
     const watch = watchTracingWork();
     try {
       const link = linkToActive();
@@ -110,7 +110,7 @@ describe('work spans in a process that records nothing', () => {
   });
 
   it("still run outside the caller's trace when one is active (a library's span), and link to nothing", async () => {
-    tracing = startTracing({ settings: loadConfig({}).tracing });
+    tracing = startTracing({ settings: loadSharedConfig({}).tracing });
     const seen = await context.with(request(true), () => batchSpan('audit.append', [linkToActive()], {}, async () => trace.getSpan(context.active())));
     expect(seen).toBeUndefined();
     expect(context.with(request(true), linkToActive)).toBeUndefined();

@@ -92,7 +92,14 @@ export async function startEmbeddedPostgres(
         restart === undefined
           ? server
           : superviseServer({ first: server, spawn: () => spawnServer(binaries, cluster, socketDir, logger), url, cluster, policy: restart, logger });
-      return { url, alive: supervised.alive, stop: () => supervised.stop().finally(release) };
+      const stop = async () => {
+        try {
+          await supervised.stop();
+        } finally {
+          await release();
+        }
+      };
+      return { url, alive: supervised.alive, stop };
     }
     await server.stop();
     await rm(socketDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'slonik';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StorageError } from './errors.ts';
+import type { StorageError } from './errors.ts';
 import { openStorage } from './open.ts';
 
 /**

@@ -7,7 +7,7 @@ export type { Storage, StorageOptions } from './types.ts';
 export { openStorage } from './open.ts';
 export { lockDataDir } from './data-dir.ts';
 export { storageOutage, storageOutageMessage } from './unavailable.ts';
-export { type MigrationSet } from './migrate.ts';
+export type { MigrationSet } from './migrate.ts';
 export { rowSchema } from './row-schema.ts';
 export { rowLease } from './row-lease.ts';
 

@@ -127,7 +127,7 @@ async function applyPending(client: pg.Client, files: readonly MigrationFile[], 
     if (file.version < highestApplied) {
       throw new StorageError(
         'MIGRATION_OUT_OF_ORDER',
-        `Migration ${formatName(file)} is new but migration ${highestApplied} is already applied; ` + 'give it a number above every applied one.',
+        `Migration ${formatName(file)} is new but migration ${highestApplied} is already applied; give it a number above every applied one.`,
       );
     }
     await applyOne(client, file, table);

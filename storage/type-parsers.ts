@@ -55,7 +55,7 @@ export function parseTimestamp(value: string): string {
   const date = new Date(0);
   // setUTCFullYear rather than Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
   date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
-  date.setUTCHours(Number(hour), Number(minute), Number(second), Number((fraction + '000').slice(0, 3)));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), Number(`${fraction}000`.slice(0, 3)));
   const offsetSeconds = Number(offH ?? 0) * 3600 + Number(offM ?? 0) * 60 + Number(offS ?? 0);
   const utcMs = date.getTime() - (sign === '-' ? -1 : 1) * offsetSeconds * 1000;
   return new Date(utcMs).toISOString();

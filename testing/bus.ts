@@ -114,7 +114,7 @@ export function storePropagation() {
   return {
     store,
     propagation: {
-      inject(headers: Headers): void {
+      inject(headers: Headers): undefined {
         const current = store.getStore();
         if (current !== undefined) headers.traceparent = current;
       },

@@ -144,8 +144,11 @@ export function restarted(f: FailoverCluster): Promise<void> {
  */
 export async function faultLeader(f: FailoverCluster, load: AppendLoad, signal: 'SIGKILL' | 'SIGSTOP', stoppedAcks = 20): Promise<FaultRound> {
   await Promise.all([load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS), restarted(f)]);
-  let victim: ClusterProcess | undefined;
-  while (!(victim = await leader(f))) await load.acknowledged(load.acks.length + 1);
+  let victim = await leader(f);
+  while (!victim) {
+    await load.acknowledged(load.acks.length + 1);
+    victim = await leader(f);
+  }
   const standby = f.cluster.process(victim.name === 'actors-a' ? 'actors-b' : 'actors-a');
   const took = chainLine(standby, 'chain writer leads');
   const before = load.acks.length;

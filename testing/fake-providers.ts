@@ -72,7 +72,7 @@ export function fakeSlack(token: string): Promise<FakeServer> {
   let posted = 0;
   return serve(
     (call, res) => {
-      const auth = call.headers['authorization'];
+      const auth = call.headers.authorization;
       if (auth === undefined) return json(res, 200, { ok: false, error: 'not_authed' });
       if (auth !== `Bearer ${token}`) return json(res, 200, { ok: false, error: 'invalid_auth' });
       if (call.method !== 'POST') return json(res, 405, { ok: false, error: 'method_not_allowed' });
@@ -91,11 +91,11 @@ export function fakeSlack(token: string): Promise<FakeServer> {
         if (!String(call.headers['content-type']).startsWith('application/json')) return json(res, 200, { ok: false, error: 'invalid_arguments' });
         const body = parse(call.body);
         if (body === undefined) return json(res, 200, { ok: false, error: 'invalid_json' });
-        if (body['channel'] !== 'C0SUITE01' && body['channel'] !== 'general') return json(res, 200, { ok: false, error: 'channel_not_found' });
-        if (typeof body['text'] !== 'string' || body['text'] === '') return json(res, 200, { ok: false, error: 'no_text' });
+        if (body.channel !== 'C0SUITE01' && body.channel !== 'general') return json(res, 200, { ok: false, error: 'channel_not_found' });
+        if (typeof body.text !== 'string' || body.text === '') return json(res, 200, { ok: false, error: 'no_text' });
         posted += 1;
         const ts = `1700000000.${String(posted).padStart(6, '0')}`;
-        return json(res, 200, { ok: true, channel: 'C0SUITE01', ts, message: { type: 'message', text: body['text'], user: 'U0BOT', ts } });
+        return json(res, 200, { ok: true, channel: 'C0SUITE01', ts, message: { type: 'message', text: body.text, user: 'U0BOT', ts } });
       }
       return json(res, 200, { ok: false, error: 'unknown_method' });
     },
@@ -113,7 +113,7 @@ export function fakeGithub(token: string): Promise<FakeServer> {
     (call, res) => {
       if (call.headers['user-agent'] === undefined)
         return json(res, 403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header' });
-      if (call.headers['authorization'] !== `Bearer ${token}`)
+      if (call.headers.authorization !== `Bearer ${token}`)
         return json(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
       const path = call.path.split('?')[0]!;
       if (call.method === 'GET' && path === '/user') return json(res, 200, { login: 'suite-bot', id: 42, type: 'User' });
@@ -122,19 +122,19 @@ export function fakeGithub(token: string): Promise<FakeServer> {
         return json(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
       if (call.method === 'POST' && repo[3] === undefined) {
         const body = parse(call.body);
-        if (body === undefined || typeof body['title'] !== 'string' || body['title'] === '') {
+        if (body === undefined || typeof body.title !== 'string' || body.title === '') {
           return json(res, 422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'missing_field', field: 'title' }] });
         }
         const number = issues.size + 1;
         const issue = {
           id: 1000 + number,
           number,
-          title: body['title'],
-          body: body['body'] ?? null,
+          title: body.title,
+          body: body.body ?? null,
           state: 'open',
           html_url: `https://github.com/suite-org/suite-repo/issues/${number}`,
           user: { login: 'suite-bot' },
-          labels: ((body['labels'] as string[] | undefined) ?? []).map((name, i) => ({ id: i + 1, name })),
+          labels: ((body.labels as string[] | undefined) ?? []).map((name, i) => ({ id: i + 1, name })),
           created_at: '2026-01-01T00:00:00Z',
         };
         issues.set(number, issue);

@@ -59,7 +59,7 @@ interface OtlpRequest {
   }>;
 }
 
-function valueOf(v: OtlpValue): string | number | boolean {
+function attributeValue(v: OtlpValue): string | number | boolean {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
@@ -68,7 +68,7 @@ function valueOf(v: OtlpValue): string | number | boolean {
 }
 
 function attributesOf(list: OtlpSpan['attributes']): Record<string, string | number | boolean> {
-  return Object.fromEntries((list ?? []).map((a) => [a.key, valueOf(a.value)]));
+  return Object.fromEntries((list ?? []).map((a) => [a.key, attributeValue(a.value)]));
 }
 
 export function parseOtlpJson(body: string): ReceivedSpan[] {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { pino, type DestinationStream } from 'pino';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { loadConfig, SERVICES, PORT_VARIABLES, type ServiceName, type SuiteConfig } from '../config/index.ts';
+import { SERVICES, PORT_VARIABLES, type ServiceName } from '../config/index.ts';
+import { loadConfig, type SuiteConfig } from '../services/index.ts';
 import { mintToken } from '../actors/capability/index.ts';
 import { createHmacKeyRing } from '../core/capability/index.ts';
 import { startSuite, type RunningSuite } from '../cli/runtime.ts';

@@ -46,8 +46,12 @@ export function watchTracingWork(): TracingWorkWatch {
       injected: count(spies.injected),
       extracted: count(spies.extracted),
     }),
-    reset: () => all.forEach((s) => s.mockClear()),
-    restore: () => all.forEach((s) => s.mockRestore()),
+    reset: () => {
+      for (const s of all) s.mockClear();
+    },
+    restore: () => {
+      for (const s of all) s.mockRestore();
+    },
   };
 }
 

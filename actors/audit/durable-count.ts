@@ -51,7 +51,17 @@ export class DurableCount {
         reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${timeoutMs} ms`));
       }, timeoutMs);
       timer.unref();
-      const waiter = { upTo, resolve: () => (clearTimeout(timer), resolve()), reject: (err: Error) => (clearTimeout(timer), reject(err)) };
+      const waiter = {
+        upTo,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
       this.#waiting.push(waiter);
     });
   }

@@ -113,7 +113,7 @@ export class AuditJournal {
 
   async #settled(): Promise<void> {
     if (this.#queued.length > 0) this.#writing ??= this.#drain();
-    while (this.#writing) await this.#writing.catch(() => undefined);
+    while (this.#writing !== undefined) await this.#writing.catch(() => undefined);
   }
 
   async #drain(): Promise<void> {

@@ -33,7 +33,7 @@ function harness(options: { stallMs?: number; effectWaitMs?: number } = {}) {
     writer,
     advance: (ms: number) => (now += ms),
     async close() {
-      sink.close();
+      void sink.close();
       await bus.drain();
     },
   };

@@ -428,7 +428,13 @@ export class AuditBatcher {
         reject(new SuiteError('SERVICE_UNAVAILABLE', `audit entry not committed within ${this.#durableWaitMs} ms`));
       }, this.#durableWaitMs);
       timer.unref();
-      const waiter = { upTo: number, resolve: () => (clearTimeout(timer), resolve()) };
+      const waiter = {
+        upTo: number,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       this.#settledWaiters.push(waiter);
       this.#sendNow();
     });

@@ -126,7 +126,7 @@ export class AuditWriterActor {
       ? new Map(
           entries.flatMap((e) => {
             const p = this.#inFlight.get(e.id);
-            return p ? [[e.id, p] as const] : [];
+            return p !== undefined ? [[e.id, p] as const] : [];
           }),
         )
       : undefined;
@@ -152,8 +152,12 @@ export class AuditWriterActor {
         answers.set(e.id, answer);
       });
       appending.then(
-        () => fresh.forEach((e) => this.#inFlight.delete(e.id)),
-        () => fresh.forEach((e) => this.#inFlight.delete(e.id)),
+        () => {
+          for (const e of fresh) this.#inFlight.delete(e.id);
+        },
+        () => {
+          for (const e of fresh) this.#inFlight.delete(e.id);
+        },
       );
     }
     return Promise.all(entries.map((e) => answers.get(e.id) as Promise<Appended>));

@@ -63,6 +63,25 @@ describe.each(storageKinds())('chain writer on $kind', (kind) => {
     await writer.stop();
   });
 
+  it('answers the callers of a commit before what follows it (onCommitted) runs, and runs that before leadership ends', async () => {
+    const storage = await open();
+    const seen: string[] = [];
+    const writer = new ChainWriter({
+      storage,
+      spec: auditChainSpec,
+      holder: 'w1',
+      onCommitted: (records) => seen.push(`followed ${records.map((r) => r.seq).join(',')}`),
+      onLeadership: (leader) => seen.push(leader ? 'leads' : 'stepped down'),
+    });
+    await writer.start();
+    const first = writer.append([entry(1)]).then((r) => seen.push(`answered ${r[0]?.seq}`));
+    await first;
+    const last = writer.append([entry(2)]).then((r) => seen.push(`answered ${r[0]?.seq}`));
+    await writer.stop();
+    await last;
+    expect(seen).toEqual(['leads', 'answered 1', 'followed 1', 'answered 2', 'followed 2', 'stepped down']);
+  });
+
   it('commits what is queued before it stops, and refuses appends afterwards', async () => {
     const storage = await open();
     const writer = new ChainWriter({ storage, spec: auditChainSpec, holder: 'w1' });

@@ -28,7 +28,7 @@ export interface ChainWriterOptions<Input, Rec extends { seq: number; hash: stri
    */
   pipeline?: number;
   logger?: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void };
-  /** Called after each commit with the records it made durable. */
+  /** Called after each commit with the records it made durable, in commit order, once its callers were answered (the next turn). */
   onCommitted?: (records: readonly Rec[]) => void;
   /** Called when this writer gains or loses leadership. */
   onLeadership?: (leader: boolean) => void;
@@ -62,6 +62,9 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
   readonly #commits: FailureStreak;
   #leaseRenewedAt: number | undefined;
   #unwatch: (() => void) | undefined;
+  /** Commits answered whose followers (metrics, onCommitted) have not run yet, and the turn they run at. */
+  #following: Sealed<Input, Rec>[] = [];
+  #followTurn: NodeJS.Immediate | undefined;
 
   constructor(options: ChainWriterOptions<Input, Rec>) {
     if (options.renewMs !== undefined && options.leaseMs !== undefined && options.renewMs >= options.leaseMs) {
@@ -132,6 +135,7 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       await this.#lease.release().catch(() => undefined);
     }
     this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', 'chain writer stopped'));
+    this.#follow();
     this.#state = 'stopped';
     this.#unwatch?.();
     if (wasLeader) this.#o.onLeadership?.(false);
@@ -193,11 +197,12 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
     this.#state = 'standby';
     this.#o.logger?.warn({ chain: this.#o.spec.chain, reason }, 'chain writer stands down');
     this.#failQueue(new SuiteError('SERVICE_UNAVAILABLE', `chain writer lost leadership: ${reason}; ${NOTHING_DONE}`));
+    this.#follow();
     this.#o.onLeadership?.(false);
   }
 
   #kick(): void {
-    if (this.#flushing) return;
+    if (this.#flushing !== undefined) return;
     // Detached: the drain serves every append that comes while it runs, not the one that kicked it
     // (each commit is a span of its own, linked to the requests it serves).
     this.#flushing = detached(() =>
@@ -277,8 +282,28 @@ export class ChainWriter<Input, Rec extends { seq: number; hash: string }> {
       p.resolve(sealed.records.slice(at, at + p.inputs.length));
       at += p.inputs.length;
     }
-    if (sealed.seconds !== undefined) this.#o.metrics?.committed(this.#o.spec.chain, sealed.records.length, sealed.seconds);
-    this.#o.onCommitted?.(sealed.records);
+    // What follows a commit (its metrics, onCommitted: the executions' events and the log's leaves)
+    // runs at the next turn, once the callers' answers went out: run here, it and the events' handlers
+    // ran in the microtasks between the commit and each answer (issue 34: one agent's appends).
+    this.#following.push(sealed);
+    this.#followTurn ??= detached(() => setImmediate(() => this.#follow()));
+  }
+
+  /** The followers of the commits made so far, in commit order (`#committed`); at once when leadership ends or the writer stops. */
+  #follow(): void {
+    if (this.#followTurn) clearImmediate(this.#followTurn);
+    this.#followTurn = undefined;
+    const commits = this.#following;
+    this.#following = [];
+    for (const sealed of commits) {
+      if (sealed.seconds !== undefined) this.#o.metrics?.committed(this.#o.spec.chain, sealed.records.length, sealed.seconds);
+      try {
+        this.#o.onCommitted?.(sealed.records);
+      } catch (err) {
+        // The records are committed and answered; a follower's failure must not stop the next commits' followers.
+        this.#o.logger?.error({ err, chain: this.#o.spec.chain, seq: sealed.last.seq }, 'what follows a commit failed');
+      }
+    }
   }
 
   /**

@@ -4,7 +4,7 @@
  * `read:users` and never `read:users:delete`. A bare `*` grants everything.
  */
 
-const SEGMENT = /^(?:\*|[A-Za-z0-9_.\-]+)$/;
+const SEGMENT = /^(?:\*|[A-Za-z0-9_.-]+)$/;
 
 /** A well-formed scope: `*`, or two or more non-empty colon-separated segments. */
 export function isValidScope(scope: string): boolean {

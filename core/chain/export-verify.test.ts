@@ -95,7 +95,7 @@ describe('offline verification of an export file', () => {
       ],
       [
         'the end cut off',
-        (t: string) => lines(t).slice(0, 15).join('\n') + '\n',
+        (t: string) => `${lines(t).slice(0, 15).join('\n')}\n`,
         { brokenAt: 15, line: 16, reason: 'no end line: the export is incomplete (cut short after 14 record(s))' },
       ],
       ['a line cut in the middle', (t: string) => t.slice(0, t.indexOf('\n', 2000) - 10), { reason: 'the file ends in the middle of a line (cut short?)' }],
@@ -152,7 +152,7 @@ describe('the documented openssl script and the verifier', () => {
   const run = (text: string) => runDocumentedScript('verify-chain', { 'chain.trace': text, [`keys/${signer.keyId}.pem`]: signer.publicKeyPem });
 
   it.each([
-    ['a whole export', file, 'chain verified: 8 records, head ' + small[7]!.hash + '\n'],
+    ['a whole export', file, `chain verified: 8 records, head ${small[7]!.hash}\n`],
     [
       'a partial export',
       exportFile(small.slice(3), { from: 4, to: 8, tenantId: null }),
@@ -178,7 +178,7 @@ describe('the documented openssl script and the verifier', () => {
         .join('\n'),
       'record 5: prevHash does not link to record 4',
     ],
-    ['the end line cut off', lines(file).slice(0, 7).join('\n') + '\n', 'no end line: the export is incomplete'],
+    ['the end line cut off', `${lines(file).slice(0, 7).join('\n')}\n`, 'no end line: the export is incomplete'],
     ['the last records and the end line kept', [...lines(file).slice(0, 7), lines(file)[9], ''].join('\n'), 'the export ends at record 6, its header says 8'],
     ['a line after the end line', `${file}${executionExportLine(small[0]!)}\n`, 'a line after the end line'],
     [

@@ -126,13 +126,26 @@ export class ExportVerifier {
     const end = value !== undefined ? endOf(value) : undefined;
     const pruned = value !== undefined ? prunedOf(value) : undefined;
     if (pruned !== undefined) {
-      if (typeof pruned === 'string') return this.#fail(pruned);
-      if (this.#ended) return this.#fail('a line after the end line');
-      return this.#prunedRecord(pruned);
+      if (typeof pruned === 'string') {
+        this.#fail(pruned);
+        return;
+      }
+      if (this.#ended) {
+        this.#fail('a line after the end line');
+        return;
+      }
+      this.#prunedRecord(pruned);
+      return;
     }
     if (header !== undefined) {
-      if (typeof header === 'string') return this.#fail(header);
-      if (this.#lineNo !== 1) return this.#fail('a header line that is not the first line');
+      if (typeof header === 'string') {
+        this.#fail(header);
+        return;
+      }
+      if (this.#lineNo !== 1) {
+        this.#fail('a header line that is not the first line');
+        return;
+      }
       this.#header = header;
       this.#lastSeq = header.from - 1;
       if (header.from > 1) {
@@ -142,8 +155,14 @@ export class ExportVerifier {
       return;
     }
     if (end !== undefined) {
-      if (this.#ended) return this.#fail('a second end line');
-      if (!this.#header) return this.#fail('an end line without a header line');
+      if (this.#ended) {
+        this.#fail('a second end line');
+        return;
+      }
+      if (!this.#header) {
+        this.#fail('an end line without a header line');
+        return;
+      }
       this.#ended = end;
       return;
     }
@@ -153,27 +172,49 @@ export class ExportVerifier {
   #record(line: Uint8Array): void {
     const first = line.indexOf(SPACE);
     const second = first < 0 ? -1 : line.indexOf(SPACE, first + 1);
-    if (second < 0) return this.#fail('malformed: not <hash> <signature> <signed bytes>');
+    if (second < 0) {
+      this.#fail('malformed: not <hash> <signature> <signed bytes>');
+      return;
+    }
     const signed = line.subarray(second + 1);
     const text = utf8(signed);
     const fields = text === undefined ? undefined : parseJson(text);
-    if (!isObject(fields) || !Number.isSafeInteger(fields.seq)) return this.#fail('malformed: the signed bytes are not the JSON of an execution record');
+    if (!isObject(fields) || !Number.isSafeInteger(fields.seq)) {
+      this.#fail('malformed: the signed bytes are not the JSON of an execution record');
+      return;
+    }
     const seq = fields.seq as number;
     const hash = utf8(line.subarray(0, first)) ?? '';
     // What sha256sum checks: the bytes exactly as they are in the file.
-    if (sha256Hex(signed) !== hash) return this.#fail('content does not match its hash', seq);
+    if (sha256Hex(signed) !== hash) {
+      this.#fail('content does not match its hash', seq);
+      return;
+    }
     const { v, chain, ...rest } = fields;
-    if (v !== EXECUTION_FORMAT_VERSION || chain !== 'executions') return this.#fail('not a record of format version 1 of the execution chain', seq);
+    if (v !== EXECUTION_FORMAT_VERSION || chain !== 'executions') {
+      this.#fail('not a record of format version 1 of the execution chain', seq);
+      return;
+    }
     const r = { ...rest, hash, signature: utf8(line.subarray(first + 1, second)) ?? '' } as unknown as ExecutionRecord;
-    if (canonical(r) !== text) return this.#fail('the signed bytes are not the canonical (RFC 8785) form of the record they hold', seq);
+    if (canonical(r) !== text) {
+      this.#fail('the signed bytes are not the canonical (RFC 8785) form of the record they hold', seq);
+      return;
+    }
     const h = this.#header;
     if (h?.tenantId != null && (r.attested as { tenantId?: unknown } | null)?.tenantId !== h.tenantId) {
-      return this.#fail(`a record of another tenant in tenant ${h.tenantId}'s export`, seq);
+      this.#fail(`a record of another tenant in tenant ${h.tenantId}'s export`, seq);
+      return;
     }
-    if (h && seq > h.to) return this.#fail(`a record beyond the export's range (it ends at ${h.to})`, seq);
+    if (h && seq > h.to) {
+      this.#fail(`a record beyond the export's range (it ends at ${h.to})`, seq);
+      return;
+    }
     const expected = this.#expected(r, h);
     const verdict = checkExecution(r, expected, this.#keys);
-    if (!verdict.ok) return this.#fail(verdict.reason, expected.seq);
+    if (!verdict.ok) {
+      this.#fail(verdict.reason, expected.seq);
+      return;
+    }
     this.#records++;
     this.#firstSeq ??= seq;
     this.#lastSeq = seq;
@@ -188,10 +229,16 @@ export class ExportVerifier {
    */
   #prunedRecord(p: PrunedExecution): void {
     const h = this.#header;
-    if (h && p.seq > h.to) return this.#fail(`a record beyond the export's range (it ends at ${h.to})`, p.seq);
+    if (h && p.seq > h.to) {
+      this.#fail(`a record beyond the export's range (it ends at ${h.to})`, p.seq);
+      return;
+    }
     const expected = this.#expected(p, h);
     const verdict = checkExecution(p, expected, this.#keys);
-    if (!verdict.ok) return this.#fail(verdict.reason, expected.seq);
+    if (!verdict.ok) {
+      this.#fail(verdict.reason, expected.seq);
+      return;
+    }
     this.#pruned++;
     this.#lastSeq = p.seq;
     this.#lastHash = p.hash;
@@ -216,11 +263,13 @@ export class ExportVerifier {
     if (!this.#ended) {
       this.#lineNo++;
       const next = this.#lastSeq + 1;
-      return this.#fail(`no end line: the export is incomplete (cut short after ${this.#records} record(s))`, whole && next <= h.to ? next : undefined);
+      this.#fail(`no end line: the export is incomplete (cut short after ${this.#records} record(s))`, whole && next <= h.to ? next : undefined);
+      return;
     }
     // A whole range must reach `to`; a tenant's cannot be held to it (its last record may be earlier).
     if (whole && h.to >= h.from && this.#lastSeq !== h.to) {
-      return this.#fail(`records ${this.#lastSeq + 1} to ${h.to} are missing`, this.#lastSeq + 1);
+      this.#fail(`records ${this.#lastSeq + 1} to ${h.to} are missing`, this.#lastSeq + 1);
+      return;
     }
     if (this.#ended.records !== this.#records) {
       this.#fail(`the end line counts ${this.#ended.records} record(s), the export holds ${this.#records}`);

@@ -4,7 +4,8 @@ import { Pattern, Str } from './schemas.ts';
 
 /**
  * The built-in connectors' manifests: their variables and their actions' input schemas. The code
- * behind them (I/O) is in services/connectors/providers; config/ reads exactly these variables.
+ * behind them (I/O) is in services/connectors/providers; services/connectors/config.ts reads
+ * exactly these variables.
  */
 
 const url = (name: string, description: string, extra: Partial<ConnectorVariable> = {}): ConnectorVariable => ({
@@ -228,5 +229,5 @@ export const POSTGRES: ConnectorManifest = {
 /** The built-ins, in the order GET /connectors lists them. */
 export const BUILT_IN_MANIFESTS: readonly ConnectorManifest[] = Object.freeze([WEBHOOK, HTTP, SLACK, GITHUB, POSTGRES]);
 
-/** Every variable the built-ins read, for config/ (which reads each once). */
+/** Every variable the built-ins read, for the connector service's configuration (which reads each once). */
 export const CONNECTOR_VARIABLES: readonly ConnectorVariable[] = Object.freeze(BUILT_IN_MANIFESTS.flatMap((m) => m.variables));

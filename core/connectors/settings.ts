@@ -1,8 +1,9 @@
 import type { ConnectorManifest, ConnectorVariable } from './types.ts';
 
 /**
- * Connector variables: how a value is checked (config/ throws with the variable's name when this
- * says no), and what a connector's configuration state is. Values never leave through here.
+ * Connector variables: how a value is checked (services/connectors/config.ts throws with the
+ * variable's name when this says no), and what a connector's configuration state is. Values never
+ * leave through here.
  */
 
 const WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/]{16,}={0,2}$/;
@@ -56,7 +57,7 @@ export interface ConfigurationState {
   readonly variables: readonly VariableState[];
 }
 
-/** `set` is the raw values given (config/); defaults do not count as set. */
+/** `set` is the raw values given (the configuration); defaults do not count as set. */
 export function configurationState(manifest: ConnectorManifest, set: ReadonlySet<string>): ConfigurationState {
   const variables = manifest.variables.map(
     (v): VariableState => ({

@@ -7,7 +7,7 @@ import type { TSchema } from 'typebox';
  * `http` goes through the SSRF guard.
  */
 
-/** One configuration variable a connector reads (from config/, never from a request). */
+/** One configuration variable a connector reads (from the configuration, never from a request). */
 export interface ConnectorVariable {
   readonly name: string;
   readonly description: string;

@@ -1,5 +1,5 @@
 import { isValidScope, scopeGrantsOne } from '../capability/index.ts';
-import { compileCondition, evaluateCondition, type CallFacts } from './policy.ts';
+import { CallVars, compileCondition, evaluateCondition, type CallFacts } from './cel.ts';
 
 /**
  * Conditions a token binds to its scope entries (claim `cnd`, docs/MCP.md "Conditions on a token's
@@ -51,11 +51,13 @@ export function unmetCondition(
   required: string,
   facts: CallFacts,
 ): { scope: string; condition: string; why: string } | undefined {
+  let vars: CallVars | undefined;
   for (const [scope, text] of Object.entries(conditions ?? {})) {
     if (!scopeGrantsOne(scope, required)) continue;
     const p = planOf(text);
     if (!p.ok) return { scope, condition: text, why: `it is not valid CEL (${p.message})` };
-    const m = evaluateCondition(p.evaluate, facts);
+    vars ??= new CallVars(facts);
+    const m = evaluateCondition(p.evaluate, vars);
     if (m.matched === true) continue;
     return { scope, condition: text, why: m.matched === false ? 'it does not hold for this call' : `it could not be evaluated for this call (${m.message})` };
   }

@@ -8,10 +8,10 @@ export {
   ruleViews,
   type Policy,
   type RuleView,
-  type CallFacts,
   type Decision,
   type RuleRef,
   type BudgetCharge,
 } from './policy.ts';
+export { CallVars, type CallFacts } from './cel.ts';
 export { resolveHeld, decisionProblem, statusAt, type ApprovalState, type ApprovalStatus, type Binding, type Resolution } from './approval.ts';
 export { tokenConditionsProblem, conditionsDropped, unmetCondition, type TokenConditions } from './conditions.ts';

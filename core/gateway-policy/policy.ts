@@ -1,22 +1,15 @@
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { canonicalJson, sha256Hex } from '../chain/index.ts';
 import { parseDurationSeconds, isValidScope } from '../capability/index.ts';
+import { CallVars, compileCondition, evaluateCondition, type CallFacts, type Condition, type RuleMatch } from './cel.ts';
+import { RuleIndex } from './rule-index.ts';
 
 /**
  * The MCP gateway's policy file (`SUITE_MCP_POLICY`, docs/MCP.md "The policy file"): ordered rules on
  * an upstream call's server, tool and arguments. Parsed and checked once (every `when` compiled to
- * a CEL plan), evaluated per call without I/O.
+ * a CEL plan, the rules indexed by server and tool), evaluated per call without I/O.
  */
 
-/** What a `when` expression sees: the call's arguments as sent, the caller, and the time (RFC 3339). */
-export interface CallFacts {
-  readonly server: string;
-  /** The upstream's own name for the tool (`echo`, not `everything__echo`). */
-  readonly tool: string;
-  readonly args: Record<string, unknown>;
-  readonly caller: { readonly sub: string; readonly scope: readonly string[]; readonly tenant: string | null };
-  readonly time: Date;
-}
+export type { CallFacts } from './cel.ts';
 
 /** Names a rule in every decision and error: its place in the file (0-based) and its `name`, if any. */
 export interface RuleRef {
@@ -40,7 +33,7 @@ export interface Budget {
 interface Compiled extends RuleRef {
   readonly server: string;
   readonly tool: RegExp;
-  readonly when?: (facts: CallFacts) => unknown;
+  readonly when?: Condition;
   /** The rule as written, for `GET /mcp/policy`: its tool glob and its `when`. */
   readonly source: { readonly tool: string; readonly when?: string };
 }
@@ -52,6 +45,8 @@ export interface Policy {
   readonly version: string;
   readonly rules: readonly EffectRule[];
   readonly budgets: readonly BudgetRule[];
+  /** The same rules by the server and tool they name: a call evaluates only those that can match it. */
+  readonly byCall: { readonly rules: RuleIndex<EffectRule>; readonly budgets: RuleIndex<BudgetRule> };
 }
 
 export type Parsed = { ok: true; policy: Policy } | { ok: false; message: string };
@@ -97,43 +92,10 @@ export function parsePolicy(text: string): Parsed {
     if ('budget' in rule.rule) budgets.push(rule.rule);
     else effects.push(rule.rule);
   }
-  return { ok: true, policy: { version: sha256Hex(text), rules: effects, budgets } };
-}
-
-/**
- * A CEL condition over a call's facts (`args`, `caller`, `time`, `server`, `tool`), planned once: the
- * `when` of a rule, and the condition a token binds to a scope (capability-conditions.ts).
- */
-export function compileCondition(text: string): { ok: true; evaluate: (facts: CallFacts) => unknown } | { ok: false; message: string } {
-  try {
-    const evaluate = plan(celEnv(), parse(text));
-    return {
-      ok: true,
-      evaluate: (f) =>
-        evaluate({
-          args: f.args as never,
-          time: f.time.toISOString(),
-          server: f.server,
-          tool: f.tool,
-          caller: { sub: f.caller.sub, scope: [...f.caller.scope], tenant: f.caller.tenant } as never,
-        }),
-    };
-  } catch (err) {
-    return { ok: false, message: (err as Error).message };
-  }
-}
-
-/** Whether a condition holds for a call: true, false, or why it could not be evaluated (not a boolean, a missing field). */
-export function evaluateCondition(evaluate: (facts: CallFacts) => unknown, f: CallFacts): RuleMatch {
-  let value: unknown;
-  try {
-    value = evaluate(f);
-  } catch (err) {
-    value = err;
-  }
-  if (isCelError(value) || value instanceof Error) return { matched: 'error', message: (value as Error).message };
-  if (typeof value !== 'boolean') return { matched: 'error', message: 'the condition did not give a boolean' };
-  return { matched: value };
+  return {
+    ok: true,
+    policy: { version: sha256Hex(text), rules: effects, budgets, byCall: { rules: new RuleIndex(effects), budgets: new RuleIndex(budgets) } },
+  };
 }
 
 type CompiledOne = { ok: true; rule: EffectRule | BudgetRule } | { ok: false; message: string };
@@ -195,13 +157,10 @@ function compileRule(raw: unknown, index: number): CompiledOne {
   }
 }
 
-export type RuleMatch = { matched: true } | { matched: false } | { matched: 'error'; message: string };
+const ALWAYS: RuleMatch = { matched: true };
 
-function matches(rule: Compiled, f: CallFacts): RuleMatch {
-  if (rule.server !== f.server || !rule.tool.test(f.tool)) return { matched: false };
-  if (rule.when === undefined) return { matched: true };
-  return evaluateCondition(rule.when, f);
-}
+/** Whether a rule the index gave for this call's server and tool matches it: its `when`, if it has one. */
+const matches = (rule: Compiled, vars: CallVars): RuleMatch => (rule.when === undefined ? ALWAYS : evaluateCondition(rule.when, vars));
 
 /**
  * The decision on one call: the first rule that matches decides; none: allowed, as without a
@@ -215,9 +174,14 @@ export type Decision =
 
 const refOf = (r: RuleRef): RuleRef => (r.name !== undefined ? { index: r.index, name: r.name } : { index: r.index });
 
-export function decideCall(policy: Policy, facts: CallFacts): Decision {
-  for (const rule of policy.rules) {
-    const m = matches(rule, facts);
+/**
+ * Only the rules the index gives for the call's server and tool are looked at, in file order: the
+ * first of them that matches is the first of the file that does. `vars`: the call's CEL variables,
+ * made once (pass the same to `budgetCharges`).
+ */
+export function decideCall(policy: Policy, facts: CallFacts, vars: CallVars = new CallVars(facts)): Decision {
+  for (const rule of policy.byCall.rules.candidates(facts.server, facts.tool)) {
+    const m = matches(rule, vars);
     if (m.matched === false) continue;
     if (m.matched === 'error') return { effect: 'deny', rule: refOf(rule), reason: `its condition could not be evaluated for this call (${m.message})` };
     if (rule.effect === 'allow') return { effect: 'allow', rule: refOf(rule) };
@@ -239,11 +203,18 @@ export interface BudgetCharge {
   readonly calls: number;
 }
 
-/** Every budget rule that matches the call (all apply, not the first), as counters to charge. */
-export function budgetCharges(policy: Policy, facts: CallFacts): { ok: true; charges: BudgetCharge[] } | { ok: false; rule: RuleRef; reason: string } {
+/**
+ * Every budget rule that matches the call (all apply, not the first), as counters to charge. `vars`:
+ * the call's variables if `decideCall` made them already (each converted once per call).
+ */
+export function budgetCharges(
+  policy: Policy,
+  facts: CallFacts,
+  vars: CallVars = new CallVars(facts),
+): { ok: true; charges: BudgetCharge[] } | { ok: false; rule: RuleRef; reason: string } {
   const charges: BudgetCharge[] = [];
-  for (const rule of policy.budgets) {
-    const m = matches(rule, facts);
+  for (const rule of policy.byCall.budgets.candidates(facts.server, facts.tool)) {
+    const m = matches(rule, vars);
     if (m.matched === false) continue;
     if (m.matched === 'error') return { ok: false, rule: refOf(rule), reason: `its condition could not be evaluated for this call (${m.message})` };
     const perMs = rule.budget.perSeconds * 1000;

@@ -46,7 +46,7 @@ const TOKEN = new RegExp(
     String.raw`(?<time>\d{1,2}(?::\d{2})? ?(?:am|pm)\b|\d{1,2}:\d{2}\b)`,
     String.raw`(?<number>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?)`,
     String.raw`(?<word>[\p{L}\p{N}][\p{L}\p{N}_'-]*)`,
-    String.raw`(?<punct>[,&/])`,
+    '(?<punct>[,&/])',
   ].join('|'),
   'gu',
 );

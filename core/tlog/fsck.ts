@@ -54,7 +54,10 @@ export class TreeRebuild {
         const level = node.height / TILE_HEIGHT;
         const index = Math.floor(node.index / TILE_WIDTH);
         let t = this.#open.get(level);
-        if (!t || t.index !== index) this.#open.set(level, (t = { index, hashes: [] }));
+        if (!t || t.index !== index) {
+          t = { index, hashes: [] };
+          this.#open.set(level, t);
+        }
         t.hashes.push(node.hash);
         if (t.hashes.length === TILE_WIDTH) {
           done.push({ ref: { level, index, width: TILE_WIDTH }, hashes: Buffer.concat(t.hashes) });

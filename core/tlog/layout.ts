@@ -57,7 +57,7 @@ export function parseTilePath(rest: string): TileRef | string {
   else return `tile level must be 0 to 63 or "entries", not "${levelText}"`;
   let width = TILE_WIDTH;
   const before = parts[parts.length - 2];
-  if (before !== undefined && before.endsWith('.p')) {
+  if (before?.endsWith('.p')) {
     const w = parts.pop() as string;
     if (!/^[1-9][0-9]{0,2}$/.test(w) || Number(w) > 255) return 'a partial tile ends in .p/<W>, W from 1 to 255';
     width = Number(w);

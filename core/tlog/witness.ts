@@ -28,7 +28,7 @@ export function parseAddCheckpoint(body: string): AddCheckpointRequest | string 
   const proof: Buffer[] = [];
   for (const l of lines) {
     const h = strictBase64(l);
-    if (!h || h.length !== 32) return 'a consistency proof line is one base64 SHA-256 hash';
+    if (h?.length !== 32) return 'a consistency proof line is one base64 SHA-256 hash';
     proof.push(h);
   }
   return { oldSize: Number(m[1]), proof, note: body.slice(blank + 2) };

@@ -105,9 +105,9 @@ async function installOpenApi(app: FastifyInstance, options: OpenApiOptions): Pr
       // A trailing wildcard (the log's tile paths) is a named parameter in the document: OpenAPI has
       // no `*`; its value holds slashes, which the operation's summary says.
       if (url.endsWith('/*')) {
-        const params = (described['params'] ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+        const params = (described.params ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
         const properties = Object.fromEntries(Object.entries(params.properties ?? {}).filter(([name]) => name !== '*'));
-        described['params'] = {
+        described.params = {
           type: 'object',
           properties: { ...properties, path: { type: 'string', description: 'the rest of the path, slashes included' } },
           required: [...(params.required ?? []).filter((name) => name !== '*'), 'path'],
@@ -161,11 +161,11 @@ function asSent(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) copy[key] = asSent(value);
-  const properties = copy['properties'] as Record<string, { default?: unknown }> | undefined;
-  if (Array.isArray(copy['required']) && properties !== undefined) {
-    const required = (copy['required'] as string[]).filter((name) => properties[name]?.default === undefined);
-    if (required.length > 0) copy['required'] = required;
-    else delete copy['required'];
+  const properties = copy.properties as Record<string, { default?: unknown }> | undefined;
+  if (Array.isArray(copy.required) && properties !== undefined) {
+    const required = (copy.required as string[]).filter((name) => properties[name]?.default === undefined);
+    if (required.length > 0) copy.required = required;
+    else delete copy.required;
   }
   return copy;
 }

@@ -108,8 +108,11 @@ describe('Postgres killed in distributed mode', () => {
       while (answeredSince().some((count, i) => count - (atKill[i] as number) < 8)) await new Promise((r) => setTimeout(r, 50));
       const restartAt = Date.now();
       await postgres.start();
-      let recoveredAt: number | undefined;
-      while ((recoveredAt = appends.firstAfter(201, restartAt)) === undefined) await new Promise((r) => setTimeout(r, 20));
+      let recoveredAt = appends.firstAfter(201, restartAt);
+      while (recoveredAt === undefined) {
+        await new Promise((r) => setTimeout(r, 20));
+        recoveredAt = appends.firstAfter(201, restartAt);
+      }
       for (const l of Object.values(loads)) await l.stop();
 
       const summary = Object.entries(loads)

@@ -71,11 +71,13 @@ describe('the embedded Postgres killed under load', () => {
       process.kill(await postmasterPid(dataDir), 'SIGKILL');
       // Recovered: an append answered 201 after the first one refused (the postmaster's backends
       // outlive it for a moment, so appends already under way may still commit just after the kill).
-      let recoveredAt: number | undefined;
       const refusedAt = () => appends.firstAfter(503, killedAt);
-      while ((recoveredAt = appends.firstAfter(201, refusedAt() ?? Number.POSITIVE_INFINITY)) === undefined) {
+      const recovered = () => appends.firstAfter(201, refusedAt() ?? Number.POSITIVE_INFINITY);
+      let recoveredAt = recovered();
+      while (recoveredAt === undefined) {
         expect(suite.child.running, 'the suite exited instead of restarting its database').toBe(true);
         await new Promise((r) => setTimeout(r, 20));
+        recoveredAt = recovered();
       }
       expect(readiness.firstAfter(503, killedAt), '/ready never answered 503 while the database was down').toBeDefined();
       const recoveryMs = recoveredAt - killedAt;

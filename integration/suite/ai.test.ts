@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../config/index.ts';
+import { ConfigError } from '../../config/index.ts';
+import { loadConfig } from '../../services/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 
 let plain: TestSuite;

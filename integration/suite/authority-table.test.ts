@@ -68,10 +68,10 @@ beforeAll(async () => {
   const flipped = Buffer.from(s, 'base64url');
   flipped[0]! ^= 1;
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  headers['none'] = {};
+  headers.none = {};
   headers['bad signature'] = bearer(`${h}.${p}.${flipped.toString('base64url')}`);
-  headers['expired'] = bearer(await t.expiredToken(['*']));
-  headers['revoked'] = bearer(revoked.token);
+  headers.expired = bearer(await t.expiredToken(['*']));
+  headers.revoked = bearer(revoked.token);
   headers['wrong scope'] = bearer((await t.mint(['nothing:granted'])).token);
   headers['admin key'] = { 'x-suite-admin-key': t.adminKey };
 }, 60_000);

@@ -22,10 +22,12 @@ describe('bench runs are traced and counted', () => {
     const r = await call(t, '/run', { service: 'bench', token, body: { provider: 'http', url: target.url, testRuns: 5, concurrency: 2 } });
     expect(r.status).toBe(202);
     const until = Date.now() + 15_000;
-    let span;
-    while (!(span = spans.getFinishedSpans().find((s) => s.name === 'bench.run' && s.attributes['bench.job_id'] === r.body.jobId))) {
+    const jobSpan = () => spans.getFinishedSpans().find((s) => s.name === 'bench.run' && s.attributes['bench.job_id'] === r.body.jobId);
+    let span = jobSpan();
+    while (!span) {
       if (Date.now() > until) throw new Error('no bench.run span');
       await new Promise((resolve) => setTimeout(resolve, 50));
+      span = jobSpan();
     }
     expect(span.attributes).toMatchObject({ 'bench.provider': 'http', 'bench.test_runs': 5, 'bench.concurrency': 2, 'bench.outcome': 'succeeded' });
     // Linked to the request that submitted the job (issue 36): its trace holds the POST /run span.

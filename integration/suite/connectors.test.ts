@@ -133,7 +133,7 @@ describe('POST /connectors/{id}/actions/{action}', () => {
     const sent = slack.calls.at(-1)!;
     expect(sent.path).toBe('/api/chat.postMessage');
     expect(JSON.parse(sent.body)).toEqual(input);
-    expect(sent.headers['authorization']).toBe(`Bearer ${SLACK_TOKEN}`);
+    expect(sent.headers.authorization).toBe(`Bearer ${SLACK_TOKEN}`);
     const record = r.body.execution;
     expect(record).toMatchObject({ subject: 'agent-7', module: 'connector', action: 'slack.post_message', outcome: 'success' });
     expect(record.inputHash).toBe(hashCanonical(input));
@@ -154,7 +154,7 @@ describe('POST /connectors/{id}/actions/{action}', () => {
       unknown
     >;
     expect(rec).toMatchObject({ action: 'slack.post_message', outcome: 'failure', subject: 'agent-7' });
-    expect(rec['outputHash']).toBe(hashCanonical({ error: { code: 'PROVIDER_REJECTED', message: 'slack chat.postMessage: channel_not_found' } }));
+    expect(rec.outputHash).toBe(hashCanonical({ error: { code: 'PROVIDER_REJECTED', message: 'slack chat.postMessage: channel_not_found' } }));
     await expectVerifiedTrace({ id });
   });
 
@@ -338,7 +338,7 @@ describe('a connector not configured, or whose credentials the provider rejects'
     // A careless provider that quotes the credential it was sent in its error message.
     const { createServer } = await import('node:http');
     echo = createServer((req, res) =>
-      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad request from ${req.headers['authorization']}` })),
+      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad request from ${req.headers.authorization}` })),
     );
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     echoUrl = `http://127.0.0.1:${(echo.address() as import('node:net').AddressInfo).port}`;

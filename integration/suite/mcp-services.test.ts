@@ -249,7 +249,7 @@ describe('connector tools', () => {
     const { client, token } = await connect(['connector:read'], sub);
     const { result } = await call(client, sub, 'list_connectors', {});
     expect(result).toEqual((await http('connector', '/connectors', token)).body);
-    expect((result?.connectors as Array<{ id: string }>).map((c) => c.id)).toEqual(['webhook', 'http', 'slack', 'github', 'postgres']);
+    expect((result as { connectors: Array<{ id: string }> }).connectors.map((c) => c.id)).toEqual(['webhook', 'http', 'slack', 'github', 'postgres']);
     const unconfigured = await call(client, sub, 'verify_connector', { id: 'slack' }, 'failure');
     expect(unconfigured.error?.code).toEqual(expect.any(String));
   });
@@ -265,7 +265,7 @@ describe('connector tools', () => {
       output: { status: 200, body: 'ok' },
       execution: { subject: sub, action: 'http.request', outcome: 'success' },
     });
-    expect(trace.seq).toBeGreaterThan((result?.execution as ExecutionRecord).seq);
+    expect(trace.seq).toBeGreaterThan((result as { execution: ExecutionRecord }).execution.seq);
   });
 
   it('refuses an action beyond the scope and bad action input with MCP errors', async () => {

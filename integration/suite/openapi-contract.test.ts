@@ -130,13 +130,13 @@ describe('every operation of every listener, walked from the live route table', 
             `${label} documents no 2xx`,
           ).toBe(true);
         // The route's own declaration: every status it serializes with a schema is documented.
-        const declared = Object.keys((routeSchemas(route)['response'] ?? {}) as object).map((s) => s.toUpperCase());
+        const declared = Object.keys((routeSchemas(route).response ?? {}) as object).map((s) => s.toUpperCase());
         for (const status of declared) expect(statuses, `${label} declares ${status}`).toContain(status);
         for (const status of statuses) {
           const response = op!.responses[status]!;
           expect(response.description, `${label} ${status}`).toMatch(/\w/);
           // No body: a protocol switch (101), or an answer the route declares empty (`type: 'null'`).
-          const declaredEmpty = (routeSchemas(route)['response'] as Record<string, { type?: string }> | undefined)?.[status]?.type === 'null';
+          const declaredEmpty = (routeSchemas(route).response as Record<string, { type?: string }> | undefined)?.[status]?.type === 'null';
           if (status === '101' || declaredEmpty) continue;
           const media = Object.values(response.content ?? {});
           expect(media.length, `${label} ${status} has no content`).toBeGreaterThan(0);
@@ -151,13 +151,13 @@ describe('every operation of every listener, walked from the live route table', 
 
   it('answer with the status codes the handlers use: 201 for records made, 202 for runs accepted', () => {
     const token = docs.get('token')!.paths;
-    expect(Object.keys(token['/executions']!['post']!.responses)).toEqual(expect.arrayContaining(['200', '201', '409']));
-    expect(Object.keys(token['/admin/tenants']!['post']!.responses)).toContain('201');
-    expect(Object.keys(token['/auth/token/validate']!['post']!.responses)).toEqual(expect.arrayContaining(['200', '400', '402']));
-    expect(Object.keys(docs.get('bench')!.paths['/run']!['post']!.responses)).toContain('202');
-    expect(Object.keys(docs.get('scheduler')!.paths['/queue']!['post']!.responses)).toEqual(expect.arrayContaining(['201', '429']));
-    expect(Object.keys(docs.get('trust')!.paths['/events']!['post']!.responses)).toContain('201');
-    expect(Object.keys(docs.get('token')!.paths['/executions/export']!['get']!.responses['200']!.content!)).toEqual(['text/plain']);
+    expect(Object.keys(token['/executions']!.post!.responses)).toEqual(expect.arrayContaining(['200', '201', '409']));
+    expect(Object.keys(token['/admin/tenants']!.post!.responses)).toContain('201');
+    expect(Object.keys(token['/auth/token/validate']!.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '402']));
+    expect(Object.keys(docs.get('bench')!.paths['/run']!.post!.responses)).toContain('202');
+    expect(Object.keys(docs.get('scheduler')!.paths['/queue']!.post!.responses)).toEqual(expect.arrayContaining(['201', '429']));
+    expect(Object.keys(docs.get('trust')!.paths['/events']!.post!.responses)).toContain('201');
+    expect(Object.keys(docs.get('token')!.paths['/executions/export']!.get!.responses['200']!.content!)).toEqual(['text/plain']);
   });
 });
 
@@ -190,7 +190,7 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
         jti: expect.any(String),
       },
       replayedStatus: 200,
-      readBack: { hash: (got['recorded'] as { hash: string }).hash, prevHash: expect.any(String), signature: expect.any(String) },
+      readBack: { hash: (got.recorded as { hash: string }).hash, prevHash: expect.any(String), signature: expect.any(String) },
       missing: { status: 404, code: 'NOT_FOUND' },
       validated: { valid: true, sub: 'client-agent', scopeSatisfied: true },
       refused: { status: 400, valid: false, error: 'CAPABILITY_INSUFFICIENT', scopeSatisfied: false },
@@ -199,8 +199,8 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
       promises: expect.any(Number),
       health: { status: 'ok', service: 'dashboard', uptime: expect.any(Number) },
     });
-    expect(got['replayedHash']).toBe((got['recorded'] as { hash: string }).hash);
-    expect(got['listed']).toContain((got['recorded'] as { hash: string }).hash);
-    expect((got['connectors'] as unknown[]).length).toBeGreaterThan(0);
+    expect(got.replayedHash).toBe((got.recorded as { hash: string }).hash);
+    expect(got.listed).toContain((got.recorded as { hash: string }).hash);
+    expect((got.connectors as unknown[]).length).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -41,7 +41,9 @@ function schemaPointers(doc: Document): string[] {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const at = `/paths/${esc(path)}/${method}`;
-      op.parameters?.forEach((_p, i) => pointers.push(`${at}/parameters/${i}/schema`));
+      op.parameters?.forEach((_p, i) => {
+        pointers.push(`${at}/parameters/${i}/schema`);
+      });
       for (const type of Object.keys(op.requestBody?.content ?? {})) pointers.push(`${at}/requestBody/content/${esc(type)}/schema`);
       for (const [status, response] of Object.entries(op.responses)) {
         for (const type of Object.keys(response.content ?? {})) pointers.push(`${at}/responses/${status}/content/${esc(type)}/schema`);
@@ -52,11 +54,11 @@ function schemaPointers(doc: Document): string[] {
 }
 
 function at(doc: Document, pointer: string): unknown {
-  const unescape = (s: string) => s.replaceAll('~1', '/').replaceAll('~0', '~');
+  const unescapePointer = (s: string) => s.replaceAll('~1', '/').replaceAll('~0', '~');
   return pointer
     .split('/')
     .slice(1)
-    .map(unescape)
+    .map(unescapePointer)
     .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], doc);
 }
 
@@ -128,13 +130,13 @@ describe('GET /openapi.json on every listener', () => {
 
   it('would catch a document that breaks OpenAPI 3.1 or JSON Schema 2020-12', async () => {
     const broken = structuredClone(docs.get('scheduler')!);
-    broken.paths['/health']!['get']!.responses = { 200: {} } as Operation['responses'];
+    broken.paths['/health']!.get!.responses = { 200: {} } as Operation['responses'];
     expect((await new Validator().validate(broken as object as Record<string, unknown>)).valid).toBe(false);
     const leaked = structuredClone(docs.get('scheduler')!);
-    (leaked.components.schemas['Error'] as Record<string, unknown>)['~kind'] = 'Object';
+    (leaked.components.schemas.Error as Record<string, unknown>)['~kind'] = 'Object';
     expect(schemaProblems(leaked)).toContainEqual(expect.stringMatching(/^\/components\/schemas\/Error: .*unknown keyword: "~kind"/));
     const malformed = structuredClone(docs.get('scheduler')!);
-    (malformed.components.schemas['Error'] as Record<string, unknown>)['required'] = 'error';
+    (malformed.components.schemas.Error as Record<string, unknown>).required = 'error';
     expect(schemaProblems(malformed)).toContainEqual(expect.stringMatching(/^\/components\/schemas\/Error: data\/required must be array/));
   });
 
@@ -173,14 +175,14 @@ describe('GET /openapi.json on every listener', () => {
 
   it('gives the request schemas that validate requests, with defaulted fields optional to the client', () => {
     const token = docs.get('token')!;
-    const issue = token.paths['/auth/token']!['post']!;
+    const issue = token.paths['/auth/token']!.post!;
     expect(issue.requestBody!.content['application/json']!.schema).toMatchObject({
       type: 'object',
       additionalProperties: false,
       required: ['sub', 'scope'],
       properties: { scope: { type: 'array', minItems: 1, maxItems: 100 } },
     });
-    const audit = token.paths['/audit']!['get']!;
+    const audit = token.paths['/audit']!.get!;
     expect(audit.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'limit', required: false }));
     expect(audit.parameters).toContainEqual(
       expect.objectContaining({
@@ -195,7 +197,7 @@ describe('GET /openapi.json on every listener', () => {
         },
       }),
     );
-    const record = token.paths['/executions/{id}']!['get']!;
+    const record = token.paths['/executions/{id}']!.get!;
     expect(record.parameters).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', required: true }));
     expect(record.responses['401']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Error' });
   });
@@ -231,7 +233,7 @@ describe('the document of a listener with routes of its own', () => {
       const doc = res.json() as Document;
       expect((await new Validator().validate(structuredClone(doc))).valid).toBe(true);
       expect(schemaProblems(doc)).toEqual([]);
-      const op = doc.paths['/things/{id}']!['post']!;
+      const op = doc.paths['/things/{id}']!.post!;
       expect(op.security).toEqual([{ bearer: ['thing:write'] }]);
       expect(op.requestBody!.content['application/json']!.schema).toEqual(plain(Body));
       expect(op.parameters).toEqual(
@@ -242,7 +244,7 @@ describe('the document of a listener with routes of its own', () => {
         ]),
       );
       expect(op.responses['200']!.content!['application/json']!.schema).toEqual(plain(Reply));
-      expect(doc.paths['/usage-like']!['get']!.security).toEqual([{ tenantKey: [] }]);
+      expect(doc.paths['/usage-like']!.get!.security).toEqual([{ tenantKey: [] }]);
       // Documenting the route changed nothing about how it validates: our compiler, no coercion of bodies.
       app.verifier.grant('writer', { sub: 'w', scope: ['thing:write'] });
       const headers = { authorization: 'Bearer writer', 'x-trace-tag': 't' };

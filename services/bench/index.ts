@@ -1,7 +1,8 @@
 import { benchSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy, type OutboundGuard } from '../../actors/outbound/index.ts';
-import type { SuiteConfig } from '../../config/index.ts';
+import type { SharedConfig } from '../../config/index.ts';
 import { defineService } from '../kit/index.ts';
+import { benchConfig } from './config.ts';
 import { BenchRunnerActor } from './runner.ts';
 import { benchRoutes } from './routes.ts';
 import { benchTools } from './mcp-tools.ts';
@@ -9,7 +10,7 @@ import { providersOf } from './providers-table.ts';
 import { targetUrlOf } from './targets.ts';
 
 /** The outbound policy of this process: SUITE_OUTBOUND_ALLOW, else the mode's default (docs/SCHEDULER.md, "SSRF policy"). */
-function guardOf(config: SuiteConfig): OutboundGuard {
+function guardOf(config: SharedConfig): OutboundGuard {
   return createOutboundGuard({
     policy: outboundPolicy({ allowList: config.outboundAllow, distributed: config.natsServers !== undefined, production: config.production }),
   });
@@ -22,6 +23,7 @@ function guardOf(config: SuiteConfig): OutboundGuard {
  */
 export const benchService = defineService({
   name: 'bench',
+  config: benchConfig,
   listener: 'bench',
   actorRoles: ['actor:bench-runner'],
   readiness: { 'actor:bench-runner': benchSubjects.get.subject },

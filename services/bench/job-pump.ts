@@ -3,7 +3,7 @@ import { SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
-import type { BenchSettings } from '../../config/index.ts';
+import type { BenchSettings } from './config.ts';
 import type { OutboundGuard } from '../../actors/outbound/index.ts';
 import type { JobStatus } from './subjects.ts';
 import { claimJob, failAbandonedJobs, finishJob, releaseJob, renewJob, type ClaimedJob } from './store.ts';

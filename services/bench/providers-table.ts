@@ -1,4 +1,4 @@
-import type { BenchSettings } from '../../config/index.ts';
+import type { BenchSettings } from './config.ts';
 import type { ProviderName } from './subjects.ts';
 
 export interface ProviderInfo {

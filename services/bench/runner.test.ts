@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createBus, createMemoryNetwork, type Bus, type Caller } from '../../bus/index.ts';
-import { loadConfig } from '../../config/index.ts';
+import { readSection } from '../../config/index.ts';
 import { createOutboundGuard, outboundPolicy, type OutboundGuard } from '../../actors/outbound/index.ts';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
 import { benchService } from './index.ts';
+import { benchConfig } from './config.ts';
 import { BenchRunnerActor } from './runner.ts';
 import { MAX_ATTEMPTS } from './job-pump.ts';
 import { benchSubjects } from './subjects.ts';
@@ -16,7 +17,7 @@ const ADMIN: Caller = { kind: 'admin', sub: 'test', scope: [] };
 // Short leases, so a dead runner's job is taken again within the test; long enough that a runner
 // renewing every third of it is never overtaken on a busy PGlite.
 const LEASE_MS = 1500;
-const settings = loadConfig({ SUITE_BENCH_LEASE_MS: String(LEASE_MS), SUITE_BENCH_POLL_MS: '50' }).bench;
+const settings = readSection(benchConfig, { SUITE_BENCH_LEASE_MS: String(LEASE_MS), SUITE_BENCH_POLL_MS: '50' }).bench;
 const logger = pino({ level: 'silent' });
 
 describe.each(storageKinds())('bench runners on $kind', ({ open }) => {

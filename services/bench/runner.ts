@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Bus, Caller, RequestOf, Subscription } from '../../bus/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import type { Storage } from '../../storage/index.ts';
-import type { BenchSettings } from '../../config/index.ts';
+import type { BenchSettings } from './config.ts';
 import type { OutboundGuard } from '../../actors/outbound/index.ts';
 import { BusActor, replyOf } from '../../actors/base/index.ts';
 import { compareLatencies, estimateDurationSeconds, formatDuration } from '../../core/bench/index.ts';

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { BenchSettings } from '../../config/index.ts';
+import type { BenchSettings } from './config.ts';
 import type { OutboundGuard } from '../../actors/outbound/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { httpTarget } from './providers/http.ts';

@@ -64,7 +64,7 @@ describe('the generated TypeScript', () => {
     for (const prompt of PROMPTS) {
       const r = generateConnector(prompt);
       if (!r.ok) throw new Error(`${prompt}: ${r.message}`);
-      const file = join(PROVIDERS, `${r.value.spec['id'] as string}.ts`);
+      const file = join(PROVIDERS, `${r.value.spec.id as string}.ts`);
       await writeFile(file, r.value.typescript);
       files.push(file);
     }
@@ -123,15 +123,15 @@ describe('the generated TypeScript', () => {
     };
     try {
       expect(connector.manifest.actions.map((a) => a.name)).toEqual(['create_ticket', 'get_ticket', 'list_tickets', 'close_ticket', 'delete_ticket']);
-      const created = await connector.actions['create_ticket']!(ctx, { title: 'T', description: 'D' } as never);
+      const created = await connector.actions.create_ticket!(ctx, { title: 'T', description: 'D' } as never);
       expect(created).toEqual({ ok: true, echo: { title: 'T', description: 'D' } });
       expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/tickets' });
       expect(seen.at(-1)!.headers['x-api-key']).toBe('k-123');
-      await connector.actions['list_tickets']!(ctx, { query: 'open bugs', limit: 5 } as never);
+      await connector.actions.list_tickets!(ctx, { query: 'open bugs', limit: 5 } as never);
       expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/tickets?q=open+bugs&limit=5' });
-      await connector.actions['close_ticket']!(ctx, { id: 'a/b', fields: { state: 'closed' } } as never);
+      await connector.actions.close_ticket!(ctx, { id: 'a/b', fields: { state: 'closed' } } as never);
       expect(seen.at(-1)).toMatchObject({ method: 'PATCH', url: '/tickets/a%2Fb', body: '{"state":"closed"}' });
-      await expect(connector.actions['get_ticket']!(ctx, { id: 'missing' } as never)).rejects.toMatchObject({ kind: 'provider-rejected' });
+      await expect(connector.actions.get_ticket!(ctx, { id: 'missing' } as never)).rejects.toMatchObject({ kind: 'provider-rejected' });
     } finally {
       await guard.close();
     }

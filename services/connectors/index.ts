@@ -1,6 +1,7 @@
 import { connectorSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { defineService } from '../kit/index.ts';
+import { connectorsConfig } from './config.ts';
 import { ConnectorsActor } from './actor.ts';
 import { connectorRoutes } from './routes.ts';
 import { connectorTools } from './mcp-tools.ts';
@@ -13,6 +14,7 @@ import { connectorTools } from './mcp-tools.ts';
  */
 export const connectorsService = defineService({
   name: 'connectors',
+  config: connectorsConfig,
   listener: 'connector',
   actorRoles: ['actor:connectors'],
   readiness: { 'actor:connectors': connectorSubjects.list.subject },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ServiceName, SuiteConfig } from '../../config/index.ts';
+import type { ConfigSection, ServiceName, SharedConfig } from '../../config/index.ts';
 import type { Bus } from '../../bus/index.ts';
 import type { MigrationSet, Storage } from '../../storage/index.ts';
 import type { HmacKeyRing } from '../../core/capability/index.ts';
@@ -10,12 +10,16 @@ import type { McpTool } from '../../edge-mcp/index.ts';
 import type { MetricsRegistry } from '../../observability/index.ts';
 
 /**
- * What a service is to the runtime: the roles it adds, how its actors start, the routes it adds to a
- * listener, and its migrations. The runtime (cli/runtime.ts) and the edge factory (cli/edge.ts) loop
- * over the list in services/index.ts; adding a service adds a folder and one line there
- * (docs/ARCHITECTURE.md, "Adding a service").
+ * What a service is to the runtime: its section of the configuration, the roles it adds, how its
+ * actors start, the routes it adds to a listener, and its migrations. The runtime (cli/runtime.ts)
+ * and the edge factory (cli/edge.ts) loop over the list in services/index.ts; adding a service adds
+ * a folder and one line there (docs/ARCHITECTURE.md, "Adding a service"). `S` is its own section:
+ * its actors and routes see the shared configuration and that section, nothing of another service's.
+ * They are methods, not function-typed fields, so that a module of any section is a `ServiceModule`
+ * in the list (method parameters are compared both ways): the runtime hands each the whole
+ * configuration, of which its section is a part.
  */
-export interface ServiceModule {
+export interface ServiceModule<S extends object = object> {
   /** Short and unique; also the name of its migration set. */
   readonly name: string;
   /** The HTTP listener its routes join (several services may share one). */
@@ -31,10 +35,15 @@ export interface ServiceModule {
   readonly readiness?: Readonly<Partial<Record<ActorRoleName, string>>>;
   /** Its own numbered migrations (storage/migrate.ts, "migration sets"). */
   readonly migrations?: MigrationSet;
+  /**
+   * Its section of the configuration (`services/<name>/config.ts`): the variables only it reads,
+   * parsed and checked at start with the rest (services/index.ts composes every module's section).
+   */
+  readonly config?: ConfigSection<S>;
   /** Start the actors of the roles this process takes (`ctx.has(role)`); return what to stop. */
-  readonly startActors?: (ctx: ActorContext) => Promise<StartedActors>;
+  startActors?(ctx: ActorContext<S>): Promise<StartedActors>;
   /** The routes it serves on its listener; they talk to actors over the bus only. */
-  readonly routes?: (ctx: RouteContext) => EdgeRoutes;
+  routes?(ctx: RouteContext<S>): EdgeRoutes;
   /** Its routes as MCP tools (edge-mcp/): each with its route's scope and schema, one bus request. */
   readonly mcpTools?: () => readonly McpTool[];
 }
@@ -42,8 +51,9 @@ export interface ServiceModule {
 export type ActorRoleName = `actor:${string}`;
 
 /** What the runtime hands a service's actors: one of each per process. */
-export interface ActorContext {
-  readonly config: SuiteConfig;
+export interface ActorContext<S extends object = object> {
+  /** The shared configuration and the service's own section. */
+  readonly config: SharedConfig & S;
   readonly bus: Bus;
   readonly storage: Storage;
   readonly logger: Logger;
@@ -76,8 +86,9 @@ export interface StartedActors {
   readonly stalled?: () => boolean;
 }
 
-export interface RouteContext {
-  readonly config: SuiteConfig;
+export interface RouteContext<S extends object = object> {
+  /** The shared configuration and the service's own section. */
+  readonly config: SharedConfig & S;
   readonly bus: Bus;
   readonly logger: Logger;
   /** The listener's capability check, for a route that holds its own authority (`/mcp`). */
@@ -95,7 +106,7 @@ export interface RouteContext {
   readonly listenerUrl: (service: ServiceName) => string | undefined;
 }
 
-/** A service module, frozen; the names of its roles are checked to be its own. */
-export function defineService(module: ServiceModule): ServiceModule {
+/** A service module, frozen; the names of its roles are checked to be its own. Its section's type `S` is taken from its `config`. */
+export function defineService<S extends object = object>(module: ServiceModule<S>): ServiceModule<S> {
   return Object.freeze({ ...module, actorRoles: Object.freeze([...module.actorRoles]) });
 }

@@ -1,10 +1,10 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { McpUpstreamConfig } from '../../config/index.ts';
+import type { McpUpstreamConfig } from './upstreams-config.ts';
 import type { UpstreamCatalog } from './upstream.ts';
 
 /**
  * Between a server's name and its tool's (or prompt's), in a gateway name: `everything__echo`. Server
- * names never hold `_` (config/mcp-upstreams.ts) and the suite's own tools never hold `__` (a test
+ * names never hold `_` (upstreams-config.ts) and the suite's own tools never hold `__` (a test
  * checks), so the first `__` splits a name one way only: two upstream tools, or an upstream tool and
  * one of the suite's, can never share a name.
  */

@@ -1,11 +1,12 @@
 import { mcpMetrics, mcpRoutes, type ProtectedResource } from '../../edge-mcp/index.ts';
 import { Gateway } from './pool.ts';
-import { gatewayMetrics } from './metrics.ts';
+import { gatewayMetrics, policyMetrics } from './metrics.ts';
 import { upstreamStatusRoute } from './status-route.ts';
 import { gatewayPort } from './port.ts';
 import { PolicySource } from './policy-source.ts';
-import { readMcpPolicy } from '../../config/index.ts';
+import { readMcpPolicy } from './policy-file.ts';
 import { defineService } from '../kit/index.ts';
+import { mcpGatewayConfig } from './config.ts';
 import { ApprovalsActor } from './actor.ts';
 import { approvalRoutes } from './routes.ts';
 import { busDesk } from './desk.ts';
@@ -26,6 +27,7 @@ export const MCP_SERVER_VERSION = '1.0.0';
  */
 export const mcpService = defineService({
   name: 'mcp',
+  config: mcpGatewayConfig,
   listener: 'token',
   actorRoles: ['actor:approvals'],
   readiness: { 'actor:approvals': approvalSubjects.list.subject },
@@ -78,6 +80,8 @@ export const mcpService = defineService({
       await approvals(app);
       await policy(app);
       if (source !== undefined) {
+        const unregisterPolicy = policyMetrics(metrics.service('token').registry, source);
+        app.addHook('onClose', async () => void unregisterPolicy());
         const onHangup = () => {
           const r = source.reload();
           if (r.ok) mcpLogger.info({ version: r.version, previous: r.previous }, 'policy file reloaded on SIGHUP');

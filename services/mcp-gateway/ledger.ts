@@ -53,17 +53,26 @@ export class CallLedger {
     const at = new Date().toISOString();
     const tenant = tenantId ?? '';
     let tallies = this.#tallies.get(tenant);
-    if (tallies === undefined) this.#tallies.set(tenant, (tallies = new Map()));
+    if (tallies === undefined) {
+      tallies = new Map();
+      this.#tallies.set(tenant, tallies);
+    }
     const key = `${upstream}\n${name}`;
     let tally = tallies.get(key);
-    if (tally === undefined) tallies.set(key, (tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId }));
+    if (tally === undefined) {
+      tally = { upstream, name, success: 0, failure: 0, lastAt: at, lastTraceId: traceId };
+      tallies.set(key, tally);
+    }
     if (success) tally.success++;
     else tally.failure++;
     tally.lastAt = at;
     tally.lastTraceId = traceId;
     const call: RecentCall = { at, upstream, name, outcome: success ? 'success' : 'failure', traceId };
     let recent = this.#recent.get(tenant);
-    if (recent === undefined) this.#recent.set(tenant, (recent = []));
+    if (recent === undefined) {
+      recent = [];
+      this.#recent.set(tenant, recent);
+    }
     for (const list of [recent, this.#all]) {
       list.unshift(call);
       if (list.length > RECENT_CALLS) list.length = RECENT_CALLS;

@@ -1,5 +1,6 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Gateway } from './pool.ts';
+import type { PolicySource } from './policy-source.ts';
 
 const STATES = ['connecting', 'ready', 'down', 'stopped'] as const;
 const byRegistry = new WeakMap<Registry, Set<Gateway>>();
@@ -45,4 +46,35 @@ export function gatewayMetrics(registry: Registry, gateway: Gateway): () => void
   }
   gateways.add(gateway);
   return () => gateways.delete(gateway);
+}
+
+const policiesByRegistry = new WeakMap<Registry, Set<PolicySource>>();
+
+/**
+ * What the policy file costs the calls it decides, where it runs, on `/metrics`:
+ * `mcp_policy_evaluations_total` (calls whose rules were evaluated) and
+ * `mcp_policy_evaluation_seconds_total` (the time their rules and budgets took): the ratio is the
+ * mean per call, caches and all, which a hot loop's figure understates (docs/PERFORMANCE.md).
+ */
+export function policyMetrics(registry: Registry, source: PolicySource): () => void {
+  let sources = policiesByRegistry.get(registry);
+  if (sources === undefined) {
+    const all = new Set<PolicySource>();
+    sources = all;
+    policiesByRegistry.set(registry, all);
+    const counter = (name: string, help: string, value: (s: PolicySource) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc([...all].reduce((sum, s) => sum + value(s), 0));
+        },
+      });
+    counter('mcp_policy_evaluations_total', "Upstream calls the gateway's policy file decided", (s) => s.evaluations.calls);
+    counter('mcp_policy_evaluation_seconds_total', "Time spent evaluating the policy file's rules and budgets on those calls", (s) => s.evaluations.seconds);
+  }
+  sources.add(source);
+  return () => sources.delete(source);
 }

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   argsDigest,
   budgetCharges,
+  CallVars,
   decideCall,
   describeRule,
   unmetCondition,
@@ -92,7 +93,11 @@ export async function gateCall(
   const resource = `mcp tools/call ${tool.name}`;
   const deny = (reason: string) =>
     audit.record({ subject: sub, action: tool.scope, resource, result: 'deny', reason: reason.slice(0, 1024), tenantId: caller.tenantId });
-  const decision = decideCall(policy, facts);
+  // The call's CEL variables, converted once for every rule's `when` and every budget's.
+  const vars = new CallVars(facts);
+  const started = performance.now();
+  const decision = decideCall(policy, facts, vars);
+  desk.source.evaluated((performance.now() - started) / 1000);
   if (decision.rule !== undefined) desk.source.hit(policy.version, decision.rule.index);
   let approvalId: string | undefined;
   let governance: Governance | undefined =
@@ -174,7 +179,9 @@ export async function gateCall(
     };
   }
 
-  const charges = budgetCharges(policy, facts);
+  const chargesStarted = performance.now();
+  const charges = budgetCharges(policy, facts, vars);
+  desk.source.evaluated((performance.now() - chargesStarted) / 1000, 0);
   for (const c of charges.ok ? charges.charges : [{ rule: charges.rule }]) desk.source.hit(policy.version, c.rule.index);
   if (!charges.ok) {
     const text = `refused by ${describeRule(charges.rule)} of the gateway's policy: ${charges.reason}`;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpUpstreamConfig } from '../../config/index.ts';
+import type { McpUpstreamConfig } from './upstreams-config.ts';
 import { Upstream, type UpstreamOutcome, type UpstreamStatus } from './upstream.ts';
 import { CallLedger } from './ledger.ts';
 import { catalogOfUpstream, resourceScope, upstreamUri, type GatewayCatalog, type GatewayPrompt, type GatewayTool } from './catalog.ts';

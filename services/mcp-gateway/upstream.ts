@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { McpUpstreamConfig } from '../../config/index.ts';
+import type { McpUpstreamConfig } from './upstreams-config.ts';
 import type { ErrorData } from '../../bus/index.ts';
 import { backoffMs } from './backoff.ts';
 import { Slots } from './slots.ts';

@@ -1,4 +1,4 @@
-import { type Subscription } from '../../bus/index.ts';
+import type { Subscription } from '../../bus/index.ts';
 import { BusActor, replyOf } from '../../actors/base/index.ts';
 import { SuiteError } from '../../bus/index.ts';
 import { clipText } from '../../bus/index.ts';

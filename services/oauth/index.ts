@@ -1,5 +1,6 @@
 import { Counter } from 'prom-client';
 import { defineService } from '../kit/index.ts';
+import { oauthConfig } from './config.ts';
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { createFederation } from './federation.ts';
 import { OAuthActor } from './actor.ts';
@@ -13,6 +14,7 @@ import { oauthSubjects } from './subjects.ts';
  */
 export const oauthService = defineService({
   name: 'oauth',
+  config: oauthConfig,
   listener: 'token',
   actorRoles: ['actor:oauth'],
   readiness: { 'actor:oauth': oauthSubjects.token.subject },
@@ -30,7 +32,7 @@ export const oauthService = defineService({
         registers: [registry],
       });
     const { config } = ctx;
-    // The trusted-issuer file was checked when the configuration was read (config/trusted-issuers.ts).
+    // The trusted-issuer file was checked when the configuration was read (config.ts).
     const federation =
       config.oauthTrustedIssuers === undefined
         ? undefined

@@ -47,7 +47,9 @@ export class EnqueueBatcher {
             batch.map((w) => w.task),
             this.#caps(),
           );
-          batch.forEach((w, i) => w.resolve(outcomes[i] as InsertOutcome));
+          batch.forEach((w, i) => {
+            w.resolve(outcomes[i] as InsertOutcome);
+          });
         } catch (err) {
           for (const w of batch) w.reject(err);
         }

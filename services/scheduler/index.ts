@@ -1,6 +1,7 @@
 import { schedulerSubjects } from './subjects.ts';
 import { createOutboundGuard, outboundPolicy } from '../../actors/outbound/index.ts';
 import { defineService } from '../kit/index.ts';
+import { schedulerConfig } from './config.ts';
 import { SchedulerActor } from './actor.ts';
 import { createScriptRunner } from './script-runner.ts';
 import { schedulerMetrics } from './metrics.ts';
@@ -15,6 +16,7 @@ import { schedulerTools } from './mcp-tools.ts';
  */
 export const schedulerService = defineService({
   name: 'scheduler',
+  config: schedulerConfig,
   listener: 'scheduler',
   actorRoles: ['actor:scheduler'],
   readiness: { 'actor:scheduler': schedulerSubjects.health.subject },

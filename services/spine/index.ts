@@ -8,6 +8,7 @@ import { executionLogRoutes, executionReadRoutes, executionRoutes } from './rout
 import { logKey } from '../../core/tlog/index.ts';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { executionTools } from './mcp-tools.ts';
+import { spineConfig } from './config.ts';
 
 /**
  * The spine every service stands on: the audit chain (every decision of every listener is recorded
@@ -20,6 +21,7 @@ export const spineService = defineService({
   name: 'spine',
   listener: 'token',
   alsoOn: ['dashboard'],
+  config: spineConfig,
   actorRoles: ['actor:chain-writer', 'actor:audit', 'actor:executions'],
   readiness: {
     'actor:chain-writer': subjects.auditAppend.subject,

@@ -8,6 +8,7 @@ import { webhookSecrets } from '../../core/tenancy/index.ts';
 import { aiRoutes, billingRoutes, identityRoutes, issueRoutes, modelRoutes, signupRoutes, tenantRoutes, tokenRoutes } from './routes/index.ts';
 import { tokenTools } from './mcp-tools.ts';
 import { defineService, type RunningPart } from '../kit/index.ts';
+import { tokenConfig } from './config.ts';
 
 /**
  * The token service (listener 8081): capability tokens, their revocation, the audit trail's reads,
@@ -16,6 +17,7 @@ import { defineService, type RunningPart } from '../kit/index.ts';
  */
 export const tokenService = defineService({
   name: 'token',
+  config: tokenConfig,
   listener: 'token',
   actorRoles: ['actor:tokens', 'actor:revocation'],
   readiness: { 'actor:tokens': subjects.tokenValidate.subject, 'actor:revocation': subjects.revocationSnapshot.subject },

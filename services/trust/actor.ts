@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { subjects, type Bus, type Subscription } from '../../bus/index.ts';
-import type { TrustSettings } from '../../config/index.ts';
+import type { TrustSettings } from './config.ts';
 import type { Storage } from '../../storage/index.ts';
 import { BusActor, replyOf } from '../../actors/base/index.ts';
 import type { TrustDeps } from './context.ts';

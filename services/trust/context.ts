@@ -1,5 +1,5 @@
 import type { Bus, Caller } from '../../bus/index.ts';
-import type { TrustSettings } from '../../config/index.ts';
+import type { TrustSettings } from './config.ts';
 import type { Storage } from '../../storage/index.ts';
 
 /** What the trust arbiter's handlers share. */

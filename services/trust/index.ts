@@ -1,5 +1,6 @@
 import { trustSubjects } from './subjects.ts';
 import { defineService } from '../kit/index.ts';
+import { trustConfig } from './config.ts';
 import { TrustArbiterActor } from './actor.ts';
 import { trustRoutes } from './routes.ts';
 import { trustTools } from './mcp-tools.ts';
@@ -11,6 +12,7 @@ import { trustTools } from './mcp-tools.ts';
  */
 export const trustService = defineService({
   name: 'trust',
+  config: trustConfig,
   listener: 'trust',
   actorRoles: ['actor:trust'],
   readiness: { 'actor:trust': trustSubjects.score.subject },

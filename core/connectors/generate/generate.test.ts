@@ -64,15 +64,15 @@ describe('generateConnector', () => {
         scaffolds++;
         const manifest = parse(r.value.manifest) as { kind: string; metadata: { id: string }; spec: { actions: unknown; variables: unknown } };
         expect(manifest.kind).toBe('Connector');
-        expect(manifest.metadata.id).toBe(r.value.spec['id']);
-        expect(manifest.spec.actions).toEqual(r.value.spec['actions']);
-        expect(manifest.spec.variables).toEqual(r.value.spec['variables']);
-        expect(r.value.spec['id']).toMatch(/^[a-z][a-z0-9-]{0,39}$/);
-        expect(r.value.spec['title']).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
-        expect((r.value.spec['auth'] as { header: unknown }).header).toMatch(/^[a-z][a-z-]*$/);
-        expect((r.value.spec['verify'] as { path: unknown }).path).toMatch(/^\//);
-        expect(r.value.spec['baseUrl'] === null || /^https?:\/\//.test(r.value.spec['baseUrl'] as string)).toBe(true);
-        for (const a of r.value.spec['actions'] as { name: string }[]) expect(a.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+        expect(manifest.metadata.id).toBe(r.value.spec.id);
+        expect(manifest.spec.actions).toEqual(r.value.spec.actions);
+        expect(manifest.spec.variables).toEqual(r.value.spec.variables);
+        expect(r.value.spec.id).toMatch(/^[a-z][a-z0-9-]{0,39}$/);
+        expect(r.value.spec.title).toMatch(/^[A-Za-z][A-Za-z0-9]*$/);
+        expect((r.value.spec.auth as { header: unknown }).header).toMatch(/^[a-z][a-z-]*$/);
+        expect((r.value.spec.verify as { path: unknown }).path).toMatch(/^\//);
+        expect(r.value.spec.baseUrl === null || /^https?:\/\//.test(r.value.spec.baseUrl as string)).toBe(true);
+        for (const a of r.value.spec.actions as { name: string }[]) expect(a.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
       }),
       { numRuns: 400 },
     );
@@ -94,7 +94,7 @@ describe('generateConnector', () => {
       file: 'services/connectors/providers/acme.ts',
       exportName: 'acmeConnector',
     });
-    const actions = spec['actions'] as { name: string; method: string; path: string; effect: string; input: { required?: string[] } }[];
+    const actions = spec.actions as { name: string; method: string; path: string; effect: string; input: { required?: string[] } }[];
     expect(actions.map((a) => `${a.name} ${a.method} ${a.path} ${a.effect}`)).toEqual([
       'create_ticket POST /tickets write',
       'get_ticket GET /tickets/{id} read',
@@ -112,7 +112,7 @@ describe('generateConnector', () => {
       auth: { header: 'authorization', prefix: 'Bearer ' },
       verify: { path: '/users/me' },
     });
-    expect((r.value.spec['actions'] as { name: string }[]).map((a) => a.name)).toEqual(['list_pages', 'search_pages']);
+    expect((r.value.spec.actions as { name: string }[]).map((a) => a.name)).toEqual(['list_pages', 'search_pages']);
   });
 
   it('refuses an empty or wordless prompt with a message naming body/prompt', () => {

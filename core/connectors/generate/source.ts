@@ -37,7 +37,7 @@ function fieldSchema(field: FieldIntent): string {
 const inputName = (action: ActionIntent) => `${pascal(action.name)}Input`;
 
 function actionBody(action: ActionIntent): string {
-  const item = '`/' + action.collection + '/${encodeURIComponent(input.id)}`';
+  const item = `\`/${action.collection}/\${encodeURIComponent(input.id)}\``;
   const collection = lit(`/${action.collection}`);
   const generic = action.fields.some((f) => f.name === 'fields');
   switch (action.verb) {

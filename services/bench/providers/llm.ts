@@ -17,9 +17,24 @@ export interface LlmTargetOptions {
 }
 
 const join = (base: URL, path: string): URL => new URL(`${base.toString().replace(/\/+$/, '')}${path}`);
-const json = (text: string): any => {
+/**
+ * The fields the stream readers look at in a provider's JSON (OpenAI, Anthropic, Ollama), all
+ * optional: what arrives is untrusted, so every read goes through `?.` or a `typeof` check.
+ */
+interface ProviderMessage {
+  type?: string;
+  error?: { type?: string };
+  choices?: Array<{ delta?: { content?: unknown } }>;
+  usage?: { completion_tokens?: unknown; output_tokens?: unknown };
+  delta?: { type?: string; text?: unknown };
+  message?: { content?: unknown };
+  done?: unknown;
+  eval_count?: unknown;
+}
+
+const json = (text: string): ProviderMessage | undefined => {
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as ProviderMessage;
   } catch {
     return undefined;
   }
@@ -87,12 +102,12 @@ const anthropicProtocol: StreamProtocol = {
         case 'message_stop':
           return sink.end();
         case 'error':
-          return sink.fail(ANTHROPIC_ERRORS[message.error?.type] ?? 'stream_error');
+          return sink.fail(ANTHROPIC_ERRORS[message.error?.type ?? ''] ?? 'stream_error');
         default:
           return; // message_start, content_block_start/stop, ping
       }
     }),
-  errorKind: (status, body) => ANTHROPIC_ERRORS[json(body)?.error?.type] ?? kindOfStatus(status),
+  errorKind: (status, body) => ANTHROPIC_ERRORS[json(body)?.error?.type ?? ''] ?? kindOfStatus(status),
 };
 
 /** Anthropic messages, streamed (server-sent events; output tokens in `message_delta`). */
@@ -109,7 +124,8 @@ export function anthropicTarget(o: LlmTargetOptions): Target {
 const ollamaProtocol: StreamProtocol = {
   reader: (sink) =>
     ndjsonReader(
-      (line: any) => {
+      (value) => {
+        const line = value as ProviderMessage | null | undefined;
         if (line?.error !== undefined) return sink.fail('stream_error');
         const content = line?.message?.content;
         if (typeof content === 'string' && content !== '') sink.token();

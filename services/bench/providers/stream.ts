@@ -100,8 +100,7 @@ export function ndjsonReader(onObject: (value: unknown) => void, onBad: () => vo
   let buffer = '';
   return (text) => {
     buffer += text;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const line = buffer.slice(0, nl).trim();
       buffer = buffer.slice(nl + 1);
       if (line === '') continue;

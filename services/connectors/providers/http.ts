@@ -18,7 +18,7 @@ export const httpConnector: Connector = {
   },
   actions: {
     async request(ctx: ConnectorContext, input: HttpRequestInput) {
-      const timeoutMs = Number(ctx.settings['CONNECTOR_HTTP_TIMEOUT_MS'] ?? 10_000);
+      const timeoutMs = Number(ctx.settings.CONNECTOR_HTTP_TIMEOUT_MS ?? 10_000);
       const answer = await ctx.http({
         url: input.url,
         method: input.method,

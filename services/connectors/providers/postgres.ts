@@ -35,8 +35,8 @@ function failureOf(err: unknown): ConnectorError {
  */
 async function inReadOnlyTransaction<T>(ctx: ConnectorContext, work: (client: pg.Client, rowLimit: number) => Promise<T>): Promise<T> {
   const url = requireSetting(ctx.settings, 'CONNECTOR_POSTGRES_URL', 'postgres');
-  const timeoutMs = Number(ctx.settings['CONNECTOR_POSTGRES_STATEMENT_TIMEOUT_MS'] ?? 5000);
-  const rowLimit = Number(ctx.settings['CONNECTOR_POSTGRES_ROW_LIMIT'] ?? 1000);
+  const timeoutMs = Number(ctx.settings.CONNECTOR_POSTGRES_STATEMENT_TIMEOUT_MS ?? 5000);
+  const rowLimit = Number(ctx.settings.CONNECTOR_POSTGRES_ROW_LIMIT ?? 1000);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: 'suite-connector' });
   // An error of the connection after the call ended must not crash the process.
   client.on('error', () => {});

@@ -12,7 +12,7 @@ export const webhookConnector: Connector = {
   async verify(ctx) {
     requireSetting(ctx.settings, 'CONNECTOR_WEBHOOK_URL', 'webhook');
     requireSetting(ctx.settings, 'CONNECTOR_WEBHOOK_SECRET', 'webhook');
-    const health = ctx.settings['CONNECTOR_WEBHOOK_HEALTH_URL'];
+    const health = ctx.settings.CONNECTOR_WEBHOOK_HEALTH_URL;
     if (health === undefined)
       throw new ConnectorError('not-configured', 'the webhook connector has no health URL to check: CONNECTOR_WEBHOOK_HEALTH_URL is not set');
     const answer = await ctx.http({ url: health, method: 'GET' });

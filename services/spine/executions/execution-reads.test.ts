@@ -142,7 +142,7 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
     const res = await t.get(`/executions/${r.id}/explain`);
     expect(res.status).toBe(200);
     expect(res.body.sentences[0].text).toContain(`Record ${r.seq} of the execution chain (${r.id}) was accepted by the suite at ${r.timestamp}`);
-    expect(res.body.sentences.map((s: { fields: string[] }) => s.fields).flat()).toEqual(
+    expect(res.body.sentences.flatMap((s: { fields: string[] }) => s.fields)).toEqual(
       expect.arrayContaining(['subject', 'cost.amount', 'attested.proven', 'inputHash']),
     );
     expect(res.body.basis).toMatch(/no model/);

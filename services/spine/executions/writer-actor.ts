@@ -156,7 +156,7 @@ export class ExecutionWriterActor {
     // removed only once the record is committed (or failed), when the database lookup sees it.
     const k = `${data.attested.sub}\n${input.idempotencyKey}`;
     const pending = this.#inFlight.get(k);
-    if (pending) return sameClaimOrConflict(await pending, data, true);
+    if (pending !== undefined) return sameClaimOrConflict(await pending, data, true);
     const answer = this.#firstTime(input);
     this.#inFlight.set(k, answer);
     const forget = () => this.#inFlight.delete(k);

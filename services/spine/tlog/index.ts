@@ -3,7 +3,8 @@
  * place but for what must sit elsewhere:
  * - here: the writer (maintainer.ts: the tree kept as records commit, checkpoints), its storage
  *   (store.ts: tiles, state, checkpoints, pruned records), its reads on the bus (reader-actor.ts),
- *   the witnesses' cosignatures (witness-collector.ts);
+ *   the witnesses' cosignatures (witness-collector.ts), its configuration (config.ts: the origin and
+ *   the witnesses, `SUITE_TLOG_ORIGIN`, `SUITE_TLOG_WITNESSES`);
  * - core/tlog: the pure parts (hashing, proofs, tiles, notes, the witness decision, fsck) and
  *   layout.ts, the paths of every resource, shared by the routes and every reader;
  * - services/spine/routes/execution-log.ts: its HTTP routes; bus/schemas: their messages;

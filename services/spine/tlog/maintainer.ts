@@ -147,6 +147,9 @@ export class ExecutionLogMaintainer {
 
   /** Resolves once everything committed so far is integrated and checkpointed (tests, bench). */
   async settled(): Promise<void> {
+    // Records answered just now reach `committed` at the next turn (the chain writer runs what
+    // follows a commit once its answers are out): let that turn come first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     // A round leaves what came during it for the next window: go on until nothing is left.
     if (this.#hashing) this.#hashArrived();
     while (this.#active && (this.#gather || this.#pending.length > 0)) {
@@ -154,7 +157,7 @@ export class ExecutionLogMaintainer {
       this.#gather = undefined;
       await this.#kick().catch(() => undefined);
     }
-    while (this.#running) await this.#running.catch(() => undefined);
+    while (this.#running !== undefined) await this.#running.catch(() => undefined);
   }
 
   #kick(): Promise<void> {
@@ -244,7 +247,10 @@ export class ExecutionLogMaintainer {
         const index = Math.floor(node.index / TILE_WIDTH);
         let t = edge.get(level);
         if (t && t.index !== index && touched.has(level)) filled.push({ level, index: t.index, hashes: Buffer.concat(t.hashes) });
-        if (!t || t.index !== index) edge.set(level, (t = { index, hashes: [] }));
+        if (!t || t.index !== index) {
+          t = { index, hashes: [] };
+          edge.set(level, t);
+        }
         t.hashes.push(node.hash);
         touched.add(level);
       }

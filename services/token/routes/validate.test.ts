@@ -87,7 +87,10 @@ describe('POST /auth/token/validate, decided at the edge', () => {
     const audit = new GatedAudit();
     const { validate } = await edge(audit);
     let answered = false;
-    const pending = validate({ token: 'subject-token' }).then((r) => ((answered = true), r));
+    const pending = validate({ token: 'subject-token' }).then((r) => {
+      answered = true;
+      return r;
+    });
     await expect.poll(() => validationEntries(audit.decisions).length, { timeout: 10_000 }).toBe(1);
     await new Promise((settle) => setImmediate(settle));
     expect(answered).toBe(false);

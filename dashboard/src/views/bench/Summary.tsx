@@ -13,7 +13,7 @@ export function PercentileTable(props: { result: BenchResult; id: string }) {
     return out;
   };
   return (
-    <div class="bench-scroll" tabindex="0" role="region" aria-label="latency percentiles (scrolls sideways on a narrow screen)">
+    <section class="bench-scroll" tabindex="0" aria-label="latency percentiles (scrolls sideways on a narrow screen)">
       <table id={props.id} class="bench-percentiles" data-testid="percentile-table">
         <caption>Latency percentiles (HDR histogram of the successful calls)</caption>
         <thead>
@@ -33,7 +33,7 @@ export function PercentileTable(props: { result: BenchResult; id: string }) {
           </For>
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }
 

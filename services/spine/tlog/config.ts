@@ -1,4 +1,28 @@
-import { parseVkey, SIG_COSIGNATURE_V1 } from '../core/tlog/index.ts';
+import { parseVkey, SIG_COSIGNATURE_V1 } from '../../../core/tlog/index.ts';
+import type { ConfigReader } from '../../../config/index.ts';
+
+/** The transparency log's part of the spine's configuration. */
+export interface TlogConfig {
+  /**
+   * `SUITE_TLOG_ORIGIN`: the execution log's checkpoint origin and key name (docs/TRACE-FORMAT.md,
+   * "The transparency log"); a schema-less URL, ideally the public prefix of `/executions/log`.
+   */
+  readonly tlogOrigin: string;
+  /** `SUITE_TLOG_WITNESSES`: the witnesses asked to cosign the log's checkpoints. */
+  readonly tlogWitnesses: readonly TlogWitnessConfig[];
+}
+
+export function tlogConfig({ str, fail }: ConfigReader): TlogConfig {
+  return { tlogOrigin: tlogOrigin(str('SUITE_TLOG_ORIGIN'), fail), tlogWitnesses: loadTlogWitnesses(str('SUITE_TLOG_WITNESSES'), fail) };
+}
+
+/** A checkpoint origin doubles as a note key name: no spaces, no `+`, not empty (C2SP signed-note). */
+function tlogOrigin(value: string | undefined, fail: Fail): string {
+  if (value === undefined) return 'agent-suite.local/executions/log';
+  if (!/^[^\s+]{1,200}$/u.test(value))
+    throw fail('SUITE_TLOG_ORIGIN', 'must be 1 to 200 characters with no spaces and no "+" (e.g. audit.example.com/executions/log)');
+  return value;
+}
 
 /**
  * `SUITE_TLOG_WITNESSES`: the witnesses the execution log asks to cosign its checkpoints

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './index.ts';
+import { readSection } from '../../config/index.ts';
+import { oauthConfig } from './config.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -21,17 +22,19 @@ describe('SUITE_OAUTH_TRUSTED_ISSUERS at start', () => {
   it('reads a good file into the configuration', async () => {
     const path = join(dir, 'good.json');
     await writeFile(path, JSON.stringify({ issuers: [entry] }));
-    const c = loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: path });
+    const c = readSection(oauthConfig, { SUITE_OAUTH_TRUSTED_ISSUERS: path });
     expect(c.oauthTrustedIssuers?.issuers[0]).toMatchObject({ issuer: entry.issuer, audience: 'suite', subjects: [{ maxLifetimeSeconds: 900 }] });
-    expect(loadConfig({}).oauthTrustedIssuers).toBeUndefined();
+    expect(readSection(oauthConfig, {}).oauthTrustedIssuers).toBeUndefined();
   });
 
   it('stops the start naming the variable and the bad entry, or the unreadable file', async () => {
     const path = join(dir, 'bad.json');
     await writeFile(path, JSON.stringify({ issuers: [{ ...entry, subjects: [{ match: '*', scope: ['tool:*'], maxLifetime: '3d' }] }] }));
-    expect(() => loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: path })).toThrow(
+    expect(() => readSection(oauthConfig, { SUITE_OAUTH_TRUSTED_ISSUERS: path })).toThrow(
       /SUITE_OAUTH_TRUSTED_ISSUERS.*issuers\[0\] \(https:\/\/kubernetes\.default\.svc\)\.subjects\[0\]\.maxLifetime/,
     );
-    expect(() => loadConfig({ SUITE_OAUTH_TRUSTED_ISSUERS: join(dir, 'missing.json') })).toThrow(/SUITE_OAUTH_TRUSTED_ISSUERS.*cannot be read: ENOENT/);
+    expect(() => readSection(oauthConfig, { SUITE_OAUTH_TRUSTED_ISSUERS: join(dir, 'missing.json') })).toThrow(
+      /SUITE_OAUTH_TRUSTED_ISSUERS.*cannot be read: ENOENT/,
+    );
   });
 });

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { parseTrustedIssuers, type TrustedIssuers } from '../core/federation/index.ts';
+import { parseTrustedIssuers, type TrustedIssuers } from '../../core/federation/index.ts';
+import type { ConfigReader } from '../../config/index.ts';
+
+export interface OAuthConfig {
+  /** Workload identity federation's trusted issuers (`SUITE_OAUTH_TRUSTED_ISSUERS`), checked; undefined: none. */
+  readonly oauthTrustedIssuers: TrustedIssuers | undefined;
+}
 
 /**
  * `SUITE_OAUTH_TRUSTED_ISSUERS`: the file of workload identity federation's trusted issuers (RFC 8693
@@ -7,8 +13,9 @@ import { parseTrustedIssuers, type TrustedIssuers } from '../core/federation/ind
  * the start with a message naming the entry. Unset: no outside issuer is trusted (token exchange still
  * attenuates suite tokens).
  */
-export function loadTrustedIssuers(path: string | undefined, fail: (variable: string, message: string) => Error): TrustedIssuers | undefined {
-  if (path === undefined) return undefined;
+export function oauthConfig({ str, fail }: ConfigReader): OAuthConfig {
+  const path = str('SUITE_OAUTH_TRUSTED_ISSUERS');
+  if (path === undefined) return { oauthTrustedIssuers: undefined };
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -17,5 +24,5 @@ export function loadTrustedIssuers(path: string | undefined, fail: (variable: st
   }
   const parsed = parseTrustedIssuers(text);
   if (!parsed.ok) throw fail('SUITE_OAUTH_TRUSTED_ISSUERS', parsed.message);
-  return parsed.config;
+  return { oauthTrustedIssuers: parsed.config };
 }

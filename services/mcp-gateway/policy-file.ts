@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parsePolicy, type Policy } from '../core/gateway-policy/index.ts';
+import { parsePolicy, type Policy } from '../../core/gateway-policy/index.ts';
 
 /** The policy file named by `SUITE_MCP_POLICY`, and the policy it held at start. */
 export interface McpPolicyFile {
@@ -22,7 +22,7 @@ export function readMcpPolicy(path: string): { ok: true; policy: Policy } | { ok
  * The MCP gateway's policy file (`SUITE_MCP_POLICY`, docs/MCP.md "The policy file"): read and
  * checked at start; a file that cannot be read or has a bad rule stops the start, the error naming
  * the variable and the rule (by index and name) and what is wrong with it. Reloaded later without a
- * restart (services/mcp, `readMcpPolicy` again).
+ * restart (PolicySource, calling `readMcpPolicy` again).
  */
 export function loadMcpPolicy(path: string | undefined, fail: (variable: string, message: string) => Error): McpPolicyFile | undefined {
   if (path === undefined) return undefined;

@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ed25519Cosigner, formatVkey, logKey, SIG_COSIGNATURE_V1 } from '../core/tlog/index.ts';
-import { loadTlogWitnesses } from './tlog-witnesses.ts';
+import { ed25519Cosigner, formatVkey, logKey, SIG_COSIGNATURE_V1 } from '../../../core/tlog/index.ts';
+import { readSection } from '../../../config/index.ts';
+import { loadTlogWitnesses, tlogConfig } from './config.ts';
 
 const vkeyOf = (name: string) => {
   const c = ed25519Cosigner(name, generateKeyPairSync('ed25519').privateKey);
@@ -32,5 +33,15 @@ describe('SUITE_TLOG_WITNESSES', () => {
       [`http://a ${w1}, http://b ${w1}`, /entry 2: witness witness.test\/w1 is named twice/],
     ] as const)
       expect(() => loadTlogWitnesses(raw, fail), raw).toThrow(reason);
+  });
+});
+
+describe('SUITE_TLOG_ORIGIN', () => {
+  it('defaults the origin, and refuses one that cannot be a note key name', () => {
+    expect(readSection(tlogConfig, {}).tlogOrigin).toBe('agent-suite.local/executions/log');
+    expect(readSection(tlogConfig, { SUITE_TLOG_ORIGIN: 'audit.example.com/executions/log' }).tlogOrigin).toBe('audit.example.com/executions/log');
+    for (const bad of ['audit example', 'a+b', 'x'.repeat(201)]) {
+      expect(() => readSection(tlogConfig, { SUITE_TLOG_ORIGIN: bad }), bad).toThrow(/SUITE_TLOG_ORIGIN: must be 1 to 200 characters/);
+    }
   });
 });

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
-import { UPSTREAM_DEFAULTS } from './mcp-upstreams.ts';
+import { ConfigError, readSection } from '../../config/index.ts';
+import { mcpGatewayConfig } from './config.ts';
+import { UPSTREAM_DEFAULTS } from './upstreams-config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-upstreams-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,7 +14,7 @@ function fileWith(content: unknown): string {
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }
-const load = (path: string) => loadConfig({ SUITE_MCP_UPSTREAMS: path }).mcpUpstreams;
+const load = (path: string) => readSection(mcpGatewayConfig, { SUITE_MCP_UPSTREAMS: path }).mcpUpstreams;
 const refusal = (path: string) => {
   try {
     load(path);
@@ -66,7 +67,7 @@ describe("SUITE_MCP_UPSTREAMS, the gateway's upstream servers", () => {
   });
 
   it('has no upstream when the variable is unset', () => {
-    expect(loadConfig({}).mcpUpstreams).toEqual([]);
+    expect(readSection(mcpGatewayConfig, {}).mcpUpstreams).toEqual([]);
   });
 
   it('refuses a bad file naming the variable and the server, never quoting a credential', () => {

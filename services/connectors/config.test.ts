@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, readSection } from '../../config/index.ts';
+import { connectorsConfig } from './config.ts';
 
 describe('connector variables', () => {
   it('keeps the CONNECTOR_* variables that are set, and nothing for the ones that are not', () => {
-    const config = loadConfig({ CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-1', CONNECTOR_POSTGRES_ROW_LIMIT: '50', CONNECTOR_GITHUB_TOKEN: '  ' });
+    const config = readSection(connectorsConfig, { CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-1', CONNECTOR_POSTGRES_ROW_LIMIT: '50', CONNECTOR_GITHUB_TOKEN: '  ' });
     expect(config.connectors).toEqual({ CONNECTOR_SLACK_BOT_TOKEN: 'xoxb-1', CONNECTOR_POSTGRES_ROW_LIMIT: '50' });
     expect(Object.isFrozen(config.connectors)).toBe(true);
   });
@@ -20,7 +21,7 @@ describe('connector variables', () => {
     for (const [name, value] of cases) {
       let error: unknown;
       try {
-        loadConfig({ [name]: value });
+        readSection(connectorsConfig, { [name]: value });
       } catch (err) {
         error = err;
       }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isValidScope } from '../core/capability/index.ts';
+import { isValidScope } from '../../core/capability/index.ts';
 
 /**
  * The MCP gateway's upstream servers (docs/MCP.md, "The gateway"), from the file `SUITE_MCP_UPSTREAMS`
