@@ -58,40 +58,44 @@ describe.each(storageKinds())('scheduler on $kind', ({ kind, place: makePlace })
     await place?.remove();
   });
 
-  it('fires each due firing of 200 schedules exactly once across two replicas racing for them, round after round', async () => {
-    // Only the rounds below bring these schedules due (see notDueDuringTheTest).
-    for (let i = 0; i < 200; i++) {
-      await insertSchedule(a.pool, {
-        namespace: '',
-        id: `s${i}`,
-        ...notDueDuringTheTest(),
-        task: { type: 'http', url: 'http://example.test/' },
-        retry,
-        timeoutMs: 1000,
-        owner,
-        nextRunAt: null,
-      });
-    }
-    const fired: number[] = [];
-    const tickers = [a, b, a, b].map((storage) => new ScheduleTicker({ storage, logger, maxSleepMs: 5, onFired: (f) => fired.push(f.dueAt.length) }));
-    for (const t of tickers) t.start();
-    try {
-      for (let round = 1; round <= 3; round++) {
-        // A new occurrence of every schedule comes due at once (as at the top of a minute).
-        await a.pool.query(sql.unsafe`update scheduler_schedules set next_run_at = now() - make_interval(mins => ${10 - round})`);
-        await eventually(
-          async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_schedules where firings = ${round}`)) === 200,
-          `round ${round}`,
-        );
+  it(
+    'fires each due firing of 200 schedules exactly once across two replicas racing for them, round after round',
+    async () => {
+      // Only the rounds below bring these schedules due (see notDueDuringTheTest).
+      for (let i = 0; i < 200; i++) {
+        await insertSchedule(a.pool, {
+          namespace: '',
+          id: `s${i}`,
+          ...notDueDuringTheTest(),
+          task: { type: 'http', url: 'http://example.test/' },
+          retry,
+          timeoutMs: 1000,
+          owner,
+          nextRunAt: null,
+        });
       }
-    } finally {
-      await Promise.all(tickers.map((t) => t.stop()));
-    }
-    const firings = await a.pool.any(sql.unsafe`select firings from scheduler_schedules`);
-    expect(firings.every((r) => (r as { firings: number }).firings === 3)).toBe(true);
-    expect(await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id is not null`)).toBe(600);
-    expect(fired.reduce((x, y) => x + y, 0)).toBe(600);
-  }, machineTimeout(60_000));
+      const fired: number[] = [];
+      const tickers = [a, b, a, b].map((storage) => new ScheduleTicker({ storage, logger, maxSleepMs: 5, onFired: (f) => fired.push(f.dueAt.length) }));
+      for (const t of tickers) t.start();
+      try {
+        for (let round = 1; round <= 3; round++) {
+          // A new occurrence of every schedule comes due at once (as at the top of a minute).
+          await a.pool.query(sql.unsafe`update scheduler_schedules set next_run_at = now() - make_interval(mins => ${10 - round})`);
+          await eventually(
+            async () => (await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_schedules where firings = ${round}`)) === 200,
+            `round ${round}`,
+          );
+        }
+      } finally {
+        await Promise.all(tickers.map((t) => t.stop()));
+      }
+      const firings = await a.pool.any(sql.unsafe`select firings from scheduler_schedules`);
+      expect(firings.every((r) => (r as { firings: number }).firings === 3)).toBe(true);
+      expect(await a.pool.oneFirst(sql.unsafe`select count(*)::int from scheduler_tasks where schedule_id is not null`)).toBe(600);
+      expect(fired.reduce((x, y) => x + y, 0)).toBe(600);
+    },
+    machineTimeout(60_000),
+  );
 
   it('enqueues a firing up to the lookahead before it is due, runnable only at its due time', async () => {
     await a.pool.query(sql.unsafe`delete from scheduler_tasks`);
