@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import pg from 'pg';
 import { startLocalCluster, type LocalCluster } from '../compose/local-cluster.ts';
 import { startHttpTarget, type HttpTarget } from '../testing/http-target.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 import { ACTORS, call, mint, pollUntil, printOutputOnFailure } from './helpers.ts';
 
 /**
@@ -14,13 +15,14 @@ import { ACTORS, call, mint, pollUntil, printOutputOnFailure } from './helpers.t
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 /**
- * Long enough that a runner renewing every third of it (1 s) is not overtaken on a loaded 2-core
- * machine (an overtaken second attempt would fail the job RUNNER_LOST), short enough that a dead
- * runner's job is taken again within seconds.
+ * Long enough that a runner renewing every third of it is not overtaken (an overtaken second attempt
+ * would fail the job RUNNER_LOST), short enough that a dead runner's job is taken again soon: each of
+ * the three deaths below waits it out. 1 s on a quiet machine, growing with its slowdown
+ * (testing/machine-time.ts) up to the 3 s that held at load 5-12 (it was 3 s on any machine).
  */
-const LEASE_MS = 3000;
-/** The target's answer time: a job of N calls runs at least N x this. */
-const DELAY_MS = 30;
+const LEASE_MS = Math.min(3000, machineTimeout(1000));
+/** The target's answer time: a job of N calls runs at least N x this (long enough to die mid-job). */
+const DELAY_MS = 15;
 const RUNNERS = ['runner-a', 'runner-b', 'runner-c'] as const;
 /** From the lease running out to another runner holding the job: one poll, plus room for a loaded machine. */
 const RETAKE_MS = LEASE_MS + 15_000;

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSENT_PAGE_HEADERS, csrfToken, renderConsentPage } from '../core/authorization/index.ts';
-import { CHROMIUM } from '../testing/dashboard-browser.ts';
+import { testBrowser } from '../testing/dashboard-browser.ts';
 import { axeViolations, describeViolations } from '../testing/axe.ts';
 
 // The consent page's rendering and headers in a real Chromium, before the grants serve it: axe on
@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await testBrowser();
 });
 
 afterAll(async () => {

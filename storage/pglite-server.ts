@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
-import { PGlite, protocol } from '@electric-sql/pglite';
+import { type PGlite, protocol } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { createDurablePglite } from './pglite-durable.ts';
+import { createMemoryPglite } from './pglite-template.ts';
 
 /**
  * PGlite (Postgres compiled to WASM) behind a loopback Postgres socket, so the one slonik client
@@ -23,7 +24,7 @@ export interface PgliteServerOptions {
 export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
   const { dbPath } = options;
   // On a folder, commits are on disk before they are answered (pglite-durable.ts).
-  const db = dbPath === undefined ? await PGlite.create({}) : await createDurablePglite(dbPath);
+  const db = dbPath === undefined ? await createMemoryPglite() : await createDurablePglite(dbPath);
   // PGlite is ONE session. With two sockets, the server would interleave their protocol messages
   // (unnamed statements, transactions), so it serves exactly one client at a time (below); the
   // socket level admits a second so that a reconnecting client waits instead of being refused.

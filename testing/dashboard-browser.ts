@@ -1,6 +1,8 @@
 import { pino } from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { ensureDashboardBuilt } from '../cli/dashboard-build.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from './dashboard-chromium.ts';
 import { startTestSuite, type TestSuite } from './suite.ts';
 
 /**
@@ -8,10 +10,20 @@ import { startTestSuite, type TestSuite } from './suite.ts';
  * in the test's process, every listener on a port of its own choosing (port 0): the dashboard's
  * probes and proxy reach them at the ports they were bound to (cli/runtime.ts). The browser tests (integration/dashboard-*.test.ts) share this.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 
 /** `UPDATE_DOCS=1` also writes each view's screenshot at 1280x800 into docs/screenshots/ (docs/DASHBOARD.md). */
 export const UPDATE_DOCS = process.env.UPDATE_DOCS === '1';
+
+/**
+ * The browser files' one Chromium (testing/dashboard-chromium.ts, their vitest global setup),
+ * connected to; else, for a file outside that project, a Chromium of its own. Closing a connected
+ * browser closes its contexts and disconnects, leaving the browser to the other files.
+ */
+export async function testBrowser(): Promise<Browser> {
+  const shared = inject('dashboardChromium');
+  return shared ? chromium.connect(shared) : chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
 
 export interface DashboardBrowser {
   readonly t: TestSuite;
@@ -27,10 +39,7 @@ export async function startDashboardBrowser(env: Record<string, string> = {}): P
   ensureDashboardBuilt(pino({ level: 'silent' }));
   // startTestSuite binds port 0 for every listener and reads the ports back.
   const t = await startTestSuite(env);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const browser = await testBrowser();
   return {
     t,
     browser,

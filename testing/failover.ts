@@ -39,7 +39,10 @@ export async function startFailoverCluster(o: { natsNodes: 0 | 3 }): Promise<Fai
   const store = o.natsNodes > 0 ? await mkdtemp(join(tmpdir(), 'suite-failover-')) : undefined;
   let cluster: LocalCluster | undefined;
   let db: pg.Client | undefined;
+  let self: FailoverCluster | undefined;
   const stop = async () => {
+    // A killed leader still starting again is let finish, so that stopping the cluster stops it too.
+    if (self) await restarted(self).catch(() => undefined);
     await db?.end().catch(() => undefined);
     await cluster?.stop(5000);
     await Promise.all(nodes.map((n) => n.stop()));
@@ -78,7 +81,8 @@ export async function startFailoverCluster(o: { natsNodes: 0 | 3 }): Promise<Fai
     await db.connect();
     const edge = cluster.process('token-1').url('token');
     const { token } = await mint(edge, cluster.adminKey, 'crash-agent', ['execution:record', 'execution:read']);
-    return { cluster, nodes, db, edge, token, stop };
+    self = { cluster, nodes, db, edge, token, stop };
+    return self;
   } catch (err) {
     await stop();
     throw err;
@@ -121,12 +125,25 @@ function parseLog(line: string): Record<string, unknown> | undefined {
 }
 
 /**
- * SIGKILL: the leader is killed, restarted once the standby leads (so the takeover measured is the
- * standby's), and waited for as a standby. SIGSTOP: stopped until `stoppedAcks` more appends are
- * acknowledged (the standby leads and commits meanwhile), then resumed; it must stand down.
+ * Killed leaders still starting again, per cluster. A restart (a Node process, its migrations, its
+ * banner: 3-5 s at load) runs while the next round's acknowledgements come in instead of before
+ * them; the next fault waits for it, since the restarted process is the standby that must take over.
+ */
+const restarting = new WeakMap<FailoverCluster, Promise<void>>();
+
+/** Resolves once every leader killed so far serves again (rejects if a restart failed). */
+export function restarted(f: FailoverCluster): Promise<void> {
+  return restarting.get(f) ?? Promise.resolve();
+}
+
+/**
+ * SIGKILL: the leader is killed and restarted once the standby leads (so the takeover measured is
+ * the standby's); the next fault waits for it as a standby (`restarted`). SIGSTOP: stopped until
+ * `stoppedAcks` more appends are acknowledged (the standby leads and commits meanwhile), then
+ * resumed; it must stand down.
  */
 export async function faultLeader(f: FailoverCluster, load: AppendLoad, signal: 'SIGKILL' | 'SIGSTOP', stoppedAcks = 20): Promise<FaultRound> {
-  await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
+  await Promise.all([load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS), restarted(f)]);
   let victim = await leader(f);
   while (!victim) {
     await load.acknowledged(load.acks.length + 1);
@@ -141,9 +158,15 @@ export async function faultLeader(f: FailoverCluster, load: AppendLoad, signal: 
   firstAck.catch(() => undefined);
   const takeoverMs = (await took) - at;
   if (signal === 'SIGKILL') {
-    await victim.exited();
-    await victim.start();
-    await victim.line((l) => l.endsWith(RULE), 'start');
+    const killed = victim;
+    const back = (async () => {
+      await killed.exited();
+      await killed.start();
+      await killed.line((l) => l.endsWith(RULE), 'start');
+    })();
+    // Awaited by the next fault (or the cluster's stop); not an unhandled rejection meanwhile.
+    back.catch(() => undefined);
+    restarting.set(f, back);
   } else {
     await load.acknowledged(load.acks.length + stoppedAcks);
     const stoodDown = chainLine(victim, 'chain writer stands down');
@@ -155,7 +178,7 @@ export async function faultLeader(f: FailoverCluster, load: AppendLoad, signal: 
 
 /** Kills (SIGKILL) the NATS node the edge is connected to, waits for the next acknowledgement, then restarts the node. */
 export async function killEdgeNatsNode(f: FailoverCluster, load: AppendLoad): Promise<FaultRound & { node: string; leaderOnIt: boolean }> {
-  await load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS);
+  await Promise.all([load.acknowledged(load.acks.length + ACKS_BETWEEN_FAULTS), restarted(f)]);
   const edgePid = `:${f.cluster.process('token-1').pid}:`;
   const names = await Promise.all(f.nodes.map((n) => (n.running ? n.clientNames() : Promise.resolve([]))));
   const index = names.findIndex((list) => list.some((name) => name.includes(edgePid)));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { machineTimeout } from './machine-time.ts';
 
 /** What a target did with one request. */
 export interface Hit {
@@ -58,8 +59,15 @@ export async function startHttpTarget(answer: Answer = () => ({ status: 200 })):
   };
 }
 
-/** Resolve once `check` holds, polling; fail with `what` after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+/**
+ * Resolve once `check` holds, polling; fail with `what` after `timeoutMs` (default: 10 s on a quiet
+ * machine, longer on a loaded one: testing/machine-time.ts).
+ */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = machineTimeout(10_000),
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
-import { CHROMIUM } from '../../testing/dashboard-browser.ts';
+import { testBrowser } from '../../testing/dashboard-browser.ts';
 import { axeViolations, describeViolations } from '../../testing/axe.ts';
 
 /**
@@ -50,7 +50,7 @@ beforeAll(async () => {
       .end(`<!doctype html><title>win a prize</title><iframe id="f" src="${target.replace(/"/g, '&quot;')}" title="prize"></iframe>`);
   });
   attackerBase = await listen(attackerServer);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await testBrowser();
 }, 90_000);
 
 afterAll(async () => {
