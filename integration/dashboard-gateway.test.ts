@@ -42,7 +42,9 @@ describe('the MCP gateway view in a browser', () => {
     // Two answered, one the upstream refused (a number where it takes a string): a failure, traced too.
     expect(await echo.allTextContents()).toEqual(expect.arrayContaining(['2', '1']));
     expect(await page.textContent('tr[data-call="everything/prompts/get simple-prompt"]')).toContain('1');
-    // Newest first, each with its trace's id.
+    // Newest first, each with its trace's id. evaluateAll does not wait: the list is a read of its
+    // own, so wait until it holds every call made (on a busy machine it can land after the tallies).
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="gateway-recent"] tbody tr').length >= n, traces.length);
     const recent = await page.locator('[data-testid="gateway-recent"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-trace')));
     expect(recent).toEqual([...traces].reverse());
     const violations = await axeViolations(page, '#/gateway');
