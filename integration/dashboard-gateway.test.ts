@@ -53,7 +53,9 @@ describe('the MCP gateway view in a browser', () => {
 
     await page.click(`[data-testid="gateway-recent"] a[href$="${traces[2]}"]`);
     await page.waitForURL(new RegExp(`#/records/${traces[2]}$`));
+    // The heading names the record before its body is read: wait for the body's own text.
     await page.waitForSelector(`main :text("${traces[2]}")`);
+    await page.waitForSelector('main :text("mcp:everything")');
     expect(await page.textContent('main')).toContain('mcp:everything');
   }, 120_000);
 
