@@ -21,8 +21,8 @@ const MAX_KEPT = 4096;
 export class RuleIndex<R extends Placed> {
   readonly #exact = new Map<string, Map<string, R[]>>();
   readonly #globs = new Map<string, R[]>();
-  readonly #kept = new Map<string, Map<string, readonly R[]>>();
-  #keptCount = 0;
+  /** By `server/tool` (a server's name holds no `/`). */
+  readonly #kept = new Map<string, readonly R[]>();
 
   constructor(rules: readonly R[]) {
     for (const r of rules) {
@@ -42,19 +42,14 @@ export class RuleIndex<R extends Placed> {
 
   /** The rules that can match a call of `tool` on `server`, in file order. */
   candidates(server: string, tool: string): readonly R[] {
-    const kept = this.#kept.get(server)?.get(tool);
+    const key = `${server}/${tool}`;
+    const kept = this.#kept.get(key);
     if (kept !== undefined) return kept;
     const exact = this.#exact.get(server)?.get(tool) ?? [];
     const globs = (this.#globs.get(server) ?? []).filter((r) => r.tool.test(tool));
     const merged = mergeByIndex(exact, globs);
-    if (this.#keptCount >= MAX_KEPT) {
-      this.#kept.clear();
-      this.#keptCount = 0;
-    }
-    const byTool = this.#kept.get(server) ?? new Map<string, readonly R[]>();
-    byTool.set(tool, merged);
-    this.#kept.set(server, byTool);
-    this.#keptCount++;
+    if (this.#kept.size >= MAX_KEPT) this.#kept.clear();
+    this.#kept.set(key, merged);
     return merged;
   }
 }
