@@ -2,6 +2,7 @@
 export { parseTrustedIssuers, parseLifetime, type TrustedIssuer, type TrustedIssuers, type SubjectRule } from './trusted-issuers.ts';
 export { globMatches, matchSubject, federatedSubject } from './subject-match.ts';
 export { exchangeScope, exchangeLifetime } from './ceiling.ts';
+export { mayActRefusal, type ActingParty } from './may-act.ts';
 export {
   verifySubjectToken,
   SUBJECT_TOKEN_ALGORITHMS,

@@ -258,6 +258,34 @@ describe('the authorization-code grant refuses, and audits', () => {
       );
   });
 
+  it('two redemptions of one code sent at once, leaving no token issued from it usable whichever lands first', async () => {
+    const clientId = await registerPublic(['authorization_code']);
+    const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
+    for (let round = 0; round < 3; round++) {
+      const { callback, verifier } = await approvedCode(config);
+      const form = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: clientId,
+      }).toString();
+      const redeem = () =>
+        fetch(t.url('token', '/oauth/token'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      const answers = await Promise.all([redeem(), redeem()]);
+      const bodies = (await Promise.all(answers.map((a) => a.json()))) as Array<{ access_token?: string; error?: string }>;
+      expect(answers.map((a) => a.status).filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+      expect(bodies.filter((b) => b.error !== undefined).map((b) => b.error)).not.toHaveLength(0);
+      for (const b of bodies) if (b.error !== undefined) expect(b.error).toBe('invalid_grant');
+      for (const b of bodies) {
+        if (b.access_token === undefined) continue;
+        await expect
+          .poll(async () => (await fetch(t.url('token', '/audit?limit=1'), { headers: { authorization: `Bearer ${b.access_token}` } })).status)
+          .toBe(401);
+      }
+    }
+  });
+
   it('a redirect URI that is not registered, or altered, in the page itself (no redirect); and an altered one at the token endpoint', async () => {
     const clientId = await registerPublic();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);

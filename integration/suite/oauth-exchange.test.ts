@@ -226,6 +226,25 @@ describe('suite tokens exchanged: attenuation and delegation', () => {
     expect(decodeJwt(narrowed.access_token)).toMatchObject({ scope: ['audit:read'], cnf: { jkt } });
   });
 
+  it("lets only the actor an outside token's may_act names act for its subject, refusing another without spending the token", async () => {
+    const subjectToken = await k8sToken({ may_act: { sub: 'agent-7' } });
+    const stranger = await t.mint(['audit:read'], { sub: 'agent-8' });
+    const refused = await exchange({ subject_token: subjectToken, subject_token_type: JWT_TYPE, actor_token: stranger.token, actor_token_type: ACCESS_TYPE });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: expect.stringMatching(/may_act/) } });
+    const named = await t.mint(['audit:read'], { sub: 'agent-7' });
+    const allowed = await exchange({ subject_token: subjectToken, subject_token_type: JWT_TYPE, actor_token: named.token, actor_token_type: ACCESS_TYPE });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect(decodeJwt(allowed.body.access_token)).toMatchObject({ sub: `${K8S}#system:serviceaccount:payments:invoicer`, act: { sub: 'agent-7' } });
+    const malformed = await exchange({
+      subject_token: await k8sToken({ may_act: 'agent-7' }),
+      subject_token_type: JWT_TYPE,
+      actor_token: named.token,
+      actor_token_type: ACCESS_TYPE,
+    });
+    expect(malformed.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/may_act claim is not an object/) });
+    await expect.poll(denials).toEqual(expect.arrayContaining([expect.stringMatching(/may_act claim allows/)]));
+  });
+
   it('refuses a revoked or unsigned suite token as subject or actor, and an unknown token type', async () => {
     const revoked = await t.mint(['execution:read']);
     const rv = await fetch(t.url('token', '/auth/token/revoke'), {

@@ -195,9 +195,18 @@ export async function pollDeviceCode(
   });
 }
 
-/** What a grant issued from an authorization (in the minting transaction): revoked if its code is replayed. */
-export async function recordIssued(db: CommonQueryMethods, requestId: string, jti: string): Promise<void> {
-  await db.query(sql.unsafe`update oauth_authorizations set access_jti = coalesce(access_jti, ${jti}) where request_id = ${requestId}`);
+/**
+ * What a grant issued from an authorization, recorded in the minting transaction so that a replayed code
+ * revokes it. `false` when the authorization is no longer `spent`: its code was presented again between
+ * the redemption and this mint, and the replay found no token to revoke, so this one must not be issued.
+ * The row's lock orders the two: a replay arriving after this update waits for the mint's commit and
+ * then finds (and revokes) the jti.
+ */
+export async function recordIssued(db: CommonQueryMethods, requestId: string, jti: string): Promise<boolean> {
+  const r = await db.query(
+    sql.unsafe`update oauth_authorizations set access_jti = coalesce(access_jti, ${jti}) where request_id = ${requestId} and status = 'spent'`,
+  );
+  return r.rowCount === 1;
 }
 
 /** Rows a day past their expiry: no code or device code of theirs can be presented to any effect. */

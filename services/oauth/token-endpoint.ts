@@ -156,6 +156,9 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
       ...(m.proven ? { prf: true } : {}),
       oauth: { client_id: client.clientId, ...(jkt !== undefined ? { cnf: { jkt } } : {}), ...(m.act !== undefined ? { act: { ...m.act } } : {}) },
     });
+    // Before any write: a refusal here returns (slonik commits), so nothing may be written yet.
+    if (m.recordIssued !== undefined && !(await m.recordIssued(tx, minted.jti)))
+      return { ok: false as const, problem: 'the authorization code was presented again while this token was being issued; nothing is issued' };
     await insertIssuedToken(tx, {
       jti: minted.jti,
       sub: m.sub,
@@ -166,7 +169,6 @@ async function mint(deps: OAuthDeps, m: TokenToMint, client: OAuthClient, jkt: s
       exp: minted.exp,
       proven: m.proven === true,
     });
-    await m.recordIssued?.(tx, minted.jti);
     await insertGrantLog(tx, { grantType, clientId: client.clientId, sub: m.sub, outcome: 'granted', scope: m.scope, tenantId: m.tenantId ?? null });
     let refreshToken: string | undefined;
     if (m.refresh !== undefined) {

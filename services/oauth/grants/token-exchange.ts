@@ -1,4 +1,4 @@
-import { exchangeLifetime, exchangeScope, verifySubjectToken } from '../../../core/federation/index.ts';
+import { exchangeLifetime, exchangeScope, mayActRefusal, verifySubjectToken } from '../../../core/federation/index.ts';
 import { oauthError, parseScopeParam, scopeBeyond, TOKEN_EXCHANGE_GRANT, type OAuthError } from '../../../core/oauth/index.ts';
 import { firstUseOfJti } from '../replay.ts';
 import type { GrantModule, GrantRequest, GrantOutcome } from './types.ts';
@@ -12,7 +12,17 @@ const MAX_TOKEN_LENGTH = 16_384;
 /** Who a presented token names, once verified: a suite token's claims, or an outside subject. */
 type Party =
   | { kind: 'suite'; sub: string; scope: string[]; exp: number; tenantId?: string; proven: boolean; act?: Record<string, unknown>; jkt?: string }
-  | { kind: 'federated'; sub: string; ceiling: readonly string[]; maxLifetime: number; exp: number; issuer: string; replayKey: string };
+  | {
+      kind: 'federated';
+      sub: string;
+      externalSub: string;
+      ceiling: readonly string[];
+      maxLifetime: number;
+      exp: number;
+      issuer: string;
+      replayKey: string;
+      mayAct: unknown;
+    };
 
 const refuse = (error: OAuthError): GrantOutcome => ({ ok: false, error });
 
@@ -24,7 +34,7 @@ const refuse = (error: OAuthError): GrantOutcome => ({ ok: false, error });
  * - a suite access token becomes a narrower one (attenuation: scope within its own, another audience,
  *   never a longer life);
  * - an `actor_token` (suite or outside) is recorded as the `act` claim (delegation, §4.1), the previous
- *   actors nested inside.
+ *   actors nested inside; an outside subject token's `may_act` (§4.4) names the only actor allowed.
  * The tokens are the credentials here, so a public client may use it (a workload has no secret); the
  * client's registered scope, when it has one, is a second ceiling.
  */
@@ -44,6 +54,14 @@ export const tokenExchangeGrant: GrantModule = {
       const verified = await presentedParty(request, params.actor_token, params.actor_token_type, 'actor');
       if ('error' in verified) return refuse(verified);
       actor = verified;
+      if (subject.kind === 'federated') {
+        const acting =
+          actor.kind === 'suite'
+            ? { subject: actor.sub, issuer: request.issuer, externalSub: actor.sub }
+            : { subject: actor.sub, issuer: actor.issuer, externalSub: actor.externalSub };
+        const refusal = mayActRefusal(subject.mayAct, subject.issuer, acting);
+        if (refusal !== undefined) return refuse(oauthError('invalid_grant', refusal));
+      }
     }
     const parsed = parseScopeParam(params.scope);
     if (!parsed.ok) return refuse(oauthError('invalid_scope', parsed.problem));
@@ -141,10 +159,12 @@ async function federatedParty(request: GrantRequest, token: string, role: 'subje
   return {
     kind: 'federated',
     sub: v.subject,
+    externalSub: v.externalSub,
     ceiling: v.rule.scope,
     maxLifetime: v.rule.maxLifetimeSeconds,
     exp: v.exp,
     issuer: v.issuer.issuer,
     replayKey: v.replayKey,
+    mayAct: v.claims.may_act,
   };
 }

@@ -62,8 +62,12 @@ export interface TokenToMint {
    * (the refresh_token grant's rotation). Absent: none.
    */
   readonly refresh?: 'new' | { readonly familyId: string };
-  /** Called in the minting transaction with the access token's jti (a code grant records what its code issued). */
-  readonly recordIssued?: (tx: CommonQueryMethods, jti: string) => Promise<void>;
+  /**
+   * Called in the minting transaction, before anything is written, with the access token's jti (a code
+   * grant records what its code issued). `false`: the authorization was revoked meanwhile (its code was
+   * presented again while this token was being minted), so nothing is issued.
+   */
+  readonly recordIssued?: (tx: CommonQueryMethods, jti: string) => Promise<boolean>;
 }
 
 export type GrantOutcome =
