@@ -21,6 +21,7 @@ import { busMeter, busTenantResolver } from './tenancy.ts';
 import type { EdgeTracing, MetricsRegistry } from '../observability/index.ts';
 import { adminKeyMatcher } from './admin-key.ts';
 import { oauthSubjects } from '../services/oauth/index.ts';
+import { closeEdge } from './edge-close.ts';
 
 export interface EdgeDeps {
   service: ServiceName;
@@ -203,24 +204,6 @@ export async function startEdge(d: EdgeDeps): Promise<RunningEdge> {
     service: d.service,
     app,
     port,
-    // Two turns of the loop first, when it runs late (under load): a connection the kernel has
-    // already completed is accepted in the first, its waiting request read in the second; it is
-    // then a request in flight, drained, not an idle connection reset by the close.
-    // Past half the grace time, connections still open are closed: a connection that never sent a
-    // request (seen from keep-alive pools, 0 bytes read) is not idle to Node and would hold the close
-    // for good. Half: the actors and the audit flush that stop after the edges need the rest.
-    stop: async () => {
-      for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
-      const forceAfterMs = d.config.shutdownGraceMs / 2;
-      const force = setTimeout(() => {
-        logger.warn({ forceAfterMs }, 'connections still open after half the grace time are closed');
-        app.server.closeAllConnections();
-      }, forceAfterMs);
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(force);
-      }
-    },
+    stop: () => closeEdge(app, d.config.shutdownGraceMs, logger),
   };
 }

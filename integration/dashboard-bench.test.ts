@@ -16,6 +16,9 @@ let runner: string;
 let reader: string;
 let fastJob: string;
 let slowJob: string;
+/** The slow server's delay, and the calls of each of the two compared runs. */
+const SLOW_MS = 150;
+const RUNS = 40;
 
 async function submit(body: Record<string, unknown>): Promise<string> {
   const res = await fetch(d.t.url('bench', '/run'), {
@@ -60,13 +63,15 @@ const overflow = (page: Page) => page.evaluate(() => document.documentElement.sc
 
 beforeAll(async () => {
   d = await startDashboardBrowser({ SUITE_BENCH_POLL_MS: '50' });
-  // Delays long beside timer jitter, so the slow server is slower by far more than the verdict's 5%.
+  // Delays long beside timer jitter, so the slow server is slower by far more than the verdict's 5%,
+  // and runs of 40 calls: a stall of up to ~3 s in one call of the fast run (seen beside a CPU hog,
+  // where 30 calls against a 60 ms server gave Welch's test no significance) leaves it significant.
   fast = await startTargetServer({ delayMs: 5 });
-  slow = await startTargetServer({ delayMs: 60 });
+  slow = await startTargetServer({ delayMs: SLOW_MS });
   runner = (await d.t.mint(['bench:run', 'bench:read', 'connector:read'], { sub: 'bench-person' })).token;
   reader = (await d.t.mint(['bench:read'], { sub: 'bench-reader' })).token;
-  fastJob = await submit({ provider: 'http', url: fast.url, name: 'checkout-fast', testRuns: 30, warmupRuns: 2, concurrency: 2 });
-  slowJob = await submit({ provider: 'http', url: slow.url, name: 'checkout-slow', testRuns: 30, warmupRuns: 2, concurrency: 2 });
+  fastJob = await submit({ provider: 'http', url: fast.url, name: 'checkout-fast', testRuns: RUNS, warmupRuns: 2, concurrency: 4 });
+  slowJob = await submit({ provider: 'http', url: slow.url, name: 'checkout-slow', testRuns: RUNS, warmupRuns: 2, concurrency: 4 });
   expect(await finished(fastJob)).toBe('succeeded');
   expect(await finished(slowJob)).toBe('succeeded');
   await coreRun();
@@ -103,9 +108,9 @@ describe('the benchmark and connector views in a browser', () => {
     const header = await page.locator('[data-testid="percentile-table"] thead th').allTextContents();
     expect(header).toEqual(['summary', 'n', 'mean', 'stddev', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max']);
     const measured = await page.locator('[data-testid="percentile-table"] tbody tr').first().locator('td').allTextContents();
-    expect(measured[0]).toBe('30');
-    // The slow server answers after 60 ms at least: the median cannot be below it.
-    expect(Number.parseFloat(measured[3]!)).toBeGreaterThanOrEqual(60);
+    expect(measured[0]).toBe(String(RUNS));
+    // The slow server answers after SLOW_MS at least: the median cannot be below it.
+    expect(Number.parseFloat(measured[3]!)).toBeGreaterThanOrEqual(SLOW_MS);
     await page.waitForSelector('[data-testid="chart-percentiles"] canvas');
     await page.waitForSelector('[data-testid="chart-histogram"] canvas');
     expect(await page.locator('.bench-chart canvas').count()).toBe(2);
@@ -117,7 +122,7 @@ describe('the benchmark and connector views in a browser', () => {
     }
     // The histogram's table counts every measured call.
     const counts = await page.locator('table.bench-buckets tbody td:nth-child(3)').allTextContents();
-    expect(counts.reduce((a, c) => a + Number(c), 0)).toBe(30);
+    expect(counts.reduce((a, c) => a + Number(c), 0)).toBe(RUNS);
     expect(await page.textContent('[data-testid="errors"]')).toBe('none');
     await d.shot(page, 'bench');
     await page.close();
@@ -126,7 +131,9 @@ describe('the benchmark and connector views in a browser', () => {
   test('a run submitted through the API shows live progress, then its result, without a reload', async () => {
     const page = await d.open(reader, '#/bench');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
-    const jobId = await submit({ provider: 'http', url: slow.url, name: 'live-run', testRuns: 40, warmupRuns: 0, concurrency: 1 });
+    // About 3.6 s of calls, one at a time.
+    const liveRuns = 24;
+    const jobId = await submit({ provider: 'http', url: slow.url, name: 'live-run', testRuns: liveRuns, warmupRuns: 0, concurrency: 1 });
     await page.goto(d.t.url('dashboard', `/#/bench/runs/${jobId}`));
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="run-progress"]');
@@ -138,7 +145,7 @@ describe('the benchmark and connector views in a browser', () => {
       .poll(
         async () => {
           const v = await page.evaluate(() => (document.querySelector('[data-testid="run-progress"]') as HTMLProgressElement | null)?.value ?? -1);
-          if (v > 0 && v < 40) seen.add(v);
+          if (v > 0 && v < liveRuns) seen.add(v);
           return seen.size;
         },
         { timeout: 10_000, interval: 100 },
@@ -170,7 +177,7 @@ describe('the benchmark and connector views in a browser', () => {
   });
 
   test('a run still going cannot be compared yet, and the page says so', async () => {
-    // About 2.4 s of calls: still queued or running when the page asks (it is left to end on its own).
+    // About 6 s of calls: still queued or running when the page asks (it is left to end on its own).
     const jobId = await submit({ provider: 'http', url: slow.url, testRuns: 40, warmupRuns: 0, concurrency: 1 });
     const page = await d.open(reader, `#/bench/compare?baseline=${fastJob}&candidate=${jobId}`);
     await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: 10_000 }).toContain('Not finished');
