@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatVkey, rawEd25519PublicKey, SIG_ED25519 } from '../core/tlog/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { verifyCommand } from './verify.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /** `suite verify --log URL` against a running suite (in-memory PGlite): the fsck of its served log. */
 let t: TestSuite;
@@ -60,7 +61,7 @@ beforeAll(async () => {
   await record(20);
   await checkpointOf(320);
   vkey = (await (await fetch(`${base}/executions/log/vkey`)).text()).trim();
-}, 120_000);
+}, machineTimeout(120_000));
 afterAll(async () => {
   await t?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });

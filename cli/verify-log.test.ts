@@ -8,6 +8,7 @@ import { ed25519Cosigner, formatVkey, logKey, parseNote, signatureLine, SIG_COSI
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../testing/executions.ts';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import { verifyCommand } from './verify.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 const ORIGIN = 'suite.test/executions/log';
 const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -51,7 +52,7 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('suite verify
       if (res.statusCode === 200) receipt = res.json();
       else await new Promise((resolve) => setTimeout(resolve, 25));
     }
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testApp, type TestApp } from '../testing/edge-app.ts';
 import type { EdgeApp } from './types.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 5: idle or slow sockets are closed by the listener (header, request and
@@ -45,7 +46,7 @@ function open(port: number): Promise<Socket> {
 }
 
 describe('socket timeouts on a listener', () => {
-  it('closes a slow-loris socket that never finishes its headers, answering 400 "request timed out"', async () => {
+  it('closes a slow-loris socket that never finishes its headers, answering 400 "request timed out"', { timeout: machineTimeout(20_000) }, async () => {
     const socket = await open(await listening());
     const closed = closedByServer(socket);
     socket.write('GET /plans HTTP/1.1\r\nHost: x\r\nX-Slow: ');
@@ -56,26 +57,26 @@ describe('socket timeouts on a listener', () => {
     } finally {
       clearInterval(drip);
     }
-  }, 20_000);
+  });
 
-  it('closes a socket that connects and sends nothing', async () => {
+  it('closes a socket that connects and sends nothing', { timeout: machineTimeout(20_000) }, async () => {
     const socket = await open(await listening());
     expect(await closedByServer(socket)).toBe('');
-  }, 20_000);
+  });
 
-  it('closes a socket whose body never arrives, answering 400 "request timed out"', async () => {
+  it('closes a socket whose body never arrives, answering 400 "request timed out"', { timeout: machineTimeout(20_000) }, async () => {
     const socket = await open(await listening());
     const closed = closedByServer(socket);
     socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
     expect(await closed).toMatch(/^HTTP\/1\.1 400[\s\S]*request timed out/);
-  }, 20_000);
+  });
 
-  it('closes a kept-alive socket left idle after its answer', async () => {
+  it('closes a kept-alive socket left idle after its answer', { timeout: machineTimeout(20_000) }, async () => {
     const socket = await open(await listening());
     const closed = closedByServer(socket);
     socket.write('GET /plans HTTP/1.1\r\nHost: x\r\n\r\n');
     const answer = await closed;
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(answer).toMatch(/keep-alive/i);
-  }, 20_000);
+  });
 });

@@ -10,6 +10,7 @@ import { startSuite, type RunningSuite } from '../cli/runtime.ts';
 import { parseRoles } from '../cli/roles.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/storage.ts';
 import { call, mint, pollUntil } from './helpers.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * When the audit chain cannot take entries (here its table is renamed away, so every commit fails),
@@ -59,7 +60,9 @@ afterEach(async () => {
 });
 
 describe('a stalled audit trail', () => {
-  it('turns /ready 503, refuses bearer tokens and issues at once, answers a revocation as done, and recovers once the trail takes entries again', async () => {
+  it('turns /ready 503, refuses bearer tokens and issues at once, answers a revocation as done, and recovers once the trail takes entries again', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     running = await start({});
     const r = running;
     const pool = r.suite.storage!.pool;
@@ -104,9 +107,11 @@ describe('a stalled audit trail', () => {
       .map((e) => e.action);
     expect(actions).toContain('auth:token:revoke');
     expect((await call(r.url('/audit/verify'), { adminKey: r.adminKey })).body).toMatchObject({ valid: true });
-  }, 60_000);
+  });
 
-  it('at shutdown waits within the grace time for pending entries and commits them when the trail takes them', async () => {
+  it('at shutdown waits within the grace time for pending entries and commits them when the trail takes them', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     db = await createTestDatabase();
     running = await start({ SUITE_DATABASE_URL: db.url, SUITE_SHUTDOWN_GRACE_MS: '8000' });
     const r = running;
@@ -134,9 +139,9 @@ describe('a stalled audit trail', () => {
     }
     expect(r.lines.some((l) => l.msg === 'audit entries committed')).toBe(true);
     expect(r.lines.some((l) => l.msg === 'audit entries not committed at shutdown')).toBe(false);
-  }, 60_000);
+  });
 
-  it('at shutdown logs, before the grace time ends, how many entries it could not commit and which', async () => {
+  it('at shutdown logs, before the grace time ends, how many entries it could not commit and which', { timeout: machineTimeout(60_000) }, async () => {
     running = await start({ SUITE_SHUTDOWN_GRACE_MS: '5000' });
     const r = running;
     const victim = await mint(r.url(''), r.adminKey, 'stall-victim', ['audit:read']);
@@ -149,5 +154,5 @@ describe('a stalled audit trail', () => {
     const lost = r.lines.find((l) => l.msg === 'audit entries not committed at shutdown');
     expect(lost).toMatchObject({ level: 50, pending: expect.any(Number), first: { id: expect.stringMatching(/^aud_/) } });
     expect(lost?.pending as number).toBeGreaterThanOrEqual(1);
-  }, 60_000);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure, type Answer } from './helpers.ts';
 import { startSuiteProcess, type SuiteProcess } from '../testing/chaos-suite.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Issue 34, item 6: on a saturated machine the audit trail falls behind; a busy suite answers later,
@@ -29,7 +30,7 @@ printOutputOnFailure(() =>
 );
 
 describe('the embedded suite on a saturated machine', () => {
-  it('answers validations, issues and tenant listings beside CPU hogs without one 503', async () => {
+  it('answers validations, issues and tenant listings beside CPU hogs without one 503', { timeout: machineTimeout(90_000) }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-busy-')), 'data');
     dirs.push(dataDir);
     const suite = await startSuiteProcess('suite', ['start', '--data-dir', dataDir], {});
@@ -68,5 +69,5 @@ describe('the embedded suite on a saturated machine', () => {
     console.info(`[busy machine] ${[...answers].map(([k, m]) => `${k} ${JSON.stringify(Object.fromEntries(m))}`).join('; ')}`);
     expect(refusals.slice(0, 5)).toEqual([]);
     for (const [kind, byStatus] of answers) expect(byStatus.get(200) ?? 0, kind).toBeGreaterThan(0);
-  }, 90_000);
+  });
 });

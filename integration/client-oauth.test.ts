@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCredentialsToken, createSuiteClient, deviceToken, OAuthTokenError, type DeviceUserCode } from '../client/src/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The client library's OAuth helpers (client/README.md) against a running suite: a token by client
@@ -9,7 +10,7 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('the client library obtains tokens by OAuth', () => {
@@ -33,7 +34,7 @@ describe('the client library obtains tokens by OAuth', () => {
     ).rejects.toBeInstanceOf(OAuthTokenError);
   });
 
-  it('by the device grant, once a person approves the user code it was handed', async () => {
+  it('by the device grant, once a person approves the user code it was handed', { timeout: machineTimeout(30_000) }, async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -65,5 +66,5 @@ describe('the client library obtains tokens by OAuth', () => {
     ).toBe(200);
     const token = await pending;
     expect(token.scope).toBe('audit:read');
-  }, 30_000);
+  });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The client library as a user consumes it: `npm run client:build` makes ESM with declarations; a
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('the client package', () => {
-  it('builds, type-checks in a consumer project and runs there', async () => {
+  it('builds, type-checks in a consumer project and runs there', { timeout: machineTimeout(240_000) }, async () => {
     await run('npm', ['run', '--silent', 'client:build'], { cwd: ROOT, env: process.env });
     dir = await mkdtemp(join(tmpdir(), 'client-consumer-'));
     await mkdir(join(dir, 'node_modules', '@agent-authority'), { recursive: true });
@@ -55,9 +56,9 @@ describe('the client package', () => {
     await run(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', dir], { cwd: dir });
     const { stdout } = await run(process.execPath, [join(dir, 'out', 'main.js')], { cwd: dir });
     expect(JSON.parse(stdout)).toEqual({ transport: true, records: 0 });
-  }, 240_000);
+  });
 
-  it('installs from the tarball of npm run client:pack into an empty folder, as its README says (issue 36)', async () => {
+  it('installs from the tarball of npm run client:pack into an empty folder, as its README says (issue 36)', { timeout: machineTimeout(240_000) }, async () => {
     await run('npm', ['run', '--silent', 'client:pack'], { cwd: ROOT, env: process.env });
     const empty = await mkdtemp(join(tmpdir(), 'client-install-'));
     try {
@@ -80,5 +81,5 @@ describe('the client package', () => {
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 });

@@ -7,6 +7,7 @@ import { logKey } from '../core/tlog/index.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { closedAddress } from '../testing/closed-address.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The client library (client/) against the real suite: every HTTP service answers through it, a
@@ -44,7 +45,7 @@ beforeAll(async () => {
   const minted = await admin.tokens.mint({ sub: 'client-agent', scope: SCOPES });
   client = createSuiteClient({ urls, token: minted.token });
   publicKey = (await client.token.get('/executions/public-key')).publicKey;
-}, 120_000);
+}, machineTimeout(120_000));
 
 afterAll(async () => {
   await suite?.stop();

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { startTargetServer, type TargetServer } from '../testing/target-server.ts';
 import { axeViolations, describeViolations, type Violation } from '../testing/axe.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Accessibility of every view, in a real browser against a real suite (testing/dashboard-browser.ts):
@@ -74,10 +75,11 @@ function pageOf(path: string): string {
 
 /** Waits until no read of the view is still loading (every `Loaded` has its answer). */
 async function settled(page: Page, route: string): Promise<void> {
-  await page.waitForSelector('main h1', { timeout: 10_000 }).catch(() => {
-    throw new Error(`${route}: no h1 in main within 10 s`);
+  const timeout = machineTimeout(10_000);
+  await page.waitForSelector('main h1', { timeout }).catch(() => {
+    throw new Error(`${route}: no h1 in main within ${timeout} ms`);
   });
-  await expect.poll(() => page.evaluate(() => /Loading |Comparing…/.test(document.querySelector('main')!.textContent ?? '')), { timeout: 10_000 }).toBe(false);
+  await expect.poll(() => page.evaluate(() => /Loading |Comparing…/.test(document.querySelector('main')!.textContent ?? '')), { timeout }).toBe(false);
 }
 
 beforeAll(async () => {
@@ -146,7 +148,7 @@ beforeAll(async () => {
   await post('trust', `/interactions/${root.id}/observe`, { observer: 'auditor-1', outcome: 'success' });
   await benchFinished(made.jobA);
   await benchFinished(made.jobB);
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.browser.close();
@@ -158,7 +160,7 @@ afterAll(async () => {
 
 describe('accessibility of every view (axe-core, WCAG 2.0/2.1 A and AA)', () => {
   for (const width of [1280, 390]) {
-    test(`every route shows no axe violation at ${width} px wide, filled with real data`, async () => {
+    test(`every route shows no axe violation at ${width} px wide, filled with real data`, { timeout: machineTimeout(90_000) }, async () => {
       const routes = declaredRoutes();
       expect(routes.length).toBeGreaterThan(20);
       const page = await d.open(everything, '#/', width);
@@ -179,12 +181,14 @@ describe('accessibility of every view (axe-core, WCAG 2.0/2.1 A and AA)', () => 
       }
       expect(all, describeViolations(all)).toEqual([]);
       await page.close();
-    }, 90_000);
+    });
   }
 });
 
 describe('accessibility of the states a view passes through', () => {
-  test('the sign-in form, views refused to a narrow token, a minted token, a validation and a refusal show no axe violation', async () => {
+  test('the sign-in form, views refused to a narrow token, a minted token, a validation and a refusal show no axe violation', {
+    timeout: machineTimeout(40_000),
+  }, async () => {
     const all: Violation[] = [];
     const signedOut = await d.browser.newPage({ viewport: { width: 390, height: 800 } });
     await signedOut.goto(d.t.url('dashboard', '/#/'));
@@ -218,7 +222,7 @@ describe('accessibility of the states a view passes through', () => {
     all.push(...(await axeViolations(page, '#/tokens with a token refused by validation')));
     await page.close();
     expect(all, describeViolations(all)).toEqual([]);
-  }, 40_000);
+  });
 });
 
 /** A signed-in page at `hash` in a fresh document (focus at its start), once every read of the view has its answer. */
@@ -280,7 +284,9 @@ describe('the keyboard', () => {
   });
 
   for (const view of ['#/tokens', '#/scheduler']) {
-    test(`every control of ${view} is reached by Tab in turn, each with a visible focus ring and an accessible name`, async () => {
+    test(`every control of ${view} is reached by Tab in turn, each with a visible focus ring and an accessible name`, {
+      timeout: machineTimeout(40_000),
+    }, async () => {
       const page = await freshView(view);
       // Mark every control a keyboard should reach in the view: links, enabled fields and buttons, anything given a tab stop.
       const controls = await page.evaluate(() => {
@@ -318,21 +324,21 @@ describe('the keyboard', () => {
       expect(missed).toEqual([]);
       expect(reached.size).toBe(controls);
       await page.close();
-    }, 40_000);
+    });
   }
 });
 
 // Last in the file: the trust listener does not come back.
 describe('accessibility of figures that cannot be read', () => {
-  test('with the trust listener stopped, the overview and the trust view show UNKNOWN with no axe violation', async () => {
+  test('with the trust listener stopped, the overview and the trust view show UNKNOWN with no axe violation', { timeout: machineTimeout(30_000) }, async () => {
     await d.t.suite.edges.find((e) => e.service === 'trust')!.stop();
     const all: Violation[] = [];
     const page = await d.open(everything, '#/');
-    await page.waitForSelector('tr[data-service="trust"] .unknown', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-service="trust"] .unknown', { timeout: machineTimeout(10_000) });
     all.push(...(await axeViolations(page, '#/ with trust stopped')));
     await page.goto('about:blank');
     await page.goto(d.t.url('dashboard', '/#/trust'));
-    await page.waitForSelector('main .unknown', { timeout: 10_000 });
+    await page.waitForSelector('main .unknown', { timeout: machineTimeout(10_000) });
     all.push(...(await axeViolations(page, '#/trust with trust stopped')));
     // The reason is on hover for a mouse; a screen reader reads it with the figure, and a keyboard
     // reaching the figure sees it while it has focus.
@@ -346,5 +352,5 @@ describe('accessibility of figures that cannot be read', () => {
     expect((await reason.boundingBox())!.width).toBeGreaterThan(50);
     await page.close();
     expect(all, describeViolations(all)).toEqual([]);
-  }, 30_000);
+  });
 });

@@ -12,6 +12,7 @@ import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboa
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
 import { call } from '../testing/tenancy.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The approvals inbox (issue 33, item 6) against a real suite with server-everything behind its
@@ -45,7 +46,7 @@ beforeAll(async () => {
   upstreams = writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'] } });
   d = await startDashboardBrowser({ SUITE_MCP_UPSTREAMS: upstreams.path, SUITE_MCP_POLICY: join(dir, 'policy.json') });
   await waitForUpstreams(d.t);
-}, 120_000);
+}, machineTimeout(120_000));
 afterAll(async () => {
   await d?.stop();
   upstreams?.cleanup();
@@ -87,7 +88,7 @@ async function until<T>(find: () => T | undefined | false, ms = 10_000): Promise
 /** A page signed in with the token whose socket frames are kept (the listener is set before the socket opens). */
 async function openInbox(token: string): Promise<{ page: Page; frames: string[]; policyAnswered: Promise<unknown> }> {
   const page = await d.browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(machineTimeout(20_000));
   const frames: string[] = [];
   page.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(String(f.payload))));
   const policyAnswered = page.waitForResponse((r) => r.url().endsWith('/api/token/mcp/policy'));
@@ -99,7 +100,9 @@ async function openInbox(token: string): Promise<{ page: Page; frames: string[];
 }
 
 describe('the approvals on the dashboard socket', () => {
-  test("a held call, its decision and its run reach a token that reads approvals, and not one that does not; the run's record is linked", async () => {
+  test("a held call, its decision and its run reach a token that reads approvals, and not one that does not; the run's record is linked", {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const watcher = await openSocket((await d.t.mint(['approval:read'], { sub: 'socket-watcher' })).token);
     const narrow = await openSocket((await d.t.mint(['execution:read'], { sub: 'socket-narrow' })).token);
     const client = await agent('socket-agent');
@@ -134,11 +137,13 @@ describe('the approvals on the dashboard socket', () => {
     await client.close();
     watcher.ws.close();
     narrow.ws.close();
-  }, 60_000);
+  });
 });
 
 describe('the approvals inbox in a browser', () => {
-  test('a call held through the gateway appears without a reload as it would run, is approved from the page, then runs once, its records linked', async () => {
+  test('a call held through the gateway appears without a reload as it would run, is approved from the page, then runs once, its records linked', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     const approver = (await d.t.mint(['approval:read', 'bank:approve', 'audit:read', 'execution:read'], { sub: 'approver-ann' })).token;
     const { page, frames } = await openInbox(approver);
     await page.waitForSelector('[data-testid="approval-inbox"]');
@@ -194,9 +199,9 @@ describe('the approvals inbox in a browser', () => {
     expect((await echo(client, 'pay dana 7')).isError).toBe(true);
     await client.close();
     await page.close();
-  }, 120_000);
+  });
 
-  test('a call denied from the page with a reason stays denied, its reason in the history', async () => {
+  test('a call denied from the page with a reason stays denied, its reason in the history', { timeout: machineTimeout(60_000) }, async () => {
     const approver = (await d.t.mint(['approval:read', 'approval:decide'], { sub: 'approver-bo' })).token;
     const { page } = await openInbox(approver);
     await page.waitForSelector('[data-testid="approval-inbox"]');
@@ -213,9 +218,9 @@ describe('the approvals inbox in a browser', () => {
     expect(textOf(again)).toMatch(new RegExp(`approval ${held.id} .*was denied by approver-bo`));
     await client.close();
     await page.close();
-  }, 60_000);
+  });
 
-  test("shows the policy's rules with their hits only where the suite serves GET /mcp/policy", async () => {
+  test("shows the policy's rules with their hits only where the suite serves GET /mcp/policy", { timeout: machineTimeout(60_000) }, async () => {
     const token = (await d.t.mint(['approval:read'], { sub: 'rules-reader' })).token;
     const served = await call(d.t, '/mcp/policy', { token });
     const { page, policyAnswered } = await openInbox(token);
@@ -232,5 +237,5 @@ describe('the approvals inbox in a browser', () => {
       expect(await page.locator('[data-testid="rules-title-section"]').count()).toBe(0);
     }
     await page.close();
-  }, 60_000);
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The attention, tokens and audit views in a real browser against a real suite
@@ -41,7 +42,7 @@ beforeAll(async () => {
   tokenKeeper = (await d.t.mint(['auth:token:create', 'auth:token:revoke', 'auth:token:validate', 'execution:read'], { sub: 'token-person' })).token;
   auditor = (await d.t.mint(['audit:read'], { sub: 'auditor' })).token;
   narrow = (await d.t.mint(['queue:read'], { sub: 'narrow-person' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.stop();
@@ -76,8 +77,8 @@ describe('attention and authority', () => {
     // Live: a failure recorded now appears in both lists without a reload.
     await live(page);
     const late = await record({ subject: 'agent-late', outcome: 'timeout' });
-    await page.waitForSelector(`tr[data-id="${late.id}"] li[data-kind="outcome"]`, { timeout: 5000 });
-    await page.waitForSelector('[data-testid="authority-table"] tr[data-subject="agent-late"]', { timeout: 5000 });
+    await page.waitForSelector(`tr[data-id="${late.id}"] li[data-kind="outcome"]`, { timeout: machineTimeout(5000) });
+    await page.waitForSelector('[data-testid="authority-table"] tr[data-subject="agent-late"]', { timeout: machineTimeout(5000) });
     expect(await page.textContent('[data-testid="attention-live"]')).toContain('Last re-read at');
 
     // A burst of appends is read again at most once a second: one re-read now and one at the end, not one per record.
@@ -88,7 +89,7 @@ describe('attention and authority', () => {
     });
     const burst: { id: string }[] = [];
     for (let i = 0; i < 6; i++) burst.push(await record({ subject: 'agent-burst', outcome: 'failure' }));
-    await page.waitForSelector(`tr[data-id="${burst[5]!.id}"]`, { timeout: 5000 });
+    await page.waitForSelector(`tr[data-id="${burst[5]!.id}"]`, { timeout: machineTimeout(5000) });
     await page.waitForTimeout(1200);
     expect(reads).toBeGreaterThanOrEqual(1);
     expect(reads).toBeLessThanOrEqual(3);
@@ -163,7 +164,7 @@ describe('tokens and revocation', () => {
     await page.fill('#revoke-what', victim.jti);
     await page.click('button:text("Revoke")');
     await expect.poll(() => page.textContent('[data-testid="revoke-result"]')).toContain(`Revoked ${victim.jti}`);
-    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${victim.jti}"]`, { timeout: 5000 });
+    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${victim.jti}"]`, { timeout: machineTimeout(5000) });
 
     await page.click('button:text("Validate")');
     await expect.poll(() => page.textContent('[data-testid="validate-result"]')).toContain('Not valid: TOKEN_REVOKED');
@@ -172,7 +173,7 @@ describe('tokens and revocation', () => {
     // By the token itself, and a revocation made elsewhere (the API) shows up too.
     await page.fill('#revoke-what', second.token);
     await page.click('button:text("Revoke")');
-    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${second.jti}"]`, { timeout: 5000 });
+    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${second.jti}"]`, { timeout: machineTimeout(5000) });
     const third = await d.t.mint(['execution:read'], { sub: 'third-victim' });
     const res = await fetch(d.t.url('token', '/auth/token/revoke'), {
       method: 'POST',
@@ -180,7 +181,7 @@ describe('tokens and revocation', () => {
       body: JSON.stringify({ jti: third.jti }),
     });
     expect(res.status).toBe(200);
-    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${third.jti}"]`, { timeout: 5000 });
+    await page.waitForSelector(`[data-testid="revocations"] tr[data-jti="${third.jti}"]`, { timeout: machineTimeout(5000) });
     await d.shot(page, 'tokens');
     await page.close();
   });
@@ -230,7 +231,9 @@ describe('audit', () => {
     await expect.poll(() => page.textContent('[data-testid="audit-count"]')).toMatch(/^Entries 26–/);
 
     await page.click('button:text("Verify the audit trail")');
-    await expect.poll(() => page.textContent('[data-testid="audit-verify-result"]'), { timeout: 15_000 }).toMatch(/^valid: \d+ entries checked/);
+    await expect
+      .poll(() => page.textContent('[data-testid="audit-verify-result"]'), { timeout: machineTimeout(15_000) })
+      .toMatch(/^valid: \d+ entries checked/);
     await page.click('button:text("Previous page")');
     await expect.poll(() => page.textContent('[data-testid="audit-count"]')).toMatch(/^Entries 1–25/);
     await page.evaluate(() => window.scrollTo(0, 0));

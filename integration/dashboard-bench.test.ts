@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { startTargetServer, type TargetServer } from '../testing/target-server.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The benchmark and connector views in a real browser against a real suite (testing/dashboard-browser.ts):
@@ -76,7 +77,7 @@ beforeAll(async () => {
   expect(await finished(slowJob)).toBe('succeeded');
   await coreRun();
   await coreRun();
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.stop();
@@ -148,10 +149,10 @@ describe('the benchmark and connector views in a browser', () => {
           if (v > 0 && v < liveRuns) seen.add(v);
           return seen.size;
         },
-        { timeout: 10_000, interval: 100 },
+        { timeout: machineTimeout(10_000), interval: 100 },
       )
       .toBeGreaterThanOrEqual(2);
-    await page.waitForSelector('[data-testid="percentile-table"]', { timeout: 15_000 });
+    await page.waitForSelector('[data-testid="percentile-table"]', { timeout: machineTimeout(15_000) });
     expect(await page.textContent('[data-testid="run-status"]')).toBe('succeeded');
     expect(await page.locator('.bench-chart canvas').count()).toBe(2);
     // The same document all along: the marker set while it ran is still there.
@@ -165,14 +166,14 @@ describe('the benchmark and connector views in a browser', () => {
     await page.selectOption('select[name="baseline"]', fastJob);
     await page.selectOption('select[name="candidate"]', slowJob);
     await page.click('button:has-text("Compare")');
-    await expect.poll(() => page.textContent('[data-testid="compare-verdict"]'), { timeout: 10_000 }).toBe('regression');
+    await expect.poll(() => page.textContent('[data-testid="compare-verdict"]'), { timeout: machineTimeout(10_000) }).toBe('regression');
     expect(page.url()).toContain(`baseline=${fastJob}`);
     const named = await page.locator('[data-testid="compare-table"] tbody tr').first().locator('td').allTextContents();
     expect(named).toEqual(['checkout-fast', 'checkout-slow']);
     expect(Number(await page.textContent('[data-testid="welch-p"]'))).toBeLessThan(0.05);
     await d.shot(page, 'bench-compare');
     await page.goto(d.t.url('dashboard', `/#/bench/compare?baseline=${fastJob}&candidate=bench_00000000000000000000000000000000`));
-    await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: 10_000 }).toContain('No such run');
+    await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: machineTimeout(10_000) }).toContain('No such run');
     await page.close();
   });
 
@@ -180,7 +181,7 @@ describe('the benchmark and connector views in a browser', () => {
     // About 6 s of calls: still queued or running when the page asks (it is left to end on its own).
     const jobId = await submit({ provider: 'http', url: slow.url, testRuns: 40, warmupRuns: 0, concurrency: 1 });
     const page = await d.open(reader, `#/bench/compare?baseline=${fastJob}&candidate=${jobId}`);
-    await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: 10_000 }).toContain('Not finished');
+    await expect.poll(() => page.textContent('[data-testid="compare-error"]'), { timeout: machineTimeout(10_000) }).toContain('Not finished');
     await page.close();
   });
 
@@ -190,14 +191,14 @@ describe('the benchmark and connector views in a browser', () => {
     expect(await page.textContent('article[data-connector="http"] [data-testid="configured"]')).toBe('configured');
     expect(await page.textContent('article[data-connector="slack"] [data-testid="configured"]')).toBe('not configured');
     await page.click('button:has-text("Verify http")');
-    await expect.poll(() => page.textContent('[data-testid="verify-http"]'), { timeout: 5000 }).toMatch(/^valid: /);
+    await expect.poll(() => page.textContent('[data-testid="verify-http"]'), { timeout: machineTimeout(5000) }).toMatch(/^valid: /);
     await page.click('button:has-text("Verify slack")');
-    await expect.poll(() => page.textContent('[data-testid="verify-slack"]'), { timeout: 5000 }).toContain('CONNECTOR_NOT_CONFIGURED');
+    await expect.poll(() => page.textContent('[data-testid="verify-slack"]'), { timeout: machineTimeout(5000) }).toContain('CONNECTOR_NOT_CONFIGURED');
     await d.shot(page, 'connectors');
     // Verify needs connector:read: a bench reader is told so.
     const narrow = await d.open(reader, '#/connectors/http');
     await narrow.click('button:has-text("Verify http")');
-    await expect.poll(() => narrow.textContent('[data-testid="verify-http"]'), { timeout: 5000 }).toContain('Not permitted');
+    await expect.poll(() => narrow.textContent('[data-testid="verify-http"]'), { timeout: machineTimeout(5000) }).toContain('Not permitted');
     await page.close();
     await narrow.close();
   });

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { SERVICES, PORT_VARIABLES } from '../config/index.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { startDashboardBrowser, UPDATE_DOCS, type DashboardBrowser } from '../testing/dashboard-browser.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The dashboard in a real browser (Debian's chromium, driven by playwright-core) against a real suite
@@ -46,7 +47,7 @@ describe('the dashboard in a browser', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, reader);
     for (const s of ['token', 'scheduler', 'bench', 'connector', 'trust']) {
-      await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: 10_000 });
+      await page.waitForSelector(`tr[data-service="${s}"][data-state="ready"]`, { timeout: machineTimeout(10_000) });
     }
     expect(await page.textContent('[data-testid="who"]')).toContain('dashboard-person');
     // Key figures this token may not read say so, rather than showing a zero.
@@ -54,7 +55,7 @@ describe('the dashboard in a browser', () => {
     // The chain's head follows appends live.
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     const made = await record(reader, 'overview-subject');
-    await expect.poll(() => page.textContent('[data-testid="chain-head"]'), { timeout: 5000 }).toContain(`record ${made.seq}, hash`);
+    await expect.poll(() => page.textContent('[data-testid="chain-head"]'), { timeout: machineTimeout(5000) }).toContain(`record ${made.seq}, hash`);
     if (UPDATE_DOCS) {
       const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
       console.log(`overview: first contentful paint ${paint?.toFixed(0)} ms after navigation`);
@@ -70,10 +71,10 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('table.chain');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     const made = await record(reader, 'live-subject');
-    await page.waitForSelector(`tr[data-id="${made.id}"]`, { timeout: 5000 });
+    await page.waitForSelector(`tr[data-id="${made.id}"]`, { timeout: machineTimeout(5000) });
     await shot(page, 'chain');
     await page.click('text=Verify the chain');
-    await expect.poll(() => page.textContent('[data-testid="verify-result"]'), { timeout: 15_000 }).toMatch(/^valid: \d+ records checked/);
+    await expect.poll(() => page.textContent('[data-testid="verify-result"]'), { timeout: machineTimeout(15_000) }).toMatch(/^valid: \d+ records checked/);
     await page.close();
   });
 
@@ -153,8 +154,8 @@ describe('the dashboard in a browser', () => {
     await page.evaluate((id) => {
       location.hash = `#/records/${id}`;
     }, producer.id);
-    await page.click(`[data-testid="lineage"] [data-lineage-id="${consumer.id}"] a`, { timeout: 5000 });
-    await page.waitForSelector(`h1:has-text("Record ${consumer.id}")`, { timeout: 5000 });
+    await page.click(`[data-testid="lineage"] [data-lineage-id="${consumer.id}"] a`, { timeout: machineTimeout(5000) });
+    await page.waitForSelector(`h1:has-text("Record ${consumer.id}")`, { timeout: machineTimeout(5000) });
     await page.close();
   });
 
@@ -206,14 +207,14 @@ describe('the dashboard in a browser', () => {
     const minted = await t.mint(['execution:read'], { sub: 'soon-revoked' });
     const page = await browser.newPage();
     await signIn(page, minted.token);
-    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: machineTimeout(10_000) });
     const res = await fetch(t.url('token', '/auth/token/revoke'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
       body: JSON.stringify({ jti: minted.jti }),
     });
     expect(res.status).toBe(200);
-    await page.waitForSelector('tr[data-service="token"][data-state="unknown"]', { timeout: 5000 });
+    await page.waitForSelector('tr[data-service="token"][data-state="unknown"]', { timeout: machineTimeout(5000) });
     expect(await page.locator('tr[data-state="ready"]').count()).toBe(0);
     expect(await page.getAttribute('tr[data-service="token"] .unknown', 'title')).toContain('token revoked');
     await page.close();
@@ -222,7 +223,7 @@ describe('the dashboard in a browser', () => {
   test('at a phone width nothing scrolls sideways, and the views are reached by keyboard', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await signIn(page, reader);
-    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-service="token"][data-state="ready"]', { timeout: machineTimeout(10_000) });
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     // Tab from the start of the page to the "Trace chain" link, then Enter.
@@ -241,11 +242,13 @@ describe('the dashboard in a browser', () => {
     await page.close();
   });
 
-  test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', async () => {
+  test('a stopped service shows UNKNOWN with the reason on hover within a few seconds, and recovers when it returns', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const watcher = (await t.mint(['execution:read', 'trust:read', 'queue:read', 'schedule:read', 'bench:read'], { sub: 'figures-person' })).token;
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signIn(page, watcher);
-    await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: machineTimeout(10_000) });
     await page.waitForSelector('[data-figure="anomalies"][data-state="value"]');
     await page.waitForSelector('[data-figure="queued"][data-state="value"]');
     await shot(page, 'overview');
@@ -254,13 +257,13 @@ describe('the dashboard in a browser', () => {
     const trustPort = edge!.port;
     await edge!.stop();
     const started = Date.now();
-    await page.waitForSelector('tr[data-service="trust"][data-state="unknown"]', { timeout: 8000 });
+    await page.waitForSelector('tr[data-service="trust"][data-state="unknown"]', { timeout: machineTimeout(8000) });
     expect(Date.now() - started).toBeLessThan(8000);
     const title = await page.getAttribute('tr[data-service="trust"] .unknown', 'title');
     expect(title).toMatch(/could not be reached/);
     // The others stay ready: only the stopped one is unknown; so are its key figures, not the others'.
     expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
-    await page.waitForSelector('[data-figure="anomalies"][data-state="unknown"]', { timeout: 8000 });
+    await page.waitForSelector('[data-figure="anomalies"][data-state="unknown"]', { timeout: machineTimeout(8000) });
     expect(await page.getAttribute('[data-figure="anomalies"] .unknown', 'title')).toMatch(/trust listener could not be reached/);
     expect(await page.getAttribute('[data-figure="queued"]', 'data-state')).toBe('value');
     // The trust listener comes back (a second suite, every role, its trust edge on the same port).
@@ -271,11 +274,11 @@ describe('the dashboard in a browser', () => {
       SUITE_HMAC_SECRET: t.config.hmacSecrets[0] as string,
     });
     try {
-      await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: 8000 });
-      await page.waitForSelector('[data-figure="anomalies"][data-state="value"]', { timeout: 8000 });
+      await page.waitForSelector('tr[data-service="trust"][data-state="ready"]', { timeout: machineTimeout(8000) });
+      await page.waitForSelector('[data-figure="anomalies"][data-state="value"]', { timeout: machineTimeout(8000) });
     } finally {
       await back.stop();
     }
     await page.close();
-  }, 60_000);
+  });
 });

@@ -4,6 +4,7 @@ import { axeViolations, describeViolations } from '../testing/axe.ts';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { connectMcp, traceOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The MCP gateway's view (issue 27, item 5) in a real browser against a real suite with
@@ -24,17 +25,17 @@ beforeAll(async () => {
   }
   traces.push(String(traceOf(await client.getPrompt({ name: 'everything__simple-prompt' })).id));
   await client.close();
-}, 120_000);
+}, machineTimeout(120_000));
 afterAll(async () => {
   await d?.stop();
   file?.cleanup();
 });
 
 describe('the MCP gateway view in a browser', () => {
-  test("shows each upstream's state and its calls per tool, the latest call linked to its signed record", async () => {
+  test("shows each upstream's state and its calls per tool, the latest call linked to its signed record", { timeout: machineTimeout(120_000) }, async () => {
     const { token } = await d.t.mint(['gateway:read', 'execution:read'], { sub: 'gateway-operator' });
     const page = await d.open(token, '#/gateway');
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(machineTimeout(15_000));
     await page.waitForSelector('[data-testid="upstreams"] tr[data-upstream="everything"][data-state="ready"]');
     expect(await page.textContent('tr[data-upstream="everything"]')).toMatch(/stdio\s*ready/);
     const echo = page.locator('tr[data-call="everything/echo"] td');
@@ -57,13 +58,13 @@ describe('the MCP gateway view in a browser', () => {
     await page.waitForSelector(`main :text("${traces[2]}")`);
     await page.waitForSelector('main :text("mcp:everything")');
     expect(await page.textContent('main')).toContain('mcp:everything');
-  }, 120_000);
+  });
 
-  test('tells a token without gateway:read that it may not read the gateway', async () => {
+  test('tells a token without gateway:read that it may not read the gateway', { timeout: machineTimeout(60_000) }, async () => {
     const { token } = await d.t.mint(['execution:read']);
     const page = await d.open(token, '#/gateway');
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(machineTimeout(15_000));
     await page.waitForSelector('main :text("Not permitted")');
     expect(await page.textContent('main')).toContain('gateway:read');
-  }, 60_000);
+  });
 });

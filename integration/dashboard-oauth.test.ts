@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { axeViolations, describeViolations } from '../testing/axe.ts';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { call } from '../testing/tenancy.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The OAuth view (issue 32, item 6) in a real browser against a real suite: the registered clients,
@@ -46,20 +47,20 @@ beforeAll(async () => {
     });
   expect((await token(clients.agent.client_secret as string)).status).toBe(200);
   expect((await token('not the secret')).status).toBe(401);
-}, 120_000);
+}, machineTimeout(120_000));
 afterAll(async () => {
   await d?.stop();
 });
 
 describe('the OAuth view in a browser', () => {
-  test('lists the registered clients with their ceilings, and an admin deletes one from the page', async () => {
+  test('lists the registered clients with their ceilings, and an admin deletes one from the page', { timeout: machineTimeout(120_000) }, async () => {
     // oauth:read (issuers, grants) is a scope only where the suite serves those routes; elsewhere it is refused as unknown.
     const { token } = await d.t
       .mint(['oauth:client:admin', 'oauth:read'], { sub: 'oauth-admin' })
       .catch(() => d.t.mint(['oauth:client:admin'], { sub: 'oauth-admin' }));
     const [issuersServed, grantsServed] = await Promise.all([call(d.t, '/oauth/issuers', { token }), call(d.t, '/oauth/grants?limit=50', { token })]);
     const page = await d.open(token, '#/oauth');
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(machineTimeout(20_000));
     const agentRow = page.locator(`tr[data-client="${clients.agent.client_id}"]`);
     await agentRow.waitFor();
     expect(await agentRow.textContent()).toMatch(/reporting agent.*secret \(post\).*client credentials.*audit:read execution:read/);
@@ -96,15 +97,15 @@ describe('the OAuth view in a browser', () => {
     expect(listed.clients.map((c) => c.clientId)).toContain(clients.agent.client_id);
     expect(listed.clients.map((c) => c.clientId)).not.toContain(clients.desktop.client_id);
     await page.close();
-  }, 120_000);
+  });
 
-  test('tells a token without oauth:client:admin that it may not read the clients', async () => {
+  test('tells a token without oauth:client:admin that it may not read the clients', { timeout: machineTimeout(60_000) }, async () => {
     const { token } = await d.t.mint(['execution:read']);
     const page = await d.open(token, '#/oauth');
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(machineTimeout(20_000));
     await page.waitForSelector('main :text("Not permitted")');
     expect(await page.textContent('main')).toContain('oauth:client:admin');
     expect(await page.locator('[data-testid="oauth-clients"]').count()).toBe(0);
     await page.close();
-  }, 60_000);
+  });
 });

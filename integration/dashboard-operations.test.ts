@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The operations views in a real browser against a real suite (testing/dashboard-browser.ts):
@@ -71,7 +72,7 @@ beforeAll(async () => {
   operator = (await d.t.mint(['tenant:manage'], { sub: 'operator' })).token;
   scheduling = (await d.t.mint(['schedule:read', 'schedule:create', 'queue:read', 'queue:write', 'runtime:read'], { sub: 'scheduler-person' })).token;
   narrow = (await d.t.mint(['execution:read'], { sub: 'narrow-person' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.stop();
@@ -83,7 +84,7 @@ describe('tenants and usage', () => {
     const acme = await createTenant('Acme Robotics');
     const page = await d.open(operator, '#/tenants');
     const row = page.locator(`tr[data-tenant="${acme.id}"]`);
-    await row.waitFor({ timeout: 10_000 });
+    await row.waitFor({ timeout: machineTimeout(10_000) });
     expect(await row.textContent()).toMatch(/Acme Robotics\s*Free\s*active\s*none/);
     await row.locator('a').click();
     await page.waitForSelector('[data-testid="tenant-report"]');
@@ -94,7 +95,7 @@ describe('tenants and usage', () => {
   test("a tenant's quota bars move with its real use: tokens minted with its key, schedules to amber then red, unlimited on enterprise", async () => {
     const beta = await createTenant('Beta Labs');
     const page = await d.open(operator, `#/tenants/${beta.id}`);
-    await expect.poll(() => figure(page, 'agents'), { timeout: 10_000 }).toBe('0 / 100 (0%)');
+    await expect.poll(() => figure(page, 'agents'), { timeout: machineTimeout(10_000) }).toBe('0 / 100 (0%)');
     // A metered call: a token minted for the tenant counts one agent.
     const minted = await call('token', '/auth/token', { ...admin(), 'x-suite-tenant-key': beta.apiKey }, { sub: 'beta-agent', scope: ['execution:read'] });
     expect(minted.status).toBe(200);
@@ -129,7 +130,7 @@ describe('tenants and usage', () => {
     await page.waitForSelector('text=Not permitted: this token cannot read the tenants');
     await page.fill('#admin-key', d.t.adminKey);
     await page.press('#admin-key', 'Enter');
-    await page.waitForSelector(`tr[data-tenant="${gamma.id}"]`, { timeout: 10_000 });
+    await page.waitForSelector(`tr[data-tenant="${gamma.id}"]`, { timeout: machineTimeout(10_000) });
     const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }) + document.cookie);
     expect(stored).not.toContain(d.t.adminKey);
     // The tenant's own usage, with its key only.
@@ -151,7 +152,7 @@ describe('schedules and queue', () => {
   test('a schedule created through the API is listed, and is paused and resumed from the view', async () => {
     expect((await call('scheduler', '/schedule', bearer(scheduling), schedule('nightly-report'))).status).toBe(201);
     const page = await d.open(scheduling, '#/scheduler');
-    await page.waitForSelector('tr[data-schedule="nightly-report"][data-state="active"]', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-schedule="nightly-report"][data-state="active"]', { timeout: machineTimeout(10_000) });
     await page.click('button:has-text("Pause nightly-report")');
     await page.waitForSelector('tr[data-schedule="nightly-report"][data-state="paused"]');
     const listed = await call('scheduler', '/schedule', bearer(scheduling), undefined, 'GET');
@@ -173,11 +174,11 @@ describe('schedules and queue', () => {
       task: { type: 'http', url: `${hookUrl}/ping`, method: 'POST', body: { n: 1 } },
     });
     expect(queued.status).toBe(201);
-    await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-queued"][data-task="ping-1"]', { timeout: 5000 });
-    await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-attempt"][data-task="ping-1"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-queued"][data-task="ping-1"]', { timeout: machineTimeout(5000) });
+    await page.waitForSelector('[data-testid="live-events"] tr[data-kind="task-attempt"][data-task="ping-1"]', { timeout: machineTimeout(10_000) });
     expect(hookCalls).toContain('POST /ping');
     // The rows the events touched reloaded in place.
-    await page.waitForSelector('table.queue tr[data-task="ping-1"][data-state="succeeded"]', { timeout: 5000 });
+    await page.waitForSelector('table.queue tr[data-task="ping-1"][data-state="succeeded"]', { timeout: machineTimeout(5000) });
     expect(await page.textContent('table.queue tr[data-task="ping-1"]')).toContain('1 of 3');
     await expect.poll(async () => Number(await page.textContent('[data-testid="queue-depth"] [data-state="succeeded"] .figure'))).toBe(before + 1);
     await page.waitForSelector('[data-testid="log"] tr[data-kind="task-attempt"][data-task="ping-1"]');
@@ -201,7 +202,7 @@ describe('schedules and queue', () => {
       'the runtime health (scope runtime:read)',
       'the scheduler log (scope runtime:read)',
     ]) {
-      await page.waitForSelector(`text=Not permitted: this token cannot read ${what}`, { timeout: 10_000 });
+      await page.waitForSelector(`text=Not permitted: this token cannot read ${what}`, { timeout: machineTimeout(10_000) });
     }
     expect(await page.locator('button:has-text("Pause")').count()).toBe(0);
     await page.close();
@@ -210,11 +211,11 @@ describe('schedules and queue', () => {
   // Last in the file: the scheduler listener does not come back.
   test('the scheduler listener stopped: its figures turn UNKNOWN without a reload, never zero', async () => {
     const page = await d.open(scheduling, '#/scheduler');
-    await page.waitForSelector('[data-testid="runtime"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid="runtime"]', { timeout: machineTimeout(10_000) });
     await page.waitForSelector('[data-testid="queue-depth"] [data-state="queued"] .figure');
     await d.t.suite.edges.find((e) => e.service === 'scheduler')!.stop();
-    await page.waitForSelector('[data-testid="queue-depth"] [data-state="queued"] .unknown', { timeout: 8000 });
-    await page.waitForSelector('text=the runtime health (scope runtime:read): UNKNOWN', { timeout: 8000 });
+    await page.waitForSelector('[data-testid="queue-depth"] [data-state="queued"] .unknown', { timeout: machineTimeout(8000) });
+    await page.waitForSelector('text=the runtime health (scope runtime:read): UNKNOWN', { timeout: machineTimeout(8000) });
     expect(await page.getAttribute('[data-testid="queue-depth"] [data-state="queued"] .unknown', 'title')).toMatch(/scheduler listener could not be reached/);
     expect(await page.locator('[data-testid="runtime"]').count()).toBe(0);
     await page.close();

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The operator's views of issue 24 in a real browser against a real suite
@@ -52,7 +53,7 @@ beforeAll(async () => {
   hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}`;
   // Made first: it fires at the next minute boundary, while the other tests run.
   await post('scheduler', '/schedule', { id: 'every-minute', cron: '* * * * *', task: { type: 'http', url: `${hookUrl}/minute`, method: 'POST' } });
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.stop();
@@ -61,7 +62,7 @@ afterAll(async () => {
 });
 
 describe("the overview's trends", () => {
-  test('an append through the API moves the latest minute of the appends chart live, without a reload', async () => {
+  test('an append through the API moves the latest minute of the appends chart live, without a reload', { timeout: machineTimeout(60_000) }, async () => {
     const page = await d.open(everything, '#/');
     await page.waitForSelector('[data-testid="connection"]:has-text("open")');
     await page.waitForSelector('[data-testid="trend-appends"] canvas');
@@ -75,7 +76,7 @@ describe("the overview's trends", () => {
       outcome: 'success',
       scope: ['x:y'],
     });
-    await expect.poll(() => latest(page, 'appends'), { timeout: 10_000 }).toBeGreaterThan(before);
+    await expect.poll(() => latest(page, 'appends'), { timeout: machineTimeout(10_000) }).toBeGreaterThan(before);
     // Each chart is drawn (a canvas) and said in words; decisions come from the audit trail, which
     // holds at least this test's own authorised calls by now.
     for (const panel of ['appends', 'decisions', 'errors', 'queue', 'backlog']) {
@@ -87,7 +88,7 @@ describe("the overview's trends", () => {
           (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series
             .find((s) => s.name === 'allow')!
             .points.at(-1) ?? 0,
-        { timeout: 20_000 },
+        { timeout: machineTimeout(20_000) },
       )
       .toBeGreaterThan(0);
     await d.shot(page, 'overview-trends');
@@ -95,9 +96,9 @@ describe("the overview's trends", () => {
     await noSidewaysScroll(page);
     await d.shot(page, 'overview-trends-390');
     await page.close();
-  }, 60_000);
+  });
 
-  test('the history route gives each series only to a token that may read it, as the socket does', async () => {
+  test('the history route gives each series only to a token that may read it, as the socket does', { timeout: machineTimeout(30_000) }, async () => {
     const narrow = (await d.t.mint(['queue:read'], { sub: 'queue-only' })).token;
     const { status, body } = await get<{ minutes: string[]; series: { name: string; permitted: boolean; reason?: string; points: unknown[] }[] }>(
       'dashboard',
@@ -117,9 +118,9 @@ describe("the overview's trends", () => {
     expect(await page.textContent('[data-series-refused="decisions"]')).toMatch(/not permitted: .*audit:read/);
     expect((await get('dashboard', '/dashboard/history', 'not-a-token')).status).toBe(401);
     await page.close();
-  }, 30_000);
+  });
 
-  test("refused calls to another listener show in the 4xx series, read from that listener's /metrics", async () => {
+  test("refused calls to another listener show in the 4xx series, read from that listener's /metrics", { timeout: machineTimeout(60_000) }, async () => {
     const sum4xx = async () => {
       const { body } = await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history');
       return body.series.find((s) => s.name === 'http4xx')!.points.reduce<number>((a, b) => a + (b ?? 0), 0);
@@ -131,25 +132,27 @@ describe("the overview's trends", () => {
           (await get<{ series: { name: string; points: (number | null)[] }[] }>('dashboard', '/dashboard/history')).body.series
             .find((s) => s.name === 'http4xx')!
             .points.some((p) => p !== null),
-        { timeout: 30_000 },
+        { timeout: machineTimeout(30_000) },
       )
       .toBe(true);
     const before = await sum4xx();
     for (let i = 0; i < 5; i++) expect((await get('token', '/audit', 'not-a-token')).status).toBe(401);
-    await expect.poll(sum4xx, { timeout: 30_000 }).toBeGreaterThanOrEqual(before + 5);
-  }, 60_000);
+    await expect.poll(sum4xx, { timeout: machineTimeout(30_000) }).toBeGreaterThanOrEqual(before + 5);
+  });
 });
 
 describe("a task's attempts and a schedule's firings", () => {
-  test('a task that failed once lists both attempts with their traces, and a trace link opens its signed record', async () => {
+  test('a task that failed once lists both attempts with their traces, and a trace link opens its signed record', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     await post('scheduler', '/queue', {
       id: 'flaky-task',
       task: { type: 'http', url: `${hookUrl}/flaky`, method: 'POST' },
       retry: { maxAttempts: 3, backoff: 'fixed', baseDelay: 10 },
     });
     const page = await d.open(everything, '#/scheduler/tasks/flaky-task');
-    await page.waitForSelector('[data-testid="task-status"][data-state="succeeded"]', { timeout: 20_000 });
-    await page.waitForSelector('[data-testid="attempts"] tr[data-attempt="2"][data-outcome="success"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid="task-status"][data-state="succeeded"]', { timeout: machineTimeout(20_000) });
+    await page.waitForSelector('[data-testid="attempts"] tr[data-attempt="2"][data-outcome="success"]', { timeout: machineTimeout(10_000) });
     const first = page.locator('tr[data-attempt="1"]');
     expect(await first.getAttribute('data-outcome')).toBe('failure');
     expect(await first.textContent()).toContain('HTTP 503');
@@ -171,12 +174,12 @@ describe("a task's attempts and a schedule's firings", () => {
     expect(fields).toContain('failure');
     expect(fields).toContain('scheduler');
     await page.close();
-  }, 60_000);
+  });
 
-  test('the scheduler table keeps "active" on one line at a phone\'s width', async () => {
+  test('the scheduler table keeps "active" on one line at a phone\'s width', { timeout: machineTimeout(30_000) }, async () => {
     const page = await d.open(everything, '#/scheduler', 390);
     const cell = page.locator('tr[data-schedule="every-minute"] td.state');
-    await cell.waitFor({ timeout: 10_000 });
+    await cell.waitFor({ timeout: machineTimeout(10_000) });
     const lines = await cell.evaluate((td) => {
       const range = document.createRange();
       range.selectNodeContents(td);
@@ -186,18 +189,18 @@ describe("a task's attempts and a schedule's firings", () => {
     expect(lines).toBe(1);
     await noSidewaysScroll(page);
     await page.close();
-  }, 30_000);
+  });
 
-  test("a schedule's page lists its firings, each a link to the task", async () => {
+  test("a schedule's page lists its firings, each a link to the task", { timeout: machineTimeout(90_000) }, async () => {
     const page = await d.open(everything, '#/scheduler/schedules/every-minute');
     await page.waitForSelector('[data-testid="schedule"][data-state="active"]');
     // The firing happens at the next minute boundary (cron has no seconds field).
     const firing = page.locator('[data-testid="firings"] tr[data-task]').first();
-    await firing.waitFor({ timeout: 75_000 });
+    await firing.waitFor({ timeout: machineTimeout(75_000) });
     const taskId = await firing.getAttribute('data-task');
     await d.shot(page, 'schedule-firings');
     await firing.locator('a').first().click();
-    await page.waitForSelector('[data-testid="task-status"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid="task-status"]', { timeout: machineTimeout(10_000) });
     // A firing's id holds '@' and ':': the page reads it back unescaped (it once asked for the escaped id).
     expect(decodeURIComponent(page.url())).toContain(`#/scheduler/tasks/${taskId}`);
     expect(await page.textContent('#task-title')).toBe(`Task ${taskId}`);
@@ -209,16 +212,18 @@ describe("a task's attempts and a schedule's firings", () => {
     expect(only.body.tasks.every((t) => t.scheduleId === 'every-minute')).toBe(true);
     expect((await get<{ tasks: unknown[] }>('scheduler', '/queue?scheduleId=no-such-schedule')).body.tasks).toEqual([]);
     await page.close();
-  }, 90_000);
+  });
 });
 
 describe('a service down reads as urgent', () => {
-  test('a stopped listener is named in a warning above the figures, its row red with a sign, not only a colour', async () => {
+  test('a stopped listener is named in a warning above the figures, its row red with a sign, not only a colour', {
+    timeout: machineTimeout(30_000),
+  }, async () => {
     const page = await d.open(everything, '#/');
-    await page.waitForSelector('tr[data-service="bench"][data-state="ready"]', { timeout: 10_000 });
+    await page.waitForSelector('tr[data-service="bench"][data-state="ready"]', { timeout: machineTimeout(10_000) });
     expect(await page.locator('.attention-banner').count()).toBe(0);
     await d.t.suite.edges.find((e) => e.service === 'bench')!.stop();
-    await page.waitForSelector('tr[data-service="bench"][data-state="unknown"]', { timeout: 8000 });
+    await page.waitForSelector('tr[data-service="bench"][data-state="unknown"]', { timeout: machineTimeout(8000) });
     const banner = page.locator('[data-testid="attention-banner"] li[data-service="bench"]');
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(/bench is UNKNOWN/);
@@ -238,5 +243,5 @@ describe('a service down reads as urgent', () => {
     expect(await page.getAttribute('tr[data-service="token"]', 'data-state')).toBe('ready');
     await d.shot(page, 'overview-urgent');
     await page.close();
-  }, 30_000);
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The trust views in a real browser against a real suite (testing/dashboard-browser.ts): data made
@@ -38,7 +39,7 @@ async function post<T = { id: string }>(listener: 'token' | 'trust', path: strin
 /** A signed-in page whose waits fail within 10 s, naming what was missing (the test's own limit is longer). */
 async function open(token: string, hash: string, width?: number): Promise<Page> {
   const page = await d.open(token, hash, width);
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(machineTimeout(10_000));
   return page;
 }
 
@@ -98,7 +99,7 @@ beforeAll(async () => {
   made.child = await post('trust', '/interactions', { caller: 'researcher', callee: 'planner', parentId: made.root.id, outcome: 'pending' });
   await post('trust', `/interactions/${made.root.id}/observe`, { observer: 'auditor-1', outcome: 'success' });
   await post('trust', `/interactions/${made.root.id}/observe`, { observer: 'auditor-2', outcome: 'failure', note: 'goods never arrived' });
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await d?.stop();
@@ -236,7 +237,7 @@ describe('the trust views in a browser', () => {
       summary: 'Arrived live',
       proof: { executionId: made.exec.id },
     });
-    await page.waitForSelector(`article[data-event="${event.id}"]`, { timeout: 5000 });
+    await page.waitForSelector(`article[data-event="${event.id}"]`, { timeout: machineTimeout(5000) });
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     await page.close();
   });
@@ -261,7 +262,7 @@ describe('the trust views in a browser', () => {
       ['#/trust/chains', 'interaction chains'],
     ] as const) {
       const page = await open(narrow, hash);
-      await expect.poll(() => page.textContent('main'), { timeout: 5000 }).toContain(`Not permitted: this token cannot read ${what}`);
+      await expect.poll(() => page.textContent('main'), { timeout: machineTimeout(5000) }).toContain(`Not permitted: this token cannot read ${what}`);
       await page.close();
     }
   });

@@ -7,6 +7,7 @@ import { Child, listenerPorts, waitFor, zeroPorts } from '../compose/child.ts';
 import { call, mint } from './helpers.ts';
 import { openStorage } from '../storage/index.ts';
 import { analyseTrace, STRACE_ARGS, type DurabilityReport } from '../testing/syscall-trace.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The embedded default (`suite start --data-dir`, as `npm start` runs it) under strace: an append
@@ -94,16 +95,18 @@ async function newFolder(): Promise<string> {
 }
 
 describe.skipIf(process.platform !== 'linux')('the embedded default on disk', () => {
-  it('answers every commit only after a sync of the WAL it wrote, and syncs every file before its shutdown checkpoint', async () => {
+  it('answers every commit only after a sync of the WAL it wrote, and syncs every file before its shutdown checkpoint', {
+    timeout: machineTimeout(90_000),
+  }, async () => {
     // A failure here, not a skip: a machine without strace would otherwise never check this.
     expect(hasStrace(), 'strace is needed for this test (Debian: apt-get install strace)').toBe(true);
     const folder = await newFolder();
     const dataDir = join(folder, 'data');
     const log = await appendUnderStrace(dataDir, join(folder, 'strace.log'));
     expectDurable(analyseTrace(log, join(dataDir, 'database')));
-  }, 90_000);
+  });
 
-  it('does the same on a PGlite data folder of an earlier version, which it keeps', async () => {
+  it('does the same on a PGlite data folder of an earlier version, which it keeps', { timeout: machineTimeout(90_000) }, async () => {
     expect(hasStrace(), 'strace is needed for this test (Debian: apt-get install strace)').toBe(true);
     const folder = await newFolder();
     const dataDir = join(folder, 'data');
@@ -112,5 +115,5 @@ describe.skipIf(process.platform !== 'linux')('the embedded default on disk', ()
     const log = await appendUnderStrace(dataDir, join(folder, 'strace.log'));
     expectDurable(analyseTrace(log, join(dataDir, 'pglite')));
     expect(log).toContain('pglite-process.ts');
-  }, 90_000);
+  });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { runDocumentedScript } from '../testing/trace-format.ts';
 import type { ExecutionRecord } from '../core/chain/index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * An auditor's round trip on a real suite: records appended over HTTP, the chain exported with
@@ -48,7 +49,7 @@ beforeAll(async () => {
   exported = await res.text();
   key = (await (await fetch(t.url('token', '/executions/public-key'))).json()) as typeof key;
   await writeFile(join(dir, 'pub.pem'), key.publicKey);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PORT_VARIABLES, SERVICES } from '../config/index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * What a person sees when the suite first starts (`suite start` with a fresh data folder): the
@@ -69,7 +70,9 @@ const ADMIN_KEY = /Admin key \(shown once\): (sk_admin_[A-Za-z0-9_-]+)/;
 const PRETTY_LINE = /^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) /;
 
 describe('the first screen of suite start', () => {
-  it('read from pipes: standard output holds only JSON log lines; the admin key and a curl line that mints a token stand on standard error', async () => {
+  it('read from pipes: standard output holds only JSON log lines; the admin key and a curl line that mints a token stand on standard error', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     let minted: unknown;
     const { stdout, stderr } = await startOnce(
       {},
@@ -91,17 +94,17 @@ describe('the first screen of suite start', () => {
     expect(stdout).not.toContain(key);
     expect(stderr).not.toContain('{"level"');
     expect(stderr.split('\n').slice(0, 3)).toEqual(['', RULE, expect.stringMatching(/^First run: secrets generated in .*secrets\.json \(owner-only\)\.$/)]);
-  }, 60_000);
+  });
 
-  it('with SUITE_LOG_FORMAT=pretty: one short line per log entry, no JSON', async () => {
+  it('with SUITE_LOG_FORMAT=pretty: one short line per log entry, no JSON', { timeout: machineTimeout(60_000) }, async () => {
     const { stdout, stderr } = await startOnce({ SUITE_LOG_FORMAT: 'pretty' });
     const lines = stdout.trim().split('\n');
     for (const line of lines) expect(line).toMatch(PRETTY_LINE);
     expect(stdout).toMatch(/ INFO {2}storage +migration applied {2}version=1 /);
     expect(stderr).toMatch(ADMIN_KEY);
-  }, 60_000);
+  });
 
-  it('on a terminal: pretty log lines by default, then the first screen on its own, below them', async () => {
+  it('on a terminal: pretty log lines by default, then the first screen on its own, below them', { timeout: machineTimeout(60_000) }, async () => {
     const { stdout: screen } = await startOnce({ NO_COLOR: '1' }, { tty: true });
     expect(screen).not.toContain('{"level"');
     const at = screen.indexOf(`\n${RULE}\nFirst run:`);
@@ -110,5 +113,5 @@ describe('the first screen of suite start', () => {
     for (const line of logPart) expect(line).toMatch(PRETTY_LINE);
     expect(logPart.some((l) => / dashboard +Server listening at /.test(l))).toBe(true);
     expect(screen.slice(at)).toMatch(ADMIN_KEY);
-  }, 60_000);
+  });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Child } from '../compose/child.ts';
 import { NatsNode } from '../compose/nats-node.ts';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * client/examples/follow-traces.ts as a user runs it (its own process, the events user of
@@ -34,7 +35,7 @@ beforeAll(async () => {
   await nats.start();
   suite = await startTestSuite({ SUITE_NATS_URL: nats.url, SUITE_NATS_USER: 'suite', SUITE_NATS_PASSWORD: passwords.SUITE_NATS_PASSWORD });
   token = (await suite.mint(['execution:record', 'execution:read'])).token;
-}, 120_000);
+}, machineTimeout(120_000));
 
 afterAll(async () => {
   await suite?.stop();
@@ -80,7 +81,7 @@ const printed = (c: Child) =>
     });
 
 describe('the trace-event subscriber example (client/examples/follow-traces.ts)', () => {
-  it('prints every record once, in order, across a stop and a restart, from the export and live', async () => {
+  it('prints every record once, in order, across a stop and a restart, from the export and live', { timeout: machineTimeout(180_000) }, async () => {
     await append(5); // before its first start: read from the export
     const first = startFollower();
     await expect.poll(() => printed(first).length, { timeout: 30_000 }).toBe(5);
@@ -106,5 +107,5 @@ describe('the trace-event subscriber example (client/examples/follow-traces.ts)'
         .slice(0, 4)
         .every((r) => r.from === 'export'),
     ).toBe(true);
-  }, 180_000);
+  });
 });

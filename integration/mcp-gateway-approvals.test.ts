@@ -16,6 +16,7 @@ import { connectMcp, textOf, traceOf, waitForUpstreams } from '../testing/mcp-ga
 import { executionExportLine, type ExecutionRecord } from '../core/chain/index.ts';
 import { runDocumentedScript } from '../testing/trace-format.ts';
 import { verifyReceipt, type ExecutionReceipt } from '../client/src/verify.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Approvals, call-time rules and budgets (issue 33) through the real gateway in front of
@@ -55,7 +56,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
   env = { SUITE_MCP_UPSTREAMS: upstreams.path, SUITE_MCP_POLICY: join(dir, 'policy.json'), SUITE_DB_PATH: join(dir, 'db') };
   await start();
-}, 120_000);
+}, machineTimeout(120_000));
 
 afterAll(async () => {
   await t?.stop();
@@ -386,7 +387,9 @@ describe('rules on arguments and budgets', () => {
     await client.close();
   });
 
-  it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart; an approval under a changed policy is held anew', async () => {
+  it('refuses the fourth call over a budget of three, naming it; another caller is unaffected; the count survives a restart; an approval under a changed policy is held anew', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     const sum = async (client: Awaited<ReturnType<typeof agent>>) =>
       (await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } })) as CallToolResult;
     let client = await agent('agent-budget');
@@ -409,7 +412,7 @@ describe('rules on arguments and budgets', () => {
     const other = await agent('agent-other');
     expect((await sum(other)).isError).not.toBe(true);
     await Promise.all([client.close(), other.close()]);
-  }, 120_000);
+  });
 });
 
 describe('reloading the policy without a restart', () => {

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { freePort, startEverythingOverHttp, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The gateway's tool list follows its upstreams' (issue 27, item 2): an upstream that comes up
@@ -21,7 +22,7 @@ beforeAll(async () => {
   // Nothing listens there yet: the gateway keeps trying, with backoff, and the suite starts regardless.
   file = writeUpstreamsFile({ late: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await late?.stop();
@@ -29,7 +30,9 @@ afterAll(async () => {
 });
 
 describe("the gateway's tool list when an upstream changes", () => {
-  it('serves the suite while an upstream is down, then announces list_changed and lists its tools once it is up', async () => {
+  it('serves the suite while an upstream is down, then announces list_changed and lists its tools once it is up', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const { token } = await t.mint(['mcp:late:*', 'execution:read']);
     const client = new Client({ name: 'list-changed-test', version: '1.0.0' });
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
@@ -48,7 +51,7 @@ describe("the gateway's tool list when an upstream changes", () => {
     const after = (await client.listTools()).tools.map((tool) => tool.name);
     expect(after).toEqual(expect.arrayContaining(['late__echo', 'late__get-sum', 'attention_list']));
     await client.close();
-  }, 60_000);
+  });
 
   it('answers GET /mcp without a valid token in the error shape, opening no stream', async () => {
     const res = await fetch(t.url('token', '/mcp'), { headers: { accept: 'text/event-stream', authorization: 'Bearer not.a.token' } });

@@ -10,6 +10,7 @@ import type { TestSuite } from '../testing/suite.ts';
 import { call, createTenant, type CreatedTenant } from '../testing/tenancy.ts';
 import { NODE, SERVER_MEMORY } from '../testing/mcp-upstreams.ts';
 import { connectMcp, startGatewaySuite, textOf, traceOf } from '../testing/mcp-gateway.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Tenant metering of gateway calls (issue 27, "Tenant metering applies"; docs/MCP.md, "Metering"):
@@ -25,7 +26,7 @@ beforeAll(async () => {
   memoryDir = mkdtempSync(join(tmpdir(), 'mcp-gateway-memory-'));
   suite = await startGatewaySuite({ memory: { command: NODE, args: [SERVER_MEMORY], env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') } } });
   t = suite.t;
-}, 90_000);
+}, machineTimeout(90_000));
 afterAll(async () => {
   await suite?.stop();
   if (memoryDir !== undefined) rmSync(memoryDir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import type { TestSuite } from '../testing/suite.ts';
 import { call } from '../testing/tenancy.ts';
 import { NODE, SERVER_EVERYTHING } from '../testing/mcp-upstreams.ts';
 import { connectMcp, startGatewaySuite, textOf, traceOf } from '../testing/mcp-gateway.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The upstreams' resources and prompts through the gateway (issue 27, item 2; docs/MCP.md,
@@ -26,7 +27,7 @@ beforeAll(async () => {
     },
   });
   t = suite.t;
-}, 90_000);
+}, machineTimeout(90_000));
 afterAll(() => suite?.stop());
 
 /** The hash of an answer as the upstream gave it: without what the gateway added to `_meta` (its trace, its quota). */

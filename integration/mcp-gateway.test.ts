@@ -10,6 +10,7 @@ import { NODE, SERVER_EVERYTHING, SERVER_FILESYSTEM, startEverythingOverHttp, wr
 import { mcpToolsOf } from '../cli/edge.ts';
 import { SERVICE_MODULES } from '../services/index.ts';
 import { connectMcp, textOf, traceOf, upstreamsOf, waitForUpstreams } from '../testing/mcp-gateway.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The MCP gateway (issue 27) with real MCP servers from npm: server-everything over stdio, the same
@@ -44,7 +45,7 @@ beforeAll(async () => {
   });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: file.path });
   await waitForUpstreams(t);
-}, 90_000);
+}, machineTimeout(90_000));
 afterAll(async () => {
   await t?.stop();
   await http?.stop();

@@ -7,6 +7,7 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { NODE, SERVER_EVERYTHING, writeUpstreamsFile } from '../testing/mcp-upstreams.ts';
 import { mcpToolsOf } from '../cli/edge.ts';
 import { SERVICE_MODULES } from '../services/index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The official MCP Inspector in CLI mode (a dev dependency, headless) lists the suite's tools and
@@ -24,7 +25,7 @@ beforeAll(async () => {
   upstreams = writeUpstreamsFile({ everything: { command: NODE, args: [SERVER_EVERYTHING, 'stdio'] } });
   t = await startTestSuite({ SUITE_MCP_UPSTREAMS: upstreams.path });
   home = mkdtempSync(join(tmpdir(), 'mcp-inspector-'));
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   upstreams?.cleanup();
@@ -57,7 +58,7 @@ function inspector(args: string[]): Promise<{ status: number | null; stdout: str
 }
 
 describe('the MCP Inspector CLI against the suite', () => {
-  it('lists the tools a token grants and calls one over Streamable HTTP', async () => {
+  it('lists the tools a token grants and calls one over Streamable HTTP', { timeout: machineTimeout(120_000) }, async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'inspector-http' });
     const common = [t.url('token', '/mcp'), '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
     const list = await inspector([...common, '--method', 'tools/list']);
@@ -68,9 +69,9 @@ describe('the MCP Inspector CLI against the suite', () => {
     expect(call.status, call.stderr).toBe(0);
     const result = JSON.parse(call.stdout) as { structuredContent: { trace: { module: string; action: string; signature: string } } };
     expect(result.structuredContent.trace).toMatchObject({ module: 'mcp', action: 'attention_list', signature: expect.any(String) });
-  }, 120_000);
+  });
 
-  it('finds no portability problem in the tool list in --strict mode: exit 0, no warning', async () => {
+  it('finds no portability problem in the tool list in --strict mode: exit 0, no warning', { timeout: machineTimeout(120_000) }, async () => {
     // The suite's own tools: an upstream's schemas are its own business.
     const { token } = await t.mint([...new Set(mcpToolsOf(SERVICE_MODULES).map((tool) => tool.scope))], { sub: 'inspector-strict' });
     const list = await inspector([
@@ -86,9 +87,9 @@ describe('the MCP Inspector CLI against the suite', () => {
     expect(list.status, list.stderr).toBe(0);
     expect((JSON.parse(list.stdout) as { tools: unknown[] }).tools.length).toBe(30);
     expect(list.stderr).not.toMatch(/warning|error/i);
-  }, 120_000);
+  });
 
-  it('lists the tools and calls one over stdio, with suite mcp as the server', async () => {
+  it('lists the tools and calls one over stdio, with suite mcp as the server', { timeout: machineTimeout(120_000) }, async () => {
     const { token } = await t.mint(['auth:token:validate'], { sub: 'inspector-stdio' });
     const env = ['-e', `SUITE_MCP_TOKEN=${token}`, '-e', `SUITE_TOKEN_PORT=${new URL(t.url('token')).port}`, '-e', `PATH=${process.env.PATH ?? ''}`];
     const target = ['--', process.execPath, SUITE, 'mcp'];
@@ -98,9 +99,9 @@ describe('the MCP Inspector CLI against the suite', () => {
     const call = await inspector([...env, '--method', 'tools/call', '--tool-name', 'validate_token', '--tool-arg', 'token=x.y.z', ...target]);
     expect(call.status, call.stderr).toBe(0);
     expect((JSON.parse(call.stdout) as { structuredContent: { trace: { action: string } } }).structuredContent.trace.action).toBe('validate_token');
-  }, 120_000);
+  });
 
-  it('lists and calls an upstream tool through the gateway', async () => {
+  it('lists and calls an upstream tool through the gateway', { timeout: machineTimeout(120_000) }, async () => {
     // Connected in the background after the listener is up: wait until it says ready (the test's timeout bounds it).
     const ready = async () =>
       (
@@ -125,5 +126,5 @@ describe('the MCP Inspector CLI against the suite', () => {
     };
     expect(result.content[0]?.text).toMatch(/\b42\b/);
     expect(result._meta['agent-authority-suite/trace']).toMatchObject({ module: 'mcp:everything', action: 'get-sum', signature: expect.any(String) });
-  }, 120_000);
+  });
 });

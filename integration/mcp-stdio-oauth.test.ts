@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * `suite mcp` without SUITE_MCP_TOKEN (docs/OAUTH.md): it obtains its token from the suite's OAuth
@@ -14,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 function launch(env: Record<string, string>): { transport: StdioClientTransport; stderr: () => string; waitFor: (re: RegExp) => Promise<RegExpExecArray> } {
@@ -44,7 +45,7 @@ function launch(env: Record<string, string>): { transport: StdioClientTransport;
 }
 
 describe('suite mcp obtains its token by OAuth', () => {
-  it("by client credentials, for the /mcp resource, within the client's ceiling", async () => {
+  it("by client credentials, for the /mcp resource, within the client's ceiling", { timeout: machineTimeout(60_000) }, async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
@@ -58,9 +59,9 @@ describe('suite mcp obtains its token by OAuth', () => {
     expect(tools).toContain('get_execution');
     expect(tools).not.toContain('mint_token');
     await client.close();
-  }, 60_000);
+  });
 
-  it('refuses initialize saying why when the secret is wrong', async () => {
+  it('refuses initialize saying why when the secret is wrong', { timeout: machineTimeout(60_000) }, async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-suite-admin-key': t.adminKey },
@@ -70,9 +71,9 @@ describe('suite mcp obtains its token by OAuth', () => {
     const { transport } = launch({ SUITE_MCP_CLIENT_ID: c.client_id, SUITE_MCP_CLIENT_SECRET: 'wrong' });
     const client = new Client({ name: 'stdio-oauth', version: '1' });
     await expect(client.connect(transport)).rejects.toThrow(/client credentials refused: invalid_client/);
-  }, 60_000);
+  });
 
-  it('by the device grant: the user code on stderr, a person approves it, the session starts', async () => {
+  it('by the device grant: the user code on stderr, a person approves it, the session starts', { timeout: machineTimeout(60_000) }, async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -103,5 +104,5 @@ describe('suite mcp obtains its token by OAuth', () => {
     expect(tools).toContain('get_execution');
     expect(tools).not.toContain('list_audit'); // audit:read was asked, the person unticked it
     await client.close();
-  }, 60_000);
+  });
 });

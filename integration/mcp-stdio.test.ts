@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { closedAddress } from '../testing/closed-address.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * `suite mcp` as a desktop MCP client launches it (docs/MCP.md, "stdio"): exactly the documented
@@ -89,19 +90,23 @@ let tokenUrl: string;
 beforeAll(async () => {
   t = await startTestSuite();
   tokenUrl = t.url('token');
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('suite mcp refuses a session it cannot serve at initialize, then exits non-zero', () => {
-  it('answers initialize with TOKEN_MISSING and exits 2 when SUITE_MCP_TOKEN is not set, writing only the protocol on stdout', async () => {
+  it('answers initialize with TOKEN_MISSING and exits 2 when SUITE_MCP_TOKEN is not set, writing only the protocol on stdout', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const r = await initializeRaw(documentedLaunch('Claude Desktop', undefined, tokenUrl));
     expect(r.status).toBe(2);
     expect(r.answers).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32001, data: { code: 'TOKEN_MISSING' } }) })]);
     expect(r.answers[0]?.error?.message).toMatch(/^SUITE_MCP_TOKEN is not set/);
     expect(r.stderr).toMatch(/suite mcp: SUITE_MCP_TOKEN is not set/);
-  }, 60_000);
+  });
 
-  it("answers initialize with the suite's refusal of a garbage, an expired and a revoked token, and exits 1", async () => {
+  it("answers initialize with the suite's refusal of a garbage, an expired and a revoked token, and exits 1", {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     const revoked = await t.mint(['execution:read'], { sub: 'revoked-before-start' });
     await revoke(t, revoked.jti);
     const cases: Array<[string, string]> = [
@@ -116,15 +121,17 @@ describe('suite mcp refuses a session it cannot serve at initialize, then exits 
       expect(r.answers[0]?.error?.message, code).toMatch(new RegExp(`^SUITE_MCP_TOKEN refused: ${code}: `));
       expect(r.stderr).toContain(`SUITE_MCP_TOKEN refused: ${code}`);
     }
-  }, 120_000);
+  });
 
-  it('says the MCP error prefix once when the SDK client is refused', async () => {
+  it('says the MCP error prefix once when the SDK client is refused', { timeout: machineTimeout(60_000) }, async () => {
     const refused = connect(documentedLaunch('Claude Desktop', 'not.a.token', tokenUrl));
     await expect(refused).rejects.toThrow(/^MCP error -32001: SUITE_MCP_TOKEN refused: TOKEN_INVALID: /);
     await expect(refused).rejects.not.toThrow(/MCP error.*MCP error/);
-  }, 60_000);
+  });
 
-  it('answers initialize with "no suite answers" when nothing listens at SUITE_TOKEN_URL, and starts no listener', async () => {
+  it('answers initialize with "no suite answers" when nothing listens at SUITE_TOKEN_URL, and starts no listener', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const nowhere = await closedAddress();
     try {
       const r = await initializeRaw(documentedLaunch('Claude Desktop', 'any.token.here', nowhere.url));
@@ -136,7 +143,7 @@ describe('suite mcp refuses a session it cannot serve at initialize, then exits 
     } finally {
       await nowhere.release();
     }
-  }, 60_000);
+  });
 });
 
 describe('a suite mcp session relayed to the running suite', () => {
@@ -146,7 +153,7 @@ describe('a suite mcp session relayed to the running suite', () => {
     const minted = await t.mint(['execution:record', 'execution:read'], { sub: 'stdio-agent' });
     jti = minted.jti;
     session = await connect(documentedLaunch('Claude Desktop', minted.token, tokenUrl));
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => session?.client.close());
 
   it('was launched with the documented Claude Desktop command from / with a bare PATH, and completed initialize', () => {
@@ -156,7 +163,9 @@ describe('a suite mcp session relayed to the running suite', () => {
   // A launch (each 1-6 s at load) only for a configuration whose command, arguments or environment
   // differ from Claude Desktop's: the same launch again would show nothing the session does not.
   for (const heading of ['Cursor', 'VS Code']) {
-    it(`launches the ${heading} command from / with a bare PATH and completes initialize and tools/list (the session's launch if they are the same)`, async () => {
+    it(`launches the ${heading} command from / with a bare PATH and completes initialize and tools/list (the session's launch if they are the same)`, {
+      timeout: machineTimeout(60_000),
+    }, async () => {
       const { token } = await t.mint(['auth:token:validate'], { sub: `desktop-${heading}` });
       const launch = documentedLaunch(heading, token, tokenUrl);
       if (isDeepStrictEqual(launch, documentedLaunch('Claude Desktop', token, tokenUrl))) {
@@ -167,7 +176,7 @@ describe('a suite mcp session relayed to the running suite', () => {
       expect(client.getServerVersion()).toMatchObject({ name: 'agent-authority-suite' });
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['validate_token']);
       await client.close();
-    }, 60_000);
+    });
   }
 
   it('lists only the tools its token can call', async () => {
@@ -204,7 +213,7 @@ describe('a suite mcp session relayed to the running suite', () => {
 });
 
 describe('suite mcp and bad input on stdio', () => {
-  it('answers garbage and bad calls with JSON-RPC errors, keeps serving, and stops cleanly on SIGTERM', async () => {
+  it('answers garbage and bad calls with JSON-RPC errors, keeps serving, and stops cleanly on SIGTERM', { timeout: machineTimeout(90_000) }, async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'raw-agent' });
     const launch = documentedLaunch('Claude Desktop', token, tokenUrl);
     const child = spawn(launch.command, launch.args, { cwd: '/', env: { ...launch.env, PATH: BARE_PATH }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -246,5 +255,5 @@ describe('suite mcp and bad input on stdio', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).not.toMatch(/"level":50/);
-  }, 90_000);
+  });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, errors, type NatsConnection } from '@nats-io/transport-node';
 import { connectNatsTransport, createBus, subjects, type Bus } from '../bus/index.ts';
 import { NatsNode } from '../compose/nats-node.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * docs/EVENTS.md, "Authorization", with the documented configuration itself (compose/nats-auth.conf)
@@ -37,7 +38,7 @@ beforeAll(async () => {
   void (async () => {
     for await (const s of events.status()) if (s.type === 'error') violations.push(s.error);
   })();
-}, 30_000);
+}, machineTimeout(30_000));
 
 afterAll(async () => {
   await events?.close();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Child, listenerPorts, waitFor, zeroPorts } from '../compose/child.ts';
 import { SERVICES, type ServiceName } from '../config/index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The README's first command, as a newcomer runs it: `npm start` brings up all six listeners, each
@@ -77,7 +78,7 @@ async function suiteGone(dataDir: string): Promise<void> {
 }
 
 describe('npm start', () => {
-  it('brings up the six listeners and prints the admin key on the first run only', async () => {
+  it('brings up the six listeners and prints the admin key on the first run only', { timeout: machineTimeout(150_000) }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-start-')), 'data');
     dirs.push(dataDir);
     const first = await npmStart(dataDir);
@@ -100,5 +101,5 @@ describe('npm start', () => {
     for (const run of [first, second]) expect(run.child.output()).not.toMatch(/stands down/);
     expect((await second.child.stop()).signal).not.toBe('SIGKILL');
     await suiteGone(dataDir);
-  }, 150_000);
+  });
 });

@@ -5,6 +5,7 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { rowSchema } from '../storage/row-schema.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/storage.ts';
 import { expectSuiteWorks } from '../testing/suite-works.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * One failing statement must never leave the storage unusable. On PGlite it did: the database is
@@ -51,7 +52,7 @@ describe.each([{ kind: 'pglite' as const }, { kind: 'postgres' as const }])('aft
     // Once, first: the chain writers' statements are then prepared on the session, as in a
     // running suite (the wedge needed them prepared before the failure).
     await expectSuiteWorks(t, 'before any failure');
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await t?.stop();
     await db?.drop();

@@ -21,6 +21,7 @@ import { startTestSuite, type TestSuite } from '../testing/suite.ts';
 import { startWitnessProcess, type WitnessProcess } from '../testing/witness-process.ts';
 import { addCheckpointBody, tlogHistory } from '../testing/tlog-history.ts';
 import { pollUntil, printOutputOnFailure } from './helpers.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Witnesses as real processes (`suite witness`) beside a real suite whose log asks them to cosign
@@ -62,7 +63,7 @@ beforeAll(async () => {
     SUITE_TLOG_WITNESSES: witnesses.map((w) => `${w.url} ${w.vkey}`).join(', '),
   });
   token = (await suite.mint(['execution:record', 'execution:read'])).token;
-}, 120_000);
+}, machineTimeout(120_000));
 
 afterAll(async () => {
   await suite?.stop();
@@ -130,7 +131,7 @@ async function suiteVerify(args: string[]): Promise<{ code: number; out: string 
 }
 
 describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)', () => {
-  it("a receipt carries the two witnesses' valid cosignatures, and suite verify --quorum 2 passes on it", async () => {
+  it("a receipt carries the two witnesses' valid cosignatures, and suite verify --quorum 2 passes on it", { timeout: machineTimeout(120_000) }, async () => {
     const r = await cosignedByBoth(await record('cosigned'));
     const tracePublic = createPublicKey(tracePem).export({ type: 'spki', format: 'pem' }).toString();
     // The client library's verifier (@agent-authority/client/verify), public keys only.
@@ -161,9 +162,11 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     ]);
     expect(misplaced.code).not.toBe(0);
     expect(misplaced.out).toMatch(/cosignature of witness\.test\/w1 does not verify/);
-  }, 120_000);
+  });
 
-  it('with one witness stopped the log keeps publishing, cosigned by the other; restarted, the witness catches up from the size it held', async () => {
+  it('with one witness stopped the log keeps publishing, cosigned by the other; restarted, the witness catches up from the size it held', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     // Standalone (not relying on the test before): both witnesses hold a cosigned size first.
     await cosignedByBoth(await record('both-up'));
     const w2 = witnesses[1] as WitnessProcess;
@@ -193,9 +196,11 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
       },
       { timeoutMs: 60_000, intervalMs: 100 },
     );
-  }, 120_000);
+  });
 
-  it('a witness restarted keeps what it cosigned: a smaller tree and a split view are refused, the split view kept as evidence', async () => {
+  it('a witness restarted keeps what it cosigned: a smaller tree and a split view are refused, the split view kept as evidence', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     const w = witnesses[0] as WitnessProcess;
     const post = async (url: string, body: string) => {
       const res = await fetch(`${url}/add-checkpoint`, { method: 'POST', body });
@@ -229,9 +234,11 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
       quorum: 1,
     });
     expect(typeof opened === 'string' ? opened : opened.cosignedBy).toEqual(['witness.test/w1']);
-  }, 120_000);
+  });
 
-  it('a fresh witness refuses a size-0 checkpoint whose root is not the empty root, keeps it as evidence, and still cosigns the true empty tree', async () => {
+  it('a fresh witness refuses a size-0 checkpoint whose root is not the empty root, keeps it as evidence, and still cosigns the true empty tree', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     // A witness of its own (cosigned nothing yet): what issue 31's probe found cosigned three times.
     const fresh = await start(3);
     witnesses.push(fresh);
@@ -249,9 +256,9 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     const kept = await Promise.all(evidence.map((f) => readFile(join(dir, 'w3', 'evidence', f), 'utf8')));
     expect(kept.join('\n')).toContain('split view: size 0 with root uzf69xCPkr29tZn42w2lmdZY5z6QgkH9cy02QwcI2Ho=');
     expect((await post(addCheckpointBody(0, [], sized0('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')))).status).toBe(200);
-  }, 60_000);
+  });
 
-  it('refuses bad input with a clear plain-text answer and changes nothing', async () => {
+  it('refuses bad input with a clear plain-text answer and changes nothing', { timeout: machineTimeout(60_000) }, async () => {
     // Standalone: w1 holds a state on disk (a size of the suite's log it cosigned) to compare with;
     // no record is made after this, so the log sends it nothing more meanwhile.
     await cosignedByBoth(await record('before-bad-input'));
@@ -274,7 +281,7 @@ describe('witnesses of the execution log (suite witness, SUITE_TLOG_WITNESSES)',
     expect((await fetch(`${w.url}/add-checkpoint`)).status).toBe(404);
     expect((await (await fetch(`${w.url}/vkey`)).text()).trim()).toBe(w.vkey);
     expect(await readFile(join(dir, 'w1', 'state.json'), 'utf8')).toBe(state);
-  }, 60_000);
+  });
 });
 
 async function save(name: string, text: string): Promise<string> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage } from './open.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * Issue 23 part 6: a normal start of the embedded Postgres logs nothing above warning (it logged
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('the embedded Postgres start', () => {
-  it('logs no error on a first start and on a restart of the same folder', async () => {
+  it('logs no error on a first start and on a restart of the same folder', { timeout: machineTimeout(120_000) }, async () => {
     const folder = await mkdtemp(join(tmpdir(), 'suite-pg-quiet-'));
     folders.push(folder);
     const errors: unknown[] = [];
@@ -29,5 +30,5 @@ describe('the embedded Postgres start', () => {
       await storage.close();
     }
     expect(errors).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from './data-dir.ts';
 import { openStorage } from './open.ts';
 import { postgresBinaries } from './postgres-binaries.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The embedded default's own Postgres server (embedded-postgres.ts): its folder, its lifetime tied
@@ -38,7 +39,7 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
 }
 
 describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
-  it('keeps its data across a restart, in an owner-only folder that a second storage cannot open meanwhile', async () => {
+  it('keeps its data across a restart, in an owner-only folder that a second storage cannot open meanwhile', { timeout: machineTimeout(60_000) }, async () => {
     const dbPath = await newDbPath();
     const first = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
     try {
@@ -66,9 +67,9 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     } finally {
       await second.close();
     }
-  }, 60_000);
+  });
 
-  it('stops its server when the process that opened it is killed, and the next start opens the folder', async () => {
+  it('stops its server when the process that opened it is killed, and the next start opens the folder', { timeout: machineTimeout(60_000) }, async () => {
     const dbPath = await newDbPath();
     const script = join(dbPath, '..', 'open-and-hang.mjs');
     await writeFile(
@@ -88,9 +89,9 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     if (process.platform === 'linux') await until(() => !isAlive(server), 30_000, 'the server stops after its parent is killed');
     const reopened = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
     await reopened.close();
-  }, 60_000);
+  });
 
-  it('stops a server that an earlier run left on its folder before starting its own', async () => {
+  it('stops a server that an earlier run left on its folder before starting its own', { timeout: machineTimeout(90_000) }, async () => {
     const dbPath = await newDbPath();
     const made = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS });
     await made.close();
@@ -123,9 +124,9 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     } finally {
       orphan.kill('SIGKILL');
     }
-  }, 90_000);
+  });
 
-  it('leaves a PGlite data folder of an earlier version on PGlite', async () => {
+  it('leaves a PGlite data folder of an earlier version on PGlite', { timeout: machineTimeout(60_000) }, async () => {
     const dbPath = await newDbPath();
     const earlier = await openStorage({ dbPath, migrationsDir: NO_MIGRATIONS, embeddedEngine: 'pglite' });
     await earlier.pool.query(sql.unsafe`CREATE TABLE kept (v text)`);
@@ -138,7 +139,7 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres', () => {
     } finally {
       await now.close();
     }
-  }, 60_000);
+  });
 });
 
 /** The pool's own connections: client backends of the suite's user, this query's included. */
@@ -153,7 +154,7 @@ async function mostBackendsUnder(pool: DatabasePool, queries: number): Promise<n
 }
 
 describe.skipIf(process.platform === 'win32')('the embedded Postgres, sized for one machine (docs/PERFORMANCE.md, "Memory of the embedded default")', () => {
-  it('runs with 32 MB of shared buffers, no I/O worker processes and no logical replication launcher', async () => {
+  it('runs with 32 MB of shared buffers, no I/O worker processes and no logical replication launcher', { timeout: machineTimeout(60_000) }, async () => {
     const storage = await openStorage({ dbPath: await newDbPath(), migrationsDir: NO_MIGRATIONS });
     try {
       const settings = await storage.pool.any(sql.unsafe`
@@ -171,23 +172,23 @@ describe.skipIf(process.platform === 'win32')('the embedded Postgres, sized for 
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 
-  it('opens at most four connections under load', async () => {
+  it('opens at most four connections under load', { timeout: machineTimeout(60_000) }, async () => {
     const storage = await openStorage({ dbPath: await newDbPath(), migrationsDir: NO_MIGRATIONS });
     try {
       expect(await mostBackendsUnder(storage.pool, 24)).toBe(4);
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 
-  it('takes another pool size when one is given (SUITE_DATABASE_POOL_SIZE)', async () => {
+  it('takes another pool size when one is given (SUITE_DATABASE_POOL_SIZE)', { timeout: machineTimeout(60_000) }, async () => {
     const storage = await openStorage({ dbPath: await newDbPath(), migrationsDir: NO_MIGRATIONS, poolSize: 2 });
     try {
       expect(await mostBackendsUnder(storage.pool, 12)).toBe(2);
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 });

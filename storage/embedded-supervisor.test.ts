@@ -5,6 +5,7 @@ import { sql } from 'slonik';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StorageError } from './errors.ts';
 import { openStorage } from './open.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 /**
  * The embedded Postgres kept up by its supervisor (embedded-supervisor.ts): a kill -9 of its
@@ -40,7 +41,9 @@ async function firstSuccess<T>(work: () => Promise<T>, tries: number): Promise<T
 }
 
 describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres', () => {
-  it('restarts after a kill -9 of its postmaster: the pool serves again by itself and every earlier commit is there', async () => {
+  it('restarts after a kill -9 of its postmaster: the pool serves again by itself and every earlier commit is there', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const dbPath = await newDbPath();
     const gaveUp: StorageError[] = [];
     const storage = await openStorage({
@@ -74,9 +77,9 @@ describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres'
     } finally {
       await storage.close();
     }
-  }, 60_000);
+  });
 
-  it('gives up once, naming the cluster and the attempts, when the server cannot be restarted', async () => {
+  it('gives up once, naming the cluster and the attempts, when the server cannot be restarted', { timeout: machineTimeout(60_000) }, async () => {
     const dbPath = await newDbPath();
     let gaveUp!: (e: StorageError) => void;
     const given = new Promise<StorageError>((resolve) => (gaveUp = resolve));
@@ -108,5 +111,5 @@ describe.skipIf(process.platform === 'win32')('the supervised embedded Postgres'
       await rename(join(dbPath, 'PG_VERSION.aside'), join(cluster, 'PG_VERSION')).catch(() => undefined);
       await storage.close();
     }
-  }, 60_000);
+  });
 });

@@ -21,6 +21,7 @@ import {
   subjectsPage,
   type NewExecution,
 } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 // Scopes from a small alphabet, so that wildcards, equal and unequal segment counts all occur.
 const segment = fc.constantFrom('a', 'b', '*', 'read', '');
@@ -84,7 +85,7 @@ describe.each(storageKinds())('execution read models on $kind', ({ open }) => {
   let t: TestStorage;
   beforeAll(async () => {
     t = await open();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.dispose());
   const db = () => t.storage.pool;
   const insert = (rows: NewExecution[]) => db().transaction((tx) => insertExecutions(tx, rows));

@@ -15,6 +15,7 @@ import {
   traceKeyIds,
   type ScannedRow,
 } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 // Text Postgres stores (no NUL), with what JSON and the array literal escape, line breaks included.
 const text = fc.oneof(
@@ -60,7 +61,7 @@ function storageWithRecords(open: () => Promise<TestStorage>): { t: TestStorage 
       held.t.storage.pool,
       stored.map((r) => ({ ...r, idempotencyKey: null })),
     );
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => held.t?.dispose());
   return held;
 }

@@ -15,6 +15,7 @@ import {
   registerTraceKey,
   type NewExecution,
 } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 // Text that Postgres and RFC 8785 accept (no NUL; fast-check's strings are well-formed UTF-16).
 const text = fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\u0000'));
@@ -78,7 +79,7 @@ describe.each(storageKinds())('execution storage on $kind', ({ open }) => {
   let t: TestStorage;
   beforeAll(async () => {
     t = await open();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.dispose());
 
   let seq = 0;

@@ -16,6 +16,7 @@ import {
   revocationSnapshot,
   suspendIdentity,
 } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 const pem = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
 const nonce = () => randomBytes(32).toString('base64url');
@@ -41,7 +42,7 @@ describe.each(storageKinds())('identity storage on $kind', (kind) => {
   let t: TestStorage;
   beforeAll(async () => {
     t = await kind.open();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.dispose());
 
   it('enrols a subject once: a second enrolment of it returns nothing and changes nothing', async () => {

@@ -153,6 +153,22 @@ async function applyOne(client: pg.Client, file: MigrationFile, table: string): 
 }
 
 /** The migration files of `dir`, sorted by version; files not ending in `.sql` are ignored. */
+/**
+ * A digest of every migration `migrate` would apply with these options (each table's versions, names
+ * and checksums, in order): two databases migrated from equal digests have the same schema. It names
+ * the kept copy of a migrated in-memory database (pglite-template.ts).
+ */
+export async function migrationsDigest(dir: string | URL, sets: readonly MigrationSet[] = []): Promise<string> {
+  const tables: Array<[string, MigrationFile[]]> = [['schema_migrations', await readMigrations(dir)]];
+  for (const set of sets) tables.push([`schema_migrations_${set.name}`, await readMigrations(set.dir)]);
+  const hash = createHash('sha256');
+  for (const [table, files] of tables) {
+    hash.update(`${table}\n`);
+    for (const file of files) hash.update(`${file.version} ${file.name} ${file.checksum}\n`);
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
 export async function readMigrations(dirOrUrl: string | URL): Promise<MigrationFile[]> {
   const dir = typeof dirOrUrl === 'string' ? dirOrUrl : fileURLToPath(dirOrUrl);
   let entries: string[];

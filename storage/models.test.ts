@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import { currentPin, insertAttestation, insertPin, listAttestations, listCurrentPins, pinHistory, supersedePin, type NewPin } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 const pin = (name: string, version = '2024-05-13'): NewPin => ({
   name,
@@ -14,7 +15,7 @@ describe.each(storageKinds())('model pin storage on $kind', (kind) => {
   let t: TestStorage;
   beforeAll(async () => {
     t = await kind.open();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.dispose());
 
   it('pins baseline 1 of a name once; a second pin of the name returns nothing and changes nothing', async () => {

@@ -5,7 +5,7 @@ import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import type { RestartPolicy } from './embedded-supervisor.ts';
 import type { StorageLogger } from './errors.ts';
 import { silentLogger } from './errors.ts';
-import { DEFAULT_MIGRATIONS_DIR, migrate, type MigrationSet } from './migrate.ts';
+import { DEFAULT_MIGRATIONS_DIR, migrate, migrationsDigest, type MigrationSet } from './migrate.ts';
 import { startPglite } from './pglite.ts';
 import { postgresBinaries, type PostgresBinaries } from './postgres-binaries.ts';
 import { createStorageHandle, createSuitePool, redactUrl, type PoolSettings } from './postgres.ts';
@@ -83,11 +83,18 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     }
   }
 
-  const backend = await startPglite(dbPath, logger);
+  // In memory: started from a kept copy already migrated to these migrations when there is one (then
+  // migrate finds nothing to apply), else migrated and kept for the next start (pglite-template.ts).
+  // A folder it cannot read is migrate's to report.
+  const migrated = dbPath === undefined ? await migrationsDigest(dir, options.migrationSets ?? []).catch(() => undefined) : undefined;
+  const backend = await startPglite(dbPath, logger, migrated);
   try {
     // Sequential on purpose: the socket serves one client, so migrate's connection closes
     // before the pool opens its own.
     await migrate({ url: backend.url, dir, sets: options.migrationSets ?? [], logger, connectionTimeoutMs });
+    if (migrated !== undefined && !backend.fromMigrated) {
+      await backend.keepMigrated().catch((error: unknown) => logger.warn({ err: error }, 'could not keep a copy of the migrated in-memory database'));
+    }
     const settings: PoolSettings = {
       // PGlite is one session: a second connection would interleave two transactions.
       maxPoolSize: 1,
@@ -99,7 +106,10 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       tracing: options.tracing ?? false,
     };
     const pool = await createSuitePool(backend.url, settings, logger);
-    logger.info({ kind: 'pglite', dbPath: dbPath ?? '(in memory)' }, 'storage open');
+    logger.info(
+      { kind: 'pglite', dbPath: dbPath ?? '(in memory)', ...(migrated !== undefined ? { fromMigratedCopy: backend.fromMigrated } : {}) },
+      'storage open',
+    );
     return createStorageHandle('pglite', pool, backend.stop, backend.alive);
   } catch (error) {
     await backend.stop();

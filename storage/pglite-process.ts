@@ -8,16 +8,17 @@ import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
  * engine with the main thread, and we saw a worker teardown kill the whole process with SIGSEGV.
  * A process keeps both the CPU time and any crash on its side of the loopback socket.
  *
- * argv[2]: JSON `{ dbPath?: string }`. Messages: parent -> child `{ type: 'stop' }`;
- * child -> parent `ready`, `failed`, `stopped`. If the parent dies, the IPC channel closes and the
+ * argv[2]: JSON `{ dbPath?: string; migrated?: string }`. Messages: parent -> child `{ type: 'stop' }`,
+ * `{ type: 'keep-migrated' }` (answered `kept`); child -> parent `ready`, `failed`, `stopped`. If the parent dies, the IPC channel closes and the
  * child closes PGlite and exits, so no orphan keeps the data folder open.
  */
 export type ChildToParent =
-  | { type: 'ready'; host: string; port: number }
+  | { type: 'ready'; host: string; port: number; fromMigrated: boolean }
+  | { type: 'kept'; error?: string }
   | { type: 'failed'; message: string; code?: string }
   | { type: 'stopped'; error?: string };
 
-export type ParentToChild = { type: 'stop' };
+export type ParentToChild = { type: 'stop' } | { type: 'keep-migrated' };
 
 const send = (message: ChildToParent): void => {
   if (process.connected) process.send?.(message);
@@ -25,7 +26,7 @@ const send = (message: ChildToParent): void => {
 
 async function main(): Promise<void> {
   if (process.send === undefined) throw new Error('pglite-process.ts must be started with fork()');
-  const options = JSON.parse(process.argv[2] ?? '{}') as { dbPath?: string };
+  const options = JSON.parse(process.argv[2] ?? '{}') as { dbPath?: string; migrated?: string };
   let unlock: () => Promise<void> = async () => {};
   let server: PgliteServer;
   try {
@@ -59,13 +60,19 @@ async function main(): Promise<void> {
   };
   process.on('message', (message: ParentToChild) => {
     if (message.type === 'stop') void stop();
+    if (message.type === 'keep-migrated') {
+      server.keepMigrated().then(
+        () => send({ type: 'kept' }),
+        (error: unknown) => send({ type: 'kept', error: String(error) }),
+      );
+    }
   });
   process.on('disconnect', () => void stop());
   // Ctrl+C reaches the whole process group, and a supervisor's SIGTERM may reach every process: the
   // parent must first drain its pool (its transactions are still running here), then tell us to stop.
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => {});
-  send({ type: 'ready', host: server.host, port: server.port });
+  send({ type: 'ready', host: server.host, port: server.port, fromMigrated: server.fromMigrated });
 }
 
 await main();

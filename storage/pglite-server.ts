@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { type PGlite, protocol } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { createDurablePglite } from './pglite-durable.ts';
-import { createMemoryPglite } from './pglite-template.ts';
+import { createMemoryPglite, keepMigrated, type MemoryPglite } from './pglite-template.ts';
 
 /**
  * PGlite (Postgres compiled to WASM) behind a loopback Postgres socket, so the one slonik client
@@ -12,6 +12,10 @@ import { createMemoryPglite } from './pglite-template.ts';
 export interface PgliteServer {
   readonly host: string;
   readonly port: number;
+  /** In memory: it started from the kept copy of a database migrated to `migrated`. */
+  readonly fromMigrated: boolean;
+  /** In memory: keep a copy of the database, just migrated to `migrated`, for the next start (pglite-template.ts). */
+  keepMigrated(): Promise<void>;
   /** Stop accepting and drop the socket (rolling back an open transaction), then close PGlite. */
   stop(): Promise<void>;
 }
@@ -19,12 +23,15 @@ export interface PgliteServer {
 export interface PgliteServerOptions {
   /** Data directory that survives restarts, prepared and locked by data-dir.ts; unset: in memory. */
   dbPath?: string;
+  /** In memory: the digest of the migrations the opener applies next (migrate.ts migrationsDigest). */
+  migrated?: string;
 }
 
 export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
-  const { dbPath } = options;
+  const { dbPath, migrated } = options;
   // On a folder, commits are on disk before they are answered (pglite-durable.ts).
-  const db = dbPath === undefined ? await createMemoryPglite() : await createDurablePglite(dbPath);
+  const memory = dbPath === undefined ? await createMemoryPglite(undefined, migrated) : undefined;
+  const db = dbPath === undefined ? (memory as MemoryPglite).db : await createDurablePglite(dbPath);
   // PGlite is ONE session. With two sockets, the server would interleave their protocol messages
   // (unnamed statements, transactions), so it serves exactly one client at a time (below); the
   // socket level admits a second so that a reconnecting client waits instead of being refused.
@@ -45,6 +52,10 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
   return {
     host,
     port,
+    fromMigrated: memory?.fromMigrated ?? false,
+    keepMigrated: async () => {
+      if (memory !== undefined && migrated !== undefined) await keepMigrated(db, migrated);
+    },
     stop() {
       stopping ??= (async () => {
         try {

@@ -20,6 +20,10 @@ export interface PgliteBackend {
   readonly url: string;
   /** False once the child has exited (crash or stop). */
   alive(): boolean;
+  /** In memory: it started from the kept copy of a database migrated to the digest given (pglite-template.ts). */
+  readonly fromMigrated: boolean;
+  /** In memory: keep a copy of the database, just migrated to that digest, for the next start. */
+  keepMigrated(): Promise<void>;
   /** Stop the socket server, close PGlite and its folder lock, let the child exit. Idempotent. */
   stop(): Promise<void>;
 }
@@ -28,9 +32,13 @@ const CHILD_PATH = fileURLToPath(new URL('./pglite-process.ts', import.meta.url)
 /** Time for the child to close PGlite before it is killed. */
 const STOP_GRACE_MS = 10_000;
 
-/** PGlite for `dbPath` (locked and owner-only while it runs), or in memory when unset. */
-export async function startPglite(dbPath: string | undefined, logger: StorageLogger): Promise<PgliteBackend> {
-  const child = fork(CHILD_PATH, [JSON.stringify(dbPath === undefined ? {} : { dbPath })], {
+/**
+ * PGlite for `dbPath` (locked and owner-only while it runs), or in memory when unset; in memory,
+ * `migrated` (the digest of the migrations applied next) loads the kept copy of a database already
+ * migrated to it, when there is one.
+ */
+export async function startPglite(dbPath: string | undefined, logger: StorageLogger, migrated?: string): Promise<PgliteBackend> {
+  const child = fork(CHILD_PATH, [JSON.stringify(dbPath === undefined ? (migrated === undefined ? {} : { migrated }) : { dbPath })], {
     // Not the parent's flags: an --inspect port or a test runner's hooks have no place in the child.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -59,6 +67,15 @@ export async function startPglite(dbPath: string | undefined, logger: StorageLog
   return {
     url: `postgres://postgres@${ready.host}:${ready.port}/postgres`,
     alive: () => !exited,
+    fromMigrated: ready.fromMigrated,
+    async keepMigrated() {
+      if (exited || !child.connected) return;
+      const answered = nextMessage(child);
+      child.send({ type: 'keep-migrated' } satisfies ParentToChild);
+      const answer = await answered;
+      if (answer.type !== 'kept') throw new Error(answer.type === 'failed' ? answer.message : `unexpected answer ${answer.type}`);
+      if (answer.error !== undefined) throw new Error(answer.error);
+    },
     stop() {
       stopping ??= (async () => {
         exitExpected = true;

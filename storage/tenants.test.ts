@@ -16,6 +16,7 @@ import {
   setTenantStatus,
   usageOf,
 } from './index.ts';
+import { machineTimeout } from '../testing/machine-time.ts';
 
 let n = 0;
 const id = () => `ten_${(++n).toString(16).padStart(24, '0')}`;
@@ -25,7 +26,7 @@ describe.each(storageKinds())('tenant storage on $kind', ({ open }) => {
   let t: TestStorage;
   beforeAll(async () => {
     t = await open();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.dispose());
   const db = () => t.storage.pool;
 

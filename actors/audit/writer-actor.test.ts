@@ -4,6 +4,7 @@ import { subjects, type AuditInput } from '../../bus/index.ts';
 import { openStorage, type Storage } from '../../storage/index.ts';
 import { AuditWriterActor } from './writer-actor.ts';
 import { verifyAuditChain } from './reader-actor.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 const entry = (id: string): AuditInput => ({
   id,
@@ -25,7 +26,7 @@ describe('audit writer actor', () => {
     bus = createBus(createMemoryNetwork().connect());
     actor = new AuditWriterActor({ bus, storage, holder: 'test' });
     await actor.start();
-  }, 30_000);
+  }, machineTimeout(30_000));
   afterAll(async () => {
     await actor.stop();
     await bus.drain();
@@ -54,7 +55,7 @@ describe('audit writer actor', () => {
 });
 
 describe('audit writer actor, a batch sent again while its first send commits (bus/carry.ts)', () => {
-  it('answers both sends with the same records and writes each entry once', async () => {
+  it('answers both sends with the same records and writes each entry once', { timeout: machineTimeout(30_000) }, async () => {
     const storage = await openStorage({});
     const bus = createBus(createMemoryNetwork().connect());
     const actor = new AuditWriterActor({ bus, storage, holder: 'test' });
@@ -80,5 +81,5 @@ describe('audit writer actor, a batch sent again while its first send commits (b
       await bus.drain();
       await storage.close();
     }
-  }, 30_000);
+  });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
 import { runLoad, startSuiteProcess, tally, type SuiteProcess } from '../../testing/chaos-suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 34, item 1: the audit chain's inserts now follow the answers in batches (a decision is
@@ -36,7 +37,7 @@ async function allowsOf(base: string, adminKey: string, subject: string): Promis
 }
 
 describe('the embedded suite killed right after answers', () => {
-  it('keeps the audit entry of every answered append and validation across kill -9 of its process group', async () => {
+  it('keeps the audit entry of every answered append and validation across kill -9 of its process group', { timeout: machineTimeout(120_000) }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-audit-kill-')), 'data');
     dirs.push(dataDir);
     let suite = await startSuiteProcess('suite', ['start', '--data-dir', dataDir], {});
@@ -96,5 +97,5 @@ describe('the embedded suite killed right after answers', () => {
     const verify = await call(`${suite.base}/audit/verify`, { adminKey, timeoutMs: 30_000 });
     expect(verify.status).toBe(200);
     expect(verify.body).toMatchObject({ valid: true });
-  }, 120_000);
+  });
 });

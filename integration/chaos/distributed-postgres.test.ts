@@ -6,6 +6,7 @@ import { NATS_URL } from '../../testing/bus.ts';
 import { runLoad, startSuiteProcess, tally, type Load } from '../../testing/chaos-suite.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../../testing/private-postgres.ts';
 import { expectLogIntact } from '../../testing/log-fsck.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Distributed mode (actors and the token edge in two processes over NATS, Postgres by URL), its
@@ -31,7 +32,9 @@ printOutputOnFailure(() =>
 const RECORD = { subject: 'chaos-recorder', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, output: { ok: true }, outcome: 'success' };
 
 describe('Postgres killed in distributed mode', () => {
-  it("answers 503 and never 500 on every route while it is down, says when a write's outcome is unknown, and resumes by itself", async () => {
+  it("answers 503 and never 500 on every route while it is down, says when a write's outcome is unknown, and resumes by itself", {
+    timeout: machineTimeout(90_000),
+  }, async () => {
     postgres = await startPrivatePostgres();
     const env = {
       SUITE_NATS_URL: NATS_URL,
@@ -138,5 +141,5 @@ describe('Postgres killed in distributed mode', () => {
     } finally {
       for (const l of Object.values(loads)) await l.stop();
     }
-  }, 90_000);
+  });
 });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure } from '../helpers.ts';
 import { runLoad, startSuiteProcess, tally, type SuiteProcess, postmasterPid } from '../../testing/chaos-suite.ts';
 import { expectLogIntact, servedCheckpoint } from '../../testing/log-fsck.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * kill -9 of the embedded Postgres under load (`suite start --data-dir`): the suite restarts it by
@@ -35,7 +36,9 @@ async function allowsOf(base: string, adminKey: string, subject: string): Promis
 const RECORD = { subject: 'chaos-recorder', scope: ['crm:write'], module: 'crm', action: 'update', input: { n: 1 }, output: { ok: true }, outcome: 'success' };
 
 describe('the embedded Postgres killed under load', () => {
-  it('is restarted by the suite, appends resume by themselves, and no answered decision loses its audit entry across a SIGTERM during the outage', async () => {
+  it('is restarted by the suite, appends resume by themselves, and no answered decision loses its audit entry across a SIGTERM during the outage', {
+    timeout: machineTimeout(90_000),
+  }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-chaos-embedded-')), 'data');
     dirs.push(dataDir);
     let suite = await startSuiteProcess('suite', ['start', '--data-dir', dataDir], {});
@@ -117,9 +120,11 @@ describe('the embedded Postgres killed under load', () => {
     } finally {
       await Promise.all([validations.stop(), appends.stop(), readiness.stop()]);
     }
-  }, 90_000);
+  });
 
-  it('exits non-zero with one message naming the cause when its database cannot be restarted, rather than answering 503 for good', async () => {
+  it('exits non-zero with one message naming the cause when its database cannot be restarted, rather than answering 503 for good', {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-chaos-embedded-')), 'data');
     dirs.push(dataDir);
     const suite = await startSuiteProcess('suite-doomed', ['start', '--data-dir', dataDir], { SUITE_DB_RESTART_ATTEMPTS: '2' });
@@ -137,5 +142,5 @@ describe('the embedded Postgres killed under load', () => {
     expect(fatal, suite.child.output().slice(-3000)).toHaveLength(1);
     expect(fatal[0]).toContain(cluster);
     expect(fatal[0]).toContain('2 attempts');
-  }, 60_000);
+  });
 });

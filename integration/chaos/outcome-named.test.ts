@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, mint, printOutputOnFailure, type Answer } from '../helpers.ts';
 import { startSuiteProcess, type SuiteProcess, postmasterPid } from '../../testing/chaos-suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Every uncertain outcome named (issue 34, item 3): appends with an Idempotency-Key, one at a time
@@ -33,7 +34,9 @@ interface Refusal {
 }
 
 describe('appends while the embedded Postgres is killed', () => {
-  it('name every uncertain outcome with the Idempotency-Key to retry with, and a refusal that says nothing was done made nothing', async () => {
+  it('name every uncertain outcome with the Idempotency-Key to retry with, and a refusal that says nothing was done made nothing', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     const dataDir = join(await mkdtemp(join(tmpdir(), 'suite-chaos-outcome-')), 'data');
     dirs.push(dataDir);
     const suite = await startSuiteProcess('suite', ['start', '--data-dir', dataDir], {});
@@ -107,5 +110,5 @@ describe('appends while the embedded Postgres is killed', () => {
         ),
       )}`,
     );
-  }, 120_000);
+  });
 });

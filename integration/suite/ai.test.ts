@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/index.ts';
 import { loadConfig } from '../../services/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let plain: TestSuite;
 let configured: TestSuite;
@@ -10,7 +11,7 @@ const ANTHROPIC_KEY = 'sk-ant-test-9876543210SECRET';
 beforeAll(async () => {
   plain = await startTestSuite({});
   configured = await startTestSuite({ OPENAI_API_KEY: OPENAI_KEY, ANTHROPIC_API_KEY: ANTHROPIC_KEY, OLLAMA_HOST: '10.1.2.3:11434' });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await plain?.stop();
   await configured?.stop();

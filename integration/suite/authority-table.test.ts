@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRoutes, type Authority } from '../../edge-http/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Every route of every listener × every credential case, against the real suite: the status and
@@ -74,7 +75,7 @@ beforeAll(async () => {
   headers.revoked = bearer(revoked.token);
   headers['wrong scope'] = bearer((await t.mint(['nothing:granted'])).token);
   headers['admin key'] = { 'x-suite-admin-key': t.adminKey };
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(() => t?.stop());
 
@@ -84,7 +85,7 @@ describe('every route of every listener under every credential', () => {
     for (const edge of t.suite.edges) for (const r of listRoutes(edge.app)) expect(r.authority, `${r.method} ${r.url}`).toBeDefined();
   });
 
-  it('answers each credential case with the status and code the spec requires', async () => {
+  it('answers each credential case with the status and code the spec requires', { timeout: machineTimeout(60_000) }, async () => {
     const rows: string[] = [];
     for (const edge of t.suite.edges) {
       for (const route of listRoutes(edge.app)) {
@@ -113,7 +114,7 @@ describe('every route of every listener under every credential', () => {
     }
     console.log(`route x credential table: ${rows.length} cases checked`);
     expect(rows.length).toBeGreaterThanOrEqual(6 * 6 * 3);
-  }, 60_000);
+  });
 });
 
 describe('GET /capabilities', () => {

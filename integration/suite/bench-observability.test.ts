@@ -3,6 +3,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call } from '../../testing/tenancy.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 const spans = new InMemorySpanExporter();
 let t: TestSuite;
@@ -10,7 +11,7 @@ let target: TargetServer;
 beforeAll(async () => {
   t = await startTestSuite({ SUITE_BENCH_POLL_MS: '50', OTEL_TRACES_SAMPLER: 'always_on' }, [], { spanProcessors: [new SimpleSpanProcessor(spans)] });
   target = await startTargetServer();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await target?.close();

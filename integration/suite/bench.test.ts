@@ -4,6 +4,7 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call as callSuite, createTenant, type Call } from '../../testing/tenancy.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
 import { startOpenAiFake, startOllamaFake, type FakeServer } from '../../testing/llm-fakes.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 let runner: string;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   // server differ by noise only: the verdict's smallest change (5% of the mean) is over 1 ms here.
   fast = await startTargetServer({ delayMs: 25 });
   slow = await startTargetServer({ delayMs: 50 });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await fast?.close();
@@ -160,7 +161,9 @@ describe('an http run', () => {
 });
 
 describe('GET /compare', () => {
-  it('calls slow after fast a regression, the reverse an improvement, and a run against itself no significant change', async () => {
+  it('calls slow after fast a regression, the reverse an improvement, and a run against itself no significant change', {
+    timeout: machineTimeout(90_000),
+  }, async () => {
     // Delays long beside the jitter of a loaded 2-core machine (a few ms): a 25 ms target once read
     // 5% slower in one of two runs of the same server under load 5, which is a real change in
     // what was measured, not what this test is about.
@@ -214,7 +217,7 @@ describe('GET /compare', () => {
     if (noisePercent >= minimumDeltaPercent)
       process.stdout.write(`bench no-false-positive: noise ${noisePercent.toFixed(2)}% is above the ${minimumDeltaPercent}% bound: a busy machine\n`);
     expect(twice.body, JSON.stringify(twice.body)).toMatchObject({ verdict: 'no significant change', significant: false });
-  }, 90_000);
+  });
 
   it('answers 404 for an unknown run, 409 for one not finished, 400 without both parameters', async () => {
     expect((await call('/compare?baseline=nope&candidate=nope', { token: reader })).status).toBe(404);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call, createTenant } from '../../testing/tenancy.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The signing example of docs/BILLING-WEBHOOK.md, run as written (sh and openssl), its header sent
@@ -16,7 +17,7 @@ const SECRET = 'whsec_doc_example_5f2e9a';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite({ BILLING_WEBHOOK_SECRET: SECRET });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 /** The documented block computes `$signature`; the call is then made as the doc's curl line makes it. */

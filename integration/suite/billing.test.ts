@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { signWebhook } from '../../core/tenancy/index.ts';
 import { call, createTenant } from '../../testing/tenancy.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 const SECRET = 'whsec_test_current_0123456789';
 const PREVIOUS = 'whsec_test_previous_9876543210';
@@ -9,7 +10,7 @@ let t: TestSuite;
 beforeAll(async () => {
   // Two secrets configured: the receiver's side of a rotation.
   t = await startTestSuite({ BILLING_WEBHOOK_SECRET: `${SECRET},${PREVIOUS}` });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -161,7 +162,7 @@ describe('POST /billing/webhook without a configured secret', () => {
   let bare: TestSuite;
   beforeAll(async () => {
     bare = await startTestSuite();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => bare?.stop());
 
   it('refuses every call with 400, whatever it is signed with', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { ssrfCorpus, startCanary, type Canary } from '../../testing/ssrf.ts';
 import { NATS_URL } from '../../testing/bus.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The connector actions under the SSRF guard (issue 16): URLs aimed at this machine, the metadata
@@ -49,7 +50,7 @@ describe('connector actions under the distributed default', () => {
       CONNECTOR_WEBHOOK_HEALTH_URL: `http://[::ffff:127.0.0.1]:${P}/health`,
     });
     token = (await t.mint(['connector:execute', 'connector:read'])).token;
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('refuses every URL of the corpus and every configured loopback provider; the canary receives 0 connections', async () => {
@@ -83,7 +84,7 @@ describe('connector actions and redirects', () => {
   beforeAll(async () => {
     t = await startTestSuite({ SUITE_OUTBOUND_ALLOW: '127.0.0.2/32' });
     token = (await t.mint(['connector:execute'])).token;
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('follows no redirect from an allowed host to a refused address: the canary receives 0 connections', async () => {

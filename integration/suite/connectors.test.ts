@@ -5,6 +5,7 @@ import { hashCanonical } from '../../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/storage.ts';
 import { fakeGithub, fakeSlack, fakeWebhookReceiver, type FakeServer } from '../../testing/fake-providers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The connector service against local servers speaking the Slack Web API, GitHub REST and Standard
@@ -40,7 +41,7 @@ beforeAll(async () => {
   });
   executeToken = (await t.mint(['connector:execute', 'connector:read'], { sub: 'agent-7' })).token;
   readToken = (await t.mint(['connector:read'], { sub: 'agent-7' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await t?.stop();
@@ -348,7 +349,7 @@ describe('a connector not configured, or whose credentials the provider rejects'
       CONNECTOR_GITHUB_TOKEN: GITHUB_TOKEN,
       CONNECTOR_GITHUB_API_URL: echoUrl,
     });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await bad?.stop();
     await badSlack?.close();

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import WebSocket from 'ws';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /** The dashboard's live socket (GET /live on 3001) against a real suite in this process. */
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 interface Opened {

@@ -2,6 +2,7 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call, errorCode } from '../helpers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The dashboard listener's same-origin proxy (`/api/<listener>/<path>`, docs/DASHBOARD.md) against a
@@ -23,7 +24,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   const port = (echo.address() as { port: number }).port;
   t = await startTestSuite({ SUITE_TRUST_URL: `http://127.0.0.1:${port}` });
-}, 60_000);
+}, machineTimeout(60_000));
 
 afterAll(async () => {
   await t?.stop();

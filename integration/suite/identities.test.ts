@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { CHALLENGE_RATE_LIMIT } from '../../services/token/routes/identities.ts';
 import { caller, newAgentKey, provenRequest, type AgentKey } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;
 beforeAll(async () => {
   t = await startTestSuite();
   call = caller(t);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 let n = 0;

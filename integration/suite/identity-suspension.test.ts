@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/storage.ts';
 import { caller, newAgentKey, provenRequest, type AgentKey } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let n = 0;
 async function enrolled(call: ReturnType<typeof caller>): Promise<{ subject: string; key: AgentKey }> {
@@ -18,7 +19,7 @@ describe('POST /identities/{subject}/suspend', () => {
   beforeAll(async () => {
     t = await startTestSuite();
     call = caller(t);
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('requires a reason, the admin key, and an enrolled subject', async () => {
@@ -121,7 +122,7 @@ describe('suspension racing issuance, on Postgres', () => {
     db = await createTestDatabase();
     t = await startTestSuite({ SUITE_DATABASE_URL: db.url });
     call = caller(t);
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await t?.stop();
     await db?.drop();

@@ -2,13 +2,14 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call, pollUntil } from '../helpers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /** Issue 36, item 9: a fresh, idle suite as Grafana and a trace backend see it. */
 const spans = new InMemorySpanExporter();
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite({}, [], { spanProcessors: [new SimpleSpanProcessor(spans)] });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('a fresh suite', () => {

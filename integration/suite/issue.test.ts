@@ -4,11 +4,12 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { mapIssueRequest } from '../../services/token/routes/issue.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 interface CallInit {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { LIVE_SOCKETS_PER_CREDENTIAL } from '../../services/dashboard/live.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 6: one token could open any number of `/live` sockets (500 accepted), each
@@ -12,7 +13,7 @@ let t: TestSuite;
 beforeAll(async () => {
   // Short socket timeouts: an open live socket must outlive them (it is no slow request).
   t = await startTestSuite({ SUITE_HTTP_HEADERS_TIMEOUT_MS: '300', SUITE_HTTP_REQUEST_TIMEOUT_MS: '600' });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 interface Opened {
@@ -37,7 +38,7 @@ function open(token: string): Promise<Opened> {
 }
 
 describe('live sockets per credential', () => {
-  it("closes the socket past the cap with 1008, keeping the others and other tokens' sockets open", async () => {
+  it("closes the socket past the cap with 1008, keeping the others and other tokens' sockets open", { timeout: machineTimeout(30_000) }, async () => {
     const { token } = await t.mint(['execution:read'], { sub: 'many-tabs' });
     const kept: Opened[] = [];
     for (let i = 0; i < LIVE_SOCKETS_PER_CREDENTIAL; i++) {
@@ -60,5 +61,5 @@ describe('live sockets per credential', () => {
     let again = await open(token);
     while ((await Promise.race([again.hello.then(() => 'admitted'), again.closed.then(() => 'refused')])) === 'refused') again = await open(token);
     for (const c of [...kept.slice(1), other, again]) c.ws.close();
-  }, 30_000);
+  });
 });

@@ -8,6 +8,7 @@ import { listRoutes } from '../../edge-http/index.ts';
 import { SERVICE_MODULES } from '../../services/index.ts';
 import { mcpToolsOf } from '../../cli/edge.ts';
 import { ANY_JSON_VALUE } from '../../edge-mcp/index.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * `/mcp` on the token listener (issue 18), with the SDK's own client against a real suite: discovery
@@ -17,7 +18,7 @@ import { ANY_JSON_VALUE } from '../../edge-mcp/index.ts';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function connect(token: string | undefined): Promise<Client> {

@@ -7,6 +7,7 @@ import type { ExecutionRecord } from '../../core/chain/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { startTargetServer, type TargetServer } from '../../testing/target-server.ts';
 import { call as callSuite, claimsOf, createTenant } from '../../testing/tenancy.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The bench, connector and trust tools at `/mcp` (issue 18; docs/MCP.md), with the SDK's own client
@@ -20,7 +21,7 @@ let target: TargetServer;
 beforeAll(async () => {
   target = await startTargetServer({ delayMs: 2 });
   t = await startTestSuite({ SUITE_BENCH_POLL_MS: '50' });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await target?.close();

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { createMetricsRegistry } from '../../observability/index.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * `GET /metrics` of every listener in the Prometheus text format as Prometheus's own checker reads
@@ -60,7 +61,7 @@ describe('the process metrics of a registry', () => {
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function scrapeAll(): Promise<Array<{ service: string; text: string }>> {
@@ -88,7 +89,7 @@ async function traffic(): Promise<void> {
 }
 
 describe('GET /metrics on every listener', () => {
-  it('passes promtool check metrics before traffic, after it, and scraped back to back', async () => {
+  it('passes promtool check metrics before traffic, after it, and scraped back to back', { timeout: machineTimeout(60_000) }, async () => {
     const rounds = [await scrapeAll()];
     await traffic();
     rounds.push(await scrapeAll(), await scrapeAll());
@@ -107,7 +108,7 @@ describe('GET /metrics on every listener', () => {
       }
     }
     expect(checked).toBe(18);
-  }, 60_000);
+  });
 
   it('names no gauge *_total and writes only values the text format allows, on every listener', async () => {
     await traffic();

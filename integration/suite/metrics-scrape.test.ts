@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Scraping every listener of one process counts each series once (docs/OBSERVABILITY.md,
@@ -9,7 +10,7 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 /** Sample lines by series (name and labels), from the Prometheus text format. */

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { caller } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;
 beforeAll(async () => {
   t = await startTestSuite();
   call = caller(t);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const approved = { provider: 'openai', model: 'gpt-4o', version: '2024-05-13' };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call } from '../helpers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 36: what a newcomer still tripped on, each shown through the real listeners. Every test
@@ -11,7 +12,7 @@ let star: string;
 beforeAll(async () => {
   t = await startTestSuite();
   star = (await t.mint(['*'], { sub: 'newcomer-star' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const message = (body: unknown) => (body as { error?: { message?: string } }).error?.message ?? '';

@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * SUITE_AUDIENCE and RFC 8707 resources together (issue 32, noticed in session 12): with SUITE_AUDIENCE
@@ -12,7 +13,7 @@ const PUBLIC = 'https://suite.example';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite({ SUITE_AUDIENCE: 'suite-internal', SUITE_PUBLIC_URL: PUBLIC });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function clientToken(resource: string | undefined): Promise<string> {

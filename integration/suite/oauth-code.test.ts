@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The authorization-code grant with PKCE (issue 32) through the consent page the suite serves, driven
@@ -18,7 +19,7 @@ const REDIRECT = 'http://127.0.0.1:43117/callback';
 beforeAll(async () => {
   t = await startTestSuite();
   issuer = new URL(t.url('token'));
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 interface Entry {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { testBrowser } from '../../testing/dashboard-browser.ts';
 import { axeViolations, describeViolations } from '../../testing/axe.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The consent page served by the suite, driven by a person in Chromium (issue 32): the MCP SDK's own
@@ -51,7 +52,7 @@ beforeAll(async () => {
   });
   attackerBase = await listen(attackerServer);
   browser = await testBrowser();
-}, 90_000);
+}, machineTimeout(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -122,7 +123,9 @@ class DesktopProvider implements OAuthClientProvider {
 }
 
 describe('the consent page, driven in Chromium', () => {
-  it("lets the MCP SDK's OAuth client reach /mcp from its URL alone, a person approving one scope of those asked", async () => {
+  it("lets the MCP SDK's OAuth client reach /mcp from its URL alone, a person approving one scope of those asked", {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     const mcpUrl = new URL(t.url('token', '/mcp'));
     const provider = new DesktopProvider();
     const first = new Client({ name: 'desktop', version: '1.0.0' });
@@ -154,7 +157,7 @@ describe('the consent page, driven in Chromium', () => {
       client_id: provider.info!.client_id,
     });
     await client.close();
-  }, 60_000);
+  });
 
   it('sends a denial back to the client as error=access_denied', async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
@@ -190,7 +193,7 @@ describe('the consent page, driven in Chromium', () => {
     await page.close();
   });
 
-  it("takes the device's user code typed by a person, then the consent, and the device gets its token", async () => {
+  it("takes the device's user code typed by a person, then the consent, and the device gets its token", { timeout: machineTimeout(60_000) }, async () => {
     const reg = await fetch(t.url('token', '/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -214,9 +217,9 @@ describe('the consent page, driven in Chromium', () => {
     await page.close();
     const tokens = await polling;
     expect(tokens).toMatchObject({ scope: 'execution:read', expires_in: 900 });
-  }, 60_000);
+  });
 
-  it('passes axe: the consent page and the user-code page as served', async () => {
+  it('passes axe: the consent page and the user-code page as served', { timeout: machineTimeout(60_000) }, async () => {
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
     await page.goto(t.url('token', '/oauth/device'));
@@ -230,7 +233,7 @@ describe('the consent page, driven in Chromium', () => {
     const consent = await axeViolations(page, '/oauth/authorize');
     expect(consent, describeViolations(consent)).toEqual([]);
     await context.close();
-  }, 60_000);
+  });
 
   it("is not shown inside another site's frame, and the attempt is audited", async () => {
     const page = await browser.newPage();

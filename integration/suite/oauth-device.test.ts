@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The device grant (RFC 8628, issue 32): openid-client asks and polls as an agent on a server would,
@@ -18,7 +19,7 @@ const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 beforeAll(async () => {
   t = await startTestSuite();
   issuer = new URL(t.url('token'));
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function audit(subject: string): Promise<Array<{ action: string; result: string; reason: string }>> {
@@ -66,7 +67,7 @@ const poll = async (clientId: string, deviceCode: string) => {
 };
 
 describe('the device grant (RFC 8628)', () => {
-  it('is discovered, and openid-client polls until a person approves a narrowed scope by the user code', async () => {
+  it('is discovered, and openid-client polls until a person approves a narrowed scope by the user code', { timeout: machineTimeout(60_000) }, async () => {
     const clientId = await registerDeviceClient();
     const config = await oidc.discovery(issuer, clientId, undefined, oidc.None(), insecure);
     expect(config.serverMetadata().device_authorization_endpoint).toBe(t.url('token', '/oauth/device_authorization'));
@@ -94,7 +95,7 @@ describe('the device grant (RFC 8628)', () => {
           expect.objectContaining({ action: 'oauth:token', result: 'allow', reason: expect.stringContaining('device code approved by admin') }),
         ]),
       );
-  }, 60_000);
+  });
 
   it('answers authorization_pending, then slow_down to a poll inside the interval, then access_denied once the person denies', async () => {
     const clientId = await registerDeviceClient();

@@ -9,6 +9,7 @@ import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Token exchange (RFC 8693) as workload identity federation (issue 32), driven by openid-client's
@@ -75,7 +76,7 @@ beforeAll(async () => {
   expect(reg.status, await reg.clone().text()).toBe(201);
   publicClientId = ((await reg.json()) as { client_id: string }).client_id;
   publicClient = await oidc.discovery(new URL(t.url('token')), publicClientId, undefined, oidc.None(), insecure);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await new Promise<void>((resolve) => jwksServer.close(() => resolve()));

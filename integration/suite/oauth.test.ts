@@ -10,6 +10,7 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { DpopReplayCache, presentationProblem } from '../../edge-http/index.ts';
 import { edgeVerifier } from '../../cli/edge.ts';
 import type { FastifyRequest } from 'fastify';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The suite as an OAuth 2.1 authorization server (issue 32), driven by clients nobody here wrote:
@@ -23,7 +24,7 @@ const insecure = { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' as
 beforeAll(async () => {
   t = await startTestSuite();
   issuer = new URL(t.url('token'));
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function registerAdmin(metadata: Record<string, unknown>): Promise<Record<string, any>> {

@@ -9,6 +9,7 @@ import { listRoutes, routeSchemas } from '../../edge-http/index.ts';
 import { clientProject, type ClientProject } from '../../testing/openapi-client.ts';
 import { CLIENT_SOURCE, WRONG_SOURCE } from '../../testing/openapi-client-source.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The contract as a platform team meets it (issue 23): the six documents pass redocly's
@@ -59,7 +60,7 @@ beforeAll(async () => {
     docs.set(edge.service, doc);
     await writeFile(join(folder, `${edge.service}.json`), JSON.stringify(doc, null, 2));
   }
-}, 120_000);
+}, machineTimeout(120_000));
 afterAll(async () => {
   await t?.stop();
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
@@ -82,7 +83,7 @@ async function lint(service: string): Promise<{ totals: { errors: number; warnin
 }
 
 describe('the six OpenAPI documents', () => {
-  it("pass redocly's recommended ruleset with 0 errors, and only the warnings the suite explains", async () => {
+  it("pass redocly's recommended ruleset with 0 errors, and only the warnings the suite explains", { timeout: machineTimeout(120_000) }, async () => {
     expect([...docs.keys()].sort()).toEqual(['bench', 'connector', 'dashboard', 'scheduler', 'token', 'trust']);
     for (const service of docs.keys()) {
       const report = await lint(service);
@@ -95,7 +96,7 @@ describe('the six OpenAPI documents', () => {
         service,
       ).toEqual([]);
     }
-  }, 120_000);
+  });
 
   it('describe the interface version 1.1.0, and every tag they use with its words', () => {
     for (const [service, doc] of docs) {
@@ -165,14 +166,18 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
   let project: ClientProject | undefined;
   afterAll(() => project?.remove());
 
-  it('type-checks code that reads the answers of every listener with no cast, and refuses a field no answer has', async () => {
+  it('type-checks code that reads the answers of every listener with no cast, and refuses a field no answer has', {
+    timeout: machineTimeout(240_000),
+  }, async () => {
     project = await clientProject(docs, { 'client.ts': CLIENT_SOURCE, 'wrong.ts': WRONG_SOURCE });
     const diagnostics = await project.typecheck();
     expect(diagnostics.filter((d) => !d.startsWith('wrong.ts'))).toEqual([]);
     expect(diagnostics).toEqual([expect.stringMatching(/^wrong\.ts\(\d+,\d+\): error TS2339: Property 'notAFieldOfARecord' does not exist/)]);
-  }, 240_000);
+  });
 
-  it('mints, records, reads back and validates against the running suite, reading every field it was typed for', async () => {
+  it('mints, records, reads back and validates against the running suite, reading every field it was typed for', {
+    timeout: machineTimeout(120_000),
+  }, async () => {
     project ??= await clientProject(docs, { 'client.ts': CLIENT_SOURCE });
     const { exercise } = (await import(join(project.dir, 'client.ts'))) as {
       exercise: (urls: Record<string, string>, adminKey: string) => Promise<Record<string, unknown>>;
@@ -202,5 +207,5 @@ describe('a client generated with openapi-typescript and openapi-fetch', () => {
     expect(got.replayedHash).toBe((got.recorded as { hash: string }).hash);
     expect(got.listed).toContain((got.recorded as { hash: string }).hash);
     expect((got.connectors as unknown[]).length).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

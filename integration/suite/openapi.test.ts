@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { listRoutes } from '../../edge-http/index.ts';
 import { testApp } from '../../testing/edge-app.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Every listener's `GET /openapi.json`, checked with an OpenAPI 3.1 validator, each of its Schema
@@ -103,7 +104,7 @@ beforeAll(async () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     docs.set(edge.service, (await res.json()) as Document);
   }
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('GET /openapi.json on every listener', () => {

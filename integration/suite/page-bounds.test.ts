@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRoutes, routeSchemas } from '../../edge-http/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 23 part 6 and issue 25 finding 8, as a rule over the live route table (a route added later
@@ -12,7 +13,7 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite({ SUITE_SIGNUP_ENABLED: 'true', BILLING_WEBHOOK_SECRET: 'whsec_bounds_0123456789abcdef' });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 type Schema = { type?: string; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; default?: unknown; minimum?: number; maximum?: number };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call } from '../helpers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 23 part 6 (the papercuts) and issue 25 finding 8 (numbers out of range), each shown through
@@ -11,7 +12,7 @@ let star: string;
 beforeAll(async () => {
   t = await startTestSuite();
   star = (await t.mint(['*'], { sub: 'papercut-star' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const message = (body: unknown) => (body as { error?: { message?: string } }).error?.message ?? '';

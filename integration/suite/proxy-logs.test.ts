@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Per-request logs are off by default everywhere, the dashboard's same-origin proxy included
@@ -49,7 +50,7 @@ describe('log lines of proxied requests', () => {
   let t: TestSuite;
   beforeAll(async () => {
     t = await startTestSuite({ SUITE_LOG_LEVEL: 'info' }, [], { logDestination: quiet.destination });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('are none at info by default, for a burst of 40', async () => {
@@ -65,7 +66,7 @@ describe('log lines of proxied requests with the access log on', () => {
   let t: TestSuite;
   beforeAll(async () => {
     t = await startTestSuite({ SUITE_LOG_LEVEL: 'info', SUITE_ACCESS_LOG: 'true' }, [], { logDestination: counted.destination });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('are one access line per request on each listener it crosses (dashboard, then token)', async () => {

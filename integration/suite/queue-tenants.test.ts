@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { call } from '../helpers.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 6, through `POST /queue`: tenant A filled the shared queue with tasks delayed a
@@ -18,7 +19,7 @@ beforeAll(async () => {
     const created = await call(t.url('token', '/admin/tenants'), { adminKey: t.adminKey, body: { name } });
     tenantKeys.push((created.body as { apiKey: string }).apiKey);
   }
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const MONTH_MS = 31 * 24 * 3_600_000;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { CHALLENGE_RATE_LIMIT } from '../../services/token/routes/identities.ts';
 import { caller, newAgentKey } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 5: the limiter keyed on the unverified bearer string, so 300 challenges each
@@ -12,7 +13,7 @@ import { caller, newAgentKey } from '../../testing/identities.ts';
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('a rate limit that made-up credentials cannot dodge', () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRoutes, type Authority } from '../../edge-http/index.ts';
 import { SUITE_SCOPES } from '../../core/capability/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * docs/ROUTES.md lists the authority of every route. Its table is rendered from the running apps
@@ -31,7 +32,7 @@ function describeAuthority(a: Authority): string {
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('docs/ROUTES.md', () => {

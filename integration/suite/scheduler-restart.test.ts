@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'slonik';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { startHttpTarget, eventually, type HttpTarget } from '../../testing/http-target.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let folder: string;
 let target: HttpTarget;
@@ -29,7 +30,7 @@ async function call(t: TestSuite, token: string, path: string, body?: unknown) {
 const SCOPES = ['schedule:create', 'schedule:read', 'queue:write', 'queue:read'];
 
 describe('a schedule across a restart', () => {
-  it('is durable with a database folder, and fires on time again after the suite restarts', async () => {
+  it('is durable with a database folder, and fires on time again after the suite restarts', { timeout: machineTimeout(90_000) }, async () => {
     const env = { SUITE_DB_PATH: join(folder, 'db'), SUITE_HMAC_SECRET: 'r'.repeat(40) };
     const first = await startTestSuite(env);
     let token = (await first.mint(SCOPES)).token;
@@ -48,11 +49,11 @@ describe('a schedule across a restart', () => {
     } finally {
       await second.stop();
     }
-  }, 90_000);
+  });
 });
 
 describe('the queue limit', () => {
-  it('answers 429 RATE_LIMITED with Retry-After once the queue holds its maximum, and stores nothing', async () => {
+  it('answers 429 RATE_LIMITED with Retry-After once the queue holds its maximum, and stores nothing', { timeout: machineTimeout(60_000) }, async () => {
     const t = await startTestSuite({ SCHEDULER_QUEUE_MAX: '3' });
     try {
       const token = (await t.mint(SCOPES)).token;
@@ -67,5 +68,5 @@ describe('the queue limit', () => {
     } finally {
       await t.stop();
     }
-  }, 60_000);
+  });
 });

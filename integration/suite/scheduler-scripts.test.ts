@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { eventually } from '../../testing/http-target.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 let dir: string;
@@ -14,7 +15,7 @@ beforeAll(async () => {
   await chmod(join(dir, 'hello.sh'), 0o755);
   t = await startTestSuite({ SCHEDULER_SCRIPT_ROOT: dir, SCHEDULER_POLL_MS: '20' });
   token = (await t.mint(['queue:write', 'queue:read', 'runtime:read'])).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await rm(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'slonik';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { startHttpTarget, eventually, type HttpTarget } from '../../testing/http-target.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 let target: HttpTarget;
@@ -17,7 +18,7 @@ beforeAll(async () => {
     return { status: 200 };
   });
   token = (await t.mint(['schedule:create', 'schedule:read', 'queue:write', 'queue:read', 'runtime:read', 'execution:read'])).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await target?.close();

@@ -3,12 +3,13 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { SIGNUPS_PER_HOUR } from '../../services/token/tenancy/index.ts';
 import { call, claimsOf } from '../../testing/tenancy.ts';
 import { SIGNUP_SCOPES } from '../../services/token/routes/signup.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 describe('public signup, enabled', () => {
   let t: TestSuite;
   beforeAll(async () => {
     t = await startTestSuite({ SUITE_SIGNUP_ENABLED: 'true' });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('serves a small HTML form that posts to /signup', async () => {
@@ -80,7 +81,7 @@ describe('public signup, disabled (the default)', () => {
   let t: TestSuite;
   beforeAll(async () => {
     t = await startTestSuite();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => t?.stop());
 
   it('answers 404 NOT_FOUND on both routes, and creates nothing', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { caller, newAgentKey } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 9: look-alike subjects (`agent-1 `, zero-width, full-width, bidi) were accepted
@@ -14,7 +15,7 @@ beforeAll(async () => {
   t = await startTestSuite();
   call = caller(t);
   recorder = (await t.mint(['execution:record'], { sub: 'recorder' })).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const LOOKALIKES: Array<[string, string]> = [

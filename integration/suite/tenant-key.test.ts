@@ -3,6 +3,7 @@ import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { periodEnd, periodOf } from '../../core/tenancy/index.ts';
 import { meterUsage } from '../../storage/index.ts';
 import { call, claimsOf, createTenant, type CreatedTenant } from '../../testing/tenancy.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * X-Suite-Tenant-Key beside the credential of every guarded route (spec, Authentication rule 6):
@@ -14,7 +15,7 @@ let validator: string;
 beforeAll(async () => {
   t = await startTestSuite();
   validator = (await t.mint(['auth:token:validate'])).token;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 /** A tenant that has already used all but `left` of this month's `metric` (usage seeded as earlier calls would). */

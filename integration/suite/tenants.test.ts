@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { findPlan, periodOf } from '../../core/tenancy/index.ts';
 import { call, createTenant } from '../../testing/tenancy.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const total = async () => (await call(t, '/admin/tenants', { admin: true })).body.total as number;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kidFor } from '../../core/capability/index.ts';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { caller } from '../../testing/identities.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 7, through the real API: tokens signed with the suite's own secret but of a shape
@@ -15,7 +16,7 @@ let call: ReturnType<typeof caller>;
 beforeAll(async () => {
   t = await startTestSuite();
   call = caller(t);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');

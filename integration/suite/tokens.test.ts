@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { startTestSuite, type TestSuite } from '../../testing/suite.ts';
 import { eventually } from '../../testing/http-target.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 let t: TestSuite;
 beforeAll(async () => {
   t = await startTestSuite();
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function call(path: string, init: { method?: string; body?: unknown; token?: string; admin?: boolean } = {}) {

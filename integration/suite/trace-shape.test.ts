@@ -4,6 +4,7 @@ import { startHttpTarget, type HttpTarget } from '../../testing/http-target.ts';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../testing/otlp-receiver.ts';
 import { waterfallHtml } from '../../testing/trace-waterfall.ts';
 import { CHROMIUM, UPDATE_DOCS } from '../../testing/dashboard-browser.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * One request, one trace (issue 24, docs/OBSERVABILITY.md "Trace shape"): the real suite in this
@@ -28,7 +29,7 @@ beforeAll(async () => {
     SCHEDULER_WORKERS: '1',
     SCHEDULER_POLL_MS: '20',
   });
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await t?.stop();
   await target?.close();

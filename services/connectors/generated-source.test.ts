@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateConnector, type Connector, type ConnectorContext } from '../../core/connectors/index.ts';
 import { createOutboundGuard, guardedRequest, outboundPolicy } from '../../actors/outbound/index.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * The generator's TypeScript, as a developer would use it: written where its manifest says it goes
@@ -59,7 +60,7 @@ afterAll(async () => {
 });
 
 describe('the generated TypeScript', () => {
-  it("compiles under the project's tsconfig for prompts of every shape, as the built-ins' Connector", async () => {
+  it("compiles under the project's tsconfig for prompts of every shape, as the built-ins' Connector", { timeout: machineTimeout(120_000) }, async () => {
     const files: string[] = [];
     for (const prompt of PROMPTS) {
       const r = generateConnector(prompt);
@@ -77,9 +78,9 @@ describe('the generated TypeScript', () => {
     expect(run.out).toBe('');
     expect(run.ok).toBe(true);
     expect(files).toHaveLength(PROMPTS.length);
-  }, 120_000);
+  });
 
-  it('is caught by the same check when it does not compile', async () => {
+  it('is caught by the same check when it does not compile', { timeout: machineTimeout(120_000) }, async () => {
     const bad = `${TMP}-broken`;
     try {
       await mkdir(join(bad, 'connectors', 'providers'), { recursive: true });
@@ -98,7 +99,7 @@ describe('the generated TypeScript', () => {
     } finally {
       await rm(bad, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 
   it('runs: its actions call the API through the guard with the credential header, and map a 404', async () => {
     const r = generateConnector(PROMPTS[0]!);

@@ -5,6 +5,7 @@ import { rowSchema } from '../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../testing/storage.ts';
 import { decide, insertCodeRequest, recordIssued, spendCode } from './authorizations.ts';
 import { oauthService } from './index.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * A replayed authorization code against the token its first redemption is minting (RFC 9700 §4.5.3.1:
@@ -20,7 +21,7 @@ describe.each(storageKinds())('a replayed authorization code on $kind', ({ kind,
   let db: TestStorage;
   beforeAll(async () => {
     db = await open({ migrationSets: [oauthService.migrations!] });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(() => db?.dispose());
 
   async function approvedCode(): Promise<{ code: string; requestId: string }> {

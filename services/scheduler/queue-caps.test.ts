@@ -5,6 +5,7 @@ import { storageKinds, type StoragePlace } from '../../testing/storage.ts';
 import type { NewTask } from './task-store.ts';
 import { insertTask } from './enqueue-store.ts';
 import { EnqueueBatcher } from './enqueue-batch.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /**
  * Issue 25, finding 6: tenant A filled the shared queue (10,007 tasks delayed 31 days) and tenant B's
@@ -39,7 +40,7 @@ describe.each(storageKinds())('the queue caps on $kind', ({ kind, place: makePla
     const first = await openStorage({ ...place.options, migrationSets: MIGRATIONS });
     pools = [first];
     if (kind === 'postgres') for (let i = 0; i < 3; i++) pools.push(await openStorage({ ...place.options, migrationSets: MIGRATIONS }));
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     for (const s of pools ?? []) await s.close();
     await place?.remove();

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logKey } from '../../core/tlog/index.ts';
 import { startWitness, type RunningWitness } from './index.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 const REDOCLY = fileURLToPath(new URL('../../node_modules/@redocly/cli/bin/cli.js', import.meta.url));
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
   });
   doc = (await (await fetch(`${witness.url}/openapi.json`)).json()) as typeof doc;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await witness?.stop();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -48,7 +49,9 @@ describe("the witness's OpenAPI document (GET /openapi.json)", () => {
     expect(doc.paths['/vkey']!.get!.operationId).toBe('getWitnessVkey');
   });
 
-  it("passes redocly's recommended ruleset with 0 errors; the warnings left are the missing license and /vkey's lack of a 4xx", async () => {
+  it("passes redocly's recommended ruleset with 0 errors; the warnings left are the missing license and /vkey's lack of a 4xx", {
+    timeout: machineTimeout(60_000),
+  }, async () => {
     await writeFile(join(dir, 'witness.json'), JSON.stringify(doc));
     const out = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', '--extends', 'recommended', '--format', 'json', join(dir, 'witness.json')], {
       cwd: dir,
@@ -59,7 +62,7 @@ describe("the witness's OpenAPI document (GET /openapi.json)", () => {
       'info-license #/info',
       'operation-4xx-response #/paths/~1vkey/get/responses',
     ]);
-  }, 60_000);
+  });
 
   it('still answers bad input in plain text with the status the protocol names, documented or not', async () => {
     const empty = await fetch(`${witness.url}/add-checkpoint`, { method: 'POST' });

@@ -2,6 +2,7 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 let t: TestSuite;
 let trust: ServiceCall;
@@ -10,7 +11,7 @@ beforeAll(async () => {
   t = await startTestSuite();
   const { token } = await t.mint(['trust:*']);
   trust = serviceCaller(t, 'trust', token);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 /** A digest of every row of every table, by table. */

@@ -3,6 +3,7 @@ import { sql } from 'slonik';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 let t: TestSuite;
 let trust: ServiceCall;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   ids.breach = (await trust(`/contracts/${ids.contract}/breach`, { body: { party: 'agent', description: 'd' } })).body.id;
   ids.dispute = (await trust('/disputes', { body: { title: 't', question: 'q', irreversible: false } })).body.id;
   ids.interaction = (await trust('/interactions', { body: { caller: 'a', callee: 'b', outcome: 'success' } })).body.id;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 /** A digest of every trust table's rows. */

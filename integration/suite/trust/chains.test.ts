@@ -3,6 +3,7 @@ import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 import { subjects } from '../../../bus/index.ts';
 import { eventually } from '../../../testing/http-target.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 let t: TestSuite;
 let token: string;
@@ -15,7 +16,7 @@ beforeAll(async () => {
   call = caller(t);
   token = (await t.mint(['trust:*', 'execution:record'])).token;
   trust = serviceCaller(t, 'trust', token);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 async function interaction(body: Record<string, unknown>) {
@@ -71,7 +72,7 @@ describe('trust rule 9: GET /anomalies reports cycles, runaways, stalls and disa
     ]);
   });
 
-  it('a clean chain of 1,000 interactions yields no anomaly', async () => {
+  it('a clean chain of 1,000 interactions yields no anomaly', { timeout: machineTimeout(120_000) }, async () => {
     const ids: string[] = [];
     const root = await interaction({ caller: 'root', callee: 'n0', chainId: 'chain-clean' });
     ids.push(root.id);
@@ -83,7 +84,7 @@ describe('trust rule 9: GET /anomalies reports cycles, runaways, stalls and disa
     const chain = await trust('/chains/chain-clean');
     expect(chain.body).toMatchObject({ interactionCount: 1000, maxDepth: 4, stalled: false, anomalies: [] });
     expect(await anomaliesOf('chain-clean')).toEqual([]);
-  }, 120_000);
+  });
 });
 
 describe("trust rule 8: an observation is stored as its observer's opinion, never as truth", () => {

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../../testing/storage.
 import { NATS_URL } from '../../../testing/bus.ts';
 import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
 import { eventually } from '../../../testing/http-target.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /**
  * Distributed mode: Postgres and NATS, the edges in one suite and the trust arbiter alone in
@@ -39,7 +40,7 @@ beforeAll(async () => {
   call = caller(edges);
   token = (await edges.mint(['trust:*', 'execution:record'])).token;
   trust = serviceCaller(edges, 'trust', token);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(async () => {
   await edges?.stop();
   await arbiter?.stop();

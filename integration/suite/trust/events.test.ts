@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { caller, serviceCaller, type ServiceCall } from '../../../testing/identities.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 let t: TestSuite;
 let call: ReturnType<typeof caller>;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   const recorded = await call('/executions', { token, body: { subject: 'bot-1', module: 'crm', action: 'update', input: { a: 1 }, outcome: 'success' } });
   expect(recorded.status).toBe(201);
   executionId = recorded.body.id;
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 const urlProof = { url: 'https://example.org/report.pdf', sha256: createHash('sha256').update('report').digest('hex') };

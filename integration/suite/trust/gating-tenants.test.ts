@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSuite, type TestSuite } from '../../../testing/suite.ts';
 import { call, createTenant } from '../../../testing/tenancy.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 let t: TestSuite;
 let plain: string;
@@ -18,7 +19,7 @@ beforeAll(async () => {
     (await call(t, '/auth/token', { admin: true, tenantKey, body: { sub: 'tenant-agent', scope: ['trust:*'] } })).body.token as string;
   tokenA = await mintFor((await createTenant(t, { name: 'A' })).apiKey);
   tokenB = await mintFor((await createTenant(t, { name: 'B' })).apiKey);
-}, 60_000);
+}, machineTimeout(60_000));
 afterAll(() => t?.stop());
 
 describe('POST /score/{subjectId}/check with gating enabled by configuration', () => {

@@ -7,6 +7,7 @@ import { createTraceSigner } from '../../../core/chain/index.ts';
 import { executionBody } from '../../../testing/executions.ts';
 import { ExecutionWriterActor } from './writer-actor.ts';
 import { AuditWriterActor, verifyAuditChain } from '../../../actors/audit/index.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /**
  * The audit outbox (issue 34, item 1): an append carrying its decision's audit entry commits the
@@ -38,7 +39,7 @@ describe('the audit outbox', () => {
     await executions.start();
     audit = new AuditWriterActor({ bus, storage, holder: 'outbox-test', outboxSweepMs: 20, outboxAgeMs: 0 });
     await audit.start();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await audit?.stop();
     await executions?.stop();

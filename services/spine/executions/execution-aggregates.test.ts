@@ -3,6 +3,7 @@ import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { callHarness, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /** Lineage, attention and the aggregates, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) => {
@@ -11,7 +12,7 @@ describe.each(storageKinds())('execution aggregate routes on $kind', ({ open }) 
   beforeAll(async () => {
     db = await open();
     h = await startExecutionHarness({ storage: db.storage });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { hashCanonical, type ExecutionRecord } from '../../../core/chain/index.ts';
 import { callHarness, harnessTenant, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /** The read routes of one record, and the list, through the real edge, bus, actors and storage. */
 describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
@@ -11,7 +12,7 @@ describe.each(storageKinds())('execution read routes on $kind', ({ open }) => {
   beforeAll(async () => {
     db = await open();
     h = await startExecutionHarness({ storage: db.storage });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

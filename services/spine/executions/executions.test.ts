@@ -5,6 +5,7 @@ import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { subjects } from '../../../bus/index.ts';
 import { hashCanonical, type ExecutionRecord } from '../../../core/chain/index.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open }) => {
   let db: TestStorage;
@@ -12,7 +13,7 @@ describe.each(storageKinds())('POST /executions and its reads on $kind', ({ open
   beforeAll(async () => {
     db = await open();
     h = await startExecutionHarness({ storage: db.storage });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

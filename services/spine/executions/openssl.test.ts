@@ -5,6 +5,7 @@ import { executionsPageAfter } from '../../../storage/index.ts';
 import { executionExportLine, type ExecutionRecord } from '../../../core/chain/index.ts';
 import { runDocumentedScript } from '../../../testing/trace-format.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /**
  * Records made just now through POST /executions, read back through the API and the database,
@@ -28,7 +29,7 @@ describe.each(storageKinds())('fresh records verified with openssl alone on $kin
       expect(res.status).toBe(201);
       made.push(res.body);
     }
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

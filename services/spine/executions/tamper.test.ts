@@ -6,6 +6,7 @@ import { executionsPageAfter, insertExecutions, registerTraceKey } from '../../.
 import { subjects } from '../../../bus/index.ts';
 import { createTraceSigner, executionHash, hashCanonical, type ExecutionRecord } from '../../../core/chain/index.ts';
 import { startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /**
  * The tamper corpus (issue 3): a chain of 1,000 records made by the real writer, then, one case at a
@@ -63,7 +64,7 @@ describe.each(storageKinds())('tamper corpus on a chain of 1,000 records on $kin
     chain = await executionsPageAfter(db.storage.pool, 0, N + 1);
     expect(chain).toHaveLength(N);
     await db.storage.pool.query(sql.unsafe`create table executions_pristine as select * from executions`);
-  }, 120_000);
+  }, machineTimeout(120_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

@@ -8,6 +8,7 @@ import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { VerifyPool } from './verify-pool.ts';
 import { RunJudge, type KeyOf } from './verify-scan.ts';
 import { pageText, scannedRow } from '../../../testing/verify-rows.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const signer = createTraceSigner(pem());
@@ -102,7 +103,7 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('verification
       t.storage.pool,
       chain.map((r) => ({ ...r, idempotencyKey: null })),
     );
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await pool.close();
     await t?.dispose();

@@ -8,6 +8,7 @@ import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { VerificationKeys } from './keys.ts';
 import { verifyExecutionChain } from './verify.ts';
 import { VerifyPool } from './verify-pool.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -33,7 +34,7 @@ describe.each(storageKinds())('whole-chain verification across the jobs of its t
     await ensureChainHead(db, 'executions', GENESIS_HASH);
     await db.query(sql.unsafe`update chain_heads set seq = ${N}, hash = ${chain[N - 1]!.hash} where chain = 'executions'`);
     await db.query(sql.unsafe`create table executions_pristine as select * from executions`);
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await pool.close();
     await t?.dispose();

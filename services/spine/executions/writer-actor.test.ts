@@ -4,6 +4,7 @@ import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import { createTraceSigner } from '../../../core/chain/index.ts';
 import { ExecutionWriterActor } from './writer-actor.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -16,7 +17,7 @@ describe.each(storageKinds())('execution writer failover on $kind', ({ open }) =
     h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: pem(), leaseMs: 1500 });
     standby = new ExecutionWriterActor({ bus: h.bus, storage: db.storage, signer: createTraceSigner(pem()), holder: 'standby', leaseMs: 1500 });
     await standby.start();
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await standby?.stop();
     await h?.stop();

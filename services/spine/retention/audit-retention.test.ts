@@ -7,6 +7,7 @@ import { GENESIS_HASH } from '../../../core/chain/index.ts';
 import { newTenantId, newTenantKey, tenantKeyHash } from '../../../core/tenancy/index.ts';
 import { auditChainSpec, verifyAuditChain } from '../../../actors/audit/index.ts';
 import { RetentionPruner } from './pruner.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const DAY = 86_400_000;
 
@@ -49,7 +50,7 @@ describe.each(storageKinds())('retention of audit entries on $kind', ({ open }) 
     await pool.query(sql.unsafe`update chain_heads set seq = 40, hash = ${prev} where chain = 'audit'`);
     const round = await new RetentionPruner({ storage: db.storage, everyMs: 60_000, batch: 3 }).pruneOnce();
     pruned = round.audit;
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await db?.dispose();
   });

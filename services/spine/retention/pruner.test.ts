@@ -23,6 +23,7 @@ import {
 import { newTenantId, tenantKeyHash, newTenantKey } from '../../../core/tenancy/index.ts';
 import { logEntry } from '../tlog/index.ts';
 import { RetentionPruner } from './pruner.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const ORIGIN = 'suite.test/executions';
 const DAY = 86_400_000;
@@ -86,7 +87,7 @@ describe.each(storageKinds())('retention of execution records on $kind', ({ open
     const round = await pruner.pruneOnce();
     expect(round.ran).toBe(true);
     pruned = round.executions;
-  }, 120_000);
+  }, machineTimeout(120_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

@@ -7,6 +7,7 @@ import { executionBody, harnessTenant, startExecutionHarness, type ExecutionHarn
 import { ensureChainHead, executionsPageAfter, insertExecutions, registerTraceKey } from '../../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
 import type { Storage } from '../../../storage/index.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -42,7 +43,7 @@ describe.each(storageKinds())('GET /executions/export on $kind', ({ open }) => {
     h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: key });
     for (let i = 0; i < 3; i++) expect((await h.record(executionBody({ subject: `agent-${i}` }))).status).toBe(201);
     reader = await h.token(['execution:read']);
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();
@@ -126,7 +127,7 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     // must still be streaming when the reader stops.
     await fill(db.storage, key, 20_000);
     h = await startExecutionHarness({ storage: db.storage, tracePrivateKeyPem: key });
-  }, 120_000);
+  }, machineTimeout(120_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();
@@ -155,7 +156,7 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     return { text, failure };
   }
 
-  it('aborts the connection, and the bytes received end without the end line', async () => {
+  it('aborts the connection, and the bytes received end without the end line', { timeout: machineTimeout(60_000) }, async () => {
     const { text, failure } = await exportWith(() => h.actors.reader!.stop());
     expect(failure, 'the client must see the transfer fail').toBeInstanceOf(Error);
     expect(text.startsWith('# {"export":"executions"')).toBe(true);
@@ -165,9 +166,9 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     const r = verifyExportText(`${lastLine}\n`, () => publicKey);
     expect(r).toMatchObject({ valid: false, brokenAt: r.records + 1, reason: expect.stringMatching(/^no end line: the export is incomplete/) });
     expect(r.records).toBeGreaterThan(0);
-  }, 60_000);
+  });
 
-  it('aborts exports under way when the edge closes, instead of waiting for their readers', async () => {
+  it('aborts exports under way when the edge closes, instead of waiting for their readers', { timeout: machineTimeout(60_000) }, async () => {
     await h.restartWriter(key);
     let closed = 0;
     const { text, failure } = await exportWith(async () => {
@@ -178,5 +179,5 @@ describe('GET /executions/export when the reader goes away while it streams', ()
     expect(failure).toBeInstanceOf(Error);
     expect(text).not.toContain('# {"end"');
     expect(closed).toBeLessThan(2_000);
-  }, 60_000);
+  });
 });

@@ -23,6 +23,7 @@ import { signedChain } from '../../../testing/trace-format.ts';
 import { executionBody, startExecutionHarness, type ExecutionHarness } from '../../../testing/executions.ts';
 import { ensureChainHead, insertExecutions, registerTraceKey, type Storage } from '../../../storage/index.ts';
 import { storageKinds, type TestStorage } from '../../../testing/storage.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const ORIGIN = 'suite.test/executions/log';
 const pem = () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -134,7 +135,7 @@ describe.each(storageKinds())('the execution log over HTTP on $kind', ({ open })
     db = await open();
     h = await startLogHarness(db.storage, key);
     auditor = new Auditor(h);
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();
@@ -251,13 +252,15 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('a chain of 6
     await fill(db.storage, key, 65_536);
     h = await startLogHarness(db.storage, key);
     auditor = new Auditor(h);
-  }, 300_000);
+  }, machineTimeout(300_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();
   });
 
-  it('is backfilled into the log; tiles over HTTP rebuild the root at 65,536 and 65,537, and full tiles are fetched again identical', async () => {
+  it('is backfilled into the log; tiles over HTTP rebuild the root at 65,536 and 65,537, and full tiles are fetched again identical', {
+    timeout: machineTimeout(300_000),
+  }, async () => {
     const cp = await auditor.checkpoint(65_536);
     expect(await auditor.rootFromTiles(65_536)).toEqual(cp.checkpoint.root);
     expect((await h.record(executionBody())).status).toBe(201);
@@ -266,5 +269,5 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('a chain of 6
     // Every level-0 tile, full, hashing to the level above; then all fetched once more: the same bytes.
     await auditor.leafTiles(65_537);
     expect(await auditor.refetchFullTiles()).toBeGreaterThanOrEqual(257);
-  }, 300_000);
+  });
 });

@@ -18,6 +18,7 @@ import {
   type LogSource,
 } from '../../../core/tlog/index.ts';
 import { ExecutionLogMaintainer, logEntry } from './index.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 /**
  * Two maintainers racing on advanceLog (issue 35 item 8): during a failover the writer that lost the
@@ -63,7 +64,7 @@ describe.each(storageKinds())('two log maintainers racing on $kind', ({ open }) 
       const answers = await Promise.all(Array.from({ length: 50 }, () => h.record(executionBody())));
       expect(answers.every((a) => a.status === 201)).toBe(true);
     }
-  }, 120_000);
+  }, machineTimeout(120_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

@@ -18,6 +18,7 @@ import {
   tileWidthAt,
 } from '../../../core/tlog/index.ts';
 import { logEntry } from './index.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 const ORIGIN = 'suite.test/executions';
 const key = generateKeyPairSync('ed25519').privateKey;
@@ -37,7 +38,7 @@ describe.each(storageKinds())('the execution log kept by the chain writer on $ki
         checkpointEveryMs: 50,
       },
     });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();
@@ -117,7 +118,7 @@ describe.each(storageKinds())('the execution log under steady appends on $kind',
         integrateEveryMs: 20,
       },
     });
-  }, 60_000);
+  }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();
     await db?.dispose();

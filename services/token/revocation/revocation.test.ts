@@ -5,6 +5,7 @@ import { subjects } from '../../../bus/index.ts';
 import { openStorage, type Storage } from '../../../storage/index.ts';
 import { RevocationActor } from './actor.ts';
 import { RevocationView } from './view.ts';
+import { machineTimeout } from '../../../testing/machine-time.ts';
 
 async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -27,7 +28,7 @@ describe('revocation actor and edge view', () => {
   // One embedded database for the file (opening PGlite takes seconds); emptied before each test.
   beforeAll(async () => {
     storage = await openStorage({});
-  }, 30_000);
+  }, machineTimeout(30_000));
   afterAll(() => storage.close());
 
   beforeEach(async () => {
@@ -38,7 +39,7 @@ describe('revocation actor and edge view', () => {
     edgeBus = createBus(network.connect());
     actor = new RevocationActor({ bus: actorBus, storage, heartbeatMs: 100 });
     actor.start();
-  }, 30_000);
+  }, machineTimeout(30_000));
 
   afterEach(async () => {
     await Promise.all(views.splice(0).map((v) => v.stop()));
