@@ -152,7 +152,6 @@ async function applyOne(client: pg.Client, file: MigrationFile, table: string): 
   }
 }
 
-/** The migration files of `dir`, sorted by version; files not ending in `.sql` are ignored. */
 /**
  * A digest of every migration `migrate` would apply with these options (each table's versions, names
  * and checksums, in order): two databases migrated from equal digests have the same schema. It names
@@ -169,6 +168,7 @@ export async function migrationsDigest(dir: string | URL, sets: readonly Migrati
   return hash.digest('hex').slice(0, 32);
 }
 
+/** The migration files of `dir`, sorted by version; files not ending in `.sql` are ignored. */
 export async function readMigrations(dirOrUrl: string | URL): Promise<MigrationFile[]> {
   const dir = typeof dirOrUrl === 'string' ? dirOrUrl : fileURLToPath(dirOrUrl);
   let entries: string[];

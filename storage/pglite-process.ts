@@ -9,8 +9,9 @@ import { startPgliteServer, type PgliteServer } from './pglite-server.ts';
  * A process keeps both the CPU time and any crash on its side of the loopback socket.
  *
  * argv[2]: JSON `{ dbPath?: string; migrated?: string }`. Messages: parent -> child `{ type: 'stop' }`,
- * `{ type: 'keep-migrated' }` (answered `kept`); child -> parent `ready`, `failed`, `stopped`. If the parent dies, the IPC channel closes and the
- * child closes PGlite and exits, so no orphan keeps the data folder open.
+ * `{ type: 'keep-migrated' }` (answered `kept`); child -> parent `ready`, `failed`, `stopped`. If the
+ * parent dies, the IPC channel closes and the child closes PGlite and exits, so no orphan keeps the
+ * data folder open.
  */
 export type ChildToParent =
   | { type: 'ready'; host: string; port: number; fromMigrated: boolean }

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import { type PGlite, protocol } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { createDurablePglite } from './pglite-durable.ts';
-import { createMemoryPglite, keepMigrated, type MemoryPglite } from './pglite-template.ts';
+import { createMemoryPglite, keepMigrated } from './pglite-template.ts';
 
 /**
  * PGlite (Postgres compiled to WASM) behind a loopback Postgres socket, so the one slonik client
@@ -30,8 +30,8 @@ export interface PgliteServerOptions {
 export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
   const { dbPath, migrated } = options;
   // On a folder, commits are on disk before they are answered (pglite-durable.ts).
-  const memory = dbPath === undefined ? await createMemoryPglite(undefined, migrated) : undefined;
-  const db = dbPath === undefined ? (memory as MemoryPglite).db : await createDurablePglite(dbPath);
+  const { db, fromMigrated } =
+    dbPath === undefined ? await createMemoryPglite(undefined, migrated) : { db: await createDurablePglite(dbPath), fromMigrated: false };
   // PGlite is ONE session. With two sockets, the server would interleave their protocol messages
   // (unnamed statements, transactions), so it serves exactly one client at a time (below); the
   // socket level admits a second so that a reconnecting client waits instead of being refused.
@@ -52,9 +52,9 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
   return {
     host,
     port,
-    fromMigrated: memory?.fromMigrated ?? false,
+    fromMigrated,
     keepMigrated: async () => {
-      if (memory !== undefined && migrated !== undefined) await keepMigrated(db, migrated);
+      if (dbPath === undefined && migrated !== undefined) await keepMigrated(db, migrated);
     },
     stop() {
       stopping ??= (async () => {

@@ -38,7 +38,7 @@ const STOP_GRACE_MS = 10_000;
  * migrated to it, when there is one.
  */
 export async function startPglite(dbPath: string | undefined, logger: StorageLogger, migrated?: string): Promise<PgliteBackend> {
-  const child = fork(CHILD_PATH, [JSON.stringify(dbPath === undefined ? (migrated === undefined ? {} : { migrated }) : { dbPath })], {
+  const child = fork(CHILD_PATH, [JSON.stringify({ dbPath, migrated })], {
     // Not the parent's flags: an --inspect port or a test runner's hooks have no place in the child.
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
