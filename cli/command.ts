@@ -151,9 +151,25 @@ async function main(argv: string[]): Promise<number> {
         process.exit(1);
       }, config.shutdownGraceMs);
       force.unref();
+      // The code is set now, not only when stop() ends: a part's stop may wait on something that can
+      // no longer happen (a query to the database that just died) with nothing left to wake it, and
+      // Node then ends the process as soon as the event loop is empty, with this code (seen beside a
+      // CPU hog: a storage-lost shutdown ended with 0). Such an end is logged, naming the part.
+      process.exitCode = exitCode;
+      let stopped = false;
+      process.once('beforeExit', () => {
+        if (!stopped) {
+          process.exitCode = 1;
+          logger.error({ part: suite.stoppingPart() }, 'shutdown ended before every part had stopped: this part waited on nothing that could finish');
+        }
+      });
       suite.stop().then(
-        () => resolveExit(exitCode),
+        () => {
+          stopped = true;
+          resolveExit(exitCode);
+        },
         (err: unknown) => {
+          stopped = true;
           logger.error({ err }, 'shutdown failed');
           resolveExit(1);
         },

@@ -31,6 +31,8 @@ export interface RunningSuite {
   readonly fatal: Promise<Error>;
   /** Drain edges (in-flight requests finish), then actors, then the bus and storage. Idempotent. */
   stop(): Promise<void>;
+  /** The part whose stop is under way, once stop() has begun and until it ends; for the log. */
+  stoppingPart(): string | undefined;
 }
 
 export interface SuiteOptions {
@@ -218,6 +220,7 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
     }
 
     let stopping: Promise<void> | undefined;
+    const progress: UnwindProgress = {};
     return {
       bus,
       storage,
@@ -228,9 +231,10 @@ export async function startSuite(config: SuiteConfig, roles: readonly Role[], ba
       fatal,
       stop: () => {
         if (stopping === undefined) shutdown.deadline = Date.now() + config.shutdownGraceMs;
-        stopping ??= unwind(phases, logger);
+        stopping ??= unwind(phases, logger, progress);
         return stopping;
       },
+      stoppingPart: () => progress.part,
     };
   } catch (err) {
     await unwind(phases, logger);
@@ -261,16 +265,22 @@ async function drainAudit(audit: AuditBatcher, deadline: number, logger: Logger)
   await audit.close();
 }
 
-async function unwind(p: Phases, logger: Logger): Promise<void> {
+interface UnwindProgress {
+  part?: string;
+}
+
+async function unwind(p: Phases, logger: Logger, progress: UnwindProgress = {}): Promise<void> {
   // Within a phase, the last started stops first (infra: view, then storage, then the bus).
   const order = [p.edges, p.producers, p.sink, p.actors, p.infra].flatMap((phase) => [...phase].reverse());
   for (const item of order) {
+    progress.part = item.name;
     try {
       await item.stop();
     } catch (err) {
       logger.error({ err, component: item.name }, 'stop failed');
     }
   }
+  progress.part = undefined;
 }
 
 /**

@@ -100,14 +100,17 @@ describe('POST /billing/webhook', () => {
 
   it('refuses timestamps more than 300 s old or ahead, and accepts one within', async () => {
     const raw = () => JSON.stringify({ id: eventId(), type: 'ping', data: {} });
-    for (const at of [now() - 301, now() + 301, now() - 86_400]) {
+    // The exact boundary (300 s accepted, 301 refused) is core/tenancy's unit test, on a fixed clock. Here the
+    // request takes time to arrive: a stamp 301 s ahead is under 300 s ahead after a second's delay (seen
+    // beside a CPU hog), so the future case keeps a minute's margin, as the accepted case does.
+    for (const at of [now() - 301, now() + 360, now() - 86_400]) {
       const body = raw();
       const a = await post(body, signWebhook(body, [SECRET], at));
       expect(refused(a)).toEqual({ status: 400, code: 'INVALID_REQUEST' });
       expect(a.body.error.message).toMatch(/timestamp/);
     }
     const body = raw();
-    expect((await post(body, signWebhook(body, [SECRET], now() - 290))).status).toBe(200);
+    expect((await post(body, signWebhook(body, [SECRET], now() - 240))).status).toBe(200);
   });
 
   it('refuses a missing or garbled billing-signature header', async () => {
