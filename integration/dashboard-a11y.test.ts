@@ -165,7 +165,7 @@ describe('accessibility of every view (axe-core, WCAG 2.0/2.1 A and AA)', () => 
   // Each route is loaded once and checked at both widths: the view's layout answers a resize as it
   // answers a load at that width (CSS media queries and ResizeObservers; no view reads the width at
   // load). A load per width cost as much again in page loads, reads and axe injections.
-  test('every route shows no axe violation at 1280 px nor at a phone\'s 390 px, filled with real data', { timeout: machineTimeout(150_000) }, async () => {
+  test("every route shows no axe violation at 1280 px nor at a phone's 390 px, filled with real data", { timeout: machineTimeout(150_000) }, async () => {
     const routes = declaredRoutes();
     expect(routes.length).toBeGreaterThan(20);
     const page = await d.open(everything, '#/', 1280);
