@@ -11,6 +11,9 @@ export default defineConfig({
     // (testing/machine-time.ts): a fixed 30 s failed tests of 3 s at load 5-12 (issue 35 item 12).
     testTimeout: machineTimeout(30_000),
     hookTimeout: machineTimeout(60_000),
+    // expect.poll's own default is 1 s whatever the machine: a dashboard re-read after a click took
+    // longer beside a CPU hog (two browser tests failed so). 5 s on a quiet machine, scaled.
+    expect: { poll: { timeout: machineTimeout(5_000) } },
     pool: 'forks',
     // A stray .only would run one test and pass the rest unseen (CI runs with CI=true, but a local
     // \`npm test\` must refuse it too).
