@@ -156,20 +156,15 @@ async function main(argv: string[]): Promise<number> {
       // Node then ends the process as soon as the event loop is empty, with this code (seen beside a
       // CPU hog: a storage-lost shutdown ended with 0). Such an end is logged, naming the part.
       process.exitCode = exitCode;
-      let stopped = false;
       process.once('beforeExit', () => {
-        if (!stopped) {
-          process.exitCode = 1;
-          logger.error({ part: suite.stoppingPart() }, 'shutdown ended before every part had stopped: this part waited on nothing that could finish');
-        }
+        const part = suite.stoppingPart();
+        if (part === undefined) return;
+        process.exitCode = 1;
+        logger.error({ part }, 'shutdown ended before every part had stopped: this part waited on nothing that could finish');
       });
       suite.stop().then(
-        () => {
-          stopped = true;
-          resolveExit(exitCode);
-        },
+        () => resolveExit(exitCode),
         (err: unknown) => {
-          stopped = true;
           logger.error({ err }, 'shutdown failed');
           resolveExit(1);
         },

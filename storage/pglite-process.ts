@@ -21,12 +21,8 @@ export type ChildToParent =
 
 export type ParentToChild = { type: 'stop' } | { type: 'keep-migrated' };
 
-const send = (message: ChildToParent): void => {
-  if (process.connected) process.send?.(message);
-};
-
 /** Settles once the message has been handed to the channel (or at once when there is none). */
-const sent = (message: ChildToParent): Promise<void> =>
+const send = (message: ChildToParent): Promise<void> =>
   new Promise((done) => {
     if (!process.connected || process.send === undefined) return done();
     process.send(message, undefined, {}, () => done());
@@ -44,7 +40,7 @@ async function main(): Promise<void> {
   } catch (error) {
     await unlock();
     const code = (error as { code?: unknown }).code;
-    send({ type: 'failed', message: String((error as Error).message ?? error), ...(typeof code === 'string' ? { code } : {}) });
+    await send({ type: 'failed', message: String((error as Error).message ?? error), ...(typeof code === 'string' ? { code } : {}) });
     process.disconnect();
     return;
   }
@@ -60,7 +56,7 @@ async function main(): Promise<void> {
       }
       // Unlock before answering: the parent may reopen the folder as soon as it hears back.
       await unlock();
-      await sent(failure === undefined ? { type: 'stopped' } : { type: 'stopped', error: failure });
+      await send(failure === undefined ? { type: 'stopped' } : { type: 'stopped', error: failure });
       // PGlite is closed (its folder's files written and synced) and the folder unlocked: nothing is
       // left to do, but Node's own teardown of this process, freeing PGlite's WebAssembly memory, took
       // 2.0-2.7 s and about 2.5 s of CPU (user and system) per stop, measured; a suite's tests open
@@ -73,8 +69,8 @@ async function main(): Promise<void> {
     if (message.type === 'stop') void stop();
     if (message.type === 'keep-migrated') {
       server.keepMigrated().then(
-        () => send({ type: 'kept' }),
-        (error: unknown) => send({ type: 'kept', error: String(error) }),
+        () => void send({ type: 'kept' }),
+        (error: unknown) => void send({ type: 'kept', error: String(error) }),
       );
     }
   });
@@ -83,7 +79,7 @@ async function main(): Promise<void> {
   // parent must first drain its pool (its transactions are still running here), then tell us to stop.
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => {});
-  send({ type: 'ready', host: server.host, port: server.port, fromMigrated: server.fromMigrated });
+  void send({ type: 'ready', host: server.host, port: server.port, fromMigrated: server.fromMigrated });
 }
 
 await main();
