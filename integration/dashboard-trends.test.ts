@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startDashboardBrowser, type DashboardBrowser } from '../testing/dashboard-browser.ts';
 import { machineTimeout } from '../testing/machine-time.ts';
@@ -228,14 +228,25 @@ describe('a service down reads as urgent', () => {
     await banner.waitFor();
     expect(await banner.textContent()).toMatch(/bench is UNKNOWN/);
     expect(await page.getAttribute('tr[data-service="bench"]', 'class')).toContain('urgent');
-    const look = await page
-      .locator('tr[data-service="bench"] .unknown')
-      .first()
-      .evaluate((e) => ({
-        color: getComputedStyle(e).color,
-        sign: getComputedStyle(e, '::before').content,
-        weight: getComputedStyle(e).fontWeight,
-      }));
+    // The row re-renders as the next status arrives; an element read just as it was replaced is
+    // detached and has no computed style (CI once read color ''), so the look is read until it has one.
+    const readLook = () =>
+      page
+        .locator('tr[data-service="bench"] .unknown')
+        .first()
+        .evaluate((e) => ({
+          color: e.isConnected ? getComputedStyle(e).color : '',
+          sign: getComputedStyle(e, '::before').content,
+          weight: getComputedStyle(e).fontWeight,
+        }));
+    const look = await vi.waitFor(
+      async () => {
+        const read = await readLook();
+        if (read.color === '') throw new Error('the row was replaced as it was read');
+        return read;
+      },
+      { timeout: machineTimeout(5_000) },
+    );
     // Red (the failure colour), bold, and a warning sign before the word.
     expect(look.color).toBe('rgb(179, 38, 30)');
     expect(look.sign).toContain('⚠');
