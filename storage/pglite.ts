@@ -40,7 +40,11 @@ const STOP_GRACE_MS = 10_000;
 export async function startPglite(dbPath: string | undefined, logger: StorageLogger, migrated?: string): Promise<PgliteBackend> {
   const child = fork(CHILD_PATH, [JSON.stringify({ dbPath, migrated })], {
     // Not the parent's flags: an --inspect port or a test runner's hooks have no place in the child.
-    execArgv: [],
+    // PGlite's WebAssembly stays on V8's baseline compiler (Liftoff): optimising its hot functions in
+    // the background cost 0.5-1.0 s of CPU per process and did not make it faster (200 small queries
+    // after a load: 0.8 s CPU against 1.5-2.3 s; 5,000 queries and a 300,000-row aggregate took as
+    // long either way, with 0.5 s less CPU). docs/PERFORMANCE.md, session 17.
+    execArgv: ['--liftoff-only'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let exited = false;
