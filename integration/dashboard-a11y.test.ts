@@ -34,7 +34,7 @@ async function post<T = Record<string, unknown>>(
 }
 
 async function benchFinished(jobId: string): Promise<void> {
-  const until = Date.now() + 20_000;
+  const until = Date.now() + machineTimeout(20_000);
   for (;;) {
     const res = await fetch(d.t.url('bench', `/run/${jobId}`), { headers: { authorization: `Bearer ${everything}` } });
     const { status } = (await res.json()) as { status: string };

@@ -32,7 +32,7 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 }
 
 async function finished(jobId: string): Promise<string> {
-  const until = Date.now() + 20_000;
+  const until = Date.now() + machineTimeout(20_000);
   for (;;) {
     const res = await fetch(d.t.url('bench', `/run/${jobId}`), { headers: { authorization: `Bearer ${reader}` } });
     const { status } = (await res.json()) as { status: string };
@@ -51,7 +51,7 @@ async function coreRun(): Promise<string> {
   });
   expect(res.status).toBe(202);
   const { runId } = (await res.json()) as { runId: string };
-  const until = Date.now() + 20_000;
+  const until = Date.now() + machineTimeout(20_000);
   while (Date.now() < until) {
     const latest = await fetch(d.t.url('bench', '/bench/core'));
     if (latest.ok && ((await latest.json()) as { runId: string }).runId === runId) return runId;

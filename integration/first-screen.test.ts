@@ -52,7 +52,7 @@ async function startOnce(env: Record<string, string>, o: { tty?: boolean; whileU
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const screen = () => (o.tty ? out.stdout.replaceAll('\r\n', '\n') : out.stderr);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + machineTimeout(30_000);
   while (!SCREEN_DONE.test(screen())) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no first screen:\n${out.stdout}\n${out.stderr}`);
     await new Promise((r) => setTimeout(r, 50));

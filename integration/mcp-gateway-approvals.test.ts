@@ -196,7 +196,7 @@ describe('held calls', () => {
     const held = approvalOf(await echo(client, 'brief pause'));
     const reader = (await t.mint(['approval:read'], { sub: 'auditor' })).token;
     // The rule's ttl is one second: wait for the desk itself to say it expired.
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + machineTimeout(10_000);
     while ((await call(t, `/approvals?caller=agent-late&status=expired`, { token: reader })).body.approvals.length === 0) {
       if (Date.now() > deadline) throw new Error('never expired');
       await new Promise((r) => setTimeout(r, 100));
@@ -481,7 +481,7 @@ describe('reloading the policy without a restart', () => {
     };
     writeFileSync(path, JSON.stringify(stricter));
     process.kill(process.pid, 'SIGHUP');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + machineTimeout(10_000);
     let now = (await policyOf()).body;
     while (now.version === old) {
       if (Date.now() > deadline) throw new Error('SIGHUP did not reload the policy');

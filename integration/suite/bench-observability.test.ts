@@ -22,7 +22,7 @@ describe('bench runs are traced and counted', () => {
     const token = (await t.mint(['bench:run', 'bench:read'])).token;
     const r = await call(t, '/run', { service: 'bench', token, body: { provider: 'http', url: target.url, testRuns: 5, concurrency: 2 } });
     expect(r.status).toBe(202);
-    const until = Date.now() + 15_000;
+    const until = Date.now() + machineTimeout(15_000);
     const jobSpan = () => spans.getFinishedSpans().find((s) => s.name === 'bench.run' && s.attributes['bench.job_id'] === r.body.jobId);
     let span = jobSpan();
     while (!span) {

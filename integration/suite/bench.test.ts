@@ -300,7 +300,7 @@ describe('LLM runs', () => {
 
 describe('the core benchmark', () => {
   const latest = async (other?: string) => {
-    const until = Date.now() + 30_000;
+    const until = Date.now() + machineTimeout(30_000);
     for (;;) {
       const r = await call('/bench/core');
       if (r.status === 200 && r.body.runId !== other) return r.body;

@@ -157,7 +157,7 @@ describe('bench tools', () => {
   });
 
   async function finished(jobId: string) {
-    const until = Date.now() + 20_000;
+    const until = Date.now() + machineTimeout(20_000);
     for (;;) {
       const { result } = await call(client, sub, 'get_benchmark_run', { jobId });
       if (result?.status === 'succeeded' || result?.status === 'failed') return result;

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probe, startHealthWatch, type ServiceHealth } from './health.ts';
+import { machineTimeout } from '../../testing/machine-time.ts';
 
 /** A listener's /ready as the edges answer it: 200 with checks, or 503 naming the failing one. */
 function readyServer(ready: () => boolean): Server {
@@ -52,7 +53,7 @@ describe("the dashboard's health probes", () => {
     );
     const trustState = () => rounds.at(-1)?.find((h) => h.service === 'trust')?.state;
     const until = async (state: string) => {
-      const end = Date.now() + 3000;
+      const end = Date.now() + machineTimeout(3000);
       while (trustState() !== state) {
         if (Date.now() > end) throw new Error(`trust never became ${state}`);
         await new Promise((r) => setTimeout(r, 20));

@@ -61,7 +61,7 @@ describe('the audit outbox', () => {
     return result.value;
   }
   async function until(what: () => Promise<boolean>): Promise<void> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + machineTimeout(10_000);
     while (!(await what())) {
       if (Date.now() > deadline) throw new Error('not within 10 s');
       await new Promise((r) => setTimeout(r, 20));

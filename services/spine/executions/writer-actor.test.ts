@@ -31,7 +31,7 @@ describe.each(storageKinds())('execution writer failover on $kind', ({ open }) =
     expect(new Set(before.map((r) => r.body.keyId))).toEqual(new Set([h.actors.writer!.keyId]));
 
     await h.actors.writer!.stop();
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + machineTimeout(10_000);
     while (!standby.isLeader && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(standby.isLeader).toBe(true);
 
