@@ -59,31 +59,35 @@ describe.each(storageKinds())('a replayed authorization code on $kind', ({ kind,
     expect(await spendCode(db.storage.pool, code, now, noProblem)).toMatchObject({ kind: 'reused', accessJti: 'jti-first' });
   });
 
-  it.runIf(kind === 'postgres')('makes a replay that arrives while the mint is still open wait for its commit, then find its jti', async () => {
-    const { code, requestId } = await approvedCode();
-    const now = Math.floor(Date.now() / 1000);
-    expect((await spendCode(db.storage.pool, code, now, noProblem)).kind).toBe('live');
-    // The mint holds its transaction open after recording its jti, until the replay is seen waiting.
-    const { promise: recorded, resolve: setRecorded } = Promise.withResolvers<boolean>();
-    const { promise: commit, resolve: letCommit } = Promise.withResolvers<void>();
-    const mint = db.storage.pool.transaction(async (tx) => {
-      setRecorded(await recordIssued(tx, requestId, 'jti-in-flight'));
-      await commit;
+  // Only Postgres runs two sessions at once; PGlite's one session serialises the two (not a skip:
+  // the case does not exist there).
+  if (kind === 'postgres') {
+    it('makes a replay that arrives while the mint is still open wait for its commit, then find its jti', async () => {
+      const { code, requestId } = await approvedCode();
+      const now = Math.floor(Date.now() / 1000);
+      expect((await spendCode(db.storage.pool, code, now, noProblem)).kind).toBe('live');
+      // The mint holds its transaction open after recording its jti, until the replay is seen waiting.
+      const { promise: recorded, resolve: setRecorded } = Promise.withResolvers<boolean>();
+      const { promise: commit, resolve: letCommit } = Promise.withResolvers<void>();
+      const mint = db.storage.pool.transaction(async (tx) => {
+        setRecorded(await recordIssued(tx, requestId, 'jti-in-flight'));
+        await commit;
+      });
+      expect(await recorded).toBe(true);
+      let settledEarly = false;
+      const replay = spendCode(db.storage.pool, code, now, noProblem).finally(() => {
+        settledEarly = true;
+      });
+      // The replay's `select … for update` is seen waiting on the mint's row lock.
+      await expect
+        .poll(() =>
+          db.storage.pool.oneFirst(sql.type(Count)`select count(*)::int from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
+        )
+        .toBe(1);
+      expect(settledEarly).toBe(false);
+      letCommit();
+      await mint;
+      expect(await replay).toMatchObject({ kind: 'reused', accessJti: 'jti-in-flight' });
     });
-    expect(await recorded).toBe(true);
-    let settledEarly = false;
-    const replay = spendCode(db.storage.pool, code, now, noProblem).finally(() => {
-      settledEarly = true;
-    });
-    // The replay's `select … for update` is seen waiting on the mint's row lock.
-    await expect
-      .poll(() =>
-        db.storage.pool.oneFirst(sql.type(Count)`select count(*)::int from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`),
-      )
-      .toBe(1);
-    expect(settledEarly).toBe(false);
-    letCommit();
-    await mint;
-    expect(await replay).toMatchObject({ kind: 'reused', accessJti: 'jti-in-flight' });
-  });
+  }
 });
