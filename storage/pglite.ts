@@ -41,9 +41,9 @@ export async function startPglite(dbPath: string | undefined, logger: StorageLog
   const child = fork(CHILD_PATH, [JSON.stringify({ dbPath, migrated })], {
     // Not the parent's flags: an --inspect port or a test runner's hooks have no place in the child.
     // PGlite's WebAssembly stays on V8's baseline compiler (Liftoff): optimising its hot functions in
-    // the background cost 0.5-1.0 s of CPU per process and did not make it faster (200 small queries
-    // after a load: 0.8 s CPU against 1.5-2.3 s; 5,000 queries and a 300,000-row aggregate took as
-    // long either way, with 0.5 s less CPU). docs/PERFORMANCE.md, session 17.
+    // the background cost 0.4-1.0 s of CPU per process and made the suite's short statements no
+    // faster (5,000 of them as fast, with 0.7-1.0 s less CPU); long aggregates over many rows run
+    // ~45% longer. docs/DECISIONS.md has the figures.
     execArgv: ['--liftoff-only'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
