@@ -9,6 +9,7 @@ import { executionBody, startExecutionHarness, type ExecutionHarness } from '../
 import { storageKinds, type TestStorage } from '../testing/storage.ts';
 import { verifyCommand } from './verify.ts';
 import { machineTimeout } from '../testing/machine-time.ts';
+import { eventually } from '../testing/http-target.ts';
 
 const ORIGIN = 'suite.test/executions/log';
 const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -50,11 +51,10 @@ describe.each(storageKinds().filter((k) => k.kind === 'postgres'))('suite verify
     madeId = made[7]!.body.id;
     const token = await h.token(['execution:read']);
     // A receipt is served once the log has a checkpoint over the record: asked until then.
-    for (const until = Date.now() + machineTimeout(10_000); !receipt && Date.now() < until; ) {
+    receipt = await eventually(async () => {
       const res = await h.app.inject({ method: 'GET', url: `/executions/${madeId}/receipt`, headers: { authorization: `Bearer ${token}` } });
-      if (res.statusCode === 200) receipt = res.json();
-      else await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+      return res.statusCode === 200 ? res.json() : undefined;
+    }, 'the receipt of the eighth record');
   }, machineTimeout(60_000));
   afterAll(async () => {
     await h?.stop();

@@ -229,20 +229,19 @@ describe('a service down reads as urgent', () => {
     expect(await banner.textContent()).toMatch(/bench is UNKNOWN/);
     expect(await page.getAttribute('tr[data-service="bench"]', 'class')).toContain('urgent');
     // The row re-renders as the next status arrives; an element read just as it was replaced is
-    // detached and has no computed style (CI once read color ''), so the look is read until it has one.
-    const readLook = () =>
-      page
-        .locator('tr[data-service="bench"] .unknown')
-        .first()
-        .evaluate((e) => ({
-          color: e.isConnected ? getComputedStyle(e).color : '',
-          sign: getComputedStyle(e, '::before').content,
-          weight: getComputedStyle(e).fontWeight,
-        }));
+    // detached and has no computed style (CI once read color ''), so the look is read from one still
+    // in the page.
     const look = await vi.waitFor(
       async () => {
-        const read = await readLook();
-        if (read.color === '') throw new Error('the row was replaced as it was read');
+        const read = await page
+          .locator('tr[data-service="bench"] .unknown')
+          .first()
+          .evaluate((e) =>
+            e.isConnected
+              ? { color: getComputedStyle(e).color, sign: getComputedStyle(e, '::before').content, weight: getComputedStyle(e).fontWeight }
+              : undefined,
+          );
+        if (read === undefined) throw new Error('the row was replaced as it was read');
         return read;
       },
       { timeout: machineTimeout(5_000) },
